@@ -1,0 +1,123 @@
+/* Internal declarations shared by the MPI-facing parts of nhood. */
+#ifndef NH_H
+#define NH_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "sched/sched.h"
+#include "topo/grid.h"
+
+/* ---- configuration (select/config.c) ---- */
+typedef enum { NH_BIND_AUTO = 0, NH_BIND_PACK, NH_BIND_ZCOPY, NH_BIND_COUNT } nh_binding;
+typedef enum { NH_FALLBACK_WARN = 0, NH_FALLBACK_ERROR, NH_FALLBACK_SILENT } nh_fallback;
+
+typedef struct nh_cost {
+    double alpha; /* us per phase (synchronization latency) */
+    double o;     /* us per message */
+    double beta;  /* us per byte sent */
+    double gamma; /* us per byte copied or packed */
+} nh_cost;
+
+typedef struct nh_config {
+    nh_algo algo;                /* NHOOD_ALGO */
+    nh_algo algo_op[NH_OP_COUNT]; /* NHOOD_ALGO_ALLTOALL, NHOOD_ALGO_ALLGATHER (AUTO = unset) */
+    nh_binding binding;          /* NHOOD_BINDING */
+    nh_fallback fallback;        /* NHOOD_FALLBACK */
+    int report;                  /* NHOOD_REPORT */
+    int disable;                 /* NHOOD_DISABLE */
+    nh_cost cost;                /* NHOOD_COST_* */
+} nh_config;
+
+extern nh_config nh_cfg;
+/* Parses the environment; on error fills msg and returns -1. */
+int nh_config_load(char *msg, size_t len);
+int nh_parse_algo(const char *v, nh_algo *out);
+int nh_parse_binding(const char *v, nh_binding *out);
+const char *nh_binding_name(nh_binding b);
+void nh_config_help(char *buf, size_t len, const char *var); /* allowed values of a knob */
+
+/* ---- per-communicator plan (topo/detect.c) ---- */
+typedef struct nh_bind nh_bind;
+
+typedef struct nh_stats {
+    long calls[NH_ALGO_COUNT];
+    int seen;
+} nh_stats;
+
+typedef struct nh_plan {
+    int id;        /* report id, in creation order */
+    int isomorphic;
+    const char *source; /* cart | hint | inferred */
+    int coupled;   /* block sizes provably uniform: size-dependent choice is safe */
+    nh_nbhd nb;
+    MPI_Comm pcomm; /* private duplicate for internal traffic */
+    int tag_ub;
+    nh_algo algo_info[NH_OP_COUNT]; /* nhood_algorithm info key; AUTO = unset */
+    int warned;
+    nh_sched *sched[NH_OP_COUNT][NH_ALGO_COUNT];
+    nh_bind *bcache; /* small cache of bindings for predefined types */
+    struct nh_report_rec *rec[NH_OP_COUNT];
+    int outdeg, indeg; /* user's degrees (also for non-isomorphic graphs) */
+} nh_plan;
+
+/* nhood's MPI_Info keys on graph creation. */
+typedef struct nh_hint {
+    int iso;   /* isomorphic=: -1 unset, 0 false, 1 true */
+    int ndims; /* nhood_dims=4,4,2 (0 = unset) */
+    int dims[NH_MAXDIMS];
+    int has_periods; /* nhood_periods=1,1,0 */
+    int periods[NH_MAXDIMS];
+    nh_algo algo; /* nhood_algorithm= (AUTO = unset) */
+} nh_hint;
+/* Parses nhood's info keys; on a malformed value fills msg, returns -1. */
+int nh_hint_parse(MPI_Info info, nh_hint *h, char *msg, size_t len);
+
+int nh_plan_init(void);
+void nh_plan_fini(void);
+nh_plan *nh_plan_get(MPI_Comm comm);
+/* Analyzes a freshly created distributed-graph communicator (collective
+ * over it) and caches the plan as an attribute. */
+int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h);
+const nh_sched *nh_plan_sched(nh_plan *p, nh_op op, nh_algo a);
+
+/* ---- selection (select/select.c) ---- */
+typedef struct nh_choice {
+    nh_algo algo;
+    nh_binding binding;
+} nh_choice;
+int nh_select(nh_plan *p, nh_op op, size_t blockbytes, nh_choice *out);
+double nh_cost_of(const nh_sched *s, nh_binding b, size_t m);
+double nh_cost_native(const nh_plan *p, size_t m);
+
+/* ---- execution (exec/exec.c) ---- */
+int nh_exec_blocking(nh_plan *p, const nh_sched *s, nh_binding b, nh_op op, const void *sbuf,
+                     int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype);
+void nh_bind_cache_free(nh_plan *p);
+
+/* ---- report (report.c) ---- */
+typedef struct nh_report_rec {
+    struct nh_report_rec *next;
+    int comm_id;
+    nh_op op;
+    int isomorphic;
+    char dims[64];
+    char periods[32];
+    const char *source;
+    int neighbors;
+    long calls[NH_ALGO_COUNT];
+    int rounds[NH_ALGO_COUNT];
+    long msgs[NH_ALGO_COUNT];
+    nh_binding last_binding;
+} nh_report_rec;
+nh_report_rec *nh_report_rec_get(nh_plan *p, nh_op op);
+void nh_report_print(void);
+void nh_report_free(void);
+
+/* ---- misc ---- */
+extern int nh_world_rank;
+extern int nh_active; /* 0 under MPI_THREAD_MULTIPLE or NHOOD_DISABLE */
+void nh_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void nh_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,160 @@
+/* Library life cycle, graph creation and the neighborhood collectives. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "nh.h"
+
+int nh_world_rank;
+int nh_active;
+
+void nh_warn(const char *fmt, ...)
+{
+    if (nh_world_rank != 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "nhood: warning: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+}
+
+void nh_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "nhood: error: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+}
+
+/* Configuration errors are fatal: a typo in NHOOD_ALGO must not silently
+ * measure the wrong thing.  Rank 0 explains, everyone aborts. */
+static int after_init(int provided)
+{
+    char msg[512];
+    PMPI_Comm_rank(MPI_COMM_WORLD, &nh_world_rank);
+    if (nh_config_load(msg, sizeof(msg))) {
+        if (nh_world_rank == 0)
+            fprintf(stderr, "nhood: error: %s\n", msg);
+        PMPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    /* Under MPI_THREAD_MULTIPLE nhood steps aside entirely: plans, caches
+     * and bindings are not synchronized. */
+    nh_active = !nh_cfg.disable && provided != MPI_THREAD_MULTIPLE;
+    return nh_active ? nh_plan_init() : MPI_SUCCESS;
+}
+
+int nh_impl_MPI_Init(int *argc, char ***argv)
+{
+    int provided, rc = PMPI_Init(argc, argv);
+    if (rc || (rc = PMPI_Query_thread(&provided)))
+        return rc;
+    return after_init(provided);
+}
+
+int nh_impl_MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    return rc ? rc : after_init(*provided);
+}
+
+int nh_impl_MPI_Finalize(void)
+{
+    if (nh_cfg.report && nh_world_rank == 0)
+        nh_report_print();
+    nh_report_free();
+    nh_plan_fini();
+    return PMPI_Finalize();
+}
+
+static int hint_or_fail(MPI_Comm comm_old, MPI_Info info, nh_hint *h)
+{
+    char msg[512];
+    int rank = 0;
+    if (nh_hint_parse(info, h, msg, sizeof(msg)) == 0)
+        return MPI_SUCCESS;
+    PMPI_Comm_rank(comm_old, &rank);
+    if (rank == 0)
+        nh_error("%s", msg);
+    PMPI_Comm_call_errhandler(comm_old, MPI_ERR_INFO_VALUE);
+    return MPI_ERR_INFO_VALUE;
+}
+
+int nh_impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+                                           const int sourceweights[], int outdegree,
+                                           const int destinations[], const int destweights[],
+                                           MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
+{
+    nh_hint h;
+    int rc = hint_or_fail(comm_old, info, &h);
+    if (rc)
+        return rc;
+    rc = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree,
+                                         destinations, destweights, info, reorder, comm_dist_graph);
+    if (rc || !nh_active || *comm_dist_graph == MPI_COMM_NULL)
+        return rc;
+    return nh_plan_create(comm_old, *comm_dist_graph, &h);
+}
+
+int nh_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+                                  const int destinations[], const int weights[], MPI_Info info,
+                                  int reorder, MPI_Comm *comm_dist_graph)
+{
+    nh_hint h;
+    int rc = hint_or_fail(comm_old, info, &h);
+    if (rc)
+        return rc;
+    rc = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder,
+                                comm_dist_graph);
+    if (rc || !nh_active || *comm_dist_graph == MPI_COMM_NULL)
+        return rc;
+    return nh_plan_create(comm_old, *comm_dist_graph, &h);
+}
+
+typedef int (*pmpi_neighbor_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
+
+static int neighbor(nh_op op, pmpi_neighbor_fn pmpi, const void *sbuf, int scount,
+                    MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm)
+{
+    nh_plan *p = nh_active ? nh_plan_get(comm) : NULL;
+    int ssize, rsize, rc;
+    if (!p || sbuf == MPI_IN_PLACE || PMPI_Type_size(stype, &ssize) || PMPI_Type_size(rtype, &rsize))
+        return pmpi(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    /* The block size every rank agrees on when sizes are coupled (see
+     * nh_sizes_coupled): a rank without out-edges reads it off its
+     * receive arguments. */
+    size_t m = p->outdeg > 0 ? (size_t)ssize * scount : (size_t)rsize * rcount;
+    nh_choice c;
+    if ((rc = nh_select(p, op, m, &c)))
+        return PMPI_Comm_call_errhandler(comm, rc), rc;
+    nh_report_rec *rec = nh_report_rec_get(p, op);
+    if (rec) {
+        rec->calls[c.algo]++;
+        rec->last_binding = c.binding;
+    }
+    if (c.algo == NH_ALGO_PMPI)
+        return pmpi(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    const nh_sched *s = nh_plan_sched(p, op, c.algo);
+    rc = s ? nh_exec_blocking(p, s, c.binding, op, sbuf, scount, stype, rbuf, rcount, rtype)
+           : MPI_ERR_NO_MEM;
+    if (rc)
+        PMPI_Comm_call_errhandler(comm, rc);
+    return rc;
+}
+
+int nh_impl_MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return neighbor(NH_OP_ALLTOALL, PMPI_Neighbor_alltoall, sendbuf, sendcount, sendtype, recvbuf,
+                    recvcount, recvtype, comm);
+}
+
+int nh_impl_MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return neighbor(NH_OP_ALLGATHER, PMPI_Neighbor_allgather, sendbuf, sendcount, sendtype, recvbuf,
+                    recvcount, recvtype, comm);
+}

@@ -1,0 +1,38 @@
+/* Public queries (include/nhood.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "nh.h"
+#include "nhood.h"
+
+#define NH_EXPORT __attribute__((visibility("default")))
+
+NH_EXPORT int nhood_comm_query(MPI_Comm comm, nhood_comm_info *info)
+{
+    nh_plan *p = nh_plan_get(comm);
+    memset(info, 0, sizeof(*info));
+    if (!p)
+        return MPI_ERR_COMM;
+    info->isomorphic = p->isomorphic;
+    info->coupled = p->coupled;
+    info->neighbors = p->isomorphic ? p->nb.s : p->outdeg;
+    if (p->isomorphic) {
+        info->ndims = p->nb.g.ndims;
+        for (int j = 0; j < p->nb.g.ndims; j++) {
+            info->dims[j] = p->nb.g.dims[j];
+            info->periods[j] = p->nb.g.periods[j];
+        }
+        snprintf(info->source, sizeof(info->source), "%s", p->source);
+    }
+    return MPI_SUCCESS;
+}
+
+NH_EXPORT int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes, char *name, int len)
+{
+    nh_plan *p = nh_plan_get(comm);
+    nh_choice c = {NH_ALGO_PMPI, NH_BIND_AUTO};
+    nh_op o = strcmp(op, "allgather") == 0 ? NH_OP_ALLGATHER : NH_OP_ALLTOALL;
+    int rc = p ? nh_select(p, o, (size_t)block_bytes, &c) : MPI_SUCCESS;
+    snprintf(name, (size_t)len, "%s", nh_algos[c.algo].name);
+    return rc;
+}

@@ -1,0 +1,83 @@
+/* NHOOD_REPORT=1: one line per (communicator, operation) on rank 0 at
+ * MPI_Finalize.  Records outlive their communicators. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nh.h"
+
+static nh_report_rec *head, **tail = &head;
+
+nh_report_rec *nh_report_rec_get(nh_plan *p, nh_op op)
+{
+    if (p->rec[op])
+        return p->rec[op];
+    nh_report_rec *r = calloc(1, sizeof(*r));
+    if (!r)
+        return NULL;
+    r->comm_id = p->id;
+    r->op = op;
+    r->isomorphic = p->isomorphic;
+    r->source = p->source;
+    r->neighbors = p->outdeg;
+    strcpy(r->dims, "-");
+    strcpy(r->periods, "-");
+    if (p->isomorphic) {
+        nh_grid_format(&p->nb.g, r->dims, sizeof(r->dims));
+        size_t n = 0;
+        for (int j = 0; j < p->nb.g.ndims && n < sizeof(r->periods); j++)
+            n += (size_t)snprintf(r->periods + n, sizeof(r->periods) - n, "%s%d", j ? "," : "",
+                                  p->nb.g.periods[j]);
+        for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++) {
+            const nh_sched *s = nh_plan_sched(p, op, (nh_algo)a);
+            if (s) {
+                r->rounds[a] = s->nphases;
+                r->msgs[a] = s->tmpl_msgs;
+            }
+        }
+    }
+    r->rounds[NH_ALGO_PMPI] = 1;
+    r->msgs[NH_ALGO_PMPI] = p->outdeg;
+    p->rec[op] = r;
+    *tail = r;
+    tail = &r->next;
+    return r;
+}
+
+void nh_report_print(void)
+{
+    for (nh_report_rec *r = head; r; r = r->next) {
+        int best = NH_ALGO_PMPI;
+        long calls = 0;
+        char mix[256] = "";
+        size_t n = 0;
+        int used = 0;
+        for (int a = 0; a < NH_ALGO_COUNT; a++) {
+            calls += r->calls[a];
+            if (r->calls[a] > r->calls[best])
+                best = a;
+            if (r->calls[a]) {
+                used++;
+                n += (size_t)snprintf(mix + n, sizeof(mix) - n, "%s%s:%ld", n ? "," : "",
+                                      nh_algos[a].name, r->calls[a]);
+            }
+        }
+        fprintf(stderr,
+                "nhood: comm=%d op=%s pattern=%s source=%s dims=%s periods=%s neighbors=%d "
+                "algorithm=%s binding=%s calls=%ld rounds=%d messages=%ld%s%s\n",
+                r->comm_id, nh_op_name(r->op), r->isomorphic ? "isomorphic" : "none",
+                r->source ? r->source : "-", r->dims, r->periods, r->neighbors, nh_algos[best].name,
+                best == NH_ALGO_PMPI ? "-" : nh_binding_name(r->last_binding), calls,
+                r->rounds[best], r->msgs[best], used > 1 ? " mix=" : "", used > 1 ? mix : "");
+    }
+}
+
+void nh_report_free(void)
+{
+    while (head) {
+        nh_report_rec *n = head->next;
+        free(head);
+        head = n;
+    }
+    tail = &head;
+}

@@ -1,0 +1,110 @@
+/* The schedule: the one data structure every algorithm produces.
+ *
+ * A schedule is a list of rounds.  A round sends a list of blocks to one
+ * peer and receives a list of blocks from one (possibly different) peer; a
+ * copy round moves blocks locally, send[i] -> recv[i].  A block is a
+ * (buffer, slot) pair: slot i of the user's send buffer, of the user's
+ * receive buffer, or of a temporary buffer the schedule owns.  Rounds with
+ * the same phase number are independent and may run concurrently; phases
+ * run in order.
+ *
+ * Builders are pure functions of the neighborhood (no MPI), so the same
+ * schedule feeds the executor, the simulator and the unit tests.  Every
+ * rank builds the same sequence of rounds (only block lists differ at mesh
+ * boundaries), so round i on one rank matches round i on its peer; the
+ * executor uses the round index as the message tag. */
+#ifndef NH_SCHED_H
+#define NH_SCHED_H
+
+#include "topo/grid.h"
+
+enum { NH_BUF_SEND = 0, NH_BUF_RECV = 1, NH_BUF_TEMP = 2 };
+
+typedef struct nh_blk {
+    int buf;
+    int slot;
+} nh_blk;
+
+typedef struct nh_round {
+    int phase;
+    int copy;     /* local copy round: send[i] -> recv[i] */
+    int sendpeer; /* rank or NH_NONE */
+    int recvpeer; /* rank or NH_NONE */
+    int nsend, nrecv, capsend, caprecv;
+    nh_blk *send, *recv;
+    int tmpl_blocks; /* blocks this round moves on an interior rank */
+} nh_round;
+
+typedef enum { NH_OP_ALLTOALL = 0, NH_OP_ALLGATHER, NH_OP_COUNT } nh_op;
+
+typedef enum {
+    NH_ALGO_AUTO = 0,
+    NH_ALGO_PMPI,
+    NH_ALGO_DIRECT,
+    NH_ALGO_TORUS,
+    NH_ALGO_TORUS_DIRECT,
+    NH_ALGO_COUNT
+} nh_algo;
+
+typedef struct nh_sched {
+    nh_algo algo;
+    nh_op op;
+    int nrounds, caprounds;
+    nh_round *rounds;
+    int nphases;
+    int ntemp; /* temporary block slots */
+    int oom;   /* set when an allocation failed while building */
+    /* Interior-rank statistics, identical on every rank (used by the cost
+     * model, which must decide the same way everywhere). */
+    long tmpl_msgs;   /* messages sent */
+    long tmpl_blocks; /* blocks sent (volume in blocks) */
+    long tmpl_copies; /* blocks copied locally */
+    long tmpl_multi;  /* blocks sent in messages holding more than one block */
+} nh_sched;
+
+/* Builder API shared by the algorithm files. */
+nh_sched *nh_sched_new(nh_algo algo, nh_op op);
+int nh_sched_add_round(nh_sched *s, int phase, int sendpeer, int recvpeer, int copy);
+void nh_sched_add_send(nh_sched *s, int round, int buf, int slot);
+void nh_sched_add_recv(nh_sched *s, int round, int buf, int slot);
+int nh_sched_temp(nh_sched *s);
+/* Drops rounds no rank uses, fills phase count and statistics.  Returns 0 or -1 (oom). */
+int nh_sched_finish(nh_sched *s);
+void nh_sched_free(nh_sched *s);
+
+/* One common signature for every algorithm. */
+typedef int (*nh_builder_fn)(const nh_nbhd *nb, nh_op op, nh_sched **out);
+
+int nh_build_direct(const nh_nbhd *nb, nh_op op, nh_sched **out);
+int nh_build_torus(const nh_nbhd *nb, nh_op op, nh_sched **out);
+int nh_build_torus_direct(const nh_nbhd *nb, nh_op op, nh_sched **out);
+/* Shared engine of torus and torus_direct: dimension-wise routing along a
+ * trie of offset prefixes (one chain per block for alltoall, shared
+ * prefixes for allgather).  direct_hops=0: hop by hop between immediate
+ * neighbors; 1: one message per distinct coordinate value. */
+int nh_build_dimwise(const nh_nbhd *nb, nh_op op, int direct_hops, nh_algo algo, nh_sched **out);
+
+typedef struct nh_algo_info {
+    const char *name;
+    nh_builder_fn build; /* NULL for auto and pmpi */
+} nh_algo_info;
+
+extern const nh_algo_info nh_algos[NH_ALGO_COUNT];
+const char *nh_op_name(nh_op op);
+
+/* Simulator: runs the schedules of all ranks of a grid on symbolic data,
+ * without MPI, and checks MPI semantics against the neighbor lists. */
+typedef struct nh_sim_result {
+    int ok;
+    char why[256];
+    long max_msgs, total_msgs;     /* messages sent per rank (max) and in total */
+    long max_blocks, total_blocks; /* blocks sent */
+    int nphases;
+} nh_sim_result;
+
+/* dests[r], srcs[r]: rank r's neighbor lists (as the user gave them). */
+void nh_sim_run(int p, const nh_nbhd *nbs, nh_sched *const *scheds, int *const *dests,
+                const int *outdeg, int *const *srcs, const int *indeg, nh_op op,
+                nh_sim_result *res);
+
+#endif

@@ -1,0 +1,155 @@
+/* Configuration: one table of knobs, parsed once at MPI_Init.  Every value
+ * is validated; a bad one is reported with the allowed values. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nh.h"
+
+/* Default cost parameters, calibrated with nhood-bench on the development
+ * machine (MPICH 4.0.2 ch4:ucx, 2 ranks on 2 cores): see README. */
+nh_config nh_cfg = {
+    .algo = NH_ALGO_AUTO,
+    .binding = NH_BIND_AUTO,
+    .fallback = NH_FALLBACK_WARN,
+    .cost = {.alpha = 1.0, .o = 0.6, .beta = 0.0004, .gamma = 0.00015},
+};
+
+static const char *const binding_names[NH_BIND_COUNT] = {"auto", "pack", "zcopy"};
+static const char *const fallback_names[] = {"warn", "error", "silent", NULL};
+static const char *const bool_names[] = {"0", "1", NULL};
+
+enum kind { K_ALGO, K_BINDING, K_FALLBACK, K_BOOL, K_DOUBLE };
+
+typedef struct knob {
+    const char *env;
+    const char *info; /* matching MPI_Info key, or NULL */
+    enum kind kind;
+    void *dst;
+    const char *help;
+} knob;
+
+static const knob knobs[] = {
+    {"NHOOD_ALGO", "nhood_algorithm", K_ALGO, &nh_cfg.algo, "algorithm for all neighborhood collectives"},
+    {"NHOOD_ALGO_ALLTOALL", NULL, K_ALGO, &nh_cfg.algo_op[NH_OP_ALLTOALL], "override for alltoall"},
+    {"NHOOD_ALGO_ALLGATHER", NULL, K_ALGO, &nh_cfg.algo_op[NH_OP_ALLGATHER], "override for allgather"},
+    {"NHOOD_BINDING", NULL, K_BINDING, &nh_cfg.binding, "how combined messages address blocks"},
+    {"NHOOD_FALLBACK", NULL, K_FALLBACK, &nh_cfg.fallback, "when a forced algorithm does not apply"},
+    {"NHOOD_REPORT", NULL, K_BOOL, &nh_cfg.report, "print a report at MPI_Finalize"},
+    {"NHOOD_DISABLE", NULL, K_BOOL, &nh_cfg.disable, "pass everything to PMPI"},
+    {"NHOOD_COST_ALPHA", NULL, K_DOUBLE, &nh_cfg.cost.alpha, "cost model: us per phase"},
+    {"NHOOD_COST_O", NULL, K_DOUBLE, &nh_cfg.cost.o, "cost model: us per message"},
+    {"NHOOD_COST_BETA", NULL, K_DOUBLE, &nh_cfg.cost.beta, "cost model: us per byte sent"},
+    {"NHOOD_COST_GAMMA", NULL, K_DOUBLE, &nh_cfg.cost.gamma, "cost model: us per byte copied"},
+};
+
+static int parse_enum(const char *v, const char *const *names, int n)
+{
+    for (int i = 0; i < n && names[i]; i++)
+        if (strcmp(v, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+int nh_parse_algo(const char *v, nh_algo *out)
+{
+    for (int i = 0; i < NH_ALGO_COUNT; i++)
+        if (strcmp(v, nh_algos[i].name) == 0) {
+            *out = (nh_algo)i;
+            return 0;
+        }
+    return -1;
+}
+
+int nh_parse_binding(const char *v, nh_binding *out)
+{
+    int i = parse_enum(v, binding_names, NH_BIND_COUNT);
+    if (i < 0)
+        return -1;
+    *out = (nh_binding)i;
+    return 0;
+}
+
+const char *nh_binding_name(nh_binding b)
+{
+    return binding_names[b];
+}
+
+static void list_names(char *buf, size_t len, enum kind k)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    if (k == K_DOUBLE) {
+        snprintf(buf, len, "a non-negative number");
+        return;
+    }
+    for (int i = 0;; i++) {
+        const char *name = k == K_ALGO       ? (i < NH_ALGO_COUNT ? nh_algos[i].name : NULL)
+                           : k == K_BINDING  ? (i < NH_BIND_COUNT ? binding_names[i] : NULL)
+                           : k == K_FALLBACK ? fallback_names[i]
+                                             : bool_names[i];
+        if (!name || n >= len)
+            break;
+        n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? "|" : "", name);
+    }
+}
+
+void nh_config_help(char *buf, size_t len, const char *var)
+{
+    for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++)
+        if (strcmp(knobs[i].env, var) == 0 || (knobs[i].info && strcmp(knobs[i].info, var) == 0)) {
+            list_names(buf, len, knobs[i].kind);
+            return;
+        }
+    snprintf(buf, len, "?");
+}
+
+static int parse_knob(const knob *k, const char *v)
+{
+    int i;
+    switch (k->kind) {
+    case K_ALGO:
+        return nh_parse_algo(v, (nh_algo *)k->dst);
+    case K_BINDING:
+        return nh_parse_binding(v, (nh_binding *)k->dst);
+    case K_FALLBACK:
+        if ((i = parse_enum(v, fallback_names, 3)) < 0)
+            return -1;
+        *(nh_fallback *)k->dst = (nh_fallback)i;
+        return 0;
+    case K_BOOL:
+        if ((i = parse_enum(v, bool_names, 2)) < 0)
+            return -1;
+        *(int *)k->dst = i;
+        return 0;
+    case K_DOUBLE: {
+        char *end;
+        errno = 0;
+        double x = strtod(v, &end);
+        if (errno || end == v || *end != '\0' || !isfinite(x) || x < 0)
+            return -1;
+        *(double *)k->dst = x;
+        return 0;
+    }
+    }
+    return -1;
+}
+
+int nh_config_load(char *msg, size_t len)
+{
+    for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+        const char *v = getenv(knobs[i].env);
+        if (!v)
+            continue;
+        if (parse_knob(&knobs[i], v)) {
+            char allowed[128];
+            list_names(allowed, sizeof(allowed), knobs[i].kind);
+            snprintf(msg, len, "%s=\"%s\" is not valid (%s); allowed: %s", knobs[i].env, v,
+                     knobs[i].help, allowed);
+            return -1;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,112 @@
+/* Algorithm selection and the cost model behind `auto`.
+ *
+ * The choice must be identical on every rank without communication.  It
+ * depends only on the configuration, the plan (identical everywhere by
+ * construction) and the block size.  The block size is the same on every
+ * rank only when MPI's signature matching couples all ranks' sizes
+ * (plan->coupled, decided once at creation from the template); otherwise
+ * `auto` makes a size-independent choice (direct). */
+#include "nh.h"
+
+/* Cost of a schedule in microseconds for blocks of m bytes:
+ *   alpha * phases + o * messages + beta * bytes sent
+ *   + gamma * bytes copied locally
+ *   + gamma * 2 * bytes in multi-block messages (pack and unpack; the
+ *     zero-copy binding hands the same gather/scatter to the MPI datatype
+ *     engine, which costs about the same per byte plus a per-block term). */
+double nh_cost_of(const nh_sched *s, nh_binding b, size_t m)
+{
+    const nh_cost *c = &nh_cfg.cost;
+    double bytes = (double)m;
+    double t = c->alpha * s->nphases + c->o * (double)s->tmpl_msgs +
+               c->beta * bytes * (double)s->tmpl_blocks + c->gamma * bytes * (double)s->tmpl_copies;
+    if (b == NH_BIND_ZCOPY)
+        t += 2.0 * c->gamma * bytes * (double)s->tmpl_multi + 0.02 * (double)s->tmpl_multi;
+    else
+        t += 2.0 * c->gamma * bytes * (double)s->tmpl_multi;
+    return t;
+}
+
+/* The native linear algorithm: one message per neighbor, self included. */
+double nh_cost_native(const nh_plan *p, size_t m)
+{
+    const nh_cost *c = &nh_cfg.cost;
+    return c->alpha + (c->o + c->beta * (double)m) * p->nb.s;
+}
+
+static nh_binding pick_binding(const nh_sched *s, size_t m)
+{
+    if (nh_cfg.binding != NH_BIND_AUTO)
+        return nh_cfg.binding;
+    return nh_cost_of(s, NH_BIND_ZCOPY, m) < nh_cost_of(s, NH_BIND_PACK, m) ? NH_BIND_ZCOPY
+                                                                              : NH_BIND_PACK;
+}
+
+int nh_select(nh_plan *p, nh_op op, size_t m, nh_choice *out)
+{
+    nh_algo forced = p->algo_info[op];
+    if (forced == NH_ALGO_AUTO)
+        forced = nh_cfg.algo_op[op];
+    if (forced == NH_ALGO_AUTO)
+        forced = nh_cfg.algo;
+    out->algo = NH_ALGO_PMPI;
+    out->binding = NH_BIND_AUTO;
+    if (forced == NH_ALGO_PMPI)
+        return MPI_SUCCESS;
+    if (!p->isomorphic) {
+        if (forced == NH_ALGO_AUTO || nh_cfg.fallback == NH_FALLBACK_SILENT)
+            return MPI_SUCCESS;
+        if (nh_cfg.fallback == NH_FALLBACK_ERROR) {
+            nh_error("algorithm %s was forced for %s on communicator %d, which is not isomorphic "
+                     "(NHOOD_FALLBACK=error)",
+                     nh_algos[forced].name, nh_op_name(op), p->id);
+            return MPI_ERR_UNSUPPORTED_OPERATION;
+        }
+        if (!p->warned) {
+            p->warned = 1;
+            nh_warn("algorithm %s was forced for %s on communicator %d, which is not isomorphic; "
+                    "using pmpi (set NHOOD_FALLBACK=silent to hide this)",
+                    nh_algos[forced].name, nh_op_name(op), p->id);
+        }
+        return MPI_SUCCESS;
+    }
+    nh_algo best = forced;
+    if (!p->coupled && (forced == NH_ALGO_TORUS || forced == NH_ALGO_TORUS_DIRECT)) {
+        /* Blocks of different sizes may legally meet at intermediate ranks:
+         * only direct is safe here. */
+        best = NH_ALGO_DIRECT;
+        if (nh_cfg.fallback == NH_FALLBACK_ERROR) {
+            nh_error("algorithm %s was forced for %s on communicator %d, whose block sizes may "
+                     "differ per rank (NHOOD_FALLBACK=error)",
+                     nh_algos[forced].name, nh_op_name(op), p->id);
+            return MPI_ERR_UNSUPPORTED_OPERATION;
+        }
+        if (nh_cfg.fallback == NH_FALLBACK_WARN && !p->warned) {
+            p->warned = 1;
+            nh_warn("algorithm %s does not apply to communicator %d (block sizes may differ per "
+                    "rank); using direct",
+                    nh_algos[forced].name, p->id);
+        }
+    } else if (forced == NH_ALGO_AUTO) {
+        best = NH_ALGO_DIRECT;
+        if (p->coupled) {
+            double bc = -1;
+            for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++) {
+                const nh_sched *s = nh_plan_sched(p, op, (nh_algo)a);
+                if (!s)
+                    continue;
+                double c = nh_cost_of(s, pick_binding(s, m), m);
+                if (bc < 0 || c < bc) {
+                    bc = c;
+                    best = (nh_algo)a;
+                }
+            }
+        }
+    }
+    const nh_sched *s = nh_plan_sched(p, op, best);
+    if (!s)
+        return MPI_ERR_NO_MEM;
+    out->algo = best;
+    out->binding = pick_binding(s, m);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,325 @@
+/* Neighborhood capture and isomorphism detection, once per communicator.
+ *
+ * At graph creation every rank turns its neighbor lists into sorted
+ * relative offsets for each candidate grid (Cartesian parent, info hint,
+ * or MPI_Dims_create factorizations), then three small collectives settle
+ * it: MAXLOC picks the rank with the largest out-degree, a broadcast sends
+ * its offsets as the common template, and a MIN reduction tells which
+ * candidates every rank's lists fit (the template filtered to the peers
+ * that exist).  The first candidate that fits everywhere wins; otherwise
+ * the communicator is left to PMPI.  The plan is cached as an attribute
+ * whose delete callback frees it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nh.h"
+
+#define NH_MAXCAND 6
+
+static int plan_keyval = MPI_KEYVAL_INVALID;
+static int next_plan_id;
+
+static int plan_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void)comm;
+    (void)keyval;
+    (void)extra;
+    nh_plan *p = attr;
+    for (int o = 0; o < NH_OP_COUNT; o++)
+        for (int a = 0; a < NH_ALGO_COUNT; a++)
+            nh_sched_free(p->sched[o][a]);
+    nh_bind_cache_free(p);
+    nh_nbhd_fini(&p->nb);
+    int rc = MPI_SUCCESS;
+    if (p->pcomm != MPI_COMM_NULL)
+        rc = PMPI_Comm_free(&p->pcomm);
+    free(p);
+    return rc;
+}
+
+int nh_plan_init(void)
+{
+    return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, plan_delete, &plan_keyval, NULL);
+}
+
+void nh_plan_fini(void)
+{
+    if (plan_keyval != MPI_KEYVAL_INVALID)
+        PMPI_Comm_free_keyval(&plan_keyval);
+}
+
+nh_plan *nh_plan_get(MPI_Comm comm)
+{
+    void *v;
+    int flag = 0;
+    if (plan_keyval == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL)
+        return NULL;
+    if (PMPI_Comm_get_attr(comm, plan_keyval, &v, &flag) != MPI_SUCCESS || !flag)
+        return NULL;
+    return v;
+}
+
+/* ---- info keys ---- */
+
+static int parse_int_list(const char *v, int *out, int max, int lo, int hi)
+{
+    int n = 0;
+    const char *p = v;
+    for (;;) {
+        char *end;
+        long x = strtol(p, &end, 10);
+        if (end == p || x < lo || x > hi || n == max)
+            return -1;
+        out[n++] = (int)x;
+        if (*end == '\0')
+            return n;
+        if (*end != ',')
+            return -1;
+        p = end + 1;
+    }
+}
+
+static int info_get(MPI_Info info, const char *key, char *buf, int len)
+{
+    int flag = 0;
+    if (info == MPI_INFO_NULL)
+        return 0;
+    if (PMPI_Info_get(info, key, len - 1, buf, &flag) != MPI_SUCCESS)
+        return 0;
+    return flag;
+}
+
+int nh_hint_parse(MPI_Info info, nh_hint *h, char *msg, size_t len)
+{
+    char v[256];
+    memset(h, 0, sizeof(*h));
+    h->iso = -1;
+    h->algo = NH_ALGO_AUTO;
+    if (info_get(info, "isomorphic", v, sizeof(v))) {
+        if (strcmp(v, "true") == 0)
+            h->iso = 1;
+        else if (strcmp(v, "false") == 0)
+            h->iso = 0;
+        else {
+            snprintf(msg, len, "info isomorphic=\"%s\" is not valid; allowed: true|false", v);
+            return -1;
+        }
+    }
+    if (info_get(info, "nhood_dims", v, sizeof(v))) {
+        h->ndims = parse_int_list(v, h->dims, NH_MAXDIMS, 1, 1 << 30);
+        if (h->ndims < 0) {
+            snprintf(msg, len,
+                     "info nhood_dims=\"%s\" is not valid; expected 1 to %d positive integers "
+                     "separated by commas, e.g. 4,4,2",
+                     v, NH_MAXDIMS);
+            return -1;
+        }
+    }
+    if (info_get(info, "nhood_periods", v, sizeof(v))) {
+        int n = parse_int_list(v, h->periods, NH_MAXDIMS, 0, 1);
+        if (n < 0 || n != h->ndims) {
+            snprintf(msg, len,
+                     "info nhood_periods=\"%s\" is not valid; expected one 0 or 1 per entry of "
+                     "nhood_dims (%d), e.g. 1,1,0",
+                     v, h->ndims);
+            return -1;
+        }
+        h->has_periods = 1;
+    }
+    if (info_get(info, "nhood_algorithm", v, sizeof(v)) && nh_parse_algo(v, &h->algo)) {
+        char allowed[128];
+        nh_config_help(allowed, sizeof(allowed), "NHOOD_ALGO");
+        snprintf(msg, len, "info nhood_algorithm=\"%s\" is not valid; allowed: %s", v, allowed);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- detection ---- */
+
+typedef struct cand {
+    nh_grid g;
+    const char *source;
+} cand;
+
+static int add_cand(cand *c, int n, const nh_grid *g, const char *source)
+{
+    for (int i = 0; i < n; i++)
+        if (nh_grid_equiv(&c[i].g, g))
+            return n;
+    c[n].g = *g;
+    c[n].source = source;
+    return n + 1;
+}
+
+static int candidates(MPI_Comm comm_old, int size, const nh_hint *h, cand *c)
+{
+    int n = 0, topo, dims[NH_MAXDIMS], periods[NH_MAXDIMS], coords[NH_MAXDIMS], nd;
+    nh_grid g;
+    if (PMPI_Topo_test(comm_old, &topo) == MPI_SUCCESS && topo == MPI_CART &&
+        PMPI_Cartdim_get(comm_old, &nd) == MPI_SUCCESS && nd >= 1 && nd <= NH_MAXDIMS &&
+        PMPI_Cart_get(comm_old, nd, dims, periods, coords) == MPI_SUCCESS &&
+        nh_grid_init(&g, nd, dims, periods) == 0 && g.size == size)
+        n = add_cand(c, n, &g, "cart");
+    if (h->ndims > 0 && nh_grid_init(&g, h->ndims, h->dims, h->has_periods ? h->periods : NULL) == 0 &&
+        g.size == size)
+        n = add_cand(c, n, &g, "hint");
+    if (n == 0 && h->ndims == 0) {
+        for (int d = 1; d <= 4 && n < NH_MAXCAND; d++) {
+            memset(dims, 0, sizeof(dims));
+            if (PMPI_Dims_create(size, d, dims) == MPI_SUCCESS &&
+                nh_grid_init(&g, d, dims, NULL) == 0)
+                n = add_cand(c, n, &g, "inferred");
+        }
+    }
+    return n;
+}
+
+static unsigned cand_hash(const cand *c, int n)
+{
+    unsigned h = 2166136261u;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < c[i].g.ndims; j++) {
+            h = (h ^ (unsigned)c[i].g.dims[j]) * 16777619u;
+            h = (h ^ (unsigned)c[i].g.periods[j]) * 16777619u;
+        }
+    return (h ^ (unsigned)n) & 0x3fffffff;
+}
+
+int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h)
+{
+    int rc, rank, size, old_rank, old_size, indeg, outdeg, weighted;
+    int *srcs = NULL, *dsts = NULL, *sw = NULL, *dw = NULL, *tbuf = NULL, *mine = NULL,
+        *perm = NULL;
+    nh_nbhd nbs[NH_MAXCAND];
+    int fit[NH_MAXCAND] = {0};
+    cand c[NH_MAXCAND];
+    nh_plan *p = calloc(1, sizeof(*p));
+    if (!p)
+        return MPI_ERR_NO_MEM;
+    memset(nbs, 0, sizeof(nbs));
+    p->pcomm = MPI_COMM_NULL;
+    p->id = next_plan_id++;
+    for (int o = 0; o < NH_OP_COUNT; o++)
+        p->algo_info[o] = h->algo;
+
+    if ((rc = PMPI_Comm_rank(graph, &rank)) || (rc = PMPI_Comm_size(graph, &size)) ||
+        (rc = PMPI_Comm_rank(comm_old, &old_rank)) || (rc = PMPI_Comm_size(comm_old, &old_size)) ||
+        (rc = PMPI_Dist_graph_neighbors_count(graph, &indeg, &outdeg, &weighted)))
+        goto fail;
+    p->indeg = indeg;
+    p->outdeg = outdeg;
+    srcs = malloc(((size_t)indeg + 1) * sizeof(int));
+    sw = malloc(((size_t)indeg + 1) * sizeof(int));
+    dsts = malloc(((size_t)outdeg + 1) * sizeof(int));
+    dw = malloc(((size_t)outdeg + 1) * sizeof(int));
+    perm = malloc(((size_t)outdeg + 1) * sizeof(int));
+    mine = malloc(((size_t)NH_MAXCAND * outdeg * NH_MAXDIMS + 1) * sizeof(int));
+    rc = MPI_ERR_NO_MEM;
+    if (!srcs || !sw || !dsts || !dw || !perm || !mine)
+        goto fail;
+    if ((rc = PMPI_Dist_graph_neighbors(graph, indeg, srcs, sw, outdeg, dsts, dw)))
+        goto fail;
+
+    /* Everyone takes the same branch: the hint and MPI_THREAD_MULTIPLE are
+     * global properties (a hint that differs across ranks fails the
+     * candidate hash below). */
+    if (!nh_active || h->iso == 0)
+        goto attach;
+
+    int ncand = candidates(comm_old, size, h, c);
+    int local_ok[NH_MAXCAND];
+    for (int k = 0; k < ncand; k++)
+        local_ok[k] = nh_local_offsets(&c[k].g, rank, outdeg, dsts, +1,
+                                       mine + (size_t)k * outdeg * NH_MAXDIMS, perm) == 0;
+
+    /* 1. The rank with the largest out-degree holds the full template. */
+    struct {
+        int deg, rank;
+    } in = {outdeg, rank}, top;
+    if ((rc = PMPI_Allreduce(&in, &top, 1, MPI_2INT, MPI_MAXLOC, graph)))
+        goto fail;
+    int s = top.deg;
+    /* 2. It broadcasts its sorted offsets for every candidate. */
+    size_t per = (size_t)s * NH_MAXDIMS;
+    tbuf = malloc((NH_MAXCAND * per + NH_MAXCAND) * sizeof(int));
+    rc = MPI_ERR_NO_MEM;
+    if (!tbuf)
+        goto fail;
+    if (rank == top.rank)
+        for (int k = 0; k < NH_MAXCAND; k++) {
+            tbuf[NH_MAXCAND * per + k] = k < ncand && local_ok[k];
+            if (k < ncand)
+                memcpy(tbuf + k * per, mine + (size_t)k * outdeg * NH_MAXDIMS,
+                       (size_t)s * c[k].g.ndims * sizeof(int));
+        }
+    if ((rc = PMPI_Bcast(tbuf, (int)(NH_MAXCAND * per + NH_MAXCAND), MPI_INT, top.rank, graph)))
+        goto fail;
+    /* 3. Does every rank fit?  One MIN reduction over the fit flags, the
+     * rank-order check and the candidate hash (as h and -h). */
+    int agree[NH_MAXCAND + 3];
+    for (int k = 0; k < NH_MAXCAND; k++) {
+        agree[k] = 0;
+        if (k < ncand && local_ok[k] && tbuf[NH_MAXCAND * per + k])
+            agree[k] = nh_nbhd_init(&nbs[k], &c[k].g, rank, s, tbuf + k * per, outdeg, dsts, indeg,
+                                    srcs) == 0;
+        fit[k] = agree[k];
+    }
+    unsigned hash = cand_hash(c, ncand);
+    agree[NH_MAXCAND] = old_rank == rank && old_size == size; /* no reordering */
+    agree[NH_MAXCAND + 1] = (int)hash;
+    agree[NH_MAXCAND + 2] = -(int)hash;
+    if ((rc = PMPI_Allreduce(MPI_IN_PLACE, agree, NH_MAXCAND + 3, MPI_INT, MPI_MIN, graph)))
+        goto fail;
+    int chosen = -1;
+    if (agree[NH_MAXCAND] && agree[NH_MAXCAND + 1] == -agree[NH_MAXCAND + 2])
+        for (int k = 0; k < ncand && chosen < 0; k++)
+            if (agree[k])
+                chosen = k;
+    if (chosen >= 0) {
+        p->isomorphic = 1;
+        p->source = c[chosen].source;
+        p->nb = nbs[chosen];
+        fit[chosen] = 0; /* ownership moves to the plan */
+        /* The coupling test walks the whole grid; skip it (and stay with a
+         * size-independent choice) where that would be slow. */
+        p->coupled = (long)size * (s + 1) <= 50000000L && nh_sizes_coupled(&c[chosen].g, s, p->nb.off);
+        if ((rc = PMPI_Comm_dup(graph, &p->pcomm)))
+            goto fail;
+        int *ub, flag = 0;
+        p->tag_ub = 32767;
+        if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag) == MPI_SUCCESS && flag)
+            p->tag_ub = *ub;
+    }
+attach:
+    if ((rc = PMPI_Comm_set_attr(graph, plan_keyval, p)))
+        goto fail;
+    p = NULL;
+    rc = MPI_SUCCESS;
+fail:
+    for (int k = 0; k < NH_MAXCAND; k++)
+        if (fit[k])
+            nh_nbhd_fini(&nbs[k]);
+    if (p) {
+        nh_nbhd_fini(&p->nb);
+        if (p->pcomm != MPI_COMM_NULL)
+            PMPI_Comm_free(&p->pcomm);
+        free(p);
+    }
+    free(srcs);
+    free(dsts);
+    free(sw);
+    free(dw);
+    free(tbuf);
+    free(mine);
+    free(perm);
+    return rc;
+}
+
+const nh_sched *nh_plan_sched(nh_plan *p, nh_op op, nh_algo a)
+{
+    if (!p->sched[op][a] && nh_algos[a].build)
+        nh_algos[a].build(&p->nb, op, &p->sched[op][a]);
+    return p->sched[op][a];
+}

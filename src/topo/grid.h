@@ -1,0 +1,76 @@
+/* Grids and neighborhoods: pure functions, no MPI.
+ *
+ * A grid is a d-dimensional torus or mesh with row-major rank order (the
+ * order MPI Cartesian communicators use).  A neighborhood is a canonical
+ * template of relative offsets that every rank shares, plus per-rank slot
+ * maps that tie template entries to the user's buffer slots. */
+#ifndef NH_GRID_H
+#define NH_GRID_H
+
+#include <stddef.h>
+
+#define NH_MAXDIMS 8
+#define NH_NONE (-1) /* no rank / no slot (MPI_PROC_NULL semantics) */
+
+typedef struct nh_grid {
+    int ndims;
+    int dims[NH_MAXDIMS];
+    int periods[NH_MAXDIMS];
+    int size; /* product of dims */
+} nh_grid;
+
+/* Fills size; returns 0 if dims are all >= 1 and ndims in 1..NH_MAXDIMS. */
+int nh_grid_init(nh_grid *g, int ndims, const int *dims, const int *periods);
+void nh_grid_coords(const nh_grid *g, int rank, int *coords);
+/* Rank of coords + sign*off; NH_NONE if it leaves a non-periodic dimension. */
+int nh_grid_shift(const nh_grid *g, const int *coords, const int *off, int sign);
+/* Rank of coords + k*e_dim (k may be negative). */
+int nh_grid_step(const nh_grid *g, const int *coords, int dim, int k);
+/* Periodic dimensions: map each coordinate to (-p/2, p/2], so offsets that
+ * name the same rank become equal and hop counts are minimal. */
+void nh_grid_normalize(const nh_grid *g, int *off);
+/* Removes size-1 dimensions; two grids are equivalent if reduced equal. */
+int nh_grid_equiv(const nh_grid *a, const nh_grid *b);
+void nh_grid_format(const nh_grid *g, char *buf, size_t len); /* "4x4x2" */
+
+typedef struct nh_nbhd {
+    nh_grid g;
+    int rank;
+    int coords[NH_MAXDIMS];
+    int s;          /* template size */
+    int *off;       /* s * g.ndims offsets, normalized, sorted lexicographically */
+    int *send_slot; /* template t -> user send block index, NH_NONE if target out of range */
+    int *recv_slot; /* template t -> user recv block index, NH_NONE if source out of range */
+    int outdeg, indeg;
+} nh_nbhd;
+
+int nh_offset_cmp(int ndims, const int *a, const int *b);
+
+/* Offsets of a rank's neighbor list relative to its own coordinates
+ * (sign=+1 for destinations: off = dst - me; sign=-1 for sources:
+ * off = me - src), normalized and sorted stably.  perm[k] is the list index
+ * of the k-th sorted entry.  Returns 0, or -1 if a rank is out of range. */
+int nh_local_offsets(const nh_grid *g, int rank, int n, const int *ranks, int sign, int *off_sorted,
+                     int *perm);
+
+/* Checks that a rank's sorted offsets equal the template filtered to the
+ * entries whose peer (me + sign*off) exists, and fills slot[t].  The k-th
+ * template entry of an offset class maps to the k-th occurrence of that peer
+ * in the user's list, which is MPI's matching order for repeated edges. */
+int nh_match_template(const nh_grid *g, const int *coords, int s, const int *tmpl, int n,
+                      const int *off_sorted, const int *perm, int sign, int *slot);
+
+/* Builds a neighborhood for one rank from its neighbor lists and a template
+ * (all ranks must pass the same template).  Returns 0 on success, 1 if the
+ * lists do not fit the template, -1 on allocation failure. */
+int nh_nbhd_init(nh_nbhd *nb, const nh_grid *g, int rank, int s, const int *tmpl, int outdeg,
+                 const int *dests, int indeg, const int *srcs);
+void nh_nbhd_fini(nh_nbhd *nb);
+
+/* 1 if MPI's type-signature matching forces every rank to use the same
+ * block size for this template (sizes are "coupled" through shared
+ * targets), so a size-dependent algorithm choice is identical everywhere.
+ * Pure computation over the whole grid: O(size * s). */
+int nh_sizes_coupled(const nh_grid *g, int s, const int *tmpl);
+
+#endif

@@ -1,0 +1,103 @@
+/* Shared by the MPI tests and the benchmark: neighborhood templates and
+ * distributed-graph construction on a row-major grid. */
+#ifndef NH_TEST_COMMON_H
+#define NH_TEST_COMMON_H
+
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TC_MAXD 5
+
+/* Offsets of a named neighborhood in d dimensions with radius r:
+ * moore (Chebyshev distance 1..r), vonneumann (L1 distance 1..r), octant
+ * (non-negative coordinates, Chebyshev 1..r).  Returns count, fills off
+ * (caller frees), or -1 for an unknown name. */
+static inline int tc_offsets(const char *nbhd, int d, int r, int **off)
+{
+    int side = 2 * r + 1, total = 1, n = 0;
+    for (int j = 0; j < d; j++)
+        total *= side;
+    *off = malloc(sizeof(int) * (size_t)total * d + 1);
+    for (int i = 0; i < total; i++) {
+        int c[TC_MAXD], x = i, cheb = 0, l1 = 0, neg = 0;
+        for (int j = d - 1; j >= 0; j--) {
+            c[j] = x % side - r;
+            x /= side;
+            cheb = abs(c[j]) > cheb ? abs(c[j]) : cheb;
+            l1 += abs(c[j]);
+            neg |= c[j] < 0;
+        }
+        int keep;
+        if (strcmp(nbhd, "moore") == 0)
+            keep = cheb > 0;
+        else if (strcmp(nbhd, "vonneumann") == 0)
+            keep = l1 > 0 && l1 <= r;
+        else if (strcmp(nbhd, "octant") == 0)
+            keep = cheb > 0 && !neg;
+        else {
+            free(*off);
+            return -1;
+        }
+        if (keep)
+            memcpy(*off + (size_t)n++ * d, c, sizeof(int) * d);
+    }
+    return n;
+}
+
+/* Rank of coords + sign*off on a grid, or MPI_PROC_NULL outside a mesh. */
+static inline int tc_shift(int d, const int *dims, const int *periods, const int *coords,
+                           const int *off, int sign)
+{
+    int rank = 0;
+    for (int j = 0; j < d; j++) {
+        int c = coords[j] + sign * off[j];
+        if (periods[j])
+            c = ((c % dims[j]) + dims[j]) % dims[j];
+        else if (c < 0 || c >= dims[j])
+            return MPI_PROC_NULL;
+        rank = rank * dims[j] + c;
+    }
+    return rank;
+}
+
+/* Builds a distributed graph on comm (whose ranks are row-major on dims)
+ * with the given offsets; neighbors outside a mesh are left out.  If
+ * shuffle is set, each rank lists its sources in a rank-dependent order. */
+static inline int tc_graph(MPI_Comm comm, int d, const int *dims, const int *periods, int s,
+                           const int *off, MPI_Info info, int shuffle, MPI_Comm *graph,
+                           int *outdeg, int *indeg)
+{
+    int rank, coords[TC_MAXD], x;
+    MPI_Comm_rank(comm, &rank);
+    x = rank;
+    for (int j = d - 1; j >= 0; j--) {
+        coords[j] = x % dims[j];
+        x /= dims[j];
+    }
+    int *dst = malloc(sizeof(int) * (size_t)s + 1), *src = malloc(sizeof(int) * (size_t)s + 1);
+    int no = 0, ni = 0;
+    for (int t = 0; t < s; t++) {
+        int q = tc_shift(d, dims, periods, coords, off + (size_t)t * d, +1);
+        if (q != MPI_PROC_NULL)
+            dst[no++] = q;
+        q = tc_shift(d, dims, periods, coords, off + (size_t)t * d, -1);
+        if (q != MPI_PROC_NULL)
+            src[ni++] = q;
+    }
+    if (shuffle)
+        for (int i = ni - 1; i > 0; i--) {
+            int k = (rank * 7 + i * 13) % (i + 1), tmp = src[i];
+            src[i] = src[k];
+            src[k] = tmp;
+        }
+    int rc = MPI_Dist_graph_create_adjacent(comm, ni, src, MPI_UNWEIGHTED, no, dst, MPI_UNWEIGHTED,
+                                            info, 0, graph);
+    free(dst);
+    free(src);
+    *outdeg = no;
+    *indeg = ni;
+    return rc;
+}
+
+#endif

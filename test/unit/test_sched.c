@@ -1,0 +1,397 @@
+/* Unit tests without MPI: for a catalog of neighborhoods, grids and
+ * per-rank neighbor orders, canonicalize every rank's lists the way
+ * detection does, build every algorithm's schedule for every rank, run
+ * them in the simulator and check that every block lands exactly once in
+ * the slot MPI's semantics assign; on large enough tori also check the
+ * round and volume formulas. */
+#include "sched/sched.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int passed, failed;
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (cond) {                                                                                \
+            passed++;                                                                              \
+        } else {                                                                                   \
+            failed++;                                                                              \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
+            printf(__VA_ARGS__);                                                                   \
+            printf("\n");                                                                          \
+        }                                                                                          \
+    } while (0)
+
+typedef struct nbhd_def {
+    char name[64];
+    int d, s;
+    int off[4096 * 4];
+} nbhd_def;
+
+static unsigned long long rng = 88172645463325252ULL;
+static unsigned rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (unsigned)(rng >> 11);
+}
+
+static void shuffle(int *v, int n)
+{
+    for (int i = n - 1; i > 0; i--) {
+        int k = (int)(rnd() % (unsigned)(i + 1)), t = v[i];
+        v[i] = v[k];
+        v[k] = t;
+    }
+}
+
+/* Enumerate all offsets in [-r, r]^d satisfying a predicate. */
+static void gen_box(nbhd_def *n, int d, int r, int (*keep)(const int *c, int d, int r, int r2), int r2,
+                    const char *name)
+{
+    int c[4] = {0};
+    snprintf(n->name, sizeof(n->name), "%s d=%d r=%d", name, d, r);
+    n->d = d;
+    n->s = 0;
+    int total = 1;
+    for (int j = 0; j < d; j++)
+        total *= 2 * (r2 > r ? r2 : r) + 1;
+    int R = r2 > r ? r2 : r;
+    for (int i = 0; i < total; i++) {
+        int x = i;
+        for (int j = d - 1; j >= 0; j--) {
+            c[j] = x % (2 * R + 1) - R;
+            x /= 2 * R + 1;
+        }
+        if (keep(c, d, r, r2)) {
+            memcpy(n->off + n->s * d, c, sizeof(int) * d);
+            n->s++;
+        }
+    }
+}
+
+static int cheb(const int *c, int d)
+{
+    int m = 0;
+    for (int j = 0; j < d; j++)
+        m = abs(c[j]) > m ? abs(c[j]) : m;
+    return m;
+}
+static int keep_moore(const int *c, int d, int r, int r2)
+{
+    (void)r2;
+    int m = cheb(c, d);
+    return m > 0 && m <= r;
+}
+static int keep_vn(const int *c, int d, int r, int r2)
+{
+    (void)r2;
+    int s = 0;
+    for (int j = 0; j < d; j++)
+        s += abs(c[j]);
+    return s > 0 && s <= r;
+}
+static int keep_octant(const int *c, int d, int r, int r2)
+{
+    (void)r2;
+    for (int j = 0; j < d; j++)
+        if (c[j] < 0)
+            return 0;
+    return cheb(c, d) > 0 && cheb(c, d) <= r;
+}
+static int keep_shales(const int *c, int d, int r, int r2)
+{
+    int m = cheb(c, d);
+    return m == r || m == r2;
+}
+
+typedef struct result {
+    long msgs, blocks, nphases;
+} result;
+
+/* Runs one (neighborhood, grid, order, op, algo) case; returns 0 if ok. */
+static int run_case(const nbhd_def *n, const nh_grid *g, int permute, nh_op op, nh_algo algo,
+                    result *out)
+{
+    int p = g->size, d = n->d, rc = 1;
+    int **dests = calloc((size_t)p, sizeof(int *)), **srcs = calloc((size_t)p, sizeof(int *));
+    int *outdeg = calloc((size_t)p, sizeof(int)), *indeg = calloc((size_t)p, sizeof(int));
+    nh_nbhd *nbs = calloc((size_t)p, sizeof(nh_nbhd));
+    nh_sched **sch = calloc((size_t)p, sizeof(nh_sched *));
+    int *tmpl = malloc(sizeof(int) * (size_t)(n->s * d + 1));
+    int *perm = malloc(sizeof(int) * (size_t)(n->s + 1));
+    int coords[NH_MAXDIMS];
+    int ninit = 0;
+    /* The user's lists, in template order or shuffled per rank. */
+    for (int r = 0; r < p; r++) {
+        dests[r] = malloc(sizeof(int) * (size_t)(n->s + 1));
+        srcs[r] = malloc(sizeof(int) * (size_t)(n->s + 1));
+        nh_grid_coords(g, r, coords);
+        for (int t = 0; t < n->s; t++) {
+            int q = nh_grid_shift(g, coords, n->off + t * d, +1);
+            if (q != NH_NONE)
+                dests[r][outdeg[r]++] = q;
+            q = nh_grid_shift(g, coords, n->off + t * d, -1);
+            if (q != NH_NONE)
+                srcs[r][indeg[r]++] = q;
+        }
+        if (permute) {
+            shuffle(dests[r], outdeg[r]);
+            shuffle(srcs[r], indeg[r]);
+        }
+    }
+    /* Template agreement as detection does it: the sorted list of the
+     * (first) rank with the largest out-degree. */
+    int root = 0;
+    for (int r = 1; r < p; r++)
+        if (outdeg[r] > outdeg[root])
+            root = r;
+    if (nh_local_offsets(g, root, outdeg[root], dests[root], +1, tmpl, perm)) {
+        printf("  %s: local offsets failed\n", n->name);
+        goto out;
+    }
+    if (outdeg[root] < n->s) {
+        /* A mesh too small for any rank to see the whole neighborhood:
+         * detection cannot prove isomorphism and leaves it to PMPI. */
+        rc = 0;
+        out->msgs = -1;
+        goto out;
+    }
+    for (ninit = 0; ninit < p; ninit++) {
+        if (nh_nbhd_init(&nbs[ninit], g, ninit, outdeg[root], tmpl, outdeg[ninit], dests[ninit],
+                         indeg[ninit], srcs[ninit])) {
+            printf("  %s: rank %d does not fit the template\n", n->name, ninit);
+            goto out;
+        }
+    }
+    for (int r = 0; r < p; r++) {
+        if (nh_algos[algo].build(&nbs[r], op, &sch[r])) {
+            printf("  %s: build failed\n", n->name);
+            goto out;
+        }
+    }
+    nh_sim_result res;
+    nh_sim_run(p, nbs, sch, dests, outdeg, srcs, indeg, op, &res);
+    if (!res.ok) {
+        printf("  %s grid %dx.. %s %s: %s\n", n->name, g->dims[0], nh_op_name(op), nh_algos[algo].name,
+               res.why);
+        goto out;
+    }
+    out->msgs = sch[0]->tmpl_msgs;
+    out->blocks = sch[0]->tmpl_blocks;
+    out->nphases = sch[0]->nphases;
+    rc = 0;
+out:
+    for (int r = 0; r < p; r++) {
+        free(dests[r]);
+        free(srcs[r]);
+        nh_sched_free(sch[r]);
+    }
+    for (int r = 0; r < ninit; r++)
+        nh_nbhd_fini(&nbs[r]);
+    free(dests);
+    free(srcs);
+    free(outdeg);
+    free(indeg);
+    free(nbs);
+    free(sch);
+    free(tmpl);
+    free(perm);
+    return rc;
+}
+
+/* Paper formulas on a torus large enough that no offsets alias. */
+static void check_formulas(const nbhd_def *n)
+{
+    int dims[4], per[4] = {1, 1, 1, 1}, maxc = 0;
+    for (int i = 0; i < n->s * n->d; i++)
+        maxc = abs(n->off[i]) > maxc ? abs(n->off[i]) : maxc;
+    for (int j = 0; j < n->d; j++)
+        dims[j] = 2 * maxc + 1 + (j == 0); /* odd and even sizes */
+    nh_grid g;
+    nh_grid_init(&g, n->d, dims, per);
+    if (g.size > 4096)
+        return;
+    long D = 0, V = 0, rounds_td = 0, vol_td = 0, phases = 0, classes = 0;
+    for (int j = 0; j < n->d; j++) {
+        int mp = 0, mn = 0, seen[64] = {0}, nv = 0;
+        for (int t = 0; t < n->s; t++) {
+            int c = n->off[t * n->d + j];
+            mp = c > mp ? c : mp;
+            mn = -c > mn ? -c : mn;
+            if (c != 0 && !seen[c + 32]++)
+                nv++;
+        }
+        D += mp + mn;
+        phases += mp > mn ? mp : mn;
+        rounds_td += nv;
+    }
+    int zero = 0;
+    for (int t = 0; t < n->s; t++) {
+        int nz = 0, l1 = 0, dup = 0;
+        for (int j = 0; j < n->d; j++) {
+            nz += n->off[t * n->d + j] != 0;
+            l1 += abs(n->off[t * n->d + j]);
+        }
+        V += l1;
+        vol_td += nz;
+        zero |= nz == 0;
+        for (int u = 0; u < t && !dup; u++)
+            dup = memcmp(n->off + u * n->d, n->off + t * n->d, sizeof(int) * n->d) == 0;
+        classes += !dup && nz;
+    }
+    result r;
+    if (run_case(n, &g, 0, NH_OP_ALLTOALL, NH_ALGO_TORUS, &r) == 0) {
+        CHECK(r.msgs == D && r.blocks == V && r.nphases == phases + zero,
+              "%s torus: msgs %ld (D=%ld) blocks %ld (V=%ld) phases %ld (%ld)", n->name, r.msgs, D,
+              r.blocks, V, r.nphases, phases + zero);
+    }
+    result ag;
+    if (run_case(n, &g, 0, NH_OP_ALLGATHER, NH_ALGO_TORUS, &ag) == 0)
+        CHECK(ag.msgs == D && ag.blocks <= V, "%s torus allgather: msgs %ld blocks %ld > V=%ld",
+              n->name, ag.msgs, ag.blocks, V);
+    if (run_case(n, &g, 0, NH_OP_ALLTOALL, NH_ALGO_TORUS_DIRECT, &r) == 0)
+        CHECK(r.msgs == rounds_td && r.blocks == vol_td,
+              "%s torus_direct: msgs %ld (%ld) blocks %ld (%ld)", n->name, r.msgs, rounds_td,
+              r.blocks, vol_td);
+    if (run_case(n, &g, 0, NH_OP_ALLTOALL, NH_ALGO_DIRECT, &r) == 0)
+        CHECK(r.msgs == classes && r.nphases == 1 + zero, "%s direct: msgs %ld (%ld classes)",
+              n->name, r.msgs, classes);
+}
+
+static void sweep(const nbhd_def *n, int ndims, const int *dims, const int *periods)
+{
+    nh_grid g;
+    if (nh_grid_init(&g, ndims, dims, periods)) {
+        CHECK(0, "bad grid");
+        return;
+    }
+    for (int op = 0; op < NH_OP_COUNT; op++)
+        for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++)
+            for (int permute = 0; permute < 2; permute++) {
+                result r;
+                CHECK(run_case(n, &g, permute, (nh_op)op, (nh_algo)a, &r) == 0,
+                      "%s on %dD grid %d..%d periodic=%d: %s %s permute=%d", n->name, ndims, dims[0],
+                      dims[ndims - 1], periods[0], nh_op_name((nh_op)op), nh_algos[a].name, permute);
+            }
+}
+
+static nbhd_def N;
+
+static void grids_for(const nbhd_def *n)
+{
+    static const int g1[][1] = {{1}, {2}, {3}, {7}};
+    static const int g2[][2] = {{2, 3}, {4, 5}, {1, 4}, {2, 2}};
+    static const int g3[][3] = {{2, 2, 2}, {3, 4, 2}, {1, 2, 3}};
+    static const int g4[][4] = {{2, 3, 2, 2}, {1, 2, 1, 3}};
+    int per_all[4] = {1, 1, 1, 1}, per_none[4] = {0, 0, 0, 0}, per_mix[4] = {1, 0, 1, 0};
+    const int *pers[3] = {per_all, per_none, per_mix};
+    for (int k = 0; k < 3; k++) {
+        if (n->d == 1)
+            for (size_t i = 0; i < sizeof(g1) / sizeof(g1[0]); i++)
+                sweep(n, 1, g1[i], pers[k]);
+        if (n->d == 2)
+            for (size_t i = 0; i < sizeof(g2) / sizeof(g2[0]); i++)
+                sweep(n, 2, g2[i], pers[k]);
+        if (n->d == 3)
+            for (size_t i = 0; i < sizeof(g3) / sizeof(g3[0]); i++)
+                sweep(n, 3, g3[i], pers[k]);
+        if (n->d == 4)
+            for (size_t i = 0; i < sizeof(g4) / sizeof(g4[0]); i++)
+                sweep(n, 4, g4[i], pers[k]);
+    }
+}
+
+static void test_catalog(void)
+{
+    for (int d = 1; d <= 4; d++)
+        for (int r = 1; r <= 3; r++) {
+            if (d == 4 && r > 2)
+                continue;
+            gen_box(&N, d, r, keep_moore, 0, "moore");
+            grids_for(&N);
+            check_formulas(&N);
+            gen_box(&N, d, r, keep_vn, 0, "vonneumann");
+            grids_for(&N);
+            check_formulas(&N);
+        }
+    for (int r = 1; r <= 3; r += 2) {
+        gen_box(&N, 3, r, keep_octant, 0, "octant");
+        grids_for(&N);
+        check_formulas(&N);
+    }
+    gen_box(&N, 2, 1, keep_shales, 3, "shales r1=1 r2=3");
+    grids_for(&N);
+    check_formulas(&N);
+}
+
+static void test_random(void)
+{
+    /* Random lists with duplicates and the zero offset. */
+    for (int iter = 0; iter < 40; iter++) {
+        int d = 1 + (int)(rnd() % 3);
+        N.d = d;
+        N.s = 1 + (int)(rnd() % 12);
+        snprintf(N.name, sizeof(N.name), "random#%d d=%d s=%d", iter, d, N.s);
+        for (int t = 0; t < N.s; t++)
+            for (int j = 0; j < d; j++)
+                N.off[t * d + j] = (int)(rnd() % 7) - 3;
+        if (N.s > 2) /* force a duplicate and a zero offset */
+            memcpy(N.off + (N.s - 1) * d, N.off, sizeof(int) * d);
+        if (iter % 3 == 0)
+            memset(N.off, 0, sizeof(int) * d);
+        grids_for(&N);
+        check_formulas(&N);
+    }
+}
+
+static void test_canon(void)
+{
+    /* Lists that are not isomorphic must be rejected. */
+    int dims[2] = {4, 4}, per[2] = {1, 1};
+    nh_grid g;
+    nh_grid_init(&g, 2, dims, per);
+    int tmpl[4] = {0, 1, 1, 0}; /* sorted: (0,1), (1,0) */
+    int dests[2] = {1, 4}, srcs[2] = {3, 12};
+    nh_nbhd nb;
+    CHECK(nh_nbhd_init(&nb, &g, 0, 2, tmpl, 2, dests, 2, srcs) == 0, "plain 2-D fits");
+    nh_nbhd_fini(&nb);
+    int bad_srcs[2] = {3, 13};
+    CHECK(nh_nbhd_init(&nb, &g, 0, 2, tmpl, 2, dests, 2, bad_srcs) == 1,
+          "sources that are not negated offsets are rejected");
+    int bad_dests[2] = {1, 5};
+    CHECK(nh_nbhd_init(&nb, &g, 0, 2, tmpl, 2, bad_dests, 2, srcs) == 1, "wrong offset rejected");
+    int out_of_range[2] = {1, 16};
+    CHECK(nh_nbhd_init(&nb, &g, 0, 2, tmpl, 2, out_of_range, 2, srcs) == 1, "rank 16 rejected");
+    /* Normalization: -1 and +1 alias on a periodic dimension of size 2. */
+    int off[2] = {-1, 3};
+    int dims2[2] = {2, 4};
+    nh_grid g2;
+    nh_grid_init(&g2, 2, dims2, per);
+    nh_grid_normalize(&g2, off);
+    CHECK(off[0] == 1 && off[1] == -1, "normalize (-1,3) on 2x4 -> (1,-1), got (%d,%d)", off[0],
+          off[1]);
+    nh_grid a, b;
+    int da[3] = {4, 1, 2}, db[2] = {4, 2};
+    int per3[3] = {1, 1, 1};
+    nh_grid_init(&a, 3, da, per3);
+    nh_grid_init(&b, 2, db, per);
+    CHECK(nh_grid_equiv(&a, &b), "size-1 dims are irrelevant to grid equivalence");
+    /* Coupling: a single offset leaves block sizes free per rank. */
+    int one[2] = {0, 1};
+    CHECK(!nh_sizes_coupled(&g, 1, one), "single offset is not size-coupled");
+    int moore[16] = {-1, -1, -1, 0, -1, 1, 0, -1, 0, 1, 1, -1, 1, 0, 1, 1};
+    CHECK(nh_sizes_coupled(&g, 8, moore), "2-D Moore is size-coupled");
+}
+
+int main(void)
+{
+    test_canon();
+    test_catalog();
+    test_random();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
