@@ -26,10 +26,10 @@ static int plan_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
     (void)keyval;
     (void)extra;
     nh_plan *p = attr;
+    nh_bind_cache_free(p); /* bindings point into the schedules */
     for (int o = 0; o < NH_OP_COUNT; o++)
         for (int a = 0; a < NH_ALGO_COUNT; a++)
             nh_sched_free(p->sched[o][a]);
-    nh_bind_cache_free(p);
     nh_nbhd_fini(&p->nb);
     int rc = MPI_SUCCESS;
     if (p->pcomm != MPI_COMM_NULL)

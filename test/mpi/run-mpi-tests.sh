@@ -1,2 +1,97 @@
 #!/bin/sh
-exit 0
+# MPI tests under LD_PRELOAD: every algorithm forced and auto, 1..4 ranks,
+# both bindings, the report format, rejection of bad settings, and a
+# benchmark smoke run.  Prints "N passed, N failed".
+: "${MPIEXEC:=mpiexec.mpich}"
+: "${TOP_BUILDDIR:=.}"
+lib=${NHOOD_LIB:-$TOP_BUILDDIR/.libs/libnhood.so}
+t=$TOP_BUILDDIR/test/mpi
+log=${TMPDIR:-/tmp}/nhood-mpi-test.$$
+pass=0
+fail=0
+case "$MPIEXEC" in
+    *openmpi*) env_flag() { echo "-x $1=$2"; }; extra="--oversubscribe --mca mpi_yield_when_idle 1" ;;
+    *) env_flag() { echo "-genv $1 $2"; }; extra="" ;;
+esac
+
+ok() { pass=$((pass + 1)); echo "ok $pass $1"; }
+bad() { fail=$((fail + 1)); echo "not ok $1"; sed 's/^/    /' "$log.err" | tail -20; }
+
+# run NAME NP "VAR=VAL ..." PROGRAM [ARGS]: succeeds if the program does.
+run() {
+    name=$1 np=$2 vars=$3
+    shift 3
+    flags="$(env_flag LD_PRELOAD "$lib") $(env_flag NHOOD_LIB "$lib")"
+    for v in $vars; do flags="$flags $(env_flag "${v%%=*}" "${v#*=}")"; done
+    # shellcheck disable=SC2086
+    timeout 300 $MPIEXEC $extra -n "$np" $flags "$@" >"$log.out" 2>"$log.err"
+}
+
+for np in 1 2 3 4; do
+    for algo in auto direct torus torus_direct pmpi; do
+        name="neighbor np=$np NHOOD_ALGO=$algo"
+        if run "$name" $np "NHOOD_ALGO=$algo NHOOD_FALLBACK=silent" "$t/test_neighbor"; then ok "$name"; else bad "$name"; fi
+    done
+done
+for np in 2 4; do
+    for b in pack zcopy; do
+        for algo in auto torus; do
+            name="neighbor np=$np NHOOD_ALGO=$algo NHOOD_BINDING=$b"
+            if run "$name" $np "NHOOD_ALGO=$algo NHOOD_BINDING=$b NHOOD_FALLBACK=silent" "$t/test_neighbor"; then ok "$name"; else bad "$name"; fi
+        done
+    done
+done
+
+# Report: isomorphic graphs on MPI_COMM_WORLD get a combining algorithm,
+# the irregular one is left to PMPI.
+name="NHOOD_REPORT=1 format"
+if run "$name" 4 "NHOOD_REPORT=1" "$t/test_neighbor" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic source=inferred dims=[0-9x]+ periods=[0-9,]+ neighbors=26 algorithm=(direct|torus|torus_direct) binding=(pack|zcopy) calls=[1-9][0-9]* rounds=[0-9]+ messages=[0-9]+' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=allgather pattern=none .*algorithm=pmpi .*calls=[1-9]' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+
+# Bad settings fail loudly, naming the variable and the allowed values.
+expect_reject() {
+    name="rejects $1=$2"
+    if run "$name" 2 "$1=$2" "$t/test_badenv"; then
+        bad "$name (exited 0)"
+    elif grep -q "$1=\"$2\" is not valid" "$log.err" && grep -q "allowed: $3" "$log.err" &&
+        [ "$(grep -c 'nhood: error' "$log.err")" -eq 1 ]; then
+        ok "$name"
+    else
+        bad "$name"
+    fi
+}
+expect_reject NHOOD_ALGO bogus "auto|pmpi|direct|torus|torus_direct"
+expect_reject NHOOD_ALGO_ALLTOALL Torus "auto|pmpi|direct|torus|torus_direct"
+expect_reject NHOOD_BINDING copy "auto|pack|zcopy"
+expect_reject NHOOD_FALLBACK loud "warn|error|silent"
+expect_reject NHOOD_REPORT yes "0|1"
+expect_reject NHOOD_COST_ALPHA 1.5us "a non-negative number"
+
+# Forced algorithm on a non-isomorphic graph with NHOOD_FALLBACK=error fails.
+name="NHOOD_FALLBACK=error on an irregular graph"
+if run "$name" 3 "NHOOD_ALGO=torus NHOOD_FALLBACK=error" "$t/test_neighbor"; then
+    bad "$name (exited 0)"
+elif grep -q "nhood: error: algorithm torus was forced" "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+
+# Benchmark smoke test: header plus one row per size, ratio column filled.
+name="nhood-bench CSV"
+if run "$name" 2 "" "$TOP_BUILDDIR/nhood-bench" --op allgather --dims 2 --radius 1 --bytes 8,64 --reps 20 &&
+    [ "$(head -1 "$log.out")" = "op,nbhd,dims,radius,procs,bytes,algorithm,native_us,nhood_us,ratio" ] &&
+    [ "$(grep -c '^allgather,moore,2,1,2,' "$log.out")" -eq 2 ]; then
+    ok "$name"
+else
+    bad "$name"
+fi
+
+rm -f "$log.out" "$log.err"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
