@@ -16,7 +16,10 @@ typedef struct nh_cost {
     double alpha; /* us per phase (synchronization latency) */
     double o;     /* us per message */
     double beta;  /* us per byte sent */
-    double gamma; /* us per byte copied or packed */
+    double gamma;  /* us per byte copied locally (memcpy, mostly in cache) */
+    double pack;   /* us per byte through nhood's pack or unpack (pack binding) */
+    double gather; /* us per byte gathered/scattered by MPI's datatype engine (zcopy) */
+    double delta;  /* us per block described in a zero-copy struct datatype */
 } nh_cost;
 
 typedef struct nh_config {

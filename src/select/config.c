@@ -8,13 +8,24 @@
 
 #include "nh.h"
 
-/* Default cost parameters, calibrated with nhood-bench on the development
- * machine (MPICH 4.0.2 ch4:ucx, 2 ranks on 2 cores): see README. */
+/* Default cost parameters, fitted to nhood-bench runs on the development
+ * machine (MPICH 4.0.2 ch4:ucx, 2 ranks on 2 cores, 3-D Moore r=1, 8 B to
+ * 64 KiB; see README, "Cost model"): one combined message ~0.65 us
+ * (alpha + o), each further message of the native linear exchange
+ * ~0.15 us, message bytes ~10 GB/s, local copies nearly free in cache,
+ * nhood's own pack and unpack ~4 GB/s each, the datatype engine's gather
+ * ~6.5 GB/s plus ~0.01 us per struct block. */
 nh_config nh_cfg = {
     .algo = NH_ALGO_AUTO,
     .binding = NH_BIND_AUTO,
     .fallback = NH_FALLBACK_WARN,
-    .cost = {.alpha = 1.0, .o = 0.6, .beta = 0.0004, .gamma = 0.00015},
+    .cost = {.alpha = 0.5,
+             .o = 0.15,
+             .beta = 0.0001,
+             .gamma = 0.00001,
+             .pack = 0.00025,
+             .gather = 0.00015,
+             .delta = 0.01},
 };
 
 static const char *const binding_names[NH_BIND_COUNT] = {"auto", "pack", "zcopy"};
@@ -43,6 +54,9 @@ static const knob knobs[] = {
     {"NHOOD_COST_O", NULL, K_DOUBLE, &nh_cfg.cost.o, "cost model: us per message"},
     {"NHOOD_COST_BETA", NULL, K_DOUBLE, &nh_cfg.cost.beta, "cost model: us per byte sent"},
     {"NHOOD_COST_GAMMA", NULL, K_DOUBLE, &nh_cfg.cost.gamma, "cost model: us per byte copied"},
+    {"NHOOD_COST_PACK", NULL, K_DOUBLE, &nh_cfg.cost.pack, "cost model: us per byte packed"},
+    {"NHOOD_COST_GATHER", NULL, K_DOUBLE, &nh_cfg.cost.gather, "cost model: us per byte gathered"},
+    {"NHOOD_COST_DELTA", NULL, K_DOUBLE, &nh_cfg.cost.delta, "cost model: us per zero-copy block"},
 };
 
 static int parse_enum(const char *v, const char *const *names, int n)

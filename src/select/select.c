@@ -11,20 +11,18 @@
 /* Cost of a schedule in microseconds for blocks of m bytes:
  *   alpha * phases + o * messages + beta * bytes sent
  *   + gamma * bytes copied locally
- *   + gamma * 2 * bytes in multi-block messages (pack and unpack; the
- *     zero-copy binding hands the same gather/scatter to the MPI datatype
- *     engine, which costs about the same per byte plus a per-block term). */
+ *   + for the bytes of multi-block messages: pack binding 2 * pack (gather
+ *     into a buffer, scatter out of it), zcopy binding gather (MPI's
+ *     datatype engine) plus delta per block. */
 double nh_cost_of(const nh_sched *s, nh_binding b, size_t m)
 {
     const nh_cost *c = &nh_cfg.cost;
-    double bytes = (double)m;
+    double bytes = (double)m, multi = (double)s->tmpl_multi;
     double t = c->alpha * s->nphases + c->o * (double)s->tmpl_msgs +
                c->beta * bytes * (double)s->tmpl_blocks + c->gamma * bytes * (double)s->tmpl_copies;
     if (b == NH_BIND_ZCOPY)
-        t += 2.0 * c->gamma * bytes * (double)s->tmpl_multi + 0.02 * (double)s->tmpl_multi;
-    else
-        t += 2.0 * c->gamma * bytes * (double)s->tmpl_multi;
-    return t;
+        return t + (c->gather * bytes + c->delta) * multi;
+    return t + 2.0 * c->pack * bytes * multi;
 }
 
 /* The native linear algorithm: one message per neighbor, self included. */
