@@ -13,13 +13,16 @@ typedef enum { NH_BIND_AUTO = 0, NH_BIND_PACK, NH_BIND_ZCOPY, NH_BIND_COUNT } nh
 typedef enum { NH_FALLBACK_WARN = 0, NH_FALLBACK_ERROR, NH_FALLBACK_SILENT } nh_fallback;
 
 typedef struct nh_cost {
-    double alpha; /* us per phase (synchronization latency) */
-    double o;     /* us per message */
-    double beta;  /* us per byte sent */
-    double gamma;  /* us per byte copied locally (memcpy, mostly in cache) */
-    double pack;   /* us per byte through nhood's pack or unpack (pack binding) */
-    double gather; /* us per byte gathered/scattered by MPI's datatype engine (zcopy) */
-    double delta;  /* us per block described in a zero-copy struct datatype */
+    double alpha;        /* us per phase (synchronization latency) */
+    double o;            /* us per message */
+    double beta;         /* us per byte sent */
+    double gamma;        /* us per byte copied locally (memcpy, mostly in cache) */
+    double pack;         /* us per byte through nhood's pack or unpack (pack binding) */
+    double gather;       /* us per byte of a large struct message (zcopy, datatype engine) */
+    double gather_small; /* same for struct messages up to the eager limit */
+    double delta;        /* us per block described in a zero-copy struct datatype */
+    double eager;        /* bytes: larger contiguous messages use the rendezvous protocol */
+    double rndv;         /* us of rendezvous handshake per such message */
 } nh_cost;
 
 typedef struct nh_config {
@@ -57,6 +60,12 @@ typedef struct nh_plan {
     MPI_Comm pcomm; /* private duplicate for internal traffic */
     int tag_ub;
     nh_algo algo_info[NH_OP_COUNT]; /* nhood_algorithm info key; AUTO = unset */
+    struct {
+        size_t m;
+        int valid;
+        nh_algo algo;
+        nh_binding binding;
+    } last[NH_OP_COUNT]; /* the auto decision for the last block size */
     int warned;
     nh_sched *sched[NH_OP_COUNT][NH_ALGO_COUNT];
     nh_bind *bcache; /* small cache of bindings for predefined types */

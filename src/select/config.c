@@ -9,12 +9,8 @@
 #include "nh.h"
 
 /* Default cost parameters, fitted to nhood-bench runs on the development
- * machine (MPICH 4.0.2 ch4:ucx, 2 ranks on 2 cores, 3-D Moore r=1, 8 B to
- * 64 KiB; see README, "Cost model"): one combined message ~0.65 us
- * (alpha + o), each further message of the native linear exchange
- * ~0.15 us, message bytes ~10 GB/s, local copies nearly free in cache,
- * nhood's own pack and unpack ~4 GB/s each, the datatype engine's gather
- * ~6.5 GB/s plus ~0.01 us per struct block. */
+ * machine (MPICH 4.0.2 ch4:ucx, 2 ranks on 2 cores; 2-D and 3-D Moore,
+ * 8 B to 64 KiB blocks; see README, "Cost model"). */
 nh_config nh_cfg = {
     .algo = NH_ALGO_AUTO,
     .binding = NH_BIND_AUTO,
@@ -23,9 +19,12 @@ nh_config nh_cfg = {
              .o = 0.15,
              .beta = 0.0001,
              .gamma = 0.00001,
-             .pack = 0.00025,
-             .gather = 0.00015,
-             .delta = 0.01},
+             .pack = 0.00003,
+             .gather = 0.00003,
+             .gather_small = 0.00065,
+             .delta = 0.01,
+             .eager = 8192,
+             .rndv = 4.0},
 };
 
 static const char *const binding_names[NH_BIND_COUNT] = {"auto", "pack", "zcopy"};
@@ -56,6 +55,10 @@ static const knob knobs[] = {
     {"NHOOD_COST_GAMMA", NULL, K_DOUBLE, &nh_cfg.cost.gamma, "cost model: us per byte copied"},
     {"NHOOD_COST_PACK", NULL, K_DOUBLE, &nh_cfg.cost.pack, "cost model: us per byte packed"},
     {"NHOOD_COST_GATHER", NULL, K_DOUBLE, &nh_cfg.cost.gather, "cost model: us per byte gathered"},
+    {"NHOOD_COST_GATHER_SMALL", NULL, K_DOUBLE, &nh_cfg.cost.gather_small,
+     "cost model: us per byte gathered, eager messages"},
+    {"NHOOD_COST_EAGER", NULL, K_DOUBLE, &nh_cfg.cost.eager, "cost model: eager limit in bytes"},
+    {"NHOOD_COST_RNDV", NULL, K_DOUBLE, &nh_cfg.cost.rndv, "cost model: us per rendezvous"},
     {"NHOOD_COST_DELTA", NULL, K_DOUBLE, &nh_cfg.cost.delta, "cost model: us per zero-copy block"},
 };
 

@@ -8,21 +8,32 @@
  * `auto` makes a size-independent choice (direct). */
 #include "nh.h"
 
-/* Cost of a schedule in microseconds for blocks of m bytes:
- *   alpha * phases + o * messages + beta * bytes sent
- *   + gamma * bytes copied locally
- *   + for the bytes of multi-block messages: pack binding 2 * pack (gather
- *     into a buffer, scatter out of it), zcopy binding gather (MPI's
- *     datatype engine) plus delta per block. */
+/* Cost of a schedule in microseconds for blocks of m bytes, summed over
+ * its rounds with interior-rank block counts (identical on every rank):
+ *   alpha per phase, gamma per byte copied locally, and per message of S
+ *   bytes in n blocks: o + beta * S
+ *   + rndv if the message goes out contiguous (one block, or packed) and
+ *     S exceeds the eager limit
+ *   + for n > 1: pack binding 2 * pack * S (gather and scatter copies);
+ *     zcopy binding delta * n + gather(_small) * S (MPI's datatype engine,
+ *     much slower on eager-sized messages with MPICH over UCX). */
 double nh_cost_of(const nh_sched *s, nh_binding b, size_t m)
 {
     const nh_cost *c = &nh_cfg.cost;
-    double bytes = (double)m, multi = (double)s->tmpl_multi;
-    double t = c->alpha * s->nphases + c->o * (double)s->tmpl_msgs +
-               c->beta * bytes * (double)s->tmpl_blocks + c->gamma * bytes * (double)s->tmpl_copies;
-    if (b == NH_BIND_ZCOPY)
-        return t + (c->gather * bytes + c->delta) * multi;
-    return t + 2.0 * c->pack * bytes * multi;
+    double t = c->alpha * s->nphases + c->gamma * (double)m * (double)s->tmpl_copies;
+    for (int i = 0; i < s->nrounds; i++) {
+        const nh_round *r = &s->rounds[i];
+        double n = r->tmpl_blocks, S = n * (double)m;
+        if (r->copy)
+            continue;
+        t += c->o + c->beta * S;
+        if ((n == 1 || b == NH_BIND_PACK) && S > c->eager)
+            t += c->rndv;
+        if (n > 1)
+            t += b == NH_BIND_PACK ? 2 * c->pack * S
+                                   : c->delta * n + (S > c->eager ? c->gather : c->gather_small) * S;
+    }
+    return t;
 }
 
 /* The native linear algorithm: one message per neighbor, self included. */
@@ -85,6 +96,10 @@ int nh_select(nh_plan *p, nh_op op, size_t m, nh_choice *out)
                     "rank); using direct",
                     nh_algos[forced].name, p->id);
         }
+    } else if (forced == NH_ALGO_AUTO && p->last[op].valid && p->last[op].m == m) {
+        out->algo = p->last[op].algo;
+        out->binding = p->last[op].binding;
+        return MPI_SUCCESS;
     } else if (forced == NH_ALGO_AUTO) {
         best = NH_ALGO_DIRECT;
         if (p->coupled) {
@@ -106,5 +121,11 @@ int nh_select(nh_plan *p, nh_op op, size_t m, nh_choice *out)
         return MPI_ERR_NO_MEM;
     out->algo = best;
     out->binding = pick_binding(s, m);
+    if (forced == NH_ALGO_AUTO) {
+        p->last[op].valid = 1;
+        p->last[op].m = m;
+        p->last[op].algo = out->algo;
+        p->last[op].binding = out->binding;
+    }
     return MPI_SUCCESS;
 }
