@@ -106,6 +106,9 @@ double nh_cost_native(const nh_plan *p, size_t m);
 int nh_exec_blocking(nh_plan *p, const nh_sched *s, nh_binding b, nh_op op, const void *sbuf,
                      int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype);
 void nh_bind_cache_free(nh_plan *p);
+/* Blocks per message when a round of n blocks of m bytes is split to stay
+ * under the eager limit (n when it is not split). */
+int nh_chunk_blocks(size_t m, int n);
 
 /* ---- report (report.c) ---- */
 typedef struct nh_report_rec {

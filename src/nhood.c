@@ -31,15 +31,22 @@ void nh_error(const char *fmt, ...)
 }
 
 /* Configuration errors are fatal: a typo in NHOOD_ALGO must not silently
- * measure the wrong thing.  Rank 0 explains, everyone aborts. */
+ * measure the wrong thing.  All ranks learn of any rank's error (one
+ * reduction at start-up), rank 0 explains, and all leave together, so the
+ * message is never lost to a racing abort. */
 static int after_init(int provided)
 {
     char msg[512];
+    int bad, anybad;
     PMPI_Comm_rank(MPI_COMM_WORLD, &nh_world_rank);
-    if (nh_config_load(msg, sizeof(msg))) {
+    bad = nh_config_load(msg, sizeof(msg)) != 0;
+    PMPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (anybad) {
         if (nh_world_rank == 0)
-            fprintf(stderr, "nhood: error: %s\n", msg);
-        PMPI_Abort(MPI_COMM_WORLD, 2);
+            fprintf(stderr, "nhood: error: %s\n", bad ? msg : "invalid NHOOD_* setting on another rank");
+        fflush(stderr);
+        PMPI_Finalize();
+        exit(2);
     }
     /* Under MPI_THREAD_MULTIPLE nhood steps aside entirely: plans, caches
      * and bindings are not synchronized. */

@@ -10,7 +10,10 @@
  *    paper's Algorithm 1), so nhood copies no bytes itself; temp slots are
  *    laid out like receive blocks.
  * A single-block message is sent straight from, or received straight into,
- * its block with the user's count and type under both kinds.  Both kinds
+ * its block with the user's count and type under both kinds.  A round
+ * whose blocks would exceed the eager limit but fit it in groups is split
+ * into eager-sized messages (nh_chunk_blocks); both ends derive the split
+ * from the block count and size, which they share.  Both kinds
  * put the same bytes on the wire (any message may be received as
  * MPI_PACKED and a packed one with any matching type), so ranks may bind
  * differently.
@@ -26,6 +29,13 @@
 
 #define NH_BIND_CACHE 8
 
+/* One message of a round: blocks [first, first + n) of its send or recv list. */
+typedef struct nh_msg {
+    int round, send, first, n, tag;
+    MPI_Datatype type; /* zcopy struct when n > 1 */
+    size_t off, bytes; /* pack buffer range when n > 1 */
+} nh_msg;
+
 struct nh_bind {
     nh_bind *next;
     const nh_sched *s;
@@ -35,14 +45,16 @@ struct nh_bind {
     int scount, rcount;
     MPI_Datatype stype, rtype;
     MPI_Aint sext, rext, rtlb;
+    int tag_ub;
     size_t m;  /* bytes per receive or temp block */
     size_t ms; /* bytes per send block (differs from m only without coupling, see select.c) */
     int scontig, rcontig;
     char *temp;
     size_t tstride;
-    MPI_Datatype *stypes, *rtypes; /* zcopy: per round */
-    char *msg;                     /* pack: per-round message buffers */
-    size_t *soff, *roff;
+    nh_msg *msgs; /* in round order, receives before sends within a round */
+    int nmsgs;
+    int *phase_start; /* first message of each phase, nphases + 1 entries */
+    char *msg;        /* pack: message buffers */
     MPI_Request *reqs;
     MPI_Status *stats; /* MPI_STATUSES_IGNORE trips gcc 12's -Wstringop-overflow with MPICH */
     char *scratch; /* one packed block, for local copies */
@@ -177,25 +189,92 @@ static void bind_free(nh_bind *b)
 {
     if (!b)
         return;
-    for (int i = 0; b->stypes && i < b->s->nrounds; i++) {
-        if (b->stypes[i] != MPI_DATATYPE_NULL)
-            PMPI_Type_free(&b->stypes[i]);
-        if (b->rtypes[i] != MPI_DATATYPE_NULL)
-            PMPI_Type_free(&b->rtypes[i]);
-    }
-    free(b->stypes);
-    free(b->rtypes);
+    for (int i = 0; i < b->nmsgs; i++)
+        if (b->msgs[i].type != MPI_DATATYPE_NULL)
+            PMPI_Type_free(&b->msgs[i].type);
+    free(b->msgs);
+    free(b->phase_start);
     free(b->temp);
     free(b->msg);
-    free(b->soff);
-    free(b->roff);
     free(b->reqs);
     free(b->stats);
     free(b->scratch);
     free(b);
 }
 
-static int bind_new(const nh_sched *s, nh_binding kind, const void *sbuf, int scount,
+int nh_chunk_blocks(size_t m, int n)
+{
+    double eager = nh_cfg.cost.eager;
+    if (m == 0 || eager <= 0 || (double)m * n <= eager)
+        return n;
+    int k = (int)(eager / (double)m);
+    return k >= 2 ? k : n;
+}
+
+/* Splits every round into messages and prepares each one's datatype or
+ * buffer range; msgs are appended in round order, so phases stay
+ * contiguous. */
+static int plan_msgs(nh_bind *b)
+{
+    const nh_sched *s = b->s;
+    size_t cap = 0, total = 0;
+    for (int i = 0; i < s->nrounds; i++)
+        cap += (size_t)s->rounds[i].nsend + s->rounds[i].nrecv;
+    b->msgs = calloc(cap + 1, sizeof(nh_msg));
+    b->phase_start = calloc((size_t)s->nphases + 1, sizeof(int));
+    if (!b->msgs || !b->phase_start)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < s->nrounds; i++) {
+        const nh_round *r = &s->rounds[i];
+        int chunk = 0;
+        if (r->copy)
+            continue;
+        for (int send = 0; send < 2; send++) {
+            int n = send ? r->nsend : r->nrecv;
+            const nh_blk *blks = send ? r->send : r->recv;
+            if (n == 0)
+                continue;
+            /* Both ends see the same n; the sender's block size is the
+             * receiver's (MPI signature matching), so the split agrees. */
+            int k = nh_chunk_blocks(blk_bytes(b, blks[0]), n);
+            chunk = 0;
+            for (int first = 0; first < n; first += k, chunk++) {
+                nh_msg *g = &b->msgs[b->nmsgs++];
+                g->round = i;
+                g->send = send;
+                g->first = first;
+                g->n = n - first < k ? n - first : k;
+                g->type = MPI_DATATYPE_NULL;
+                g->tag = (int)(((long)chunk * s->nrounds + i) % ((long)b->tag_ub + 1));
+                if (g->n == 1)
+                    continue;
+                if (b->kind == NH_BIND_ZCOPY) {
+                    int rc = build_struct(b, blks + first, g->n, &g->type);
+                    if (rc)
+                        return rc;
+                } else {
+                    g->off = total;
+                    for (int k2 = 0; k2 < g->n; k2++)
+                        g->bytes += blk_bytes(b, blks[first + k2]);
+                    total += g->bytes;
+                }
+            }
+        }
+    }
+    /* Phase boundaries over the message list. */
+    int ph = 0;
+    for (int j = 0; j < b->nmsgs; j++)
+        while (ph <= s->rounds[b->msgs[j].round].phase)
+            b->phase_start[ph++] = j;
+    while (ph <= s->nphases)
+        b->phase_start[ph++] = b->nmsgs;
+    b->reqs = malloc((size_t)(b->nmsgs + 1) * sizeof(MPI_Request));
+    b->stats = malloc((size_t)(b->nmsgs + 1) * sizeof(MPI_Status));
+    b->msg = malloc(total + 1);
+    return b->reqs && b->stats && b->msg ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+static int bind_new(const nh_sched *s, int tag_ub, nh_binding kind, const void *sbuf, int scount,
                     MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, nh_bind **out)
 {
     int rc, tsize, ssize;
@@ -204,6 +283,7 @@ static int bind_new(const nh_sched *s, nh_binding kind, const void *sbuf, int sc
     if (!b)
         return MPI_ERR_NO_MEM;
     b->s = s;
+    b->tag_ub = tag_ub;
     b->sbuf = sbuf;
     b->rbuf = rbuf;
     b->scount = scount;
@@ -235,42 +315,10 @@ static int bind_new(const nh_sched *s, nh_binding kind, const void *sbuf, int sc
     rc = MPI_ERR_NO_MEM;
     b->temp = malloc(b->tstride * (size_t)s->ntemp + 1);
     b->scratch = malloc((b->m > b->ms ? b->m : b->ms) + 1);
-    b->reqs = malloc(2 * ((size_t)s->nrounds + 1) * sizeof(MPI_Request));
-    b->stats = malloc(2 * ((size_t)s->nrounds + 1) * sizeof(MPI_Status));
-    if (!b->temp || !b->scratch || !b->reqs || !b->stats)
+    if (!b->temp || !b->scratch)
         goto fail;
-    if (kind == NH_BIND_ZCOPY) {
-        b->stypes = malloc(((size_t)s->nrounds + 1) * sizeof(MPI_Datatype));
-        b->rtypes = malloc(((size_t)s->nrounds + 1) * sizeof(MPI_Datatype));
-        if (!b->stypes || !b->rtypes)
-            goto fail;
-        for (int i = 0; i < s->nrounds; i++)
-            b->stypes[i] = b->rtypes[i] = MPI_DATATYPE_NULL;
-        for (int i = 0; i < s->nrounds; i++) {
-            const nh_round *r = &s->rounds[i];
-            if (r->copy)
-                continue;
-            if (r->nsend > 1 && (rc = build_struct(b, r->send, r->nsend, &b->stypes[i])))
-                goto fail;
-            if (r->nrecv > 1 && (rc = build_struct(b, r->recv, r->nrecv, &b->rtypes[i])))
-                goto fail;
-        }
-    } else {
-        size_t total = 0;
-        b->soff = malloc(((size_t)s->nrounds + 1) * sizeof(size_t));
-        b->roff = malloc(((size_t)s->nrounds + 1) * sizeof(size_t));
-        if (!b->soff || !b->roff)
-            goto fail;
-        for (int i = 0; i < s->nrounds; i++) {
-            b->soff[i] = total;
-            for (int k = 0; s->rounds[i].nsend > 1 && k < s->rounds[i].nsend; k++)
-                total += blk_bytes(b, s->rounds[i].send[k]);
-            b->roff[i] = total;
-            total += s->rounds[i].nrecv > 1 ? s->rounds[i].nrecv * b->m : 0;
-        }
-        if (!(b->msg = malloc(total + 1)))
-            goto fail;
-    }
+    if ((rc = plan_msgs(b)))
+        goto fail;
     *out = b;
     return MPI_SUCCESS;
 fail:
@@ -307,7 +355,7 @@ static int bind_get(nh_plan *p, const nh_sched *s, nh_binding kind, const void *
             return MPI_SUCCESS;
         }
     }
-    int rc = bind_new(s, kind, sbuf, scount, stype, rbuf, rcount, rtype, &b);
+    int rc = bind_new(s, p->tag_ub, kind, sbuf, scount, stype, rbuf, rcount, rtype, &b);
     if (rc)
         return rc;
     *out = b;
@@ -326,76 +374,76 @@ static int bind_get(nh_plan *p, const nh_sched *s, nh_binding kind, const void *
     return MPI_SUCCESS;
 }
 
+static int post(nh_bind *b, const nh_msg *g, MPI_Comm comm, MPI_Request *req)
+{
+    const nh_round *r = &b->s->rounds[g->round];
+    const nh_blk *blks = (g->send ? r->send : r->recv) + g->first;
+    int peer = g->send ? r->sendpeer : r->recvpeer, count, rc = MPI_SUCCESS;
+    MPI_Datatype type;
+    void *buf;
+    if (g->n == 1) {
+        blk_type(b, blks[0], &count, &type);
+        buf = blk_addr(b, blks[0]);
+    } else if (b->kind == NH_BIND_ZCOPY) {
+        buf = MPI_BOTTOM;
+        count = 1;
+        type = g->type;
+    } else {
+        buf = b->msg + g->off;
+        count = (int)g->bytes;
+        type = MPI_PACKED;
+        for (int k = 0, pos = 0; g->send && k < g->n && !rc; k++) {
+            rc = pack_blk(b, blks[k], b->msg + g->off + pos, comm);
+            pos += (int)blk_bytes(b, blks[k]);
+        }
+    }
+    if (rc)
+        return rc;
+    return g->send ? PMPI_Isend(buf, count, type, peer, g->tag, comm, req)
+                   : PMPI_Irecv(buf, count, type, peer, g->tag, comm, req);
+}
+
 static int run(nh_plan *p, nh_bind *b)
 {
     const nh_sched *s = b->s;
     MPI_Comm comm = p->pcomm;
-    int rc = MPI_SUCCESS;
-    for (int i0 = 0; i0 < s->nrounds && !rc;) {
-        int i1 = i0, nreq = 0;
-        while (i1 < s->nrounds && s->rounds[i1].phase == s->rounds[i0].phase)
-            i1++;
-        /* Receives first, then sends; the round index is the tag, so two
-         * rounds of a phase with the same peer (the + and - neighbor on a
+    int rc = MPI_SUCCESS, i0 = 0;
+    for (int ph = 0; ph < s->nphases && !rc; ph++) {
+        int m0 = b->phase_start[ph], m1 = b->phase_start[ph + 1], nreq = 0;
+        /* Receives first, then sends.  Tags are per round and chunk, so two
+         * messages of a phase with the same peer (the + and - neighbor on a
          * periodic dimension of size 2) cannot cross-match. */
-        for (int i = i0; i < i1 && !rc; i++) {
-            const nh_round *r = &s->rounds[i];
-            int tag = i % (p->tag_ub + 1), count;
-            MPI_Datatype type;
-            if (r->copy || r->nrecv == 0)
-                continue;
-            if (r->nrecv == 1) {
-                blk_type(b, r->recv[0], &count, &type);
-                rc = PMPI_Irecv(blk_addr(b, r->recv[0]), count, type, r->recvpeer, tag, comm,
-                                &b->reqs[nreq++]);
-            } else if (b->kind == NH_BIND_ZCOPY) {
-                rc = PMPI_Irecv(MPI_BOTTOM, 1, b->rtypes[i], r->recvpeer, tag, comm, &b->reqs[nreq++]);
-            } else {
-                rc = PMPI_Irecv(b->msg + b->roff[i], (int)(r->nrecv * b->m), MPI_PACKED, r->recvpeer,
-                                tag, comm, &b->reqs[nreq++]);
-            }
-        }
-        for (int i = i0; i < i1 && !rc; i++) {
-            const nh_round *r = &s->rounds[i];
-            int tag = i % (p->tag_ub + 1), count;
-            MPI_Datatype type;
-            if (r->copy || r->nsend == 0)
-                continue;
-            if (r->nsend == 1) {
-                blk_type(b, r->send[0], &count, &type);
-                rc = PMPI_Isend(blk_addr(b, r->send[0]), count, type, r->sendpeer, tag, comm,
-                                &b->reqs[nreq++]);
-            } else if (b->kind == NH_BIND_ZCOPY) {
-                rc = PMPI_Isend(MPI_BOTTOM, 1, b->stypes[i], r->sendpeer, tag, comm, &b->reqs[nreq++]);
-            } else {
-                char *m = b->msg + b->soff[i];
-                size_t len = 0;
-                for (int k = 0; k < r->nsend && !rc; k++) {
-                    rc = pack_blk(b, r->send[k], m + len, comm);
-                    len += blk_bytes(b, r->send[k]);
-                }
-                if (!rc)
-                    rc = PMPI_Isend(m, (int)len, MPI_PACKED, r->sendpeer, tag, comm, &b->reqs[nreq++]);
-            }
-        }
+        for (int j = m0; j < m1 && !rc; j++)
+            if (!b->msgs[j].send)
+                rc = post(b, &b->msgs[j], comm, &b->reqs[nreq++]);
+        for (int j = m0; j < m1 && !rc; j++)
+            if (b->msgs[j].send)
+                rc = post(b, &b->msgs[j], comm, &b->reqs[nreq++]);
         if (nreq) {
             int wrc = PMPI_Waitall(nreq, b->reqs, b->stats);
             rc = rc ? rc : wrc;
         }
+        for (int j = m0; j < m1 && !rc; j++) {
+            const nh_msg *g = &b->msgs[j];
+            if (g->send || g->n == 1 || b->kind != NH_BIND_PACK)
+                continue;
+            const nh_blk *blks = s->rounds[g->round].recv + g->first;
+            for (int k = 0, pos = 0; k < g->n && !rc; k++) {
+                rc = unpack_blk(b, blks[k], b->msg + g->off + pos, comm);
+                pos += (int)b->m;
+            }
+        }
+        /* Local copies of this phase (copy rounds carry no messages). */
+        int i1 = i0;
+        while (i1 < s->nrounds && s->rounds[i1].phase == ph)
+            i1++;
         for (int i = i0; i < i1 && !rc; i++) {
             const nh_round *r = &s->rounds[i];
-            if (r->copy) {
-                for (int k = 0; k < r->nsend && !rc; k++) {
-                    if (blk_contig(b, r->send[k]) && blk_contig(b, r->recv[k])) {
-                                memcpy(blk_addr(b, r->recv[k]), blk_addr(b, r->send[k]), b->m);
-                    } else if (!(rc = pack_blk(b, r->send[k], b->scratch, comm))) {
-                        rc = unpack_blk(b, r->recv[k], b->scratch, comm);
-                    }
-                }
-            } else if (r->nrecv > 1 && b->kind == NH_BIND_PACK) {
-                const char *m = b->msg + b->roff[i];
-                for (int k = 0; k < r->nrecv && !rc; k++)
-                    rc = unpack_blk(b, r->recv[k], m + k * b->m, comm);
+            for (int k = 0; r->copy && k < r->nsend && !rc; k++) {
+                if (blk_contig(b, r->send[k]) && blk_contig(b, r->recv[k]))
+                    memcpy(blk_addr(b, r->recv[k]), blk_addr(b, r->send[k]), b->m);
+                else if (!(rc = pack_blk(b, r->send[k], b->scratch, comm)))
+                    rc = unpack_blk(b, r->recv[k], b->scratch, comm);
             }
         }
         i0 = i1;

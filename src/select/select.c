@@ -11,7 +11,7 @@
 /* Cost of a schedule in microseconds for blocks of m bytes, summed over
  * its rounds with interior-rank block counts (identical on every rank):
  *   alpha per phase, gamma per byte copied locally, and per message of S
- *   bytes in n blocks: o + beta * S
+ *   bytes in n blocks (rounds split as the executor splits them): o + beta * S
  *   + rndv if the message goes out contiguous (one block, or packed) and
  *     S exceeds the eager limit
  *   + for n > 1: pack binding 2 * pack * S (gather and scatter copies);
@@ -23,15 +23,19 @@ double nh_cost_of(const nh_sched *s, nh_binding b, size_t m)
     double t = c->alpha * s->nphases + c->gamma * (double)m * (double)s->tmpl_copies;
     for (int i = 0; i < s->nrounds; i++) {
         const nh_round *r = &s->rounds[i];
-        double n = r->tmpl_blocks, S = n * (double)m;
         if (r->copy)
             continue;
-        t += c->o + c->beta * S;
-        if ((n == 1 || b == NH_BIND_PACK) && S > c->eager)
-            t += c->rndv;
-        if (n > 1)
-            t += b == NH_BIND_PACK ? 2 * c->pack * S
-                                   : c->delta * n + (S > c->eager ? c->gather : c->gather_small) * S;
+        int k = nh_chunk_blocks(m, r->tmpl_blocks);
+        for (int first = 0; first < r->tmpl_blocks; first += k) {
+            int n = r->tmpl_blocks - first < k ? r->tmpl_blocks - first : k;
+            double S = n * (double)m;
+            t += c->o + c->beta * S;
+            if ((n == 1 || b == NH_BIND_PACK) && S > c->eager)
+                t += c->rndv;
+            if (n > 1)
+                t += b == NH_BIND_PACK ? 2 * c->pack * S
+                                       : c->delta * n + (S > c->eager ? c->gather : c->gather_small) * S;
+        }
     }
     return t;
 }

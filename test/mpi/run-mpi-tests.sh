@@ -42,6 +42,17 @@ for np in 2 4; do
     done
 done
 
+# Eager-limit splitting of combined messages: many small chunks, and two
+# blocks per chunk for the 300-int blocks.
+for eager in 100 2500; do
+    name="neighbor np=4 NHOOD_ALGO=torus NHOOD_COST_EAGER=$eager"
+    if run "$name" 4 "NHOOD_ALGO=torus NHOOD_COST_EAGER=$eager NHOOD_FALLBACK=silent" "$t/test_neighbor"; then ok "$name"; else bad "$name"; fi
+done
+
+# MPI_THREAD_MULTIPLE: nhood passes everything through.
+name="neighbor np=2 MPI_THREAD_MULTIPLE"
+if run "$name" 2 "NH_TEST_THREAD_MULTIPLE=1" "$t/test_neighbor"; then ok "$name"; else bad "$name"; fi
+
 # Report: isomorphic graphs on MPI_COMM_WORLD get a combining algorithm,
 # the irregular one is left to PMPI.
 name="NHOOD_REPORT=1 format"

@@ -308,7 +308,11 @@ static void test_irregular(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    int provided = MPI_THREAD_SINGLE, multiple = getenv("NH_TEST_THREAD_MULTIPLE") != NULL;
+    if (multiple)
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    else
+        MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     query = (int (*)(MPI_Comm, nhood_comm_info *))dlsym(RTLD_DEFAULT, "nhood_comm_query");
@@ -316,6 +320,11 @@ int main(int argc, char **argv)
                                                                           "nhood_algorithm_for");
     if (getenv("NHOOD_LIB") && !query)
         CHECK(0, "nhood is not preloaded");
+    if (provided == MPI_THREAD_MULTIPLE) {
+        /* nhood steps aside entirely under MPI_THREAD_MULTIPLE. */
+        query = NULL;
+        algo_for = NULL;
+    }
     test_grid("moore", 3, 1, 0);
     test_grid("moore", 2, 2, 1);
     test_grid("vonneumann", 2, 2, 0);
@@ -325,6 +334,17 @@ int main(int argc, char **argv)
     test_hint();
     test_custom();
     test_irregular();
+    if (provided == MPI_THREAD_MULTIPLE && getenv("NHOOD_LIB")) {
+        int (*q)(MPI_Comm, nhood_comm_info *) =
+            (int (*)(MPI_Comm, nhood_comm_info *))dlsym(RTLD_DEFAULT, "nhood_comm_query");
+        int dst = (rank + 1) % p, src = (rank + p - 1) % p;
+        nhood_comm_info info;
+        MPI_Comm g;
+        MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &src, MPI_UNWEIGHTED, 1, &dst,
+                                       MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g);
+        CHECK(q && q(g, &info) == MPI_ERR_COMM, "nhood analyzed a graph under MPI_THREAD_MULTIPLE");
+        MPI_Comm_free(&g);
+    }
     int mine[2] = {passed, failed}, all[2];
     MPI_Reduce(mine, all, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0)
