@@ -207,8 +207,11 @@ int nh_chunk_blocks(size_t m, int n)
     double eager = nh_cfg.cost.eager;
     if (m == 0 || eager <= 0 || (double)m * n <= eager)
         return n;
+    /* Blocks larger than the limit travel one per message, as in the
+     * native exchange: each pays the rendezvous either way, and MPI moves
+     * a single block without packing it. */
     int k = (int)(eager / (double)m);
-    return k >= 2 ? k : n;
+    return k >= 1 ? k : 1;
 }
 
 /* Splits every round into messages and prepares each one's datatype or
