@@ -21,7 +21,7 @@ typedef struct nhood_comm_info {
     int ndims;      /* grid of the neighborhood (0 if not isomorphic) */
     int dims[8];
     int periods[8];
-    int neighbors;  /* template size */
+    int neighbors;   /* template size */
     char source[16]; /* "cart", "hint", "inferred" or "" */
 } nhood_comm_info;
 

@@ -26,13 +26,13 @@ typedef struct nh_cost {
 } nh_cost;
 
 typedef struct nh_config {
-    nh_algo algo;                /* NHOOD_ALGO */
+    nh_algo algo;                 /* NHOOD_ALGO */
     nh_algo algo_op[NH_OP_COUNT]; /* NHOOD_ALGO_ALLTOALL, NHOOD_ALGO_ALLGATHER (AUTO = unset) */
-    nh_binding binding;          /* NHOOD_BINDING */
-    nh_fallback fallback;        /* NHOOD_FALLBACK */
-    int report;                  /* NHOOD_REPORT */
-    int disable;                 /* NHOOD_DISABLE */
-    nh_cost cost;                /* NHOOD_COST_* */
+    nh_binding binding;           /* NHOOD_BINDING */
+    nh_fallback fallback;         /* NHOOD_FALLBACK */
+    int report;                   /* NHOOD_REPORT */
+    int disable;                  /* NHOOD_DISABLE */
+    nh_cost cost;                 /* NHOOD_COST_* */
 } nh_config;
 
 extern nh_config nh_cfg;
@@ -52,10 +52,10 @@ typedef struct nh_stats {
 } nh_stats;
 
 typedef struct nh_plan {
-    int id;        /* report id, in creation order */
+    int id; /* report id, in creation order */
     int isomorphic;
     const char *source; /* cart | hint | inferred */
-    int coupled;   /* block sizes provably uniform: size-dependent choice is safe */
+    int coupled;        /* block sizes provably uniform: size-dependent choice is safe */
     nh_nbhd nb;
     MPI_Comm pcomm; /* private duplicate for internal traffic */
     int tag_ub;

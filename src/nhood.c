@@ -43,7 +43,8 @@ static int after_init(int provided)
     PMPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (anybad) {
         if (nh_world_rank == 0)
-            fprintf(stderr, "nhood: error: %s\n", bad ? msg : "invalid NHOOD_* setting on another rank");
+            fprintf(stderr, "nhood: error: %s\n",
+                    bad ? msg : "invalid NHOOD_* setting on another rank");
         fflush(stderr);
         PMPI_Finalize();
         exit(2);
@@ -106,9 +107,10 @@ int nh_impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, cons
     return nh_plan_create(comm_old, *comm_dist_graph, &h);
 }
 
-int nh_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
-                                  const int destinations[], const int weights[], MPI_Info info,
-                                  int reorder, MPI_Comm *comm_dist_graph)
+int nh_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
+                                  const int degrees[], const int destinations[],
+                                  const int weights[], MPI_Info info, int reorder,
+                                  MPI_Comm *comm_dist_graph)
 {
     nh_hint h;
     int rc = hint_or_fail(comm_old, info, &h);
@@ -121,14 +123,16 @@ int nh_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
     return nh_plan_create(comm_old, *comm_dist_graph, &h);
 }
 
-typedef int (*pmpi_neighbor_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
+typedef int (*pmpi_neighbor_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype,
+                                MPI_Comm);
 
 static int neighbor(nh_op op, pmpi_neighbor_fn pmpi, const void *sbuf, int scount,
                     MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
     nh_plan *p = nh_active ? nh_plan_get(comm) : NULL;
     int ssize, rsize, rc;
-    if (!p || sbuf == MPI_IN_PLACE || PMPI_Type_size(stype, &ssize) || PMPI_Type_size(rtype, &rsize))
+    if (!p || sbuf == MPI_IN_PLACE || PMPI_Type_size(stype, &ssize) ||
+        PMPI_Type_size(rtype, &rsize))
         return pmpi(sbuf, scount, stype, rbuf, rcount, rtype, comm);
     /* The block size every rank agrees on when sizes are coupled (see
      * nh_sizes_coupled): a rank without out-edges reads it off its
@@ -153,14 +157,16 @@ static int neighbor(nh_op op, pmpi_neighbor_fn pmpi, const void *sbuf, int scoun
 }
 
 int nh_impl_MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                  void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+                                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                  MPI_Comm comm)
 {
     return neighbor(NH_OP_ALLTOALL, PMPI_Neighbor_alltoall, sendbuf, sendcount, sendtype, recvbuf,
                     recvcount, recvtype, comm);
 }
 
 int nh_impl_MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                   void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+                                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                   MPI_Comm comm)
 {
     return neighbor(NH_OP_ALLGATHER, PMPI_Neighbor_allgather, sendbuf, sendcount, sendtype, recvbuf,
                     recvcount, recvtype, comm);

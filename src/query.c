@@ -27,7 +27,8 @@ NH_EXPORT int nhood_comm_query(MPI_Comm comm, nhood_comm_info *info)
     return MPI_SUCCESS;
 }
 
-NH_EXPORT int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes, char *name, int len)
+NH_EXPORT int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes, char *name,
+                                  int len)
 {
     nh_plan *p = nh_plan_get(comm);
     nh_choice c = {NH_ALGO_PMPI, NH_BIND_AUTO};

@@ -65,8 +65,8 @@ static inline int tc_shift(int d, const int *dims, const int *periods, const int
  * with the given offsets; neighbors outside a mesh are left out.  If
  * shuffle is set, each rank lists its sources in a rank-dependent order. */
 static inline int tc_graph(MPI_Comm comm, int d, const int *dims, const int *periods, int s,
-                           const int *off, MPI_Info info, int shuffle, MPI_Comm *graph,
-                           int *outdeg, int *indeg)
+                           const int *off, MPI_Info info, int shuffle, MPI_Comm *graph, int *outdeg,
+                           int *indeg)
 {
     int rank, coords[TC_MAXD], x;
     MPI_Comm_rank(comm, &rank);

@@ -57,7 +57,7 @@ struct nh_bind {
     char *msg;        /* pack: message buffers */
     MPI_Request *reqs;
     MPI_Status *stats; /* MPI_STATUSES_IGNORE trips gcc 12's -Wstringop-overflow with MPICH */
-    char *scratch; /* one packed block, for local copies */
+    char *scratch;     /* one packed block, for local copies */
 };
 
 /* Contiguous means the packed form is the memory image: a predefined type
@@ -85,7 +85,8 @@ static int type_contig(MPI_Datatype t)
         return 0;
     int r = type_contig(inner);
     int ic;
-    if (PMPI_Type_get_envelope(inner, &ni, &na, &nd, &ic) == MPI_SUCCESS && ic != MPI_COMBINER_NAMED)
+    if (PMPI_Type_get_envelope(inner, &ni, &na, &nd, &ic) == MPI_SUCCESS &&
+        ic != MPI_COMBINER_NAMED)
         PMPI_Type_free(&inner);
     return r;
 }
@@ -93,7 +94,8 @@ static int type_contig(MPI_Datatype t)
 static int type_named(MPI_Datatype t)
 {
     int ni, na, nd, comb;
-    return PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb == MPI_COMBINER_NAMED;
+    return PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS &&
+           comb == MPI_COMBINER_NAMED;
 }
 
 static char *blk_addr(const nh_bind *b, nh_blk k)
@@ -295,8 +297,8 @@ static int bind_new(const nh_sched *s, int tag_ub, nh_binding kind, const void *
     b->rtype = rtype;
     if ((rc = PMPI_Type_get_extent(stype, &lb, &b->sext)) ||
         (rc = PMPI_Type_get_extent(rtype, &lb, &b->rext)) ||
-        (rc = PMPI_Type_get_true_extent(rtype, &b->rtlb, &text)) || (rc = PMPI_Type_size(rtype, &tsize)) ||
-        (rc = PMPI_Type_size(stype, &ssize)))
+        (rc = PMPI_Type_get_true_extent(rtype, &b->rtlb, &text)) ||
+        (rc = PMPI_Type_size(rtype, &tsize)) || (rc = PMPI_Type_size(stype, &ssize)))
         goto fail;
     b->m = (size_t)tsize * (size_t)rcount;
     b->ms = (size_t)ssize * (size_t)scount;
@@ -305,8 +307,10 @@ static int bind_new(const nh_sched *s, int tag_ub, nh_binding kind, const void *
     if (kind == NH_BIND_PACK) {
         /* Packing relies on the packed size being the data size. */
         int ps;
-        if ((!b->scontig && (PMPI_Pack_size(scount, stype, MPI_COMM_SELF, &ps) || (size_t)ps != b->ms)) ||
-            (!b->rcontig && (PMPI_Pack_size(rcount, rtype, MPI_COMM_SELF, &ps) || (size_t)ps != b->m)))
+        if ((!b->scontig &&
+             (PMPI_Pack_size(scount, stype, MPI_COMM_SELF, &ps) || (size_t)ps != b->ms)) ||
+            (!b->rcontig &&
+             (PMPI_Pack_size(rcount, rtype, MPI_COMM_SELF, &ps) || (size_t)ps != b->m)))
             kind = NH_BIND_ZCOPY;
     }
     b->kind = kind;

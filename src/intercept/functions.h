@@ -8,14 +8,13 @@ NH_FN(MPI_Init_thread, (int *argc, char ***argv, int required, int *provided),
 NH_FN(MPI_Finalize, (void), ())
 NH_FN(MPI_Dist_graph_create_adjacent,
       (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
-       int outdegree, const int destinations[], const int destweights[], MPI_Info info,
-       int reorder, MPI_Comm *comm_dist_graph),
+       int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder,
+       MPI_Comm *comm_dist_graph),
       (comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info,
        reorder, comm_dist_graph))
 NH_FN(MPI_Dist_graph_create,
-      (MPI_Comm comm_old, int n, const int sources[], const int degrees[],
-       const int destinations[], const int weights[], MPI_Info info, int reorder,
-       MPI_Comm *comm_dist_graph),
+      (MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[],
+       const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph),
       (comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph))
 NH_FN(MPI_Neighbor_alltoall,
       (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,

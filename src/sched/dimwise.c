@@ -46,9 +46,12 @@ static int rlist_push(rlist *l, const rnode *x)
     return 0;
 }
 
-/* Does template entry t belong to the node's subtree at dimension j? */
+/* Does template entry t belong to the node's subtree at dimension j?
+ * (m == NULL: every entry.) */
 static int item_matches(const nh_nbhd *nb, nh_op op, const rnode *m, int t, int j)
 {
+    if (!m)
+        return 1;
     if (op == NH_OP_ALLTOALL)
         return t == m->key;
     const int *c = nb->off + (size_t)t * nb->g.ndims;
@@ -76,7 +79,8 @@ static void node_storage(nh_sched *s, const nh_nbhd *nb, nh_op op, rnode *n)
     n->loc.slot = nh_sched_temp(s);
 }
 
-/* Distinct values of coordinate j among the node's subtree, ascending. */
+/* Distinct values of coordinate j among the node's subtree (m == NULL:
+ * the whole template), ascending. */
 static int child_values(const nh_nbhd *nb, nh_op op, const rnode *m, int j, int *vals)
 {
     int n = 0, d = nb->g.ndims;
@@ -121,7 +125,8 @@ static int moves(const nh_nbhd *nb, nh_op op, const rnode *m, int j, int dir, in
 }
 
 static void transfer(nh_sched *s, const nh_nbhd *nb, nh_op op, int round, const rnode *m, int j,
-                     int dir, int h, int v, const int *vfrom, nh_blk from, const int *vto, nh_blk to)
+                     int dir, int h, int v, const int *vfrom, nh_blk from, const int *vto,
+                     nh_blk to)
 {
     nh_round *r = &s->rounds[round];
     r->tmpl_blocks++;
@@ -206,19 +211,8 @@ static int dim_torus(nh_sched *s, const nh_nbhd *nb, nh_op op, int j, int *phase
 static int dim_direct(nh_sched *s, const nh_nbhd *nb, nh_op op, int j, int *phase, rlist *cur,
                       rlist *next, int *vals, int *round_of)
 {
-    int d = nb->g.ndims;
     /* All distinct values of coordinate j, ascending: one round per non-zero one. */
-    int nvals = 0;
-    for (int t = 0; t < nb->s; t++) {
-        int v = nb->off[(size_t)t * d + j], k = nvals;
-        while (k > 0 && vals[k - 1] > v)
-            k--;
-        if (k > 0 && vals[k - 1] == v)
-            continue;
-        memmove(vals + k + 1, vals + k, (size_t)(nvals - k) * sizeof(int));
-        vals[k] = v;
-        nvals++;
-    }
+    int nvals = child_values(nb, op, NULL, j, vals);
     int *dimvals = malloc(((size_t)nvals + 1) * sizeof(int));
     if (!dimvals)
         return -1;
@@ -325,4 +319,3 @@ out:
     free(round_of);
     return rc;
 }
-

@@ -42,8 +42,7 @@ static val_t value_of(int rank, int slot, int stride)
 }
 
 void nh_sim_run(int p, const nh_nbhd *nbs, nh_sched *const *scheds, int *const *dests,
-                const int *outdeg, int *const *srcs, const int *indeg, nh_op op,
-                nh_sim_result *res)
+                const int *outdeg, int *const *srcs, const int *indeg, nh_op op, nh_sim_result *res)
 {
     memset(res, 0, sizeof(*res));
     res->ok = 1;
@@ -55,7 +54,8 @@ void nh_sim_run(int p, const nh_nbhd *nbs, nh_sched *const *scheds, int *const *
     int *consumed = NULL;
     /* Per-phase race detection: state per (rank, buf, slot) holds the
      * phase+1 in which it was last read and last written. */
-    int **readph = calloc((size_t)p * 3, sizeof(int *)), **writeph = calloc((size_t)p * 3, sizeof(int *));
+    int **readph = calloc((size_t)p * 3, sizeof(int *)),
+        **writeph = calloc((size_t)p * 3, sizeof(int *));
     if (!sr || !readph || !writeph) {
         fail(res, "out of memory");
         goto out;
@@ -73,7 +73,9 @@ void nh_sim_run(int p, const nh_nbhd *nbs, nh_sched *const *scheds, int *const *
                 fail(res, "rank %d round %d differs in phase or kind from rank 0", r, i);
                 goto out;
             }
-        sr[r].len[NH_BUF_SEND] = op == NH_OP_ALLTOALL ? outdeg[r] : 1;
+        /* A rank without destinations has no send block at all: MPI lets it
+         * pass any (even invalid) send buffer, so a schedule must not read it. */
+        sr[r].len[NH_BUF_SEND] = op == NH_OP_ALLTOALL ? outdeg[r] : outdeg[r] > 0;
         sr[r].len[NH_BUF_RECV] = indeg[r];
         sr[r].len[NH_BUF_TEMP] = s->ntemp;
         for (int b = 0; b < 3; b++) {
@@ -157,12 +159,14 @@ void nh_sim_run(int p, const nh_nbhd *nbs, nh_sched *const *scheds, int *const *
                 } else {
                     int q = rd->recvpeer;
                     if (q == NH_NONE || q < 0 || q >= p) {
-                        fail(res, "rank %d round %d receives %d blocks from no rank", r, i, rd->nrecv);
+                        fail(res, "rank %d round %d receives %d blocks from no rank", r, i,
+                             rd->nrecv);
                         break;
                     }
                     const nh_round *qd = &scheds[q]->rounds[i];
                     if (qd->sendpeer != r || qd->nsend != rd->nrecv || !payload[q][i]) {
-                        fail(res, "round %d: rank %d expects %d blocks from %d, which sends %d to %d", i,
+                        fail(res,
+                             "round %d: rank %d expects %d blocks from %d, which sends %d to %d", i,
                              r, rd->nrecv, q, qd->nsend, qd->sendpeer);
                         break;
                     }
@@ -194,8 +198,9 @@ void nh_sim_run(int p, const nh_nbhd *nbs, nh_sched *const *scheds, int *const *
             for (int i = i0; i < i1; i++) {
                 const nh_round *rd = &scheds[r]->rounds[i];
                 if (!rd->copy && rd->nsend && !consumed[(size_t)r * (nrounds + 1) + i])
-                    fail(res, "round %d: rank %d sends %d blocks to %d, which does not receive them",
-                         i, r, rd->nsend, rd->sendpeer);
+                    fail(res,
+                         "round %d: rank %d sends %d blocks to %d, which does not receive them", i,
+                         r, rd->nsend, rd->sendpeer);
             }
         for (int r = 0; r < p; r++)
             for (int i = i0; i < i1; i++) {
@@ -235,8 +240,8 @@ void nh_sim_run(int p, const nh_nbhd *nbs, nh_sched *const *scheds, int *const *
             if (sr[q].writes[i] != 1)
                 fail(res, "rank %d recv slot %d written %d times", q, i, sr[q].writes[i]);
             else if (sr[q].buf[NH_BUF_RECV][i] != want)
-                fail(res, "rank %d recv slot %d: got block %lld, want %lld (from rank %d slot %d)", q,
-                     i, sr[q].buf[NH_BUF_RECV][i], want, r, j);
+                fail(res, "rank %d recv slot %d: got block %lld, want %lld (from rank %d slot %d)",
+                     q, i, sr[q].buf[NH_BUF_RECV][i], want, r, j);
         }
     }
     (void)nbs;

@@ -42,11 +42,14 @@ typedef struct knob {
 } knob;
 
 static const knob knobs[] = {
-    {"NHOOD_ALGO", "nhood_algorithm", K_ALGO, &nh_cfg.algo, "algorithm for all neighborhood collectives"},
+    {"NHOOD_ALGO", "nhood_algorithm", K_ALGO, &nh_cfg.algo,
+     "algorithm for all neighborhood collectives"},
     {"NHOOD_ALGO_ALLTOALL", NULL, K_ALGO, &nh_cfg.algo_op[NH_OP_ALLTOALL], "override for alltoall"},
-    {"NHOOD_ALGO_ALLGATHER", NULL, K_ALGO, &nh_cfg.algo_op[NH_OP_ALLGATHER], "override for allgather"},
+    {"NHOOD_ALGO_ALLGATHER", NULL, K_ALGO, &nh_cfg.algo_op[NH_OP_ALLGATHER],
+     "override for allgather"},
     {"NHOOD_BINDING", NULL, K_BINDING, &nh_cfg.binding, "how combined messages address blocks"},
-    {"NHOOD_FALLBACK", NULL, K_FALLBACK, &nh_cfg.fallback, "when a forced algorithm does not apply"},
+    {"NHOOD_FALLBACK", NULL, K_FALLBACK, &nh_cfg.fallback,
+     "when a forced algorithm does not apply"},
     {"NHOOD_REPORT", NULL, K_BOOL, &nh_cfg.report, "print a report at MPI_Finalize"},
     {"NHOOD_DISABLE", NULL, K_BOOL, &nh_cfg.disable, "pass everything to PMPI"},
     {"NHOOD_COST_ALPHA", NULL, K_DOUBLE, &nh_cfg.cost.alpha, "cost model: us per phase"},

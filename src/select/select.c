@@ -33,8 +33,9 @@ double nh_cost_of(const nh_sched *s, nh_binding b, size_t m)
             if ((n == 1 || b == NH_BIND_PACK) && S > c->eager)
                 t += c->rndv;
             if (n > 1)
-                t += b == NH_BIND_PACK ? 2 * c->pack * S
-                                       : c->delta * n + (S > c->eager ? c->gather : c->gather_small) * S;
+                t += b == NH_BIND_PACK
+                         ? 2 * c->pack * S
+                         : c->delta * n + (S > c->eager ? c->gather : c->gather_small) * S;
         }
     }
     return t;
@@ -52,7 +53,7 @@ static nh_binding pick_binding(const nh_sched *s, size_t m)
     if (nh_cfg.binding != NH_BIND_AUTO)
         return nh_cfg.binding;
     return nh_cost_of(s, NH_BIND_ZCOPY, m) < nh_cost_of(s, NH_BIND_PACK, m) ? NH_BIND_ZCOPY
-                                                                              : NH_BIND_PACK;
+                                                                            : NH_BIND_PACK;
 }
 
 int nh_select(nh_plan *p, nh_op op, size_t m, nh_choice *out)

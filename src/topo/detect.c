@@ -162,7 +162,8 @@ static int candidates(MPI_Comm comm_old, int size, const nh_hint *h, cand *c)
         PMPI_Cart_get(comm_old, nd, dims, periods, coords) == MPI_SUCCESS &&
         nh_grid_init(&g, nd, dims, periods) == 0 && g.size == size)
         n = add_cand(c, n, &g, "cart");
-    if (h->ndims > 0 && nh_grid_init(&g, h->ndims, h->dims, h->has_periods ? h->periods : NULL) == 0 &&
+    if (h->ndims > 0 &&
+        nh_grid_init(&g, h->ndims, h->dims, h->has_periods ? h->periods : NULL) == 0 &&
         g.size == size)
         n = add_cand(c, n, &g, "hint");
     if (n == 0 && h->ndims == 0) {
@@ -284,7 +285,8 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h)
         fit[chosen] = 0; /* ownership moves to the plan */
         /* The coupling test walks the whole grid; skip it (and stay with a
          * size-independent choice) where that would be slow. */
-        p->coupled = (long)size * (s + 1) <= 50000000L && nh_sizes_coupled(&c[chosen].g, s, p->nb.off);
+        p->coupled =
+            (long)size * (s + 1) <= 50000000L && nh_sizes_coupled(&c[chosen].g, s, p->nb.off);
         if ((rc = PMPI_Comm_dup(graph, &p->pcomm)))
             goto fail;
         int *ub, flag = 0;

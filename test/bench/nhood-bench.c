@@ -39,9 +39,10 @@ static double robust_median(double *v, int n)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: nhood-bench [--op alltoall|allgather] [--nbhd moore|vonneumann|octant]\n"
-                    "                   [--dims D] [--radius R] [--bytes 8,64,4096] [--reps N]\n"
-                    "                   [--no-header]\n");
+    fprintf(stderr,
+            "usage: nhood-bench [--op alltoall|allgather] [--nbhd moore|vonneumann|octant]\n"
+            "                   [--dims D] [--radius R] [--bytes 8,64,4096] [--reps N]\n"
+            "                   [--no-header]\n");
 }
 
 int main(int argc, char **argv)
@@ -101,7 +102,8 @@ int main(int argc, char **argv)
     coll_fn native = alltoall ? PMPI_Neighbor_alltoall : PMPI_Neighbor_allgather;
     coll_fn nhood = alltoall ? MPI_Neighbor_alltoall : MPI_Neighbor_allgather;
     int (*algo_for)(MPI_Comm, const char *, int, char *, int) =
-        (int (*)(MPI_Comm, const char *, int, char *, int))dlsym(RTLD_DEFAULT, "nhood_algorithm_for");
+        (int (*)(MPI_Comm, const char *, int, char *, int))dlsym(RTLD_DEFAULT,
+                                                                 "nhood_algorithm_for");
 
     if (rank == 0 && header)
         printf("op,nbhd,dims,radius,procs,bytes,algorithm,native_us,nhood_us,ratio\n");

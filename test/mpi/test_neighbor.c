@@ -59,8 +59,8 @@ static void reference(int alltoall, MPI_Comm g, const void *sbuf, int scount, MP
     for (int k = 0; k < indeg; k++)
         PMPI_Irecv((char *)rbuf + k * rcount * rext, rcount, rtype, src[k], 0, c, &req[k]);
     for (int k = 0; k < outdeg; k++)
-        PMPI_Isend((const char *)sbuf + (alltoall ? k * scount * sext : 0), scount, stype, dst[k], 0,
-                   c, &req[indeg + k]);
+        PMPI_Isend((const char *)sbuf + (alltoall ? k * scount * sext : 0), scount, stype, dst[k],
+                   0, c, &req[indeg + k]);
     PMPI_Waitall(indeg + outdeg, req, st);
     PMPI_Comm_free(&c);
     free(src);
@@ -185,8 +185,8 @@ static void expect_pattern(const char *what, MPI_Comm g, int iso, const char *so
     CHECK(rc == MPI_SUCCESS, "%s: nhood has no record of the graph", what);
     if (rc == MPI_SUCCESS && iso >= 0)
         CHECK(info.isomorphic == iso && (!source || strcmp(info.source, source) == 0),
-              "%s: isomorphic=%d source=%s, expected %d %s", what, info.isomorphic, info.source, iso,
-              source ? source : "");
+              "%s: isomorphic=%d source=%s, expected %d %s", what, info.isomorphic, info.source,
+              iso, source ? source : "");
 }
 
 static void test_grid(const char *nbhd, int d, int r, int shuffle)
@@ -317,7 +317,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     query = (int (*)(MPI_Comm, nhood_comm_info *))dlsym(RTLD_DEFAULT, "nhood_comm_query");
     algo_for = (int (*)(MPI_Comm, const char *, int, char *, int))dlsym(RTLD_DEFAULT,
-                                                                          "nhood_algorithm_for");
+                                                                        "nhood_algorithm_for");
     if (getenv("NHOOD_LIB") && !query)
         CHECK(0, "nhood is not preloaded");
     if (provided == MPI_THREAD_MULTIPLE) {

@@ -49,8 +49,8 @@ static void shuffle(int *v, int n)
 }
 
 /* Enumerate all offsets in [-r, r]^d satisfying a predicate. */
-static void gen_box(nbhd_def *n, int d, int r, int (*keep)(const int *c, int d, int r, int r2), int r2,
-                    const char *name)
+static void gen_box(nbhd_def *n, int d, int r, int (*keep)(const int *c, int d, int r, int r2),
+                    int r2, const char *name)
 {
     int c[4] = {0};
     snprintf(n->name, sizeof(n->name), "%s d=%d r=%d", name, d, r);
@@ -176,8 +176,8 @@ static int run_case(const nbhd_def *n, const nh_grid *g, int permute, nh_op op, 
     nh_sim_result res;
     nh_sim_run(p, nbs, sch, dests, outdeg, srcs, indeg, op, &res);
     if (!res.ok) {
-        printf("  %s grid %dx.. %s %s: %s\n", n->name, g->dims[0], nh_op_name(op), nh_algos[algo].name,
-               res.why);
+        printf("  %s grid %dx.. %s %s: %s\n", n->name, g->dims[0], nh_op_name(op),
+               nh_algos[algo].name, res.why);
         goto out;
     }
     out->msgs = sch[0]->tmpl_msgs;
@@ -274,8 +274,9 @@ static void sweep(const nbhd_def *n, int ndims, const int *dims, const int *peri
             for (int permute = 0; permute < 2; permute++) {
                 result r;
                 CHECK(run_case(n, &g, permute, (nh_op)op, (nh_algo)a, &r) == 0,
-                      "%s on %dD grid %d..%d periodic=%d: %s %s permute=%d", n->name, ndims, dims[0],
-                      dims[ndims - 1], periods[0], nh_op_name((nh_op)op), nh_algos[a].name, permute);
+                      "%s on %dD grid %d..%d periodic=%d: %s %s permute=%d", n->name, ndims,
+                      dims[0], dims[ndims - 1], periods[0], nh_op_name((nh_op)op), nh_algos[a].name,
+                      permute);
             }
 }
 
