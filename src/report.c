@@ -31,7 +31,7 @@ nh_report_rec *nh_report_rec_get(nh_plan *p, nh_op op)
         for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++) {
             const nh_sched *s = nh_plan_sched(p, op, (nh_algo)a);
             if (s) {
-                r->rounds[a] = s->nphases;
+                r->rounds[a] = s->tmpl_rounds;
                 r->msgs[a] = s->tmpl_msgs;
             }
         }

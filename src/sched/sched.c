@@ -93,7 +93,7 @@ int nh_sched_finish(nh_sched *s)
     /* Keep rounds that move something on an interior rank.  The decision
      * uses template counts only, so every rank drops the same rounds and
      * round indices (message tags) stay aligned. */
-    int k = 0, lastphase = -1, phase = -1;
+    int k = 0, lastphase = -1, phase = -1, lastcomm = -1;
     for (int i = 0; i < s->nrounds; i++) {
         nh_round *r = &s->rounds[i];
         if (r->tmpl_blocks == 0) {
@@ -110,6 +110,10 @@ int nh_sched_finish(nh_sched *s)
         if (r->copy) {
             s->tmpl_copies += r->tmpl_blocks;
         } else {
+            if (lastcomm != phase) {
+                lastcomm = phase;
+                s->tmpl_rounds++;
+            }
             s->tmpl_msgs++;
             s->tmpl_blocks += r->tmpl_blocks;
             if (r->tmpl_blocks > 1)

@@ -56,6 +56,7 @@ typedef struct nh_sched {
     int oom;   /* set when an allocation failed while building */
     /* Interior-rank statistics, identical on every rank (used by the cost
      * model, which must decide the same way everywhere). */
+    int tmpl_rounds;  /* phases that send messages (communication rounds) */
     long tmpl_msgs;   /* messages sent */
     long tmpl_blocks; /* blocks sent (volume in blocks) */
     long tmpl_copies; /* blocks copied locally */

@@ -10,7 +10,7 @@
 
 /* Cost of a schedule in microseconds for blocks of m bytes, summed over
  * its rounds with interior-rank block counts (identical on every rank):
- *   alpha per phase, gamma per byte copied locally, and per message of S
+ *   alpha per communication round, gamma per byte copied locally, and per message of S
  *   bytes in n blocks (rounds split as the executor splits them): o + beta * S
  *   + rndv if the message goes out contiguous (one block, or packed) and
  *     S exceeds the eager limit
@@ -20,7 +20,7 @@
 double nh_cost_of(const nh_sched *s, nh_binding b, size_t m)
 {
     const nh_cost *c = &nh_cfg.cost;
-    double t = c->alpha * s->nphases + c->gamma * (double)m * (double)s->tmpl_copies;
+    double t = c->alpha * s->tmpl_rounds + c->gamma * (double)m * (double)s->tmpl_copies;
     for (int i = 0; i < s->nrounds; i++) {
         const nh_round *r = &s->rounds[i];
         if (r->copy)

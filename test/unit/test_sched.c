@@ -109,7 +109,7 @@ static int keep_shales(const int *c, int d, int r, int r2)
 }
 
 typedef struct result {
-    long msgs, blocks, nphases;
+    long msgs, blocks, nphases, rounds;
 } result;
 
 /* Runs one (neighborhood, grid, order, op, algo) case; returns 0 if ok. */
@@ -183,6 +183,7 @@ static int run_case(const nbhd_def *n, const nh_grid *g, int permute, nh_op op, 
     out->msgs = sch[0]->tmpl_msgs;
     out->blocks = sch[0]->tmpl_blocks;
     out->nphases = sch[0]->nphases;
+    out->rounds = sch[0]->tmpl_rounds;
     rc = 0;
 out:
     for (int r = 0; r < p; r++) {
@@ -245,7 +246,7 @@ static void check_formulas(const nbhd_def *n)
     }
     result r;
     if (run_case(n, &g, 0, NH_OP_ALLTOALL, NH_ALGO_TORUS, &r) == 0) {
-        CHECK(r.msgs == D && r.blocks == V && r.nphases == phases + zero,
+        CHECK(r.msgs == D && r.blocks == V && r.nphases == phases + zero && r.rounds == phases,
               "%s torus: msgs %ld (D=%ld) blocks %ld (V=%ld) phases %ld (%ld)", n->name, r.msgs, D,
               r.blocks, V, r.nphases, phases + zero);
     }
@@ -258,8 +259,8 @@ static void check_formulas(const nbhd_def *n)
               "%s torus_direct: msgs %ld (%ld) blocks %ld (%ld)", n->name, r.msgs, rounds_td,
               r.blocks, vol_td);
     if (run_case(n, &g, 0, NH_OP_ALLTOALL, NH_ALGO_DIRECT, &r) == 0)
-        CHECK(r.msgs == classes && r.nphases == 1 + zero, "%s direct: msgs %ld (%ld classes)",
-              n->name, r.msgs, classes);
+        CHECK(r.msgs == classes && r.nphases == (classes > 0) + zero && r.rounds == (classes > 0),
+              "%s direct: msgs %ld (%ld classes)", n->name, r.msgs, classes);
 }
 
 static void sweep(const nbhd_def *n, int ndims, const int *dims, const int *periods)
