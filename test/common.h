@@ -4,46 +4,8 @@
 #define NH_TEST_COMMON_H
 
 #include <mpi.h>
-#include <stdlib.h>
-#include <string.h>
 
-#define TC_MAXD 5
-
-/* Offsets of a named neighborhood in d dimensions with radius r:
- * moore (Chebyshev distance 1..r), vonneumann (L1 distance 1..r), octant
- * (non-negative coordinates, Chebyshev 1..r).  Returns count, fills off
- * (caller frees), or -1 for an unknown name. */
-static inline int tc_offsets(const char *nbhd, int d, int r, int **off)
-{
-    int side = 2 * r + 1, total = 1, n = 0;
-    for (int j = 0; j < d; j++)
-        total *= side;
-    *off = malloc(sizeof(int) * (size_t)total * d + 1);
-    for (int i = 0; i < total; i++) {
-        int c[TC_MAXD], x = i, cheb = 0, l1 = 0, neg = 0;
-        for (int j = d - 1; j >= 0; j--) {
-            c[j] = x % side - r;
-            x /= side;
-            cheb = abs(c[j]) > cheb ? abs(c[j]) : cheb;
-            l1 += abs(c[j]);
-            neg |= c[j] < 0;
-        }
-        int keep;
-        if (strcmp(nbhd, "moore") == 0)
-            keep = cheb > 0;
-        else if (strcmp(nbhd, "vonneumann") == 0)
-            keep = l1 > 0 && l1 <= r;
-        else if (strcmp(nbhd, "octant") == 0)
-            keep = cheb > 0 && !neg;
-        else {
-            free(*off);
-            return -1;
-        }
-        if (keep)
-            memcpy(*off + (size_t)n++ * d, c, sizeof(int) * d);
-    }
-    return n;
-}
+#include "nbhd.h"
 
 /* Rank of coords + sign*off on a grid, or MPI_PROC_NULL outside a mesh. */
 static inline int tc_shift(int d, const int *dims, const int *periods, const int *coords,

@@ -86,6 +86,79 @@ int nh_sched_temp(nh_sched *s)
     return s->ntemp++;
 }
 
+/* Temp slots are allocated freely by the builders (one per node, two per
+ * path); here they are packed: a slot's live range runs from the phase of
+ * its first write to the phase of its last read, and slots whose ranges do
+ * not overlap share storage (phases run one after another, so a slot read
+ * in phase q may be written again in phase q + 1).  Greedy assignment in
+ * order of first write is optimal for intervals.  Slot numbers are local to
+ * the rank, so every rank may pack its own way. */
+static int pack_temps(nh_sched *s)
+{
+    int v = s->ntemp, nphys = 0, rc = -1;
+    if (v == 0)
+        return 0;
+    int *first = malloc((size_t)v * sizeof(int)), *last = malloc((size_t)v * sizeof(int));
+    int *order = malloc((size_t)v * sizeof(int)), *phys = malloc((size_t)v * sizeof(int));
+    int *busy_until = malloc((size_t)v * sizeof(int));
+    if (!first || !last || !order || !phys || !busy_until)
+        goto out;
+    for (int i = 0; i < v; i++) {
+        first[i] = -1;
+        last[i] = -1;
+    }
+    for (int i = 0; i < s->nrounds; i++) {
+        const nh_round *r = &s->rounds[i];
+        for (int k = 0; k < r->nrecv; k++)
+            if (r->recv[k].buf == NH_BUF_TEMP && first[r->recv[k].slot] < 0)
+                first[r->recv[k].slot] = r->phase;
+        for (int k = 0; k < r->nsend; k++)
+            if (r->send[k].buf == NH_BUF_TEMP)
+                last[r->send[k].slot] = r->phase;
+    }
+    int n = 0;
+    for (int i = 0; i < v; i++) {
+        phys[i] = -1;
+        if (first[i] < 0)
+            continue; /* never written on this rank (mesh boundary): unused */
+        if (last[i] < first[i])
+            last[i] = first[i];
+        int k = n++; /* insertion by first write; stable */
+        while (k > 0 && first[order[k - 1]] > first[i]) {
+            order[k] = order[k - 1];
+            k--;
+        }
+        order[k] = i;
+    }
+    for (int k = 0; k < n; k++) {
+        int i = order[k], p = 0;
+        while (p < nphys && busy_until[p] >= first[i])
+            p++;
+        if (p == nphys)
+            nphys++;
+        busy_until[p] = last[i];
+        phys[i] = p;
+    }
+    for (int i = 0; i < s->nrounds; i++) {
+        nh_round *r = &s->rounds[i];
+        for (int k = 0; k < r->nrecv; k++)
+            if (r->recv[k].buf == NH_BUF_TEMP)
+                r->recv[k].slot = phys[r->recv[k].slot];
+        for (int k = 0; k < r->nsend; k++)
+            if (r->send[k].buf == NH_BUF_TEMP)
+                r->send[k].slot = phys[r->send[k].slot];
+    }
+    s->ntemp = nphys;
+    rc = 0;
+out:
+    free(first);
+    free(last);
+    free(order);
+    free(phys);
+    free(busy_until);
+    return rc;
+}
+
 int nh_sched_finish(nh_sched *s)
 {
     if (s->oom)
@@ -122,7 +195,7 @@ int nh_sched_finish(nh_sched *s)
     }
     s->nrounds = k;
     s->nphases = phase + 1;
-    return 0;
+    return pack_temps(s);
 }
 
 void nh_sched_free(nh_sched *s)

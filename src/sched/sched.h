@@ -103,6 +103,23 @@ typedef struct nh_sim_result {
     int nphases;
 } nh_sim_result;
 
+/* Statistics of rank 0's schedule (identical on every rank). */
+typedef struct nh_sched_stats {
+    int rounds, nphases, ntemp;
+    long msgs, blocks, copies;
+} nh_sched_stats;
+
+/* End to end without MPI: the neighbor lists every rank of g would pass
+ * for the user's offsets (shuffled per rank when seed != 0), the template
+ * agreement and canonicalization detection performs, algo's schedule on
+ * every rank, and the simulation (skipped when simulate is 0, for quick
+ * statistics at large scale; then only rank 0 is built).  Returns 0 and
+ * fills res and st; 1 if detection would decline (no rank sees the whole
+ * neighborhood, or some rank's lists do not fit); -1 on allocation or
+ * build failure. */
+int nh_sim_offsets(const nh_grid *g, int s, const int *off, unsigned seed, nh_op op, nh_algo algo,
+                   int simulate, nh_sim_result *res, nh_sched_stats *st);
+
 /* dests[r], srcs[r]: rank r's neighbor lists (as the user gave them). */
 void nh_sim_run(int p, const nh_nbhd *nbs, nh_sched *const *scheds, int *const *dests,
                 const int *outdeg, int *const *srcs, const int *indeg, nh_op op,

@@ -262,3 +262,103 @@ out:
     free(writeph);
     free(consumed);
 }
+
+static unsigned next_rand(unsigned *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 17;
+    *x ^= *x << 5;
+    return *x;
+}
+
+static void shuffle(int *v, int n, unsigned *seed)
+{
+    for (int i = n - 1; i > 0; i--) {
+        int k = (int)(next_rand(seed) % (unsigned)(i + 1)), t = v[i];
+        v[i] = v[k];
+        v[k] = t;
+    }
+}
+
+int nh_sim_offsets(const nh_grid *g, int s, const int *off, unsigned seed, nh_op op, nh_algo algo,
+                   int simulate, nh_sim_result *res, nh_sched_stats *st)
+{
+    int p = g->size, d = g->ndims, rc = -1, ninit = 0, nbuild = simulate ? p : 1;
+    int **dests = calloc((size_t)p, sizeof(int *)), **srcs = calloc((size_t)p, sizeof(int *));
+    int *outdeg = calloc((size_t)p, sizeof(int)), *indeg = calloc((size_t)p, sizeof(int));
+    nh_nbhd *nbs = calloc((size_t)p, sizeof(nh_nbhd));
+    nh_sched **sch = calloc((size_t)p, sizeof(nh_sched *));
+    int *tmpl = malloc(sizeof(int) * ((size_t)s * d + 1));
+    int *perm = malloc(sizeof(int) * ((size_t)s + 1));
+    int coords[NH_MAXDIMS];
+    memset(res, 0, sizeof(*res));
+    if (!dests || !srcs || !outdeg || !indeg || !nbs || !sch || !tmpl || !perm)
+        goto out;
+    for (int r = 0; r < p; r++) {
+        dests[r] = malloc(sizeof(int) * ((size_t)s + 1));
+        srcs[r] = malloc(sizeof(int) * ((size_t)s + 1));
+        if (!dests[r] || !srcs[r])
+            goto out;
+        nh_grid_coords(g, r, coords);
+        for (int t = 0; t < s; t++) {
+            int q = nh_grid_shift(g, coords, off + (size_t)t * d, +1);
+            if (q != NH_NONE)
+                dests[r][outdeg[r]++] = q;
+            q = nh_grid_shift(g, coords, off + (size_t)t * d, -1);
+            if (q != NH_NONE)
+                srcs[r][indeg[r]++] = q;
+        }
+        if (seed) {
+            shuffle(dests[r], outdeg[r], &seed);
+            shuffle(srcs[r], indeg[r], &seed);
+        }
+    }
+    /* Template agreement as detection does it: the sorted list of the
+     * first rank with the largest out-degree. */
+    int root = 0;
+    for (int r = 1; r < p; r++)
+        if (outdeg[r] > outdeg[root])
+            root = r;
+    if (nh_local_offsets(g, root, outdeg[root], dests[root], +1, tmpl, perm))
+        goto out;
+    rc = 1;
+    if (outdeg[root] < s)
+        goto out;
+    for (ninit = 0; ninit < nbuild; ninit++)
+        if (nh_nbhd_init(&nbs[ninit], g, ninit, outdeg[root], tmpl, outdeg[ninit], dests[ninit],
+                         indeg[ninit], srcs[ninit]))
+            goto out;
+    rc = -1;
+    for (int r = 0; r < nbuild; r++)
+        if (nh_algos[algo].build(&nbs[r], op, &sch[r]))
+            goto out;
+    if (simulate)
+        nh_sim_run(p, nbs, sch, dests, outdeg, srcs, indeg, op, res);
+    else
+        res->ok = 1;
+    st->rounds = sch[0]->tmpl_rounds;
+    st->nphases = sch[0]->nphases;
+    st->ntemp = sch[0]->ntemp;
+    st->msgs = sch[0]->tmpl_msgs;
+    st->blocks = sch[0]->tmpl_blocks;
+    st->copies = sch[0]->tmpl_copies;
+    rc = 0;
+out:
+    for (int r = 0; r < p && dests; r++) {
+        free(dests[r]);
+        free(srcs[r]);
+        if (sch)
+            nh_sched_free(sch[r]);
+    }
+    for (int r = 0; r < ninit; r++)
+        nh_nbhd_fini(&nbs[r]);
+    free(dests);
+    free(srcs);
+    free(outdeg);
+    free(indeg);
+    free(nbs);
+    free(sch);
+    free(tmpl);
+    free(perm);
+    return rc;
+}

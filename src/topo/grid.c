@@ -94,6 +94,34 @@ void nh_grid_format(const nh_grid *g, char *buf, size_t len)
         n += (size_t)snprintf(buf + n, len - n, "%s%d", j ? "x" : "", g->dims[j]);
 }
 
+void nh_grid_balanced(int p, int d, int *dims)
+{
+    /* Largest prime factors first, each onto the currently smallest dim. */
+    int f[32], nf = 0;
+    for (int q = 2; (long)q * q <= p; q++)
+        while (p % q == 0 && nf < 32) {
+            f[nf++] = q;
+            p /= q;
+        }
+    if (p > 1)
+        f[nf++] = p;
+    for (int j = 0; j < d; j++)
+        dims[j] = 1;
+    for (int i = nf - 1; i >= 0; i--) {
+        int k = 0;
+        for (int j = 1; j < d; j++)
+            if (dims[j] < dims[k])
+                k = j;
+        dims[k] *= f[i];
+    }
+    for (int i = 1; i < d; i++) /* non-increasing */
+        for (int j = i; j > 0 && dims[j] > dims[j - 1]; j--) {
+            int t = dims[j];
+            dims[j] = dims[j - 1];
+            dims[j - 1] = t;
+        }
+}
+
 int nh_offset_cmp(int ndims, const int *a, const int *b)
 {
     for (int j = 0; j < ndims; j++)

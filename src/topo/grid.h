@@ -32,6 +32,9 @@ void nh_grid_normalize(const nh_grid *g, int *off);
 /* Removes size-1 dimensions; two grids are equivalent if reduced equal. */
 int nh_grid_equiv(const nh_grid *a, const nh_grid *b);
 void nh_grid_format(const nh_grid *g, char *buf, size_t len); /* "4x4x2" */
+/* Balanced factorization of p into d non-increasing factors (what
+ * MPI_Dims_create returns for all-zero dims), for tools without MPI. */
+void nh_grid_balanced(int p, int d, int *dims);
 
 typedef struct nh_nbhd {
     nh_grid g;

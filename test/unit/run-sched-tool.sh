@@ -1,0 +1,23 @@
+#!/bin/sh
+# nhood-sched at scale: every algorithm's schedules for all ranks are
+# simulated (--verify) and must pass; rows and counts are checked against
+# the paper's formulas for 3-D Moore r=1 (D = 6 messages, V = 54 blocks).
+: "${TOP_BUILDDIR:=.}"
+tool=$TOP_BUILDDIR/nhood-sched
+pass=0
+fail=0
+check() {
+    if [ "$2" = 0 ]; then pass=$((pass + 1)); echo "ok $1"; else fail=$((fail + 1)); echo "not ok $1"; fi
+}
+out=$("$tool" --nbhd moore --dims 3 --radius 1 --procs 512 --verify --no-header)
+check "moore d3 r1 at 512 verified" "$(echo "$out" | grep -c ',yes$' | grep -qx 6; echo $?)"
+check "moore d3 r1 torus: 3 rounds, 6 messages, 54 blocks" \
+    "$(echo "$out" | grep -q '^moore,3,1,512,8x8x8,1,alltoall,torus,26,3,6,54,' ; echo $?)"
+check "moore d3 r1 allgather trie: 26 blocks" \
+    "$(echo "$out" | grep -q '^moore,3,1,512,8x8x8,1,allgather,torus,26,3,6,26,' ; echo $?)"
+out=$("$tool" --nbhd octant --dims 3 --radius 2 --procs 216 --mesh --verify --no-header)
+check "octant d3 r2 mesh at 216 verified" "$(echo "$out" | grep -c ',yes$' | grep -qx 6; echo $?)"
+out=$("$tool" --nbhd shales --dims 2 --radius 1 --procs 100 --verify --no-header)
+check "shales d2 at 100 verified" "$(echo "$out" | grep -c ',yes$' | grep -qx 6; echo $?)"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
