@@ -81,8 +81,21 @@ int nh_impl_MPI_Finalize(void)
 static int hint_or_fail(MPI_Comm comm_old, MPI_Info info, nh_hint *h)
 {
     char msg[512];
-    int rank = 0;
-    if (nh_hint_parse(info, h, msg, sizeof(msg)) == 0)
+    int rank = 0, size = 0;
+    long prod = 1;
+    int bad = nh_hint_parse(info, h, msg, sizeof(msg));
+    if (!bad && h->ndims > 0) {
+        PMPI_Comm_size(comm_old, &size);
+        for (int j = 0; j < h->ndims; j++)
+            prod *= h->dims[j];
+        if (prod != size) {
+            snprintf(msg, sizeof(msg),
+                     "info nhood_dims describes %ld processes, the communicator has %d", prod,
+                     size);
+            bad = 1;
+        }
+    }
+    if (!bad)
         return MPI_SUCCESS;
     PMPI_Comm_rank(comm_old, &rank);
     if (rank == 0)

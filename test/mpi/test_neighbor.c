@@ -255,6 +255,12 @@ static void test_hint(void)
         CHECK(rc != MPI_SUCCESS, "malformed nhood_dims accepted");
         if (rc == MPI_SUCCESS)
             MPI_Comm_free(&g);
+        snprintf(v, sizeof(v), "%d,2", p);
+        MPI_Info_set(info, "nhood_dims", v);
+        rc = tc_graph(MPI_COMM_WORLD, 2, dims, per, s, off, info, 0, &g, &outdeg, &indeg);
+        CHECK(rc != MPI_SUCCESS, "nhood_dims with the wrong process count accepted");
+        if (rc == MPI_SUCCESS)
+            MPI_Comm_free(&g);
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     }
     MPI_Info_free(&info);
