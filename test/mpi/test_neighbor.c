@@ -14,24 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../check.h"
 #include "../common.h"
 #include "nhood.h"
 
-static int rank, p, passed, failed;
+static int rank, p;
 static int (*query)(MPI_Comm, nhood_comm_info *);
 static int (*algo_for)(MPI_Comm, const char *, int, char *, int);
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (cond) {                                                                                \
-            passed++;                                                                              \
-        } else {                                                                                   \
-            failed++;                                                                              \
-            fprintf(stderr, "FAIL rank %d %s:%d: ", rank, __FILE__, __LINE__);                     \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-        }                                                                                          \
-    } while (0)
 
 typedef int (*coll_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
 
@@ -321,6 +311,7 @@ int main(int argc, char **argv)
         MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
+    snprintf(check_prefix, sizeof(check_prefix), "rank %d ", rank);
     query = (int (*)(MPI_Comm, nhood_comm_info *))dlsym(RTLD_DEFAULT, "nhood_comm_query");
     algo_for = (int (*)(MPI_Comm, const char *, int, char *, int))dlsym(RTLD_DEFAULT,
                                                                         "nhood_algorithm_for");

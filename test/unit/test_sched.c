@@ -4,25 +4,14 @@
  * them in the simulator and check that every block lands exactly once in
  * the slot MPI's semantics assign; on large enough tori also check the
  * round and volume formulas. */
+#include "../check.h"
 #include "sched/sched.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int passed, failed;
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (cond) {                                                                                \
-            passed++;                                                                              \
-        } else {                                                                                   \
-            failed++;                                                                              \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
 
 typedef struct nbhd_def {
     char name[64];
