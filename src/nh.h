@@ -5,6 +5,7 @@
 #include <mpi.h>
 #include <stddef.h>
 
+#include "inplace/inplace.h"
 #include "sched/sched.h"
 #include "topo/grid.h"
 
@@ -33,6 +34,8 @@ typedef struct nh_config {
     int report;                   /* NHOOD_REPORT */
     int disable;                  /* NHOOD_DISABLE */
     nh_cost cost;                 /* NHOOD_COST_* */
+    nh_inplace_algo inplace;      /* NHOOD_INPLACE_ALGO */
+    long inplace_auxmem;          /* NHOOD_INPLACE_AUXMEM (bytes) */
 } nh_config;
 
 extern nh_config nh_cfg;
@@ -109,6 +112,24 @@ void nh_bind_cache_free(nh_plan *p);
 /* Blocks per message when a round of n blocks of m bytes is split to stay
  * under the eager limit (n when it is not split). */
 int nh_chunk_blocks(size_t m, int n);
+
+/* ---- in-place all-to-all (exec/inplace.c) ---- */
+typedef enum { NH_INPLACE_ALLTOALL = 0, NH_INPLACE_ALLTOALLV, NH_INPLACE_ALLTOALLW } nh_inplace_op;
+typedef struct nh_inplace_args {
+    nh_inplace_op op;
+    void *buf;
+    int count;                  /* alltoall */
+    MPI_Datatype type;          /* alltoall, alltoallv */
+    const int *counts, *displs; /* alltoallv (displs in extents), alltoallw (in bytes) */
+    const MPI_Datatype *types;  /* alltoallw */
+} nh_inplace_args;
+/* Runs an in-place all-to-all with nhood's algorithm; returns MPI_SUCCESS,
+ * an MPI error, or -1 when the call should go to PMPI. */
+int nh_inplace(MPI_Comm comm, const nh_inplace_args *a);
+int nh_inplace_init(void);
+void nh_inplace_fini(void);
+void nh_inplace_report_print(void);
+void nh_inplace_report_free(void);
 
 /* ---- report (report.c) ---- */
 typedef struct nh_report_rec {

@@ -52,7 +52,10 @@ static int after_init(int provided)
     /* Under MPI_THREAD_MULTIPLE nhood steps aside entirely: plans, caches
      * and bindings are not synchronized. */
     nh_active = !nh_cfg.disable && provided != MPI_THREAD_MULTIPLE;
-    return nh_active ? nh_plan_init() : MPI_SUCCESS;
+    if (!nh_active)
+        return MPI_SUCCESS;
+    int rc = nh_plan_init();
+    return rc ? rc : nh_inplace_init();
 }
 
 int nh_impl_MPI_Init(int *argc, char ***argv)
@@ -71,10 +74,14 @@ int nh_impl_MPI_Init_thread(int *argc, char ***argv, int required, int *provided
 
 int nh_impl_MPI_Finalize(void)
 {
-    if (nh_cfg.report && nh_world_rank == 0)
+    if (nh_cfg.report && nh_world_rank == 0) {
         nh_report_print();
+        nh_inplace_report_print();
+    }
     nh_report_free();
+    nh_inplace_report_free();
     nh_plan_fini();
+    nh_inplace_fini();
     return PMPI_Finalize();
 }
 
@@ -183,4 +190,54 @@ int nh_impl_MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datat
 {
     return neighbor(NH_OP_ALLGATHER, PMPI_Neighbor_allgather, sendbuf, sendcount, sendtype, recvbuf,
                     recvcount, recvtype, comm);
+}
+
+/* In-place all-to-all: only MPI_IN_PLACE calls are nhood's business. */
+int nh_impl_MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    if (sendbuf == MPI_IN_PLACE) {
+        nh_inplace_args a = {
+            .op = NH_INPLACE_ALLTOALL, .buf = recvbuf, .count = recvcount, .type = recvtype};
+        int rc = nh_inplace(comm, &a);
+        if (rc != -1)
+            return rc ? PMPI_Comm_call_errhandler(comm, rc), rc : rc;
+    }
+    return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int nh_impl_MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                          MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                          const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    if (sendbuf == MPI_IN_PLACE) {
+        nh_inplace_args a = {.op = NH_INPLACE_ALLTOALLV,
+                             .buf = recvbuf,
+                             .type = recvtype,
+                             .counts = recvcounts,
+                             .displs = rdispls};
+        int rc = nh_inplace(comm, &a);
+        if (rc != -1)
+            return rc ? PMPI_Comm_call_errhandler(comm, rc), rc : rc;
+    }
+    return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                          recvtype, comm);
+}
+
+int nh_impl_MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                          const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                          const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    if (sendbuf == MPI_IN_PLACE) {
+        nh_inplace_args a = {.op = NH_INPLACE_ALLTOALLW,
+                             .buf = recvbuf,
+                             .counts = recvcounts,
+                             .displs = rdispls,
+                             .types = recvtypes};
+        int rc = nh_inplace(comm, &a);
+        if (rc != -1)
+            return rc ? PMPI_Comm_call_errhandler(comm, rc), rc : rc;
+    }
+    return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                          recvtypes, comm);
 }

@@ -24,3 +24,17 @@ NH_FN(MPI_Neighbor_allgather,
       (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
        MPI_Datatype recvtype, MPI_Comm comm),
       (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+NH_FN(MPI_Alltoall,
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+       MPI_Datatype recvtype, MPI_Comm comm),
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+NH_FN(MPI_Alltoallv,
+      (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+       void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+       MPI_Comm comm),
+      (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm))
+NH_FN(MPI_Alltoallw,
+      (const void *sendbuf, const int sendcounts[], const int sdispls[],
+       const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+       const MPI_Datatype recvtypes[], MPI_Comm comm),
+      (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm))

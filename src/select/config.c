@@ -31,7 +31,7 @@ static const char *const binding_names[NH_BIND_COUNT] = {"auto", "pack", "zcopy"
 static const char *const fallback_names[] = {"warn", "error", "silent", NULL};
 static const char *const bool_names[] = {"0", "1", NULL};
 
-enum kind { K_ALGO, K_BINDING, K_FALLBACK, K_BOOL, K_DOUBLE };
+enum kind { K_ALGO, K_BINDING, K_FALLBACK, K_BOOL, K_DOUBLE, K_INPLACE, K_BYTES };
 
 typedef struct knob {
     const char *env;
@@ -52,6 +52,10 @@ static const knob knobs[] = {
      "when a forced algorithm does not apply"},
     {"NHOOD_REPORT", NULL, K_BOOL, &nh_cfg.report, "print a report at MPI_Finalize"},
     {"NHOOD_DISABLE", NULL, K_BOOL, &nh_cfg.disable, "pass everything to PMPI"},
+    {"NHOOD_INPLACE_ALGO", NULL, K_INPLACE, &nh_cfg.inplace,
+     "in-place MPI_Alltoall[v|w] algorithm"},
+    {"NHOOD_INPLACE_AUXMEM", NULL, K_BYTES, &nh_cfg.inplace_auxmem,
+     "bytes of auxiliary buffer for nonblocking in-place swaps"},
     {"NHOOD_COST_ALPHA", NULL, K_DOUBLE, &nh_cfg.cost.alpha, "cost model: us per phase"},
     {"NHOOD_COST_O", NULL, K_DOUBLE, &nh_cfg.cost.o, "cost model: us per message"},
     {"NHOOD_COST_BETA", NULL, K_DOUBLE, &nh_cfg.cost.beta, "cost model: us per byte sent"},
@@ -101,14 +105,15 @@ static void list_names(char *buf, size_t len, enum kind k)
 {
     size_t n = 0;
     buf[0] = '\0';
-    if (k == K_DOUBLE) {
-        snprintf(buf, len, "a non-negative number");
+    if (k == K_DOUBLE || k == K_BYTES) {
+        snprintf(buf, len, k == K_DOUBLE ? "a non-negative number" : "a non-negative integer");
         return;
     }
     for (int i = 0;; i++) {
         const char *name = k == K_ALGO       ? (i < NH_ALGO_COUNT ? nh_algos[i].name : NULL)
                            : k == K_BINDING  ? (i < NH_BIND_COUNT ? binding_names[i] : NULL)
                            : k == K_FALLBACK ? fallback_names[i]
+                           : k == K_INPLACE  ? (i < NH_INPLACE_MPICH ? nh_inplace_names[i] : NULL)
                                              : bool_names[i];
         if (!name || n >= len)
             break;
@@ -144,6 +149,20 @@ static int parse_knob(const knob *k, const char *v)
             return -1;
         *(int *)k->dst = i;
         return 0;
+    case K_INPLACE:
+        if ((i = parse_enum(v, nh_inplace_names, NH_INPLACE_MPICH)) < 0)
+            return -1;
+        *(nh_inplace_algo *)k->dst = (nh_inplace_algo)i;
+        return 0;
+    case K_BYTES: {
+        char *end;
+        errno = 0;
+        long long x = strtoll(v, &end, 10);
+        if (errno || end == v || *end != '\0' || x < 0 || x > (1LL << 40))
+            return -1;
+        *(long *)k->dst = (long)x;
+        return 0;
+    }
     case K_DOUBLE: {
         char *end;
         errno = 0;

@@ -42,6 +42,31 @@ for np in 2 4; do
     done
 done
 
+# In-place MPI_Alltoall[v|w]: every algorithm, and the auxiliary-buffer
+# variant with a buffer that holds some swaps and one that holds all.
+for np in 1 2 3 4; do
+    for algo in auto lsa hsa pmpi; do
+        name="inplace np=$np NHOOD_INPLACE_ALGO=$algo"
+        if run "$name" $np "NHOOD_INPLACE_ALGO=$algo" "$t/test_inplace"; then ok "$name"; else bad "$name"; fi
+    done
+done
+for np in 3 4; do
+    for aux in 64 1048576; do
+        for algo in lsa hsa; do
+            name="inplace np=$np NHOOD_INPLACE_ALGO=$algo NHOOD_INPLACE_AUXMEM=$aux"
+            if run "$name" $np "NHOOD_INPLACE_ALGO=$algo NHOOD_INPLACE_AUXMEM=$aux" "$t/test_inplace"; then ok "$name"; else bad "$name"; fi
+        done
+    done
+done
+name="NHOOD_REPORT=1 in-place lines"
+if run "$name" 4 "NHOOD_REPORT=1" "$t/test_inplace" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=inplace_alltoallv pattern=inplace procs=4 algorithm=hsa calls=[1-9][0-9]* steps=3$' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=inplace_alltoallw pattern=inplace procs=4 algorithm=hsa ' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+
 # Eager-limit splitting of combined messages: many small chunks, and two
 # blocks per chunk for the 300-int blocks.
 for eager in 100 2500; do
@@ -82,6 +107,8 @@ expect_reject NHOOD_BINDING copy "auto|pack|zcopy"
 expect_reject NHOOD_FALLBACK loud "warn|error|silent"
 expect_reject NHOOD_REPORT yes "0|1"
 expect_reject NHOOD_COST_ALPHA 1.5us "a non-negative number"
+expect_reject NHOOD_INPLACE_ALGO mpich "auto|pmpi|lsa|hsa"
+expect_reject NHOOD_INPLACE_AUXMEM 1k "a non-negative integer"
 
 # Forced algorithm on a non-isomorphic graph with NHOOD_FALLBACK=error fails.
 name="NHOOD_FALLBACK=error on an irregular graph"

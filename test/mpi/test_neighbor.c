@@ -22,7 +22,6 @@ static int rank, p;
 static int (*query)(MPI_Comm, nhood_comm_info *);
 static int (*algo_for)(MPI_Comm, const char *, int, char *, int);
 
-
 typedef int (*coll_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
 
 /* The MPI standard's equivalent code: receives posted in source-list

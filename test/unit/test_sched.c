@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
-
 typedef struct nbhd_def {
     char name[64];
     int d, s;

@@ -1,0 +1,208 @@
+/* In-place MPI_Alltoall / MPI_Alltoallv / MPI_Alltoallw as pairwise swaps
+ * in the order of the chosen algorithm (src/inplace/), on a private
+ * duplicate of the communicator cached as an attribute.
+ *
+ * With NHOOD_INPLACE_AUXMEM=n (section 3.4 of the paper) a swap whose
+ * outgoing data fits in what is left of an n-byte auxiliary buffer is
+ * packed there and runs nonblocking (MPI_Isend of the copy, MPI_Irecv into
+ * place); the others use MPI_Sendrecv_replace.  Each rank decides alone:
+ * both kinds match each other.  Every pair swaps once per call, so one tag
+ * suffices. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "nh.h"
+
+typedef struct inplace_rec {
+    struct inplace_rec *next;
+    int comm_id, op, p;
+    long calls[NH_INPLACE_COUNT];
+} inplace_rec;
+
+typedef struct inplace_ctx {
+    MPI_Comm pcomm;
+    int id;
+    inplace_rec *rec[3];
+} inplace_ctx;
+
+static int ctx_keyval = MPI_KEYVAL_INVALID;
+static int next_id = 1000; /* distinct from graph plan ids in reports */
+static inplace_rec *recs;
+static const char *const op_names[3] = {"inplace_alltoall", "inplace_alltoallv",
+                                        "inplace_alltoallw"};
+
+static int ctx_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void)comm;
+    (void)keyval;
+    (void)extra;
+    inplace_ctx *c = attr;
+    int rc = PMPI_Comm_free(&c->pcomm);
+    free(c);
+    return rc;
+}
+
+int nh_inplace_init(void)
+{
+    return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, ctx_delete, &ctx_keyval, NULL);
+}
+
+void nh_inplace_fini(void)
+{
+    if (ctx_keyval != MPI_KEYVAL_INVALID)
+        PMPI_Comm_free_keyval(&ctx_keyval);
+}
+
+/* The cached context, created on first use.  Every rank takes the same
+ * path: all of them made the same earlier calls on this communicator. */
+static int ctx_get(MPI_Comm comm, inplace_ctx **out)
+{
+    void *v;
+    int flag = 0, rc;
+    if ((rc = PMPI_Comm_get_attr(comm, ctx_keyval, &v, &flag)))
+        return rc;
+    if (flag) {
+        *out = v;
+        return MPI_SUCCESS;
+    }
+    inplace_ctx *c = calloc(1, sizeof(*c));
+    if (!c)
+        return MPI_ERR_NO_MEM;
+    if ((rc = PMPI_Comm_dup(comm, &c->pcomm))) {
+        free(c);
+        return rc;
+    }
+    c->id = next_id++;
+    if ((rc = PMPI_Comm_set_attr(comm, ctx_keyval, c))) {
+        PMPI_Comm_free(&c->pcomm);
+        free(c);
+        return rc;
+    }
+    *out = c;
+    return MPI_SUCCESS;
+}
+
+/* Where the block exchanged with rank j lives. */
+static int piece(const nh_inplace_args *a, int j, char **addr, int *count, MPI_Datatype *type)
+{
+    MPI_Aint lb, ext;
+    switch (a->op) {
+    case NH_INPLACE_ALLTOALL:
+        *type = a->type;
+        *count = a->count;
+        if (PMPI_Type_get_extent(a->type, &lb, &ext))
+            return MPI_ERR_TYPE;
+        *addr = (char *)a->buf + (MPI_Aint)j * a->count * ext;
+        return MPI_SUCCESS;
+    case NH_INPLACE_ALLTOALLV:
+        *type = a->type;
+        *count = a->counts[j];
+        if (PMPI_Type_get_extent(a->type, &lb, &ext))
+            return MPI_ERR_TYPE;
+        *addr = (char *)a->buf + (MPI_Aint)a->displs[j] * ext;
+        return MPI_SUCCESS;
+    default:
+        *type = a->types[j];
+        *count = a->counts[j];
+        *addr = (char *)a->buf + a->displs[j];
+        return MPI_SUCCESS;
+    }
+}
+
+static void count_call(inplace_ctx *c, int op, int p, nh_inplace_algo algo)
+{
+    if (!c->rec[op]) {
+        inplace_rec *r = calloc(1, sizeof(*r));
+        if (!r)
+            return;
+        r->comm_id = c->id;
+        r->op = op;
+        r->p = p;
+        r->next = recs;
+        recs = r;
+        c->rec[op] = r;
+    }
+    c->rec[op]->calls[algo]++;
+}
+
+int nh_inplace(MPI_Comm comm, const nh_inplace_args *a)
+{
+    int inter = 0, p, rank, rc, n, nreq = 0;
+    nh_inplace_algo algo = nh_cfg.inplace == NH_INPLACE_AUTO ? NH_INPLACE_HSA : nh_cfg.inplace;
+    inplace_ctx *c;
+    if (!nh_active || ctx_keyval == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL ||
+        PMPI_Comm_test_inter(comm, &inter) || inter || (rc = ctx_get(comm, &c)))
+        return -1;
+    PMPI_Comm_size(comm, &p);
+    PMPI_Comm_rank(comm, &rank);
+    count_call(c, a->op, p, nh_cfg.inplace == NH_INPLACE_PMPI ? NH_INPLACE_PMPI : algo);
+    if (nh_cfg.inplace == NH_INPLACE_PMPI)
+        return -1;
+    int *partners = malloc(sizeof(int) * 2 * (size_t)p + 1);
+    MPI_Request *req = malloc(sizeof(MPI_Request) * 2 * (size_t)p + 1);
+    MPI_Status *st = malloc(sizeof(MPI_Status) * 2 * (size_t)p + 1);
+    long auxlen = nh_cfg.inplace_auxmem, used = 0;
+    char *aux = auxlen > 0 ? malloc((size_t)auxlen) : NULL;
+    rc = MPI_ERR_NO_MEM;
+    if (!partners || !req || !st || (auxlen > 0 && !aux))
+        goto out;
+    n = nh_inplace_partners(algo, p, rank, partners);
+    rc = MPI_SUCCESS;
+    for (int k = 0; k < n && !rc; k++) {
+        int j = partners[k], count, size, psize;
+        char *addr;
+        MPI_Datatype type;
+        MPI_Status status;
+        if ((rc = piece(a, j, &addr, &count, &type)) || (rc = PMPI_Type_size(type, &size)))
+            break;
+        if ((long)size * count == 0) /* symmetric: the partner skips too */
+            continue;
+        if (aux && !PMPI_Pack_size(count, type, c->pcomm, &psize) && psize <= auxlen - used) {
+            int pos = 0;
+            if ((rc = PMPI_Pack(addr, count, type, aux + used, psize, &pos, c->pcomm)) ||
+                (rc = PMPI_Irecv(addr, count, type, j, 0, c->pcomm, &req[nreq++])) ||
+                (rc = PMPI_Isend(aux + used, pos, MPI_PACKED, j, 0, c->pcomm, &req[nreq++])))
+                break;
+            used += pos;
+        } else {
+            rc = PMPI_Sendrecv_replace(addr, count, type, j, 0, j, 0, c->pcomm, &status);
+        }
+    }
+    if (nreq) {
+        int wrc = PMPI_Waitall(nreq, req, st);
+        rc = rc ? rc : wrc;
+    }
+out:
+    free(partners);
+    free(req);
+    free(st);
+    free(aux);
+    return rc;
+}
+
+void nh_inplace_report_print(void)
+{
+    for (inplace_rec *r = recs; r; r = r->next) {
+        int best = 0;
+        long calls = 0;
+        for (int a = 0; a < NH_INPLACE_COUNT; a++) {
+            calls += r->calls[a];
+            if (r->calls[a] > r->calls[best])
+                best = a;
+        }
+        fprintf(stderr,
+                "nhood: comm=%d op=%s pattern=inplace procs=%d algorithm=%s calls=%ld steps=%d\n",
+                r->comm_id, op_names[r->op], r->p, nh_inplace_names[best], calls,
+                best == NH_INPLACE_PMPI ? 2 * r->p - 1
+                                        : nh_inplace_steps((nh_inplace_algo)best, r->p));
+    }
+}
+
+void nh_inplace_report_free(void)
+{
+    while (recs) {
+        inplace_rec *n = recs->next;
+        free(recs);
+        recs = n;
+    }
+}
