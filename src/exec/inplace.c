@@ -23,6 +23,8 @@ typedef struct inplace_ctx {
     MPI_Comm pcomm;
     int id;
     inplace_rec *rec[3];
+    int *partners[NH_INPLACE_COUNT]; /* swap order per algorithm, computed once */
+    int npartners[NH_INPLACE_COUNT];
 } inplace_ctx;
 
 static int ctx_keyval = MPI_KEYVAL_INVALID;
@@ -38,6 +40,8 @@ static int ctx_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
     (void)extra;
     inplace_ctx *c = attr;
     int rc = PMPI_Comm_free(&c->pcomm);
+    for (int a = 0; a < NH_INPLACE_COUNT; a++)
+        free(c->partners[a]);
     free(c);
     return rc;
 }
@@ -138,15 +142,26 @@ int nh_inplace(MPI_Comm comm, const nh_inplace_args *a)
     count_call(c, a->op, p, nh_cfg.inplace == NH_INPLACE_PMPI ? NH_INPLACE_PMPI : algo);
     if (nh_cfg.inplace == NH_INPLACE_PMPI)
         return -1;
-    int *partners = malloc(sizeof(int) * 2 * (size_t)p + 1);
-    MPI_Request *req = malloc(sizeof(MPI_Request) * 2 * (size_t)p + 1);
-    MPI_Status *st = malloc(sizeof(MPI_Status) * 2 * (size_t)p + 1);
+    if (!c->partners[algo]) {
+        if (!(c->partners[algo] = malloc(sizeof(int) * 2 * (size_t)p + 1)))
+            return MPI_ERR_NO_MEM;
+        c->npartners[algo] = nh_inplace_partners(algo, p, rank, c->partners[algo]);
+    }
+    const int *partners = c->partners[algo];
+    n = c->npartners[algo];
+    /* Requests only for the nonblocking swaps of the auxiliary-buffer mode. */
     long auxlen = nh_cfg.inplace_auxmem, used = 0;
-    char *aux = auxlen > 0 ? malloc((size_t)auxlen) : NULL;
-    rc = MPI_ERR_NO_MEM;
-    if (!partners || !req || !st || (auxlen > 0 && !aux))
-        goto out;
-    n = nh_inplace_partners(algo, p, rank, partners);
+    char *aux = NULL;
+    MPI_Request *req = NULL;
+    MPI_Status *st = NULL;
+    if (auxlen > 0) {
+        aux = malloc((size_t)auxlen);
+        req = malloc(sizeof(MPI_Request) * 2 * (size_t)n + 1);
+        st = malloc(sizeof(MPI_Status) * 2 * (size_t)n + 1);
+        rc = MPI_ERR_NO_MEM;
+        if (!aux || !req || !st)
+            goto out;
+    }
     rc = MPI_SUCCESS;
     for (int k = 0; k < n && !rc; k++) {
         int j = partners[k], count, size, psize;
@@ -173,7 +188,6 @@ int nh_inplace(MPI_Comm comm, const nh_inplace_args *a)
         rc = rc ? rc : wrc;
     }
 out:
-    free(partners);
     free(req);
     free(st);
     free(aux);

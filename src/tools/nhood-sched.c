@@ -13,25 +13,29 @@
 #include <string.h>
 
 #include "../../test/nbhd.h"
+#include "inplace/inplace.h"
 #include "sched/sched.h"
 
 static void usage(void)
 {
     fprintf(stderr, "usage: nhood-sched --nbhd moore|vonneumann|octant|shales --dims D --radius R\n"
-                    "                   --procs P[,P...] [--mesh] [--verify] [--no-header]\n");
+                    "                   --procs P[,P...] [--mesh] [--verify] [--no-header]\n"
+                    "       nhood-sched --inplace --procs P[,P...] [--no-header]\n");
 }
 
 int main(int argc, char **argv)
 {
     const char *nbhd = "moore";
     char procs[256] = "480";
-    int d = 3, r = 1, mesh = 0, verify = 0, header = 1;
+    int d = 3, r = 1, mesh = 0, verify = 0, header = 1, inplace = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--mesh") == 0)
             mesh = 1;
         else if (strcmp(a, "--verify") == 0)
             verify = 1;
+        else if (strcmp(a, "--inplace") == 0)
+            inplace = 1;
         else if (strcmp(a, "--no-header") == 0)
             header = 0;
         else if (v && strcmp(a, "--nbhd") == 0)
@@ -46,6 +50,29 @@ int main(int argc, char **argv)
             usage();
             return 2;
         }
+    }
+    if (inplace) {
+        if (header)
+            printf("op,procs,algorithm,steps,swaps_per_rank,bound\n");
+        static const nh_inplace_algo algos[] = {NH_INPLACE_MPICH, NH_INPLACE_LSA, NH_INPLACE_HSA};
+        for (char *tok = strtok(procs, ","); tok; tok = strtok(NULL, ",")) {
+            int p = atoi(tok), lg = 0;
+            if (p < 1 || p > 8192) {
+                fprintf(stderr, "nhood-sched: --inplace takes 1 to 8192 processes\n");
+                return 2;
+            }
+            while ((1 << lg) < p)
+                lg++;
+            int *partners = malloc(sizeof(int) * 2 * (size_t)p);
+            for (int k = 0; k < 3; k++) {
+                int bound = k == 0 ? 2 * p - 1 : k == 1 ? p : p + lg - 2;
+                printf("inplace_alltoallv,%d,%s,%d,%d,%d\n", p, nh_inplace_names[algos[k]],
+                       nh_inplace_steps(algos[k], p),
+                       nh_inplace_partners(algos[k], p, 0, partners) - (k == 0), bound);
+            }
+            free(partners);
+        }
+        return 0;
     }
     int *off, s;
     if (d < 1 || d > TC_MAXD || r < 1 || (s = tc_offsets(nbhd, d, r, &off)) < 0) {
