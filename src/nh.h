@@ -103,11 +103,10 @@ typedef struct nh_choice {
 } nh_choice;
 int nh_select(nh_plan *p, nh_op op, size_t blockbytes, nh_choice *out);
 double nh_cost_of(const nh_sched *s, nh_binding b, size_t m);
-double nh_cost_native(const nh_plan *p, size_t m);
 
 /* ---- execution (exec/exec.c) ---- */
-int nh_exec_blocking(nh_plan *p, const nh_sched *s, nh_binding b, nh_op op, const void *sbuf,
-                     int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype);
+int nh_exec_blocking(nh_plan *p, const nh_sched *s, nh_binding b, const void *sbuf, int scount,
+                     MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype);
 void nh_bind_cache_free(nh_plan *p);
 /* Blocks per message when a round of n blocks of m bytes is split to stay
  * under the eager limit (n when it is not split). */

@@ -169,7 +169,7 @@ static int neighbor(nh_op op, pmpi_neighbor_fn pmpi, const void *sbuf, int scoun
     if (c.algo == NH_ALGO_PMPI)
         return pmpi(sbuf, scount, stype, rbuf, rcount, rtype, comm);
     const nh_sched *s = nh_plan_sched(p, op, c.algo);
-    rc = s ? nh_exec_blocking(p, s, c.binding, op, sbuf, scount, stype, rbuf, rcount, rtype)
+    rc = s ? nh_exec_blocking(p, s, c.binding, sbuf, scount, stype, rbuf, rcount, rtype)
            : MPI_ERR_NO_MEM;
     if (rc)
         PMPI_Comm_call_errhandler(comm, rc);

@@ -458,10 +458,9 @@ static int run(nh_plan *p, nh_bind *b)
     return rc;
 }
 
-int nh_exec_blocking(nh_plan *p, const nh_sched *s, nh_binding kind, nh_op op, const void *sbuf,
-                     int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype)
+int nh_exec_blocking(nh_plan *p, const nh_sched *s, nh_binding kind, const void *sbuf, int scount,
+                     MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype)
 {
-    (void)op;
     nh_bind *b;
     int owned, rc = bind_get(p, s, kind, sbuf, scount, stype, rbuf, rcount, rtype, &b, &owned);
     if (rc)

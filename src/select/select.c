@@ -41,13 +41,6 @@ double nh_cost_of(const nh_sched *s, nh_binding b, size_t m)
     return t;
 }
 
-/* The native linear algorithm: one message per neighbor, self included. */
-double nh_cost_native(const nh_plan *p, size_t m)
-{
-    const nh_cost *c = &nh_cfg.cost;
-    return c->alpha + (c->o + c->beta * (double)m) * p->nb.s;
-}
-
 static nh_binding pick_binding(const nh_sched *s, size_t m)
 {
     if (nh_cfg.binding != NH_BIND_AUTO)
