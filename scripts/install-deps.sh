@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs what nhood needs on Debian 12.  Safe to re-run.
 set -e
-pkgs="mpich libmpich-dev libhwloc-dev autoconf automake libtool pkg-config make gcc gnuplot-nox"
+pkgs="mpich libmpich-dev openmpi-bin libopenmpi-dev libhwloc-dev autoconf automake libtool pkg-config make gcc gnuplot-nox git"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
@@ -12,7 +12,7 @@ if [ -n "$missing" ]; then
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
 fi
-# Keep MPICH the default MPI even if Open MPI gets installed later.
+# Installing Open MPI flips the mpicc/mpirun alternatives: keep MPICH the default.
 for alt in mpi mpirun; do
     target=$(update-alternatives --list $alt 2>/dev/null | grep -m1 mpich || true)
     [ -n "$target" ] && { [ "$(id -u)" -eq 0 ] && update-alternatives --set $alt "$target" >/dev/null 2>&1 || true; }
