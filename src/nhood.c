@@ -192,17 +192,26 @@ int nh_impl_MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datat
                     recvcount, recvtype, comm);
 }
 
-/* In-place all-to-all: only MPI_IN_PLACE calls are nhood's business. */
+/* In-place all-to-all: only MPI_IN_PLACE calls are nhood's business.
+ * Returns the result of nhood's run, or -1 when the call goes to PMPI. */
+static int try_inplace(const void *sendbuf, MPI_Comm comm, const nh_inplace_args *a)
+{
+    if (sendbuf != MPI_IN_PLACE)
+        return -1;
+    int rc = nh_inplace(comm, a);
+    if (rc > 0)
+        PMPI_Comm_call_errhandler(comm, rc);
+    return rc;
+}
+
 int nh_impl_MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (sendbuf == MPI_IN_PLACE) {
-        nh_inplace_args a = {
-            .op = NH_INPLACE_ALLTOALL, .buf = recvbuf, .count = recvcount, .type = recvtype};
-        int rc = nh_inplace(comm, &a);
-        if (rc != -1)
-            return rc ? PMPI_Comm_call_errhandler(comm, rc), rc : rc;
-    }
+    nh_inplace_args a = {
+        .op = NH_INPLACE_ALLTOALL, .buf = recvbuf, .count = recvcount, .type = recvtype};
+    int rc = try_inplace(sendbuf, comm, &a);
+    if (rc != -1)
+        return rc;
     return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
@@ -210,16 +219,14 @@ int nh_impl_MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int
                           MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                           const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (sendbuf == MPI_IN_PLACE) {
-        nh_inplace_args a = {.op = NH_INPLACE_ALLTOALLV,
-                             .buf = recvbuf,
-                             .type = recvtype,
-                             .counts = recvcounts,
-                             .displs = rdispls};
-        int rc = nh_inplace(comm, &a);
-        if (rc != -1)
-            return rc ? PMPI_Comm_call_errhandler(comm, rc), rc : rc;
-    }
+    nh_inplace_args a = {.op = NH_INPLACE_ALLTOALLV,
+                         .buf = recvbuf,
+                         .type = recvtype,
+                         .counts = recvcounts,
+                         .displs = rdispls};
+    int rc = try_inplace(sendbuf, comm, &a);
+    if (rc != -1)
+        return rc;
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                           recvtype, comm);
 }
@@ -228,16 +235,14 @@ int nh_impl_MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int
                           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                           const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    if (sendbuf == MPI_IN_PLACE) {
-        nh_inplace_args a = {.op = NH_INPLACE_ALLTOALLW,
-                             .buf = recvbuf,
-                             .counts = recvcounts,
-                             .displs = rdispls,
-                             .types = recvtypes};
-        int rc = nh_inplace(comm, &a);
-        if (rc != -1)
-            return rc ? PMPI_Comm_call_errhandler(comm, rc), rc : rc;
-    }
+    nh_inplace_args a = {.op = NH_INPLACE_ALLTOALLW,
+                         .buf = recvbuf,
+                         .counts = recvcounts,
+                         .displs = rdispls,
+                         .types = recvtypes};
+    int rc = try_inplace(sendbuf, comm, &a);
+    if (rc != -1)
+        return rc;
     return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                           recvtypes, comm);
 }

@@ -14,10 +14,25 @@ static char check_prefix[32];
             passed++;                                                                              \
         } else {                                                                                   \
             failed++;                                                                              \
-            fprintf(stderr, "FAIL %s%s:%d: ", check_prefix, __FILE__, __LINE__);                  \
+            fprintf(stderr, "FAIL %s%s:%d: ", check_prefix, __FILE__, __LINE__);                   \
             fprintf(stderr, __VA_ARGS__);                                                          \
             fprintf(stderr, "\n");                                                                 \
         }                                                                                          \
     } while (0)
+
+#ifdef MPI_VERSION
+/* MPI tests: totals over ranks, printed by rank 0, then MPI_Finalize.
+ * Returns the process exit code. */
+static int check_finish_mpi(void)
+{
+    int rank, mine[2] = {passed, failed}, all[2];
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Reduce(mine, all, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("%d passed, %d failed\n", all[0], all[1]);
+    MPI_Finalize();
+    return rank == 0 && all[1] ? 1 : 0;
+}
+#endif
 
 #endif

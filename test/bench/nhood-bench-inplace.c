@@ -10,24 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double robust_median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(double), cmp_double);
-    double q1 = v[n / 4], q3 = v[(3 * n) / 4], iqr = q3 - q1;
-    int lo = 0, hi = n;
-    while (lo < n && v[lo] < q1 - 3 * iqr)
-        lo++;
-    while (hi > lo && v[hi - 1] > q3 + 3 * iqr)
-        hi--;
-    int m = hi - lo;
-    return m % 2 ? v[lo + m / 2] : 0.5 * (v[lo + m / 2 - 1] + v[lo + m / 2]);
-}
+#include "stats.h"
 
 /* Symmetric count for the pair (i, j): mean +- 50 %. */
 static int pair_count(int i, int j, int mean)

@@ -135,10 +135,5 @@ int main(int argc, char **argv)
     free(r1);
     free(r2);
     MPI_Type_free(&vec);
-    int mine[2] = {passed, failed}, all[2];
-    MPI_Reduce(mine, all, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("%d passed, %d failed\n", all[0], all[1]);
-    MPI_Finalize();
-    return rank == 0 && all[1] ? 1 : 0;
+    return check_finish_mpi();
 }
