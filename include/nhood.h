@@ -29,9 +29,18 @@ typedef struct nhood_comm_info {
  * or MPI_ERR_COMM if nhood has no record of the communicator. */
 int nhood_comm_query(MPI_Comm comm, nhood_comm_info *info);
 
-/* The algorithm nhood would run for op ("alltoall" or "allgather") with
- * blocks of the given size, written into name (e.g. "torus", "pmpi"). */
+/* The algorithm nhood would run for op ("alltoall" or "allgather", with
+ * an "i" prefix for the nonblocking and an "_init" suffix for the
+ * persistent form) with blocks of the given size, written into name (e.g.
+ * "torus", "pmpi"). */
 int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes, char *name, int len);
+
+/* Advances nhood's outstanding nonblocking and persistent neighborhood
+ * collectives without blocking.  Completion calls (MPI_Test, MPI_Wait and
+ * their variants) do this already; call it from long computations between
+ * start and completion when NHOOD_PROGRESS=poll lets operations forward
+ * data.  Not thread-safe (nhood steps aside under MPI_THREAD_MULTIPLE). */
+void nhood_progress(void);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,14 @@
 /* ---- configuration (select/config.c) ---- */
 typedef enum { NH_BIND_AUTO = 0, NH_BIND_PACK, NH_BIND_ZCOPY, NH_BIND_COUNT } nh_binding;
 typedef enum { NH_FALLBACK_WARN = 0, NH_FALLBACK_ERROR, NH_FALLBACK_SILENT } nh_fallback;
+typedef enum { NH_PROGRESS_SAFE = 0, NH_PROGRESS_POLL } nh_progress;
+/* How a neighborhood collective was called. */
+typedef enum {
+    NH_FORM_BLOCKING = 0,
+    NH_FORM_NONBLOCKING,
+    NH_FORM_PERSISTENT,
+    NH_FORM_COUNT
+} nh_form;
 
 typedef struct nh_cost {
     double alpha;        /* us per phase (synchronization latency) */
@@ -36,6 +44,7 @@ typedef struct nh_config {
     nh_cost cost;                 /* NHOOD_COST_* */
     nh_inplace_algo inplace;      /* NHOOD_INPLACE_ALGO */
     long inplace_auxmem;          /* NHOOD_INPLACE_AUXMEM (bytes) */
+    nh_progress progress;         /* NHOOD_PROGRESS */
 } nh_config;
 
 extern nh_config nh_cfg;
@@ -68,12 +77,15 @@ typedef struct nh_plan {
         int valid;
         nh_algo algo;
         nh_binding binding;
-    } last[NH_OP_COUNT]; /* the auto decision for the last block size */
+    } last[NH_OP_COUNT][NH_FORM_COUNT]; /* the auto decision for the last block size */
     int warned;
     nh_sched *sched[NH_OP_COUNT][NH_ALGO_COUNT];
     nh_bind *bcache; /* small cache of bindings for predefined types */
-    struct nh_report_rec *rec[NH_OP_COUNT];
+    struct nh_report_rec *rec[NH_OP_COUNT][NH_FORM_COUNT];
     int outdeg, indeg; /* user's degrees (also for non-isomorphic graphs) */
+    int refs;          /* the communicator's attribute + live requests */
+    unsigned long seq; /* nonblocking and persistent operations created */
+    int warned_progress;
 } nh_plan;
 
 /* nhood's MPI_Info keys on graph creation. */
@@ -95,22 +107,55 @@ nh_plan *nh_plan_get(MPI_Comm comm);
  * over it) and caches the plan as an attribute. */
 int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h);
 const nh_sched *nh_plan_sched(nh_plan *p, nh_op op, nh_algo a);
+void nh_plan_unref(nh_plan *p);
 
 /* ---- selection (select/select.c) ---- */
 typedef struct nh_choice {
     nh_algo algo;
     nh_binding binding;
 } nh_choice;
-int nh_select(nh_plan *p, nh_op op, size_t blockbytes, nh_choice *out);
+int nh_select(nh_plan *p, nh_op op, nh_form form, size_t blockbytes, nh_choice *out);
 double nh_cost_of(const nh_sched *s, nh_binding b, size_t m);
 
 /* ---- execution (exec/exec.c) ---- */
+/* Tag slots: blocking calls use slot 0, nonblocking and persistent ones
+ * slots 1..NH_SLOTS-1 in creation order (see request.c). */
+#define NH_SLOTS 16
+
+/* One execution of a schedule on bound buffers: phase by phase, blocking
+ * or by repeated nonblocking progress. */
+typedef struct nh_run {
+    nh_plan *p;
+    nh_bind *b;
+    int owned; /* the binding belongs to this run */
+    int slot;  /* tag slot */
+    int ph;    /* current phase; == nphases when complete or not started */
+    int posted, nreq, i0;
+} nh_run;
+/* Binds buffers (persistent: a private binding with MPI persistent
+ * requests, built once). */
+int nh_run_bind(nh_run *x, nh_plan *p, const nh_sched *s, nh_binding kind, int persistent, int slot,
+                const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                MPI_Datatype rtype);
+/* Starts from phase 0 and makes what progress is possible without blocking. */
+int nh_run_start(nh_run *x, int *done);
+/* Advances; block=1 waits until complete.  *done tells whether it is. */
+int nh_run_progress(nh_run *x, int block, int *done);
+void nh_run_release(nh_run *x);
 int nh_exec_blocking(nh_plan *p, const nh_sched *s, nh_binding b, const void *sbuf, int scount,
                      MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype);
 void nh_bind_cache_free(nh_plan *p);
 /* Blocks per message when a round of n blocks of m bytes is split to stay
  * under the eager limit (n when it is not split). */
 int nh_chunk_blocks(size_t m, int n);
+
+/* ---- nonblocking and persistent requests (exec/request.c) ---- */
+/* Creates an operation and its handle; a nonblocking one starts now. */
+int nh_req_create(nh_plan *p, const nh_sched *s, nh_binding kind, int persistent, const void *sbuf,
+                  int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                  MPI_Request *out);
+void nh_req_progress(void);
+void nh_req_fini(void);
 
 /* ---- in-place all-to-all (exec/inplace.c) ---- */
 typedef enum { NH_INPLACE_ALLTOALL = 0, NH_INPLACE_ALLTOALLV, NH_INPLACE_ALLTOALLW } nh_inplace_op;
@@ -135,6 +180,7 @@ typedef struct nh_report_rec {
     struct nh_report_rec *next;
     int comm_id;
     nh_op op;
+    nh_form form;
     int isomorphic;
     char dims[64];
     char periods[32];
@@ -145,7 +191,7 @@ typedef struct nh_report_rec {
     long msgs[NH_ALGO_COUNT];
     nh_binding last_binding;
 } nh_report_rec;
-nh_report_rec *nh_report_rec_get(nh_plan *p, nh_op op);
+nh_report_rec *nh_report_rec_get(nh_plan *p, nh_op op, nh_form form);
 void nh_report_print(void);
 void nh_report_free(void);
 

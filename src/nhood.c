@@ -80,6 +80,7 @@ int nh_impl_MPI_Finalize(void)
     }
     nh_report_free();
     nh_inplace_report_free();
+    nh_req_fini(); /* operations the program never freed */
     nh_plan_fini();
     nh_inplace_fini();
     return PMPI_Finalize();
@@ -143,34 +144,43 @@ int nh_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
     return nh_plan_create(comm_old, *comm_dist_graph, &h);
 }
 
-typedef int (*pmpi_neighbor_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype,
-                                MPI_Comm);
+/* The call goes to PMPI (the caller makes it, with its own arguments). */
+#define NH_TO_PMPI (-1)
 
-static int neighbor(nh_op op, pmpi_neighbor_fn pmpi, const void *sbuf, int scount,
-                    MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm)
+/* A neighborhood collective in any form: runs it with nhood's schedule
+ * (blocking), or creates nhood's request for it (nonblocking, persistent:
+ * *req), or returns NH_TO_PMPI. */
+static int neighbor(nh_op op, nh_form form, const void *sbuf, int scount, MPI_Datatype stype,
+                    void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
 {
     nh_plan *p = nh_active ? nh_plan_get(comm) : NULL;
     int ssize, rsize, rc;
     if (!p || sbuf == MPI_IN_PLACE || PMPI_Type_size(stype, &ssize) ||
         PMPI_Type_size(rtype, &rsize))
-        return pmpi(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+        return NH_TO_PMPI;
+    nh_req_progress();
     /* The block size every rank agrees on when sizes are coupled (see
      * nh_sizes_coupled): a rank without out-edges reads it off its
      * receive arguments. */
     size_t m = p->outdeg > 0 ? (size_t)ssize * scount : (size_t)rsize * rcount;
     nh_choice c;
-    if ((rc = nh_select(p, op, m, &c)))
+    if ((rc = nh_select(p, op, form, m, &c)))
         return PMPI_Comm_call_errhandler(comm, rc), rc;
-    nh_report_rec *rec = nh_report_rec_get(p, op);
+    nh_report_rec *rec = nh_report_rec_get(p, op, form);
     if (rec) {
         rec->calls[c.algo]++;
         rec->last_binding = c.binding;
     }
     if (c.algo == NH_ALGO_PMPI)
-        return pmpi(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+        return NH_TO_PMPI;
     const nh_sched *s = nh_plan_sched(p, op, c.algo);
-    rc = s ? nh_exec_blocking(p, s, c.binding, sbuf, scount, stype, rbuf, rcount, rtype)
-           : MPI_ERR_NO_MEM;
+    if (!s)
+        rc = MPI_ERR_NO_MEM;
+    else if (form == NH_FORM_BLOCKING)
+        rc = nh_exec_blocking(p, s, c.binding, sbuf, scount, stype, rbuf, rcount, rtype);
+    else
+        rc = nh_req_create(p, s, c.binding, form == NH_FORM_PERSISTENT, sbuf, scount, stype, rbuf,
+                           rcount, rtype, req);
     if (rc)
         PMPI_Comm_call_errhandler(comm, rc);
     return rc;
@@ -180,17 +190,71 @@ int nh_impl_MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Dataty
                                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                   MPI_Comm comm)
 {
-    return neighbor(NH_OP_ALLTOALL, PMPI_Neighbor_alltoall, sendbuf, sendcount, sendtype, recvbuf,
-                    recvcount, recvtype, comm);
+    int rc = neighbor(NH_OP_ALLTOALL, NH_FORM_BLOCKING, sendbuf, sendcount, sendtype, recvbuf,
+                      recvcount, recvtype, comm, NULL);
+    return rc != NH_TO_PMPI ? rc
+                            : PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf,
+                                                     recvcount, recvtype, comm);
 }
 
 int nh_impl_MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                    MPI_Comm comm)
 {
-    return neighbor(NH_OP_ALLGATHER, PMPI_Neighbor_allgather, sendbuf, sendcount, sendtype, recvbuf,
-                    recvcount, recvtype, comm);
+    int rc = neighbor(NH_OP_ALLGATHER, NH_FORM_BLOCKING, sendbuf, sendcount, sendtype, recvbuf,
+                      recvcount, recvtype, comm, NULL);
+    return rc != NH_TO_PMPI ? rc
+                            : PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf,
+                                                      recvcount, recvtype, comm);
 }
+
+int nh_impl_MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                   MPI_Comm comm, MPI_Request *request)
+{
+    int rc = neighbor(NH_OP_ALLTOALL, NH_FORM_NONBLOCKING, sendbuf, sendcount, sendtype, recvbuf,
+                      recvcount, recvtype, comm, request);
+    return rc != NH_TO_PMPI ? rc
+                            : PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf,
+                                                      recvcount, recvtype, comm, request);
+}
+
+int nh_impl_MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                    MPI_Comm comm, MPI_Request *request)
+{
+    int rc = neighbor(NH_OP_ALLGATHER, NH_FORM_NONBLOCKING, sendbuf, sendcount, sendtype, recvbuf,
+                      recvcount, recvtype, comm, request);
+    return rc != NH_TO_PMPI ? rc
+                            : PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf,
+                                                       recvcount, recvtype, comm, request);
+}
+
+#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
+/* MPI-4 persistent forms.  nhood reads none of the info keys here. */
+int nh_impl_MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                       void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                       MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = neighbor(NH_OP_ALLTOALL, NH_FORM_PERSISTENT, sendbuf, sendcount, sendtype, recvbuf,
+                      recvcount, recvtype, comm, request);
+    return rc != NH_TO_PMPI ? rc
+                            : PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf,
+                                                          recvcount, recvtype, comm, info, request);
+}
+
+int nh_impl_MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                        void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                        MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int rc = neighbor(NH_OP_ALLGATHER, NH_FORM_PERSISTENT, sendbuf, sendcount, sendtype, recvbuf,
+                      recvcount, recvtype, comm, request);
+    return rc != NH_TO_PMPI
+               ? rc
+               : PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                              recvtype, comm, info, request);
+}
+#endif
 
 /* In-place all-to-all: only MPI_IN_PLACE calls are nhood's business.
  * Returns the result of nhood's run, or -1 when the call goes to PMPI. */

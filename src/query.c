@@ -32,8 +32,23 @@ NH_EXPORT int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes
 {
     nh_plan *p = nh_plan_get(comm);
     nh_choice c = {NH_ALGO_PMPI, NH_BIND_AUTO};
-    nh_op o = strcmp(op, "allgather") == 0 ? NH_OP_ALLGATHER : NH_OP_ALLTOALL;
-    int rc = p ? nh_select(p, o, (size_t)block_bytes, &c) : MPI_SUCCESS;
+    /* "alltoall", "ialltoall", "alltoall_init", and the same for allgather */
+    nh_form f = NH_FORM_BLOCKING;
+    if (op[0] == 'i') {
+        f = NH_FORM_NONBLOCKING;
+        op++;
+    }
+    size_t n = strlen(op);
+    if (n > 5 && strcmp(op + n - 5, "_init") == 0)
+        f = NH_FORM_PERSISTENT;
+    nh_op o = strncmp(op, "allgather", 9) == 0 ? NH_OP_ALLGATHER : NH_OP_ALLTOALL;
+    int rc = p ? nh_select(p, o, f, (size_t)block_bytes, &c) : MPI_SUCCESS;
     snprintf(name, (size_t)len, "%s", nh_algos[c.algo].name);
     return rc;
+}
+
+NH_EXPORT void nhood_progress(void)
+{
+    if (nh_active)
+        nh_req_progress();
 }

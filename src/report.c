@@ -8,15 +8,16 @@
 
 static nh_report_rec *head, **tail = &head;
 
-nh_report_rec *nh_report_rec_get(nh_plan *p, nh_op op)
+nh_report_rec *nh_report_rec_get(nh_plan *p, nh_op op, nh_form form)
 {
-    if (p->rec[op])
-        return p->rec[op];
+    if (p->rec[op][form])
+        return p->rec[op][form];
     nh_report_rec *r = calloc(1, sizeof(*r));
     if (!r)
         return NULL;
     r->comm_id = p->id;
     r->op = op;
+    r->form = form;
     r->isomorphic = p->isomorphic;
     r->source = p->source;
     r->neighbors = p->outdeg;
@@ -38,7 +39,7 @@ nh_report_rec *nh_report_rec_get(nh_plan *p, nh_op op)
     }
     r->rounds[NH_ALGO_PMPI] = 1;
     r->msgs[NH_ALGO_PMPI] = p->outdeg;
-    p->rec[op] = r;
+    p->rec[op][form] = r;
     *tail = r;
     tail = &r->next;
     return r;
@@ -62,11 +63,14 @@ void nh_report_print(void)
                                       nh_algos[a].name, r->calls[a]);
             }
         }
+        static const char *const prefix[NH_FORM_COUNT] = {"", "i", ""};
+        static const char *const suffix[NH_FORM_COUNT] = {"", "", "_init"};
         fprintf(stderr,
-                "nhood: comm=%d op=%s pattern=%s source=%s dims=%s periods=%s neighbors=%d "
+                "nhood: comm=%d op=%s%s%s pattern=%s source=%s dims=%s periods=%s neighbors=%d "
                 "algorithm=%s binding=%s calls=%ld rounds=%d messages=%ld%s%s\n",
-                r->comm_id, nh_op_name(r->op), r->isomorphic ? "isomorphic" : "none",
-                r->source ? r->source : "-", r->dims, r->periods, r->neighbors, nh_algos[best].name,
+                r->comm_id, prefix[r->form], nh_op_name(r->op), suffix[r->form],
+                r->isomorphic ? "isomorphic" : "none", r->source ? r->source : "-", r->dims,
+                r->periods, r->neighbors, nh_algos[best].name,
                 best == NH_ALGO_PMPI ? "-" : nh_binding_name(r->last_binding), calls,
                 r->rounds[best], r->msgs[best], used > 1 ? " mix=" : "", used > 1 ? mix : "");
     }

@@ -58,6 +58,8 @@ struct nh_bind {
     MPI_Request *reqs;
     MPI_Status *stats; /* MPI_STATUSES_IGNORE trips gcc 12's -Wstringop-overflow with MPICH */
     char *scratch;     /* one packed block, for local copies */
+    MPI_Request *preq; /* persistent bindings: one MPI persistent request per message */
+    int busy;          /* in use by a run (cached bindings are shared by calls) */
 };
 
 /* Contiguous means the packed form is the memory image: a predefined type
@@ -191,6 +193,10 @@ static void bind_free(nh_bind *b)
 {
     if (!b)
         return;
+    for (int i = 0; b->preq && i < b->nmsgs; i++)
+        if (b->preq[i] != MPI_REQUEST_NULL)
+            PMPI_Request_free(&b->preq[i]);
+    free(b->preq);
     for (int i = 0; i < b->nmsgs; i++)
         if (b->msgs[i].type != MPI_DATATYPE_NULL)
             PMPI_Type_free(&b->msgs[i].type);
@@ -250,7 +256,7 @@ static int plan_msgs(nh_bind *b)
                 g->first = first;
                 g->n = n - first < k ? n - first : k;
                 g->type = MPI_DATATYPE_NULL;
-                g->tag = (int)(((long)chunk * s->nrounds + i) % ((long)b->tag_ub + 1));
+                g->tag = chunk * s->nrounds + i;
                 if (g->n == 1)
                     continue;
                 if (b->kind == NH_BIND_ZCOPY) {
@@ -343,7 +349,8 @@ void nh_bind_cache_free(nh_plan *p)
 }
 
 /* Cached binding for these exact arguments, or a new one (cached when the
- * types are predefined).  *owned tells the caller to free it after use. */
+ * types are predefined).  *owned tells the caller to free it after use.
+ * A cached binding in use by an outstanding nonblocking call is skipped. */
 static int bind_get(nh_plan *p, const nh_sched *s, nh_binding kind, const void *sbuf, int scount,
                     MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, nh_bind **out,
                     int *owned)
@@ -351,7 +358,7 @@ static int bind_get(nh_plan *p, const nh_sched *s, nh_binding kind, const void *
     nh_bind **pp = &p->bcache, *b;
     int n = 0;
     for (; (b = *pp); pp = &b->next, n++) {
-        if (b->s == s && b->sbuf == sbuf && b->rbuf == rbuf && b->scount == scount &&
+        if (!b->busy && b->s == s && b->sbuf == sbuf && b->rbuf == rbuf && b->scount == scount &&
             b->rcount == rcount && b->stype == stype && b->rtype == rtype &&
             (b->kind == kind || kind == NH_BIND_PACK)) {
             *pp = b->next; /* move to front */
@@ -370,103 +377,228 @@ static int bind_get(nh_plan *p, const nh_sched *s, nh_binding kind, const void *
     if (!*owned) {
         b->next = p->bcache;
         p->bcache = b;
-        if (++n > NH_BIND_CACHE) { /* drop the least recently used */
-            nh_bind **q = &p->bcache;
-            while ((*q)->next)
-                q = &(*q)->next;
-            bind_free(*q);
-            *q = NULL;
+        if (++n > NH_BIND_CACHE) { /* drop the least recently used idle one */
+            nh_bind **q = &p->bcache, **last = NULL;
+            for (; *q; q = &(*q)->next)
+                if (!(*q)->busy)
+                    last = q;
+            if (last && *last != b) {
+                nh_bind *victim = *last;
+                *last = victim->next;
+                bind_free(victim);
+            }
         }
     }
     return MPI_SUCCESS;
 }
 
-static int post(nh_bind *b, const nh_msg *g, MPI_Comm comm, MPI_Request *req)
+/* Operations in flight at once on one plan use disjoint tags: the tag of a
+ * message is its index in the schedule (chunk * rounds + round) times
+ * NH_SLOTS plus the operation's slot. */
+static int tag_of(const nh_bind *b, const nh_msg *g, int slot)
+{
+    return (int)(((long)g->tag * NH_SLOTS + slot) % ((long)b->tag_ub + 1));
+}
+
+/* Where a message is sent from or received into. */
+static void msg_args(const nh_bind *b, const nh_msg *g, void **buf, int *count, MPI_Datatype *type,
+                     int *peer)
 {
     const nh_round *r = &b->s->rounds[g->round];
     const nh_blk *blks = (g->send ? r->send : r->recv) + g->first;
-    int peer = g->send ? r->sendpeer : r->recvpeer, count, rc = MPI_SUCCESS;
-    MPI_Datatype type;
-    void *buf;
+    *peer = g->send ? r->sendpeer : r->recvpeer;
     if (g->n == 1) {
-        blk_type(b, blks[0], &count, &type);
-        buf = blk_addr(b, blks[0]);
+        blk_type(b, blks[0], count, type);
+        *buf = blk_addr(b, blks[0]);
     } else if (b->kind == NH_BIND_ZCOPY) {
-        buf = MPI_BOTTOM;
-        count = 1;
-        type = g->type;
+        *buf = MPI_BOTTOM;
+        *count = 1;
+        *type = g->type;
     } else {
-        buf = b->msg + g->off;
-        count = (int)g->bytes;
-        type = MPI_PACKED;
-        for (int k = 0, pos = 0; g->send && k < g->n && !rc; k++) {
+        *buf = b->msg + g->off;
+        *count = (int)g->bytes;
+        *type = MPI_PACKED;
+    }
+}
+
+/* Persistent bindings: one MPI persistent request per message, created
+ * once, so every start only packs (pack binding) and starts them. */
+static int bind_persist(nh_bind *b, int slot, MPI_Comm comm)
+{
+    b->preq = malloc((size_t)(b->nmsgs + 1) * sizeof(MPI_Request));
+    if (!b->preq)
+        return MPI_ERR_NO_MEM;
+    for (int j = 0; j < b->nmsgs; j++)
+        b->preq[j] = MPI_REQUEST_NULL;
+    for (int j = 0; j < b->nmsgs; j++) {
+        const nh_msg *g = &b->msgs[j];
+        void *buf;
+        int count, peer, rc;
+        MPI_Datatype type;
+        msg_args(b, g, &buf, &count, &type, &peer);
+        rc = g->send
+                 ? PMPI_Send_init(buf, count, type, peer, tag_of(b, g, slot), comm, &b->preq[j])
+                 : PMPI_Recv_init(buf, count, type, peer, tag_of(b, g, slot), comm, &b->preq[j]);
+        if (rc)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+static int post(nh_bind *b, int j, int slot, MPI_Comm comm, MPI_Request *req)
+{
+    const nh_msg *g = &b->msgs[j];
+    int rc = MPI_SUCCESS;
+    if (g->send && g->n > 1 && b->kind == NH_BIND_PACK) {
+        const nh_blk *blks = b->s->rounds[g->round].send + g->first;
+        for (int k = 0, pos = 0; k < g->n && !rc; k++) {
             rc = pack_blk(b, blks[k], b->msg + g->off + pos, comm);
             pos += (int)blk_bytes(b, blks[k]);
         }
+        if (rc)
+            return rc;
     }
-    if (rc)
+    if (b->preq) {
+        rc = PMPI_Start(&b->preq[j]);
+        *req = b->preq[j];
         return rc;
-    return g->send ? PMPI_Isend(buf, count, type, peer, g->tag, comm, req)
-                   : PMPI_Irecv(buf, count, type, peer, g->tag, comm, req);
+    }
+    void *buf;
+    int count, peer;
+    MPI_Datatype type;
+    msg_args(b, g, &buf, &count, &type, &peer);
+    return g->send ? PMPI_Isend(buf, count, type, peer, tag_of(b, g, slot), comm, req)
+                   : PMPI_Irecv(buf, count, type, peer, tag_of(b, g, slot), comm, req);
 }
 
-static int run(nh_plan *p, nh_bind *b)
+/* After the messages of phase x->ph completed: unpack what arrived packed,
+ * then the phase's local copies (copy rounds carry no messages). */
+static int phase_finish(nh_run *x, MPI_Comm comm)
 {
+    nh_bind *b = x->b;
     const nh_sched *s = b->s;
-    MPI_Comm comm = p->pcomm;
-    int rc = MPI_SUCCESS, i0 = 0;
-    for (int ph = 0; ph < s->nphases && !rc; ph++) {
-        int m0 = b->phase_start[ph], m1 = b->phase_start[ph + 1], nreq = 0;
-        /* Receives first, then sends.  Tags are per round and chunk, so two
-         * messages of a phase with the same peer (the + and - neighbor on a
-         * periodic dimension of size 2) cannot cross-match. */
-        for (int j = m0; j < m1 && !rc; j++)
-            if (!b->msgs[j].send)
-                rc = post(b, &b->msgs[j], comm, &b->reqs[nreq++]);
-        for (int j = m0; j < m1 && !rc; j++)
-            if (b->msgs[j].send)
-                rc = post(b, &b->msgs[j], comm, &b->reqs[nreq++]);
-        if (nreq) {
-            int wrc = PMPI_Waitall(nreq, b->reqs, b->stats);
-            rc = rc ? rc : wrc;
+    int rc = MPI_SUCCESS, ph = x->ph;
+    for (int j = b->phase_start[ph]; j < b->phase_start[ph + 1] && !rc; j++) {
+        const nh_msg *g = &b->msgs[j];
+        if (g->send || g->n == 1 || b->kind != NH_BIND_PACK)
+            continue;
+        const nh_blk *blks = s->rounds[g->round].recv + g->first;
+        for (int k = 0, pos = 0; k < g->n && !rc; k++) {
+            rc = unpack_blk(b, blks[k], b->msg + g->off + pos, comm);
+            pos += (int)b->m;
         }
-        for (int j = m0; j < m1 && !rc; j++) {
-            const nh_msg *g = &b->msgs[j];
-            if (g->send || g->n == 1 || b->kind != NH_BIND_PACK)
-                continue;
-            const nh_blk *blks = s->rounds[g->round].recv + g->first;
-            for (int k = 0, pos = 0; k < g->n && !rc; k++) {
-                rc = unpack_blk(b, blks[k], b->msg + g->off + pos, comm);
-                pos += (int)b->m;
-            }
-        }
-        /* Local copies of this phase (copy rounds carry no messages). */
-        int i1 = i0;
-        while (i1 < s->nrounds && s->rounds[i1].phase == ph)
-            i1++;
-        for (int i = i0; i < i1 && !rc; i++) {
-            const nh_round *r = &s->rounds[i];
-            for (int k = 0; r->copy && k < r->nsend && !rc; k++) {
-                if (blk_contig(b, r->send[k]) && blk_contig(b, r->recv[k]))
-                    memcpy(blk_addr(b, r->recv[k]), blk_addr(b, r->send[k]), b->m);
-                else if (!(rc = pack_blk(b, r->send[k], b->scratch, comm)))
-                    rc = unpack_blk(b, r->recv[k], b->scratch, comm);
-            }
-        }
-        i0 = i1;
     }
+    int i1 = x->i0;
+    while (i1 < s->nrounds && s->rounds[i1].phase == ph)
+        i1++;
+    for (int i = x->i0; i < i1 && !rc; i++) {
+        const nh_round *r = &s->rounds[i];
+        for (int k = 0; r->copy && k < r->nsend && !rc; k++) {
+            if (blk_contig(b, r->send[k]) && blk_contig(b, r->recv[k]))
+                memcpy(blk_addr(b, r->recv[k]), blk_addr(b, r->send[k]), b->m);
+            else if (!(rc = pack_blk(b, r->send[k], b->scratch, comm)))
+                rc = unpack_blk(b, r->recv[k], b->scratch, comm);
+        }
+    }
+    x->i0 = i1;
+    x->ph++;
+    x->posted = 0;
     return rc;
+}
+
+int nh_run_progress(nh_run *x, int block, int *done)
+{
+    nh_bind *b = x->b;
+    MPI_Comm comm = x->p->pcomm;
+    int rc = MPI_SUCCESS;
+    *done = 0;
+    while (x->ph < b->s->nphases) {
+        if (!x->posted) {
+            /* Receives first, then sends.  Tags are per round and chunk,
+             * so two messages of a phase with the same peer (the + and -
+             * neighbor on a periodic dimension of size 2) cannot
+             * cross-match. */
+            int m0 = b->phase_start[x->ph], m1 = b->phase_start[x->ph + 1];
+            x->nreq = 0;
+            for (int send = 0; send < 2; send++)
+                for (int j = m0; j < m1 && !rc; j++)
+                    if (b->msgs[j].send == send)
+                        rc = post(b, j, x->slot, comm, &b->reqs[x->nreq++]);
+            x->posted = 1;
+            if (rc) {
+                x->ph = b->s->nphases; /* nothing more will be posted */
+                return rc;
+            }
+        }
+        if (x->nreq) {
+            int flag = 1;
+            rc = block ? PMPI_Waitall(x->nreq, b->reqs, b->stats)
+                       : PMPI_Testall(x->nreq, b->reqs, &flag, b->stats);
+            if (rc || !flag)
+                return rc;
+            x->nreq = 0;
+        }
+        if ((rc = phase_finish(x, comm)))
+            return rc;
+    }
+    *done = 1;
+    return MPI_SUCCESS;
+}
+
+int nh_run_bind(nh_run *x, nh_plan *p, const nh_sched *s, nh_binding kind, int persistent, int slot,
+                const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                MPI_Datatype rtype)
+{
+    int rc;
+    memset(x, 0, sizeof(*x));
+    x->p = p;
+    x->slot = slot;
+    if (persistent) {
+        rc = bind_new(s, p->tag_ub, kind, sbuf, scount, stype, rbuf, rcount, rtype, &x->b);
+        if (rc)
+            return rc;
+        x->owned = 1;
+        if ((rc = bind_persist(x->b, slot, p->pcomm))) {
+            nh_run_release(x);
+            return rc;
+        }
+    } else if ((rc = bind_get(p, s, kind, sbuf, scount, stype, rbuf, rcount, rtype, &x->b,
+                              &x->owned))) {
+        return rc;
+    }
+    x->b->busy = 1;
+    x->ph = s->nphases; /* not started */
+    return MPI_SUCCESS;
+}
+
+int nh_run_start(nh_run *x, int *done)
+{
+    x->ph = 0;
+    x->i0 = 0;
+    x->posted = 0;
+    x->nreq = 0;
+    return nh_run_progress(x, 0, done);
+}
+
+void nh_run_release(nh_run *x)
+{
+    if (!x->b)
+        return;
+    x->b->busy = 0;
+    if (x->owned)
+        bind_free(x->b);
+    x->b = NULL;
 }
 
 int nh_exec_blocking(nh_plan *p, const nh_sched *s, nh_binding kind, const void *sbuf, int scount,
                      MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype)
 {
-    nh_bind *b;
-    int owned, rc = bind_get(p, s, kind, sbuf, scount, stype, rbuf, rcount, rtype, &b, &owned);
+    nh_run x;
+    int done, rc = nh_run_bind(&x, p, s, kind, 0, 0, sbuf, scount, stype, rbuf, rcount, rtype);
     if (rc)
         return rc;
-    rc = run(p, b);
-    if (owned)
-        bind_free(b);
+    x.ph = 0;
+    rc = nh_run_progress(&x, 1, &done);
+    nh_run_release(&x);
     return rc;
 }

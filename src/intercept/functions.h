@@ -38,3 +38,48 @@ NH_FN(MPI_Alltoallw,
        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
        const MPI_Datatype recvtypes[], MPI_Comm comm),
       (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm))
+NH_FN(MPI_Ineighbor_alltoall,
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))
+NH_FN(MPI_Ineighbor_allgather,
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))
+#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
+NH_FN(MPI_Neighbor_alltoall_init,
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request),
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request))
+NH_FN(MPI_Neighbor_allgather_init,
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request),
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request))
+#endif
+/* Completion calls: nhood's requests are completed by nhood (exec/request.c). */
+NH_FN(MPI_Wait, (MPI_Request * request, MPI_Status *status), (request, status))
+NH_FN(MPI_Test, (MPI_Request * request, int *flag, MPI_Status *status), (request, flag, status))
+NH_FN(MPI_Waitall, (int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]),
+      (count, array_of_requests, array_of_statuses))
+NH_FN(MPI_Testall,
+      (int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]),
+      (count, array_of_requests, flag, array_of_statuses))
+NH_FN(MPI_Waitany, (int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status),
+      (count, array_of_requests, indx, status))
+NH_FN(MPI_Testany,
+      (int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status),
+      (count, array_of_requests, indx, flag, status))
+NH_FN(MPI_Waitsome,
+      (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+       MPI_Status array_of_statuses[]),
+      (incount, array_of_requests, outcount, array_of_indices, array_of_statuses))
+NH_FN(MPI_Testsome,
+      (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+       MPI_Status array_of_statuses[]),
+      (incount, array_of_requests, outcount, array_of_indices, array_of_statuses))
+NH_FN(MPI_Request_get_status, (MPI_Request request, int *flag, MPI_Status *status),
+      (request, flag, status))
+NH_FN(MPI_Request_free, (MPI_Request * request), (request))
+NH_FN(MPI_Cancel, (MPI_Request * request), (request))
+NH_FN(MPI_Start, (MPI_Request * request), (request))
+NH_FN(MPI_Startall, (int count, MPI_Request array_of_requests[]), (count, array_of_requests))

@@ -30,8 +30,9 @@ nh_config nh_cfg = {
 static const char *const binding_names[NH_BIND_COUNT] = {"auto", "pack", "zcopy"};
 static const char *const fallback_names[] = {"warn", "error", "silent", NULL};
 static const char *const bool_names[] = {"0", "1", NULL};
+static const char *const progress_names[] = {"safe", "poll", NULL};
 
-enum kind { K_ALGO, K_BINDING, K_FALLBACK, K_BOOL, K_DOUBLE, K_INPLACE, K_BYTES };
+enum kind { K_ALGO, K_BINDING, K_FALLBACK, K_BOOL, K_DOUBLE, K_INPLACE, K_BYTES, K_PROGRESS };
 
 typedef struct knob {
     const char *env;
@@ -52,6 +53,8 @@ static const knob knobs[] = {
      "when a forced algorithm does not apply"},
     {"NHOOD_REPORT", NULL, K_BOOL, &nh_cfg.report, "print a report at MPI_Finalize"},
     {"NHOOD_DISABLE", NULL, K_BOOL, &nh_cfg.disable, "pass everything to PMPI"},
+    {"NHOOD_PROGRESS", NULL, K_PROGRESS, &nh_cfg.progress,
+     "may nonblocking and persistent calls use forwarding schedules"},
     {"NHOOD_INPLACE_ALGO", NULL, K_INPLACE, &nh_cfg.inplace,
      "in-place MPI_Alltoall[v|w] algorithm"},
     {"NHOOD_INPLACE_AUXMEM", NULL, K_BYTES, &nh_cfg.inplace_auxmem,
@@ -113,6 +116,7 @@ static void list_names(char *buf, size_t len, enum kind k)
         const char *name = k == K_ALGO       ? (i < NH_ALGO_COUNT ? nh_algos[i].name : NULL)
                            : k == K_BINDING  ? (i < NH_BIND_COUNT ? binding_names[i] : NULL)
                            : k == K_FALLBACK ? fallback_names[i]
+                           : k == K_PROGRESS ? progress_names[i]
                            : k == K_INPLACE  ? (i < NH_INPLACE_MPICH ? nh_inplace_names[i] : NULL)
                                              : bool_names[i];
         if (!name || n >= len)
@@ -143,6 +147,11 @@ static int parse_knob(const knob *k, const char *v)
         if ((i = parse_enum(v, fallback_names, 3)) < 0)
             return -1;
         *(nh_fallback *)k->dst = (nh_fallback)i;
+        return 0;
+    case K_PROGRESS:
+        if ((i = parse_enum(v, progress_names, 2)) < 0)
+            return -1;
+        *(nh_progress *)k->dst = (nh_progress)i;
         return 0;
     case K_BOOL:
         if ((i = parse_enum(v, bool_names, 2)) < 0)

@@ -5,7 +5,12 @@
  * construction) and the block size.  The block size is the same on every
  * rank only when MPI's signature matching couples all ranks' sizes
  * (plan->coupled, decided once at creation from the template); otherwise
- * `auto` makes a size-independent choice (direct). */
+ * `auto` makes a size-independent choice (direct).
+ *
+ * Nonblocking and persistent calls under NHOOD_PROGRESS=safe use only
+ * schedules with a single message phase (see exec/request.c): `auto`
+ * chooses among those, and a forced multi-phase algorithm becomes direct
+ * under the NHOOD_FALLBACK policy. */
 #include "nh.h"
 
 /* Cost of a schedule in microseconds for blocks of m bytes, summed over
@@ -49,7 +54,16 @@ static nh_binding pick_binding(const nh_sched *s, size_t m)
                                                                             : NH_BIND_PACK;
 }
 
-int nh_select(nh_plan *p, nh_op op, size_t m, nh_choice *out)
+/* May a schedule of this algorithm run in this form? */
+static int form_allows(nh_plan *p, nh_op op, nh_form form, nh_algo a)
+{
+    if (form == NH_FORM_BLOCKING || nh_cfg.progress == NH_PROGRESS_POLL)
+        return 1;
+    const nh_sched *s = nh_plan_sched(p, op, a);
+    return s && s->tmpl_rounds <= 1;
+}
+
+int nh_select(nh_plan *p, nh_op op, nh_form form, size_t m, nh_choice *out)
 {
     nh_algo forced = p->algo_info[op];
     if (forced == NH_ALGO_AUTO)
@@ -94,9 +108,23 @@ int nh_select(nh_plan *p, nh_op op, size_t m, nh_choice *out)
                     "rank); using direct",
                     nh_algos[forced].name, p->id);
         }
-    } else if (forced == NH_ALGO_AUTO && p->last[op].valid && p->last[op].m == m) {
-        out->algo = p->last[op].algo;
-        out->binding = p->last[op].binding;
+    } else if (forced != NH_ALGO_AUTO && !form_allows(p, op, form, forced)) {
+        best = NH_ALGO_DIRECT;
+        if (nh_cfg.fallback == NH_FALLBACK_ERROR) {
+            nh_error("algorithm %s was forced for nonblocking or persistent %s on communicator "
+                     "%d; it forwards data and needs NHOOD_PROGRESS=poll (NHOOD_FALLBACK=error)",
+                     nh_algos[forced].name, nh_op_name(op), p->id);
+            return MPI_ERR_UNSUPPORTED_OPERATION;
+        }
+        if (nh_cfg.fallback == NH_FALLBACK_WARN && !p->warned_progress) {
+            p->warned_progress = 1;
+            nh_warn("algorithm %s forwards data between ranks, which nonblocking and persistent "
+                    "calls on communicator %d do only with NHOOD_PROGRESS=poll; using direct",
+                    nh_algos[forced].name, p->id);
+        }
+    } else if (forced == NH_ALGO_AUTO && p->last[op][form].valid && p->last[op][form].m == m) {
+        out->algo = p->last[op][form].algo;
+        out->binding = p->last[op][form].binding;
         return MPI_SUCCESS;
     } else if (forced == NH_ALGO_AUTO) {
         best = NH_ALGO_DIRECT;
@@ -104,7 +132,7 @@ int nh_select(nh_plan *p, nh_op op, size_t m, nh_choice *out)
             double bc = -1;
             for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++) {
                 const nh_sched *s = nh_plan_sched(p, op, (nh_algo)a);
-                if (!s)
+                if (!s || !form_allows(p, op, form, (nh_algo)a))
                     continue;
                 double c = nh_cost_of(s, pick_binding(s, m), m);
                 if (bc < 0 || c < bc) {
@@ -120,10 +148,10 @@ int nh_select(nh_plan *p, nh_op op, size_t m, nh_choice *out)
     out->algo = best;
     out->binding = pick_binding(s, m);
     if (forced == NH_ALGO_AUTO) {
-        p->last[op].valid = 1;
-        p->last[op].m = m;
-        p->last[op].algo = out->algo;
-        p->last[op].binding = out->binding;
+        p->last[op][form].valid = 1;
+        p->last[op][form].m = m;
+        p->last[op][form].algo = out->algo;
+        p->last[op][form].binding = out->binding;
     }
     return MPI_SUCCESS;
 }

@@ -25,17 +25,25 @@ static int plan_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
     (void)comm;
     (void)keyval;
     (void)extra;
-    nh_plan *p = attr;
+    nh_plan_unref(attr);
+    return MPI_SUCCESS;
+}
+
+/* Requests still running on a freed communicator keep its plan, schedules
+ * and private communicator alive (MPI_Comm_free lets pending operations
+ * complete). */
+void nh_plan_unref(nh_plan *p)
+{
+    if (--p->refs > 0)
+        return;
     nh_bind_cache_free(p); /* bindings point into the schedules */
     for (int o = 0; o < NH_OP_COUNT; o++)
         for (int a = 0; a < NH_ALGO_COUNT; a++)
             nh_sched_free(p->sched[o][a]);
     nh_nbhd_fini(&p->nb);
-    int rc = MPI_SUCCESS;
     if (p->pcomm != MPI_COMM_NULL)
-        rc = PMPI_Comm_free(&p->pcomm);
+        PMPI_Comm_free(&p->pcomm);
     free(p);
-    return rc;
 }
 
 int nh_plan_init(void)
@@ -201,6 +209,7 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h)
         return MPI_ERR_NO_MEM;
     memset(nbs, 0, sizeof(nbs));
     p->pcomm = MPI_COMM_NULL;
+    p->refs = 1;
     p->id = next_plan_id++;
     for (int o = 0; o < NH_OP_COUNT; o++)
         p->algo_info[o] = h->algo;

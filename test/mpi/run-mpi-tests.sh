@@ -53,6 +53,31 @@ for np in 2 4; do
     done
 done
 
+# Nonblocking and persistent forms: the safe default, forced forwarding
+# schedules (direct under NHOOD_PROGRESS=safe, as they are under poll),
+# PMPI, and chunked packed messages.
+for np in $nps; do
+    for vars in "" "NHOOD_ALGO=torus" "NHOOD_PROGRESS=poll" "NHOOD_PROGRESS=poll NHOOD_ALGO=torus" \
+        "NHOOD_PROGRESS=poll NHOOD_ALGO=torus_direct" "NHOOD_ALGO=pmpi"; do
+        name="nonblocking np=$np $vars"
+        if run "$name" $np "$vars NHOOD_FALLBACK=silent" "$t/test_nonblocking"; then ok "$name"; else bad "$name"; fi
+    done
+done
+for b in pack zcopy; do
+    name="nonblocking np=4 NHOOD_PROGRESS=poll NHOOD_ALGO=torus NHOOD_BINDING=$b NHOOD_COST_EAGER=100"
+    if run "$name" 4 "NHOOD_PROGRESS=poll NHOOD_ALGO=torus NHOOD_BINDING=$b NHOOD_COST_EAGER=100 NHOOD_FALLBACK=silent" "$t/test_nonblocking"; then ok "$name"; else bad "$name"; fi
+done
+name="NHOOD_REPORT=1 nonblocking and persistent lines"
+if run "$name" 4 "NHOOD_REPORT=1" "$t/test_nonblocking" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=ialltoall pattern=isomorphic .*algorithm=direct .*calls=[1-9]' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=iallgather pattern=isomorphic .*algorithm=(direct|torus_direct) .*calls=[1-9]' "$log.err" &&
+    { ! grep -q 'HAVE_MPI_NEIGHBOR_ALLTOALL_INIT=1' "$TOP_BUILDDIR/Makefile" ||
+        grep -Eq '^nhood: comm=[0-9]+ op=alltoall_init pattern=isomorphic .*algorithm=direct .*calls=[1-9]' "$log.err"; }; then
+    ok "$name"
+else
+    bad "$name"
+fi
+
 # In-place MPI_Alltoall[v|w]: every algorithm, and the auxiliary-buffer
 # variant with a buffer that holds some swaps and one that holds all.
 for np in $nps; do
@@ -116,6 +141,7 @@ expect_reject NHOOD_ALGO bogus "auto|pmpi|direct|torus|torus_direct"
 expect_reject NHOOD_ALGO_ALLTOALL Torus "auto|pmpi|direct|torus|torus_direct"
 expect_reject NHOOD_BINDING copy "auto|pack|zcopy"
 expect_reject NHOOD_FALLBACK loud "warn|error|silent"
+expect_reject NHOOD_PROGRESS thread "safe|poll"
 expect_reject NHOOD_REPORT yes "0|1"
 expect_reject NHOOD_COST_ALPHA 1.5us "a non-negative number"
 expect_reject NHOOD_INPLACE_ALGO mpich "auto|pmpi|lsa|hsa"

@@ -16,6 +16,7 @@
 
 #include "../check.h"
 #include "../common.h"
+#include "../reference.h"
 #include "nhood.h"
 
 static int rank, p;
@@ -23,59 +24,6 @@ static int (*query)(MPI_Comm, nhood_comm_info *);
 static int (*algo_for)(MPI_Comm, const char *, int, char *, int);
 
 typedef int (*coll_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
-
-/* The MPI standard's equivalent code: receives posted in source-list
- * order and sends in destination-list order, one tag, so the k-th edge to a
- * process matches the k-th edge from it.  MPICH 4.0.2's neighborhood
- * collectives reverse the receive order (fixed upstream later), which
- * differs exactly when a rank lists the same source twice; there this
- * reference is the ground truth and PMPI is compared only elsewhere. */
-static void reference(int alltoall, MPI_Comm g, const void *sbuf, int scount, MPI_Datatype stype,
-                      void *rbuf, int rcount, MPI_Datatype rtype)
-{
-    int indeg, outdeg, w;
-    MPI_Aint lb, sext, rext;
-    MPI_Type_get_extent(stype, &lb, &sext);
-    MPI_Type_get_extent(rtype, &lb, &rext);
-    MPI_Dist_graph_neighbors_count(g, &indeg, &outdeg, &w);
-    int *src = malloc(sizeof(int) * (indeg + 1)), *dst = malloc(sizeof(int) * (outdeg + 1));
-    int *sw = malloc(sizeof(int) * (indeg + 1)), *dw = malloc(sizeof(int) * (outdeg + 1));
-    MPI_Request *req = malloc(sizeof(MPI_Request) * (indeg + outdeg + 1));
-    MPI_Status *st = malloc(sizeof(MPI_Status) * (indeg + outdeg + 1));
-    MPI_Dist_graph_neighbors(g, indeg, src, sw, outdeg, dst, dw);
-    MPI_Comm c;
-    PMPI_Comm_dup(g, &c);
-    for (int k = 0; k < indeg; k++)
-        PMPI_Irecv((char *)rbuf + k * rcount * rext, rcount, rtype, src[k], 0, c, &req[k]);
-    for (int k = 0; k < outdeg; k++)
-        PMPI_Isend((const char *)sbuf + (alltoall ? k * scount * sext : 0), scount, stype, dst[k],
-                   0, c, &req[indeg + k]);
-    PMPI_Waitall(indeg + outdeg, req, st);
-    PMPI_Comm_free(&c);
-    free(src);
-    free(dst);
-    free(sw);
-    free(dw);
-    free(req);
-    free(st);
-}
-
-static int duplicate_sources(MPI_Comm g)
-{
-    int indeg, outdeg, w, dup = 0;
-    MPI_Dist_graph_neighbors_count(g, &indeg, &outdeg, &w);
-    int *src = malloc(sizeof(int) * (indeg + 1)), *dst = malloc(sizeof(int) * (outdeg + 1));
-    int *sw = malloc(sizeof(int) * (indeg + 1)), *dw = malloc(sizeof(int) * (outdeg + 1));
-    MPI_Dist_graph_neighbors(g, indeg, src, sw, outdeg, dst, dw);
-    for (int i = 0; i < indeg; i++)
-        for (int k = 0; k < i; k++)
-            dup |= src[i] == src[k];
-    free(src);
-    free(dst);
-    free(sw);
-    free(dw);
-    return dup;
-}
 
 /* nhood's call against the reference (and PMPI where PMPI is right) on
  * identically poisoned buffers; whole buffers, gaps of strided types
