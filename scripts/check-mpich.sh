@@ -14,7 +14,7 @@ top=$(cd "$here/.." && pwd)
 lib=${NHOOD_LIB:-$top/.libs/libnhood.so}
 src=${NHOOD_MPICH_SRC:-$top/build-mpich-tests}
 mpiexec=${MPIEXEC:-mpiexec.mpich}
-modes=${NHOOD_MPICH_MODES:-"nhood NHOOD_ALGO=direct NHOOD_ALGO=torus NHOOD_ALGO=torus_direct NHOOD_ALGO=pmpi NHOOD_INPLACE_ALGO=lsa NHOOD_INPLACE_ALGO=pmpi NHOOD_INPLACE_AUXMEM=4096"}
+modes=${NHOOD_MPICH_MODES:-"nhood NHOOD_ALGO=direct NHOOD_ALGO=torus NHOOD_ALGO=torus_direct NHOOD_ALGO=pmpi NHOOD_PROGRESS=poll NHOOD_PROGRESS=poll,NHOOD_ALGO=torus NHOOD_INPLACE_ALGO=lsa NHOOD_INPLACE_ALGO=pmpi NHOOD_INPLACE_AUXMEM=4096"}
 [ -f "$lib" ] || { echo "check-mpich: $lib not found (build first)" >&2; exit 2; }
 
 # 1. The source, once.

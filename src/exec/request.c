@@ -1,8 +1,10 @@
 /* Nonblocking and persistent neighborhood collectives: nhood's requests.
  *
  * Handles.  The handle the user holds is a real MPI request that nhood
- * owns: an inactive persistent receive from MPI_PROC_NULL on
- * MPI_COMM_SELF, one per operation.  It is unique while the operation
+ * owns: an inactive persistent receive on MPI_COMM_SELF, never started,
+ * one per operation.  (From rank 0, not MPI_PROC_NULL: with MPICH 4.0.2,
+ * freeing a never-started MPI_PROC_NULL persistent receive makes the next
+ * persistent collective started on any communicator hang.)  It is unique while the operation
  * lives, and an MPI call nhood does not intercept sees a valid inactive
  * request rather than garbage.  nhood finds its operation by looking the
  * handle up (a short list: only nhood's live operations are in it, and
@@ -168,7 +170,7 @@ int nh_req_create(nh_plan *p, const nh_sched *s, nh_binding kind, int persistent
     p->refs++; /* the plan outlives a freed communicator while r lives */
     r->next = live;
     live = r;
-    rc = PMPI_Recv_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, &r->handle);
+    rc = PMPI_Recv_init(NULL, 0, MPI_BYTE, 0, 0, MPI_COMM_SELF, &r->handle);
     if (!rc && !persistent)
         rc = start(r);
     if (rc) {

@@ -6,7 +6,17 @@
  * measured call, the time of a call is the maximum over ranks, outliers
  * beyond 3 inter-quartile ranges are dropped (Tukey), the median remains.
  * CSV on stdout: op,nbhd,dims,radius,procs,bytes,algorithm,native_us,nhood_us,ratio
- * where algorithm is what nhood ran (pmpi when not preloaded). */
+ * where algorithm is what nhood ran (pmpi when not preloaded).
+ *
+ * --form nonblocking times MPI_Ineighbor_* + MPI_Wait (op column
+ * "ialltoall"), --form persistent MPI_Start + MPI_Wait on a request made
+ * once with MPI_Neighbor_*_init ("alltoall_init"); the native side calls
+ * PMPI for every step.  --compute T puts T microseconds of computation
+ * (a spin on MPI_Wtime, no MPI calls) between start and wait and appends
+ * compute_us,native_overlap,nhood_overlap: overlap is the share of the
+ * shorter of communication and computation that was hidden,
+ * (comm + T - total) / min(comm, T), with comm measured without
+ * computation in the same run, clipped to [0, 1]. */
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -18,20 +28,71 @@
 #include "../common.h"
 
 typedef int (*coll_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
+typedef int (*icoll_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
+                        MPI_Request *);
+typedef int (*pcoll_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
+                        MPI_Info, MPI_Request *);
+
+enum form { BLOCKING, NONBLOCKING, PERSISTENT };
+
+/* One side (native or nhood) of the comparison. */
+typedef struct side {
+    coll_fn coll;
+    icoll_fn icoll;
+    pcoll_fn pcoll;
+    int (*start)(MPI_Request *);
+    int (*wait)(MPI_Request *, MPI_Status *);
+    MPI_Request preq; /* persistent request for the current buffers */
+} side;
+
+static void spin(double us)
+{
+    double t0 = MPI_Wtime();
+    while ((MPI_Wtime() - t0) * 1e6 < us)
+        ;
+}
+
+/* One timed call (start, computation, completion); microseconds. */
+static double timed(side *sd, enum form f, double compute, const char *sbuf, char *rbuf, int bytes,
+                    MPI_Comm g)
+{
+    MPI_Request req;
+    double t0 = MPI_Wtime();
+    if (f == BLOCKING) {
+        sd->coll(sbuf, bytes, MPI_BYTE, rbuf, bytes, MPI_BYTE, g);
+        spin(compute);
+    } else {
+        if (f == NONBLOCKING)
+            sd->icoll(sbuf, bytes, MPI_BYTE, rbuf, bytes, MPI_BYTE, g, &req);
+        else
+            sd->start(&sd->preq);
+        spin(compute);
+        sd->wait(f == NONBLOCKING ? &req : &sd->preq, MPI_STATUS_IGNORE);
+    }
+    return (MPI_Wtime() - t0) * 1e6;
+}
+
+static double overlap(double comm, double compute, double total)
+{
+    double m = comm < compute ? comm : compute, o = m > 0 ? (comm + compute - total) / m : 0;
+    return o < 0 ? 0 : o > 1 ? 1 : o;
+}
 
 static void usage(void)
 {
     fprintf(stderr,
             "usage: nhood-bench [--op alltoall|allgather] [--nbhd moore|vonneumann|octant]\n"
             "                   [--dims D] [--radius R] [--bytes 8,64,4096] [--reps N]\n"
+            "                   [--form blocking|nonblocking|persistent] [--compute US]\n"
             "                   [--no-header]\n");
 }
 
 int main(int argc, char **argv)
 {
-    const char *op = "alltoall", *nbhd = "moore";
+    const char *op = "alltoall", *nbhd = "moore", *formname = "blocking";
     char bytes_list[256] = "8,64,4096";
     int d = 3, r = 1, reps = 1000, header = 1, rank, p, bad = 0;
+    double compute = 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
@@ -56,14 +117,28 @@ int main(int argc, char **argv)
             r = atoi(v);
         else if (strcmp(a, "--reps") == 0)
             reps = atoi(v);
+        else if (strcmp(a, "--form") == 0)
+            formname = v;
+        else if (strcmp(a, "--compute") == 0)
+            compute = atof(v);
         else if (strcmp(a, "--bytes") == 0)
             snprintf(bytes_list, sizeof(bytes_list), "%s", v);
         else
             bad = 1;
     }
     int alltoall = strcmp(op, "alltoall") == 0;
+    enum form f = strcmp(formname, "nonblocking") == 0  ? NONBLOCKING
+                  : strcmp(formname, "persistent") == 0 ? PERSISTENT
+                                                        : BLOCKING;
+#ifndef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
+    if (f == PERSISTENT) {
+        if (rank == 0)
+            fprintf(stderr, "nhood-bench: this MPI has no persistent neighborhood collectives\n");
+        bad = 1;
+    }
+#endif
     if (bad || (!alltoall && strcmp(op, "allgather") != 0) || d < 1 || d > TC_MAXD || r < 1 ||
-        reps < 4) {
+        reps < 4 || compute < 0 || (f == BLOCKING && strcmp(formname, "blocking") != 0)) {
         if (rank == 0)
             usage();
         MPI_Finalize();
@@ -81,54 +156,81 @@ int main(int argc, char **argv)
     MPI_Comm graph;
     tc_graph(MPI_COMM_WORLD, d, dims, periods, s, off, MPI_INFO_NULL, 0, &graph, &outdeg, &indeg);
 
-    coll_fn native = alltoall ? PMPI_Neighbor_alltoall : PMPI_Neighbor_allgather;
-    coll_fn nhood = alltoall ? MPI_Neighbor_alltoall : MPI_Neighbor_allgather;
+    side native = {alltoall ? PMPI_Neighbor_alltoall : PMPI_Neighbor_allgather,
+                   alltoall ? PMPI_Ineighbor_alltoall : PMPI_Ineighbor_allgather,
+                   NULL,
+                   PMPI_Start,
+                   PMPI_Wait,
+                   MPI_REQUEST_NULL};
+    side nhood = {alltoall ? MPI_Neighbor_alltoall : MPI_Neighbor_allgather,
+                  alltoall ? MPI_Ineighbor_alltoall : MPI_Ineighbor_allgather,
+                  NULL,
+                  MPI_Start,
+                  MPI_Wait,
+                  MPI_REQUEST_NULL};
+#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
+    native.pcoll = alltoall ? PMPI_Neighbor_alltoall_init : PMPI_Neighbor_allgather_init;
+    nhood.pcoll = alltoall ? MPI_Neighbor_alltoall_init : MPI_Neighbor_allgather_init;
+#endif
     int (*algo_for)(MPI_Comm, const char *, int, char *, int) =
         (int (*)(MPI_Comm, const char *, int, char *, int))dlsym(RTLD_DEFAULT,
                                                                  "nhood_algorithm_for");
+    char opname[32];
+    snprintf(opname, sizeof(opname), "%s%s%s", f == NONBLOCKING ? "i" : "", op,
+             f == PERSISTENT ? "_init" : "");
 
     if (rank == 0 && header)
-        printf("op,nbhd,dims,radius,procs,bytes,algorithm,native_us,nhood_us,ratio\n");
-    double *tn = malloc(sizeof(double) * reps), *th = malloc(sizeof(double) * reps);
-    double *mn = malloc(sizeof(double) * reps), *mh = malloc(sizeof(double) * reps);
+        printf("op,nbhd,dims,radius,procs,bytes,algorithm,native_us,nhood_us,ratio%s\n",
+               compute > 0 ? ",compute_us,native_overlap,nhood_overlap" : "");
+    /* Per rep: native and nhood without computation, then with it. */
+    int series = compute > 0 ? 4 : 2;
+    double *t = malloc(sizeof(double) * reps * series), *m = malloc(sizeof(double) * reps * series);
     for (char *tok = strtok(bytes_list, ","); tok; tok = strtok(NULL, ",")) {
         int bytes = atoi(tok);
         size_t sblk = (size_t)bytes * (alltoall ? outdeg : 1), rblk = (size_t)bytes * indeg;
         char *sbuf = malloc(sblk + 1), *rbuf = malloc(rblk + 1);
         for (size_t i = 0; i < sblk; i++)
             sbuf[i] = (char)(rank + i);
-        for (int w = 0; w < 10; w++) { /* warm-up, also builds nhood's schedules */
-            native(sbuf, bytes, MPI_BYTE, rbuf, bytes, MPI_BYTE, graph);
-            nhood(sbuf, bytes, MPI_BYTE, rbuf, bytes, MPI_BYTE, graph);
+        side *sides[2] = {&native, &nhood};
+        if (f == PERSISTENT)
+            for (int k = 0; k < 2; k++)
+                sides[k]->pcoll(sbuf, bytes, MPI_BYTE, rbuf, bytes, MPI_BYTE, graph, MPI_INFO_NULL,
+                                &sides[k]->preq);
+        for (int w = 0; w < 10; w++) /* warm-up, also builds nhood's schedules */
+            for (int k = 0; k < 2; k++)
+                timed(sides[k], f, 0, sbuf, rbuf, bytes, graph);
+        for (int k = 0; k < reps; k++)
+            for (int j = 0; j < series; j++) {
+                MPI_Barrier(graph);
+                t[j * reps + k] =
+                    timed(sides[j % 2], f, j >= 2 ? compute : 0, sbuf, rbuf, bytes, graph);
+            }
+        MPI_Reduce(t, m, reps * series, MPI_DOUBLE, MPI_MAX, 0, graph);
+        if (f == PERSISTENT) {
+            PMPI_Request_free(&native.preq);
+            MPI_Request_free(&nhood.preq);
         }
-        for (int k = 0; k < reps; k++) {
-            MPI_Barrier(graph);
-            double t0 = MPI_Wtime();
-            native(sbuf, bytes, MPI_BYTE, rbuf, bytes, MPI_BYTE, graph);
-            tn[k] = (MPI_Wtime() - t0) * 1e6;
-            MPI_Barrier(graph);
-            t0 = MPI_Wtime();
-            nhood(sbuf, bytes, MPI_BYTE, rbuf, bytes, MPI_BYTE, graph);
-            th[k] = (MPI_Wtime() - t0) * 1e6;
-        }
-        MPI_Reduce(tn, mn, reps, MPI_DOUBLE, MPI_MAX, 0, graph);
-        MPI_Reduce(th, mh, reps, MPI_DOUBLE, MPI_MAX, 0, graph);
         char algo[32] = "pmpi";
         if (algo_for)
-            algo_for(graph, op, bytes, algo, sizeof(algo));
+            algo_for(graph, opname, bytes, algo, sizeof(algo));
         if (rank == 0) {
-            double a = robust_median(mn, reps), b = robust_median(mh, reps);
-            printf("%s,%s,%d,%d,%d,%d,%s,%.2f,%.2f,%.3f\n", op, nbhd, d, r, p, bytes, algo, a, b,
+            double a = robust_median(m, reps), b = robust_median(m + reps, reps);
+            printf("%s,%s,%d,%d,%d,%d,%s,%.2f,%.2f,%.3f", opname, nbhd, d, r, p, bytes, algo, a, b,
                    b / a);
+            if (compute > 0) {
+                double ac = robust_median(m + 2 * reps, reps),
+                       bc = robust_median(m + 3 * reps, reps);
+                printf(",%.1f,%.2f,%.2f", compute, overlap(a, compute, ac),
+                       overlap(b, compute, bc));
+            }
+            printf("\n");
             fflush(stdout);
         }
         free(sbuf);
         free(rbuf);
     }
-    free(tn);
-    free(th);
-    free(mn);
-    free(mh);
+    free(t);
+    free(m);
     free(off);
     MPI_Comm_free(&graph);
     MPI_Finalize();
