@@ -150,10 +150,11 @@ void nh_bind_cache_free(nh_plan *p);
 int nh_chunk_blocks(size_t m, int n);
 
 /* ---- nonblocking and persistent requests (exec/request.c) ---- */
-/* Creates an operation and its handle; a nonblocking one starts now. */
+/* Creates an operation and its handle; a nonblocking one starts now, a
+ * persistent one counts its starts in *starts (if not NULL). */
 int nh_req_create(nh_plan *p, const nh_sched *s, nh_binding kind, int persistent, const void *sbuf,
                   int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
-                  MPI_Request *out);
+                  long *starts, MPI_Request *out);
 void nh_req_progress(void);
 void nh_req_fini(void);
 

@@ -168,7 +168,8 @@ static int neighbor(nh_op op, nh_form form, const void *sbuf, int scount, MPI_Da
         return PMPI_Comm_call_errhandler(comm, rc), rc;
     nh_report_rec *rec = nh_report_rec_get(p, op, form);
     if (rec) {
-        rec->calls[c.algo]++;
+        if (form != NH_FORM_PERSISTENT || c.algo == NH_ALGO_PMPI)
+            rec->calls[c.algo]++; /* nhood's persistent requests count their starts */
         rec->last_binding = c.binding;
     }
     if (c.algo == NH_ALGO_PMPI)
@@ -180,7 +181,7 @@ static int neighbor(nh_op op, nh_form form, const void *sbuf, int scount, MPI_Da
         rc = nh_exec_blocking(p, s, c.binding, sbuf, scount, stype, rbuf, rcount, rtype);
     else
         rc = nh_req_create(p, s, c.binding, form == NH_FORM_PERSISTENT, sbuf, scount, stype, rbuf,
-                           rcount, rtype, req);
+                           rcount, rtype, rec ? &rec->calls[c.algo] : NULL, req);
     if (rc)
         PMPI_Comm_call_errhandler(comm, rc);
     return rc;

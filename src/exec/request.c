@@ -46,11 +46,12 @@ typedef struct nh_req {
     struct nh_req *next;
     MPI_Request handle;
     int persistent;
-    int active; /* started, not yet completed by a completion call */
-    int done;   /* the schedule ran to the end */
-    int freed;  /* handle freed by the user while active: destroy when done */
-    int multi;  /* the schedule forwards (more than one message phase) */
-    int err;    /* first error while progressing */
+    int active;   /* started, not yet completed by a completion call */
+    int done;     /* the schedule ran to the end */
+    int freed;    /* handle freed by the user while active: destroy when done */
+    int multi;    /* the schedule forwards (more than one message phase) */
+    int err;      /* first error while progressing */
+    long *starts; /* persistent: the report's call counter, or NULL */
     nh_run run;
 } nh_req;
 
@@ -141,6 +142,8 @@ static int start(nh_req *r)
     r->active = 1;
     r->done = 0;
     r->err = MPI_SUCCESS;
+    if (r->starts)
+        (*r->starts)++;
     set_running(r, 1);
     int done = 0, rc = nh_run_start(&r->run, &done);
     if (done || rc) {
@@ -152,7 +155,7 @@ static int start(nh_req *r)
 
 int nh_req_create(nh_plan *p, const nh_sched *s, nh_binding kind, int persistent, const void *sbuf,
                   int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
-                  MPI_Request *out)
+                  long *starts, MPI_Request *out)
 {
     nh_req *r = calloc(1, sizeof(*r));
     if (!r)
@@ -166,6 +169,7 @@ int nh_req_create(nh_plan *p, const nh_sched *s, nh_binding kind, int persistent
     }
     r->handle = MPI_REQUEST_NULL;
     r->persistent = persistent;
+    r->starts = persistent ? starts : NULL;
     r->multi = s->tmpl_rounds > 1;
     p->refs++; /* the plan outlives a freed communicator while r lives */
     r->next = live;
