@@ -13,10 +13,13 @@
  * once with MPI_Neighbor_*_init ("alltoall_init"); the native side calls
  * PMPI for every step.  --compute T puts T microseconds of computation
  * (a spin on MPI_Wtime, no MPI calls) between start and wait and appends
- * compute_us,native_overlap,nhood_overlap: overlap is the share of the
+ * compute_us,native_total_us,nhood_total_us,native_overlap,nhood_overlap
+ * (totals: start to completion with the computation): overlap is the share of the
  * shorter of communication and computation that was hidden,
  * (comm + T - total) / min(comm, T), with comm measured without
- * computation in the same run, clipped to [0, 1]. */
+ * computation in the same run, clipped to [0, 1].  --test-every U makes the
+ * computation test the request every U microseconds (MPI_Test; PMPI_Test
+ * on the native side), as applications that poll for progress do. */
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -42,32 +45,40 @@ typedef struct side {
     pcoll_fn pcoll;
     int (*start)(MPI_Request *);
     int (*wait)(MPI_Request *, MPI_Status *);
+    int (*test)(MPI_Request *, int *, MPI_Status *);
     MPI_Request preq; /* persistent request for the current buffers */
 } side;
 
-static void spin(double us)
+/* Computation: a spin of us microseconds; with every > 0, a test of the
+ * request every that many microseconds (as an application polling for
+ * progress would). */
+static void spin(double us, double every, side *sd, MPI_Request *req)
 {
-    double t0 = MPI_Wtime();
-    while ((MPI_Wtime() - t0) * 1e6 < us)
-        ;
+    double t0 = MPI_Wtime(), next = every;
+    int flag = 0;
+    for (double t = 0; t < us; t = (MPI_Wtime() - t0) * 1e6)
+        if (every > 0 && t >= next && !flag) {
+            sd->test(req, &flag, MPI_STATUS_IGNORE);
+            next = t + every;
+        }
 }
 
 /* One timed call (start, computation, completion); microseconds. */
-static double timed(side *sd, enum form f, double compute, const char *sbuf, char *rbuf, int bytes,
-                    MPI_Comm g)
+static double timed(side *sd, enum form f, double compute, double every, const char *sbuf,
+                    char *rbuf, int bytes, MPI_Comm g)
 {
-    MPI_Request req;
+    MPI_Request req = MPI_REQUEST_NULL, *rp = f == PERSISTENT ? &sd->preq : &req;
     double t0 = MPI_Wtime();
     if (f == BLOCKING) {
         sd->coll(sbuf, bytes, MPI_BYTE, rbuf, bytes, MPI_BYTE, g);
-        spin(compute);
+        spin(compute, 0, sd, rp);
     } else {
         if (f == NONBLOCKING)
             sd->icoll(sbuf, bytes, MPI_BYTE, rbuf, bytes, MPI_BYTE, g, &req);
         else
             sd->start(&sd->preq);
-        spin(compute);
-        sd->wait(f == NONBLOCKING ? &req : &sd->preq, MPI_STATUS_IGNORE);
+        spin(compute, every, sd, rp);
+        sd->wait(rp, MPI_STATUS_IGNORE);
     }
     return (MPI_Wtime() - t0) * 1e6;
 }
@@ -84,6 +95,7 @@ static void usage(void)
             "usage: nhood-bench [--op alltoall|allgather] [--nbhd moore|vonneumann|octant]\n"
             "                   [--dims D] [--radius R] [--bytes 8,64,4096] [--reps N]\n"
             "                   [--form blocking|nonblocking|persistent] [--compute US]\n"
+            "                   [--test-every US]\n"
             "                   [--no-header]\n");
 }
 
@@ -92,7 +104,7 @@ int main(int argc, char **argv)
     const char *op = "alltoall", *nbhd = "moore", *formname = "blocking";
     char bytes_list[256] = "8,64,4096";
     int d = 3, r = 1, reps = 1000, header = 1, rank, p, bad = 0;
-    double compute = 0;
+    double compute = 0, every = 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
@@ -121,6 +133,8 @@ int main(int argc, char **argv)
             formname = v;
         else if (strcmp(a, "--compute") == 0)
             compute = atof(v);
+        else if (strcmp(a, "--test-every") == 0)
+            every = atof(v);
         else if (strcmp(a, "--bytes") == 0)
             snprintf(bytes_list, sizeof(bytes_list), "%s", v);
         else
@@ -161,12 +175,14 @@ int main(int argc, char **argv)
                    NULL,
                    PMPI_Start,
                    PMPI_Wait,
+                   PMPI_Test,
                    MPI_REQUEST_NULL};
     side nhood = {alltoall ? MPI_Neighbor_alltoall : MPI_Neighbor_allgather,
                   alltoall ? MPI_Ineighbor_alltoall : MPI_Ineighbor_allgather,
                   NULL,
                   MPI_Start,
                   MPI_Wait,
+                  MPI_Test,
                   MPI_REQUEST_NULL};
 #ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
     native.pcoll = alltoall ? PMPI_Neighbor_alltoall_init : PMPI_Neighbor_allgather_init;
@@ -181,7 +197,9 @@ int main(int argc, char **argv)
 
     if (rank == 0 && header)
         printf("op,nbhd,dims,radius,procs,bytes,algorithm,native_us,nhood_us,ratio%s\n",
-               compute > 0 ? ",compute_us,native_overlap,nhood_overlap" : "");
+               compute > 0
+                   ? ",compute_us,native_total_us,nhood_total_us,native_overlap,nhood_overlap"
+                   : "");
     /* Per rep: native and nhood without computation, then with it. */
     int series = compute > 0 ? 4 : 2;
     double *t = malloc(sizeof(double) * reps * series), *m = malloc(sizeof(double) * reps * series);
@@ -198,12 +216,12 @@ int main(int argc, char **argv)
                                 &sides[k]->preq);
         for (int w = 0; w < 10; w++) /* warm-up, also builds nhood's schedules */
             for (int k = 0; k < 2; k++)
-                timed(sides[k], f, 0, sbuf, rbuf, bytes, graph);
+                timed(sides[k], f, 0, 0, sbuf, rbuf, bytes, graph);
         for (int k = 0; k < reps; k++)
             for (int j = 0; j < series; j++) {
                 MPI_Barrier(graph);
                 t[j * reps + k] =
-                    timed(sides[j % 2], f, j >= 2 ? compute : 0, sbuf, rbuf, bytes, graph);
+                    timed(sides[j % 2], f, j >= 2 ? compute : 0, every, sbuf, rbuf, bytes, graph);
             }
         MPI_Reduce(t, m, reps * series, MPI_DOUBLE, MPI_MAX, 0, graph);
         if (f == PERSISTENT) {
@@ -220,7 +238,7 @@ int main(int argc, char **argv)
             if (compute > 0) {
                 double ac = robust_median(m + 2 * reps, reps),
                        bc = robust_median(m + 3 * reps, reps);
-                printf(",%.1f,%.2f,%.2f", compute, overlap(a, compute, ac),
+                printf(",%.1f,%.2f,%.2f,%.2f,%.2f", compute, ac, bc, overlap(a, compute, ac),
                        overlap(b, compute, bc));
             }
             printf("\n");

@@ -167,6 +167,25 @@ else
     bad "$name"
 fi
 
+name="nhood-bench --form nonblocking --compute CSV"
+if run "$name" 2 "" "$TOP_BUILDDIR/nhood-bench" --op alltoall --dims 2 --radius 1 --bytes 8 --reps 20 \
+    --form nonblocking --compute 5 --test-every 1 &&
+    [ "$(head -1 "$log.out")" = "op,nbhd,dims,radius,procs,bytes,algorithm,native_us,nhood_us,ratio,compute_us,native_total_us,nhood_total_us,native_overlap,nhood_overlap" ] &&
+    grep -Eq '^ialltoall,moore,2,1,2,8,direct,([0-9.]+,){7}[0-9.]+$' "$log.out"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+if grep -q 'HAVE_MPI_NEIGHBOR_ALLTOALL_INIT=1' "$TOP_BUILDDIR/Makefile"; then
+    name="nhood-bench --form persistent CSV"
+    if run "$name" 2 "" "$TOP_BUILDDIR/nhood-bench" --op allgather --bytes 8,64 --reps 20 --form persistent \
+        --no-header && [ "$(grep -c '^allgather_init,moore,3,1,2,' "$log.out")" -eq 2 ]; then
+        ok "$name"
+    else
+        bad "$name"
+    fi
+fi
+
 rm -f "$log.out" "$log.err"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
