@@ -102,14 +102,24 @@ static void step(nh_req *r, int block)
     }
 }
 
+/* One nonblocking step of every running operation. */
+static void progress_all(void)
+{
+    for (nh_req *r = live; r && nrunning; r = r->next)
+        if (r->active && !r->done)
+            step(r, 0);
+}
+
+/* progress_all, then destroys operations the user freed that are done.
+ * Only at the top of a completion call: nothing there holds a pointer to a
+ * freed operation (the user's handles to them are gone). */
 void nh_req_progress(void)
 {
     if (!nrunning)
         return;
+    progress_all();
     for (nh_req *r = live, *next; r; r = next) {
         next = r->next;
-        if (r->active && !r->done)
-            step(r, 0);
         if (r->freed && r->done)
             destroy(r);
     }
@@ -123,7 +133,7 @@ static void wait_done(nh_req *r)
         if (nmulti - (r->multi ? 1 : 0) == 0)
             step(r, 1);
         else
-            nh_req_progress();
+            progress_all();
     }
 }
 
