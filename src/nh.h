@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "inplace/inplace.h"
+#include "resource.h"
 #include "sched/sched.h"
 #include "topo/grid.h"
 
@@ -145,6 +146,11 @@ void nh_run_release(nh_run *x);
 int nh_exec_blocking(nh_plan *p, const nh_sched *s, nh_binding b, const void *sbuf, int scount,
                      MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype);
 void nh_bind_cache_free(nh_plan *p);
+/* MPI_Pack / MPI_Unpack that also accept a block at MPI_BOTTOM (exec/pack.c). */
+int nh_pack(const void *in, int count, MPI_Datatype type, void *out, int outsize, int *pos,
+            MPI_Comm comm);
+int nh_unpack(const void *in, int insize, int *pos, void *out, int count, MPI_Datatype type,
+              MPI_Comm comm);
 /* Blocks per message when a round of n blocks of m bytes is split to stay
  * under the eager limit (n when it is not split). */
 int nh_chunk_blocks(size_t m, int n);

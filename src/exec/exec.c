@@ -80,16 +80,14 @@ static int type_contig(MPI_Datatype t)
         return 1;
     if ((comb != MPI_COMBINER_CONTIGUOUS && comb != MPI_COMBINER_DUP) || nd != 1 || ni > 1)
         return 0;
-    int ints[1];
+    int ints[1], named;
     MPI_Aint a[1];
     MPI_Datatype inner;
-    if (PMPI_Type_get_contents(t, ni, na, nd, ints, a, &inner))
+    if (nh_type_inner(t, ni, na, nd, ints, a, &inner, &named))
         return 0;
     int r = type_contig(inner);
-    int ic;
-    if (PMPI_Type_get_envelope(inner, &ni, &na, &nd, &ic) == MPI_SUCCESS &&
-        ic != MPI_COMBINER_NAMED)
-        PMPI_Type_free(&inner);
+    if (!named)
+        nh_type_free(&inner);
     return r;
 }
 
@@ -151,7 +149,7 @@ static int pack_blk(const nh_bind *b, nh_blk k, char *out, MPI_Comm comm)
     int count, pos = 0;
     MPI_Datatype type;
     blk_type(b, k, &count, &type);
-    int rc = PMPI_Pack(blk_addr(b, k), count, type, out, (int)n, &pos, comm);
+    int rc = nh_pack(blk_addr(b, k), count, type, out, (int)n, &pos, comm);
     return rc ? rc : (pos == (int)n ? MPI_SUCCESS : MPI_ERR_INTERN);
 }
 
@@ -164,7 +162,7 @@ static int unpack_blk(const nh_bind *b, nh_blk k, const char *in, MPI_Comm comm)
     int count, pos = 0;
     MPI_Datatype type;
     blk_type(b, k, &count, &type);
-    return PMPI_Unpack(in, (int)b->m, &pos, blk_addr(b, k), count, type, comm);
+    return nh_unpack(in, (int)b->m, &pos, blk_addr(b, k), count, type, comm);
 }
 
 static int build_struct(const nh_bind *b, const nh_blk *blks, int n, MPI_Datatype *out)
@@ -179,9 +177,7 @@ static int build_struct(const nh_bind *b, const nh_blk *blks, int n, MPI_Datatyp
             rc = PMPI_Get_address(blk_addr(b, blks[i]), &disp[i]);
         }
         if (!rc)
-            rc = PMPI_Type_create_struct(n, len, disp, types, out);
-        if (!rc && (rc = PMPI_Type_commit(out)))
-            PMPI_Type_free(out);
+            rc = nh_type_create_struct(n, len, disp, types, out);
     }
     free(len);
     free(disp);
@@ -195,11 +191,11 @@ static void bind_free(nh_bind *b)
         return;
     for (int i = 0; b->preq && i < b->nmsgs; i++)
         if (b->preq[i] != MPI_REQUEST_NULL)
-            PMPI_Request_free(&b->preq[i]);
+            nh_request_free(&b->preq[i]);
     free(b->preq);
     for (int i = 0; i < b->nmsgs; i++)
         if (b->msgs[i].type != MPI_DATATYPE_NULL)
-            PMPI_Type_free(&b->msgs[i].type);
+            nh_type_free(&b->msgs[i].type);
     free(b->msgs);
     free(b->phase_start);
     free(b->temp);
@@ -436,9 +432,8 @@ static int bind_persist(nh_bind *b, int slot, MPI_Comm comm)
         int count, peer, rc;
         MPI_Datatype type;
         msg_args(b, g, &buf, &count, &type, &peer);
-        rc = g->send
-                 ? PMPI_Send_init(buf, count, type, peer, tag_of(b, g, slot), comm, &b->preq[j])
-                 : PMPI_Recv_init(buf, count, type, peer, tag_of(b, g, slot), comm, &b->preq[j]);
+        rc = g->send ? nh_send_init(buf, count, type, peer, tag_of(b, g, slot), comm, &b->preq[j])
+                     : nh_recv_init(buf, count, type, peer, tag_of(b, g, slot), comm, &b->preq[j]);
         if (rc)
             return rc;
     }
@@ -467,8 +462,8 @@ static int post(nh_bind *b, int j, int slot, MPI_Comm comm, MPI_Request *req)
     int count, peer;
     MPI_Datatype type;
     msg_args(b, g, &buf, &count, &type, &peer);
-    return g->send ? PMPI_Isend(buf, count, type, peer, tag_of(b, g, slot), comm, req)
-                   : PMPI_Irecv(buf, count, type, peer, tag_of(b, g, slot), comm, req);
+    return g->send ? nh_isend(buf, count, type, peer, tag_of(b, g, slot), comm, req)
+                   : nh_irecv(buf, count, type, peer, tag_of(b, g, slot), comm, req);
 }
 
 /* After the messages of phase x->ph completed: unpack what arrived packed,
@@ -532,8 +527,8 @@ int nh_run_progress(nh_run *x, int block, int *done)
         }
         if (x->nreq) {
             int flag = 1;
-            rc = block ? PMPI_Waitall(x->nreq, b->reqs, b->stats)
-                       : PMPI_Testall(x->nreq, b->reqs, &flag, b->stats);
+            rc = block ? nh_waitall(x->nreq, b->reqs, b->stats)
+                       : nh_testall(x->nreq, b->reqs, &flag, b->stats);
             if (rc || !flag)
                 return rc;
             x->nreq = 0;

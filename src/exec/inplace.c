@@ -39,10 +39,11 @@ static int ctx_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
     (void)keyval;
     (void)extra;
     inplace_ctx *c = attr;
-    int rc = PMPI_Comm_free(&c->pcomm);
+    int rc = nh_comm_free(&c->pcomm);
     for (int a = 0; a < NH_INPLACE_COUNT; a++)
         free(c->partners[a]);
     free(c);
+    nh_res_add(NH_RES_PLAN, -1);
     return rc;
 }
 
@@ -72,14 +73,16 @@ static int ctx_get(MPI_Comm comm, inplace_ctx **out)
     inplace_ctx *c = calloc(1, sizeof(*c));
     if (!c)
         return MPI_ERR_NO_MEM;
-    if ((rc = PMPI_Comm_dup(comm, &c->pcomm))) {
+    if ((rc = nh_comm_dup(comm, &c->pcomm))) {
         free(c);
         return rc;
     }
+    nh_res_add(NH_RES_PLAN, 1);
     c->id = next_id++;
     if ((rc = PMPI_Comm_set_attr(comm, ctx_keyval, c))) {
-        PMPI_Comm_free(&c->pcomm);
+        nh_comm_free(&c->pcomm);
         free(c);
+        nh_res_add(NH_RES_PLAN, -1);
         return rc;
     }
     *out = c;
@@ -174,9 +177,9 @@ int nh_inplace(MPI_Comm comm, const nh_inplace_args *a)
             continue;
         if (aux && !PMPI_Pack_size(count, type, c->pcomm, &psize) && psize <= auxlen - used) {
             int pos = 0;
-            if ((rc = PMPI_Pack(addr, count, type, aux + used, psize, &pos, c->pcomm)) ||
-                (rc = PMPI_Irecv(addr, count, type, j, 0, c->pcomm, &req[nreq++])) ||
-                (rc = PMPI_Isend(aux + used, pos, MPI_PACKED, j, 0, c->pcomm, &req[nreq++])))
+            if ((rc = nh_pack(addr, count, type, aux + used, psize, &pos, c->pcomm)) ||
+                (rc = nh_irecv(addr, count, type, j, 0, c->pcomm, &req[nreq++])) ||
+                (rc = nh_isend(aux + used, pos, MPI_PACKED, j, 0, c->pcomm, &req[nreq++])))
                 break;
             used += pos;
         } else {
@@ -184,7 +187,7 @@ int nh_inplace(MPI_Comm comm, const nh_inplace_args *a)
         }
     }
     if (nreq) {
-        int wrc = PMPI_Waitall(nreq, req, st);
+        int wrc = nh_waitall(nreq, req, st);
         rc = rc ? rc : wrc;
     }
 out:

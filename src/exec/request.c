@@ -86,7 +86,7 @@ static void destroy(nh_req *r)
     nh_plan *p = r->run.p;
     nh_run_release(&r->run);
     if (r->handle != MPI_REQUEST_NULL)
-        PMPI_Request_free(&r->handle);
+        nh_request_free(&r->handle);
     nh_plan_unref(p);
     free(r);
 }
@@ -184,7 +184,7 @@ int nh_req_create(nh_plan *p, const nh_sched *s, nh_binding kind, int persistent
     p->refs++; /* the plan outlives a freed communicator while r lives */
     r->next = live;
     live = r;
-    rc = PMPI_Recv_init(NULL, 0, MPI_BYTE, 0, 0, MPI_COMM_SELF, &r->handle);
+    rc = nh_recv_init(NULL, 0, MPI_BYTE, 0, 0, MPI_COMM_SELF, &r->handle);
     if (!rc && !persistent)
         rc = start(r);
     if (rc) {

@@ -42,8 +42,9 @@ void nh_plan_unref(nh_plan *p)
             nh_sched_free(p->sched[o][a]);
     nh_nbhd_fini(&p->nb);
     if (p->pcomm != MPI_COMM_NULL)
-        PMPI_Comm_free(&p->pcomm);
+        nh_comm_free(&p->pcomm);
     free(p);
+    nh_res_add(NH_RES_PLAN, -1);
 }
 
 int nh_plan_init(void)
@@ -207,6 +208,7 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h)
     nh_plan *p = calloc(1, sizeof(*p));
     if (!p)
         return MPI_ERR_NO_MEM;
+    nh_res_add(NH_RES_PLAN, 1);
     memset(nbs, 0, sizeof(nbs));
     p->pcomm = MPI_COMM_NULL;
     p->refs = 1;
@@ -296,7 +298,7 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h)
          * size-independent choice) where that would be slow. */
         p->coupled =
             (long)size * (s + 1) <= 50000000L && nh_sizes_coupled(&c[chosen].g, s, p->nb.off);
-        if ((rc = PMPI_Comm_dup(graph, &p->pcomm)))
+        if ((rc = nh_comm_dup(graph, &p->pcomm)))
             goto fail;
         int *ub, flag = 0;
         p->tag_ub = 32767;
@@ -315,8 +317,9 @@ fail:
     if (p) {
         nh_nbhd_fini(&p->nb);
         if (p->pcomm != MPI_COMM_NULL)
-            PMPI_Comm_free(&p->pcomm);
+            nh_comm_free(&p->pcomm);
         free(p);
+        nh_res_add(NH_RES_PLAN, -1);
     }
     free(srcs);
     free(dsts);

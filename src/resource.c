@@ -1,0 +1,153 @@
+/* Live counts of the MPI objects nhood creates (see resource.h).  The
+ * counts are updated atomically: under MPI_THREAD_MULTIPLE nhood passes
+ * everything through, but a count must never tear. */
+#include "nh.h"
+#include "nhood.h"
+
+#define NH_EXPORT __attribute__((visibility("default")))
+
+static long live[NH_RES_COUNT];
+
+void nh_res_add(nh_res kind, long delta)
+{
+    __atomic_fetch_add(&live[kind], delta, __ATOMIC_RELAXED);
+}
+
+long nh_res_live(nh_res kind)
+{
+    return __atomic_load_n(&live[kind], __ATOMIC_RELAXED);
+}
+
+int nh_comm_dup(MPI_Comm comm, MPI_Comm *out)
+{
+    int rc = PMPI_Comm_dup(comm, out);
+    if (rc == MPI_SUCCESS)
+        nh_res_add(NH_RES_COMM, 1);
+    return rc;
+}
+
+int nh_comm_free(MPI_Comm *comm)
+{
+    int rc = PMPI_Comm_free(comm);
+    if (rc == MPI_SUCCESS)
+        nh_res_add(NH_RES_COMM, -1);
+    return rc;
+}
+
+int nh_type_create_struct(int n, const int *lens, const MPI_Aint *disps, const MPI_Datatype *types,
+                          MPI_Datatype *out)
+{
+    MPI_Datatype t;
+    int rc = PMPI_Type_create_struct(n, lens, disps, types, &t);
+    if (rc)
+        return rc;
+    if ((rc = PMPI_Type_commit(&t))) {
+        PMPI_Type_free(&t);
+        return rc;
+    }
+    nh_res_add(NH_RES_DATATYPE, 1);
+    *out = t;
+    return MPI_SUCCESS;
+}
+
+int nh_type_free(MPI_Datatype *type)
+{
+    int rc = PMPI_Type_free(type);
+    if (rc == MPI_SUCCESS)
+        nh_res_add(NH_RES_DATATYPE, -1);
+    return rc;
+}
+
+int nh_type_inner(MPI_Datatype type, int ni, int na, int nd, int *ints, MPI_Aint *aints,
+                  MPI_Datatype *inner, int *named)
+{
+    int rc = PMPI_Type_get_contents(type, ni, na, nd, ints, aints, inner), a, b, c, comb;
+    if (rc)
+        return rc;
+    *named = PMPI_Type_get_envelope(*inner, &a, &b, &c, &comb) == MPI_SUCCESS &&
+             comb == MPI_COMBINER_NAMED;
+    if (!*named)
+        nh_res_add(NH_RES_DATATYPE, 1);
+    return MPI_SUCCESS;
+}
+
+int nh_isend(const void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
+             MPI_Request *req)
+{
+    int rc = PMPI_Isend(buf, count, type, peer, tag, comm, req);
+    if (rc == MPI_SUCCESS)
+        nh_res_add(NH_RES_REQUEST, 1);
+    return rc;
+}
+
+int nh_irecv(void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
+             MPI_Request *req)
+{
+    int rc = PMPI_Irecv(buf, count, type, peer, tag, comm, req);
+    if (rc == MPI_SUCCESS)
+        nh_res_add(NH_RES_REQUEST, 1);
+    return rc;
+}
+
+int nh_send_init(const void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
+                 MPI_Request *req)
+{
+    int rc = PMPI_Send_init(buf, count, type, peer, tag, comm, req);
+    if (rc == MPI_SUCCESS)
+        nh_res_add(NH_RES_REQUEST, 1);
+    return rc;
+}
+
+int nh_recv_init(void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
+                 MPI_Request *req)
+{
+    int rc = PMPI_Recv_init(buf, count, type, peer, tag, comm, req);
+    if (rc == MPI_SUCCESS)
+        nh_res_add(NH_RES_REQUEST, 1);
+    return rc;
+}
+
+int nh_request_free(MPI_Request *req)
+{
+    int rc = PMPI_Request_free(req);
+    if (rc == MPI_SUCCESS)
+        nh_res_add(NH_RES_REQUEST, -1);
+    return rc;
+}
+
+/* MPI frees a nonpersistent request when it completes and sets the handle
+ * to MPI_REQUEST_NULL; persistent ones stay.  Counting the handles that
+ * turned null counts exactly the requests MPI freed, also when an error
+ * leaves some live. */
+static long live_handles(int n, const MPI_Request *reqs)
+{
+    long k = 0;
+    for (int i = 0; i < n; i++)
+        k += reqs[i] != MPI_REQUEST_NULL;
+    return k;
+}
+
+int nh_waitall(int n, MPI_Request *reqs, MPI_Status *stats)
+{
+    long before = live_handles(n, reqs);
+    int rc = PMPI_Waitall(n, reqs, stats);
+    nh_res_add(NH_RES_REQUEST, live_handles(n, reqs) - before);
+    return rc;
+}
+
+int nh_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *stats)
+{
+    long before = live_handles(n, reqs);
+    int rc = PMPI_Testall(n, reqs, flag, stats);
+    nh_res_add(NH_RES_REQUEST, live_handles(n, reqs) - before);
+    return rc;
+}
+
+NH_EXPORT int nhood_resource_counts(nhood_resources *out)
+{
+    out->comms = nh_res_live(NH_RES_COMM);
+    out->datatypes = nh_res_live(NH_RES_DATATYPE);
+    out->requests = nh_res_live(NH_RES_REQUEST);
+    out->plans = nh_res_live(NH_RES_PLAN);
+    return MPI_SUCCESS;
+}

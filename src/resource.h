@@ -1,0 +1,42 @@
+/* Every MPI object nhood creates for itself goes through these wrappers,
+ * which keep live counts (nhood_resource_counts in include/nhood.h):
+ * private communicator duplicates, derived datatypes, requests, and the
+ * per-communicator state nhood caches (graph plans, in-place contexts).
+ * test/unit/check-resource-calls.sh fails the build's tests if a creating
+ * or freeing PMPI call appears anywhere else in src/. */
+#ifndef NH_RESOURCE_H
+#define NH_RESOURCE_H
+
+#include <mpi.h>
+
+typedef enum { NH_RES_COMM = 0, NH_RES_DATATYPE, NH_RES_REQUEST, NH_RES_PLAN, NH_RES_COUNT } nh_res;
+
+void nh_res_add(nh_res kind, long delta);
+long nh_res_live(nh_res kind);
+
+int nh_comm_dup(MPI_Comm comm, MPI_Comm *out);
+int nh_comm_free(MPI_Comm *comm);
+/* Creates and commits; *out is valid only on success. */
+int nh_type_create_struct(int n, const int *lens, const MPI_Aint *disps, const MPI_Datatype *types,
+                          MPI_Datatype *out);
+int nh_type_free(MPI_Datatype *type);
+/* The one inner type MPI_Type_get_contents returns for a contiguous or dup
+ * type (a new handle unless predefined: the caller frees it with
+ * nh_type_free when *named is 0). */
+int nh_type_inner(MPI_Datatype type, int ni, int na, int nd, int *ints, MPI_Aint *aints,
+                  MPI_Datatype *inner, int *named);
+int nh_isend(const void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
+             MPI_Request *req);
+int nh_irecv(void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
+             MPI_Request *req);
+int nh_send_init(const void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
+                 MPI_Request *req);
+int nh_recv_init(void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
+                 MPI_Request *req);
+int nh_request_free(MPI_Request *req);
+/* Complete nhood's requests: the nonpersistent ones that complete are
+ * freed by MPI (persistent ones stay until nh_request_free). */
+int nh_waitall(int n, MPI_Request *reqs, MPI_Status *stats);
+int nh_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *stats);
+
+#endif
