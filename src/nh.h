@@ -203,6 +203,9 @@ void nh_report_print(void);
 void nh_report_free(void);
 
 /* ---- misc ---- */
+/* nhood's start-up after MPI was initialized without it (a Fortran
+ * binding calling PMPI_Init); does nothing if it already ran. */
+int nh_start_late(void);
 extern int nh_world_rank;
 extern int nh_active; /* 0 under MPI_THREAD_MULTIPLE or NHOOD_DISABLE */
 void nh_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

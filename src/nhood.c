@@ -34,10 +34,15 @@ void nh_error(const char *fmt, ...)
  * measure the wrong thing.  All ranks learn of any rank's error (one
  * reduction at start-up), rank 0 explains, and all leave together, so the
  * message is never lost to a racing abort. */
+static int started;
+
 static int after_init(int provided)
 {
     char msg[512];
     int bad, anybad;
+    if (started) /* Fortran start-up may get here twice, see nh_start_late */
+        return MPI_SUCCESS;
+    started = 1;
     PMPI_Comm_rank(MPI_COMM_WORLD, &nh_world_rank);
     bad = nh_config_load(msg, sizeof(msg)) != 0;
     PMPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -56,6 +61,14 @@ static int after_init(int provided)
         return MPI_SUCCESS;
     int rc = nh_plan_init();
     return rc ? rc : nh_inplace_init();
+}
+
+int nh_start_late(void)
+{
+    int flag = 0, provided;
+    if (started || PMPI_Initialized(&flag) || !flag || PMPI_Query_thread(&provided))
+        return MPI_SUCCESS;
+    return after_init(provided);
 }
 
 int nh_impl_MPI_Init(int *argc, char ***argv)

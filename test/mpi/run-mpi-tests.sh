@@ -125,6 +125,33 @@ else
     bad "$name"
 fi
 
+# Fortran callers (mpif.h and use mpi): the halo exchange must pass and
+# nhood's report must show that its calls ran under nhood's schedules, so
+# the test fails if Fortran bypasses nhood (Open MPI's own Fortran
+# bindings call PMPI_*).  Built only with an MPI Fortran compiler.
+for prog in test_fortran test_fortran_mpif; do
+    if [ ! -x "$t/$prog" ]; then
+        echo "skip $prog (no MPI Fortran compiler at configure time)"
+        continue
+    fi
+    for np in 1 2 4; do
+        name="$prog np=$np NHOOD_REPORT=1 through nhood"
+        algo='algorithm=(direct|torus|torus_direct) binding=(pack|zcopy) calls=[1-9]'
+        if run "$name" $np "NHOOD_REPORT=1" "$t/$prog" &&
+            grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
+            grep -Eq "^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic source=inferred .*neighbors=26 $algo" "$log.err" &&
+            grep -Eq "^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic source=hint .*neighbors=26 $algo" "$log.err" &&
+            grep -Eq "^nhood: comm=[0-9]+ op=allgather pattern=isomorphic source=inferred .*neighbors=26 $algo" "$log.err" &&
+            grep -Eq "^nhood: comm=[0-9]+ op=inplace_alltoall pattern=inplace procs=$np algorithm=hsa calls=1 " "$log.err" &&
+            grep -Eq "^nhood: comm=[0-9]+ op=inplace_alltoallw pattern=inplace procs=$np algorithm=hsa calls=1 " "$log.err"; then
+            ok "$name"
+        else
+            bad "$name"
+            sed 's/^/    /' "$log.out" | tail -5
+        fi
+    done
+done
+
 # Bad settings fail loudly, naming the variable and the allowed values.
 expect_reject() {
     name="rejects $1=$2"
