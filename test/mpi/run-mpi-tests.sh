@@ -125,6 +125,19 @@ else
     bad "$name"
 fi
 
+# No leaked communicators, datatypes, requests or plans over 10,000
+# create/use/free cycles of graphs and in-place contexts (zcopy binds
+# struct datatypes, pack packs; MPI_BOTTOM makes temporary types).
+for vars in "NHOOD_ALGO=torus NHOOD_BINDING=zcopy NH_TEST_EXPECT_TYPES=1" "NHOOD_BINDING=pack NHOOD_PROGRESS=poll"; do
+    name="leaks np=2 10000 cycles $vars"
+    if run "$name" 2 "$vars NHOOD_FALLBACK=silent" "$t/test_leaks" 10000 &&
+        grep -q 'at end 0/0/0/0' "$log.err"; then
+        ok "$name"
+    else
+        bad "$name"
+    fi
+done
+
 # Fortran callers (mpif.h and use mpi): the halo exchange must pass and
 # nhood's report must show that its calls ran under nhood's schedules, so
 # the test fails if Fortran bypasses nhood (Open MPI's own Fortran
