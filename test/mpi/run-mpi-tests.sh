@@ -32,7 +32,13 @@ bad() { fail=$((fail + 1)); echo "not ok $1"; sed 's/^/    /' "$log.err" | tail 
 run() {
     name=$1 np=$2 vars=$3
     shift 3
-    flags="$(env_flag LD_PRELOAD "$lib") $(env_flag NHOOD_LIB "$lib")"
+    # NH_PRELOAD_FIRST: sanitizer runtimes (--enable-sanitizers), which
+    # must load before libnhood; their options go to every rank.
+    flags="$(env_flag LD_PRELOAD "${NH_PRELOAD_FIRST:-}$lib") $(env_flag NHOOD_LIB "$lib")"
+    for v in ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS HWLOC_COMPONENTS; do
+        eval "val=\${$v:-}"
+        [ -n "$val" ] && flags="$flags $(env_flag $v "$val")"
+    done
     for v in $vars; do flags="$flags $(env_flag "${v%%=*}" "${v#*=}")"; done
     # shellcheck disable=SC2086
     timeout 300 $MPIEXEC $extra -n "$np" $flags "$@" >"$log.out" 2>"$log.err"
