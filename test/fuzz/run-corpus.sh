@@ -1,0 +1,21 @@
+#!/bin/sh
+# make check: replays the committed fuzz corpus through each target with
+# the normal compiler (test/fuzz/replay.c), so every input that ever
+# mattered, and every fixed crash, stays a regression test.
+# Prints "N passed, N failed".
+: "${srcdir:=.}"
+: "${TOP_BUILDDIR:=.}"
+pass=0
+fail=0
+for t in offsets graph; do
+    if out=$("$TOP_BUILDDIR/test/fuzz/replay_$t" "$srcdir/test/fuzz/corpus/$t" 2>&1); then
+        pass=$((pass + 1))
+        echo "ok $pass fuzz corpus $t: $out"
+    else
+        fail=$((fail + 1))
+        echo "not ok fuzz corpus $t"
+        echo "$out" | tail -20 | sed 's/^/    /'
+    fi
+done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
