@@ -1,0 +1,64 @@
+#!/bin/sh
+# make check-valgrind: every test program once under valgrind memcheck,
+# in this build (run `make check` or `make check TESTS=` first to build
+# them).  MPI programs run with MPICH at 2 ranks, libnhood preloaded, each
+# rank under valgrind.  Errors and definite/indirect leaks fail; MPI and
+# transport internals are suppressed by test/valgrind.supp only.
+# Prints one line per program and "N passed, N failed".
+top=$(cd "$(dirname "$0")/.." && pwd)
+b=${TOP_BUILDDIR:-$PWD}
+lib=$b/.libs/libnhood.so
+mpiexec=${MPIEXEC:-mpiexec.mpich}
+log=${TMPDIR:-/tmp}/nhood-valgrind.$$
+command -v valgrind >/dev/null || { echo "check-valgrind: valgrind not found (scripts/install-deps.sh)" >&2; exit 2; }
+[ -f "$lib" ] || { echo "check-valgrind: $lib not found; build first" >&2; exit 2; }
+vg="valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect
+    --errors-for-leak-kinds=definite,indirect --num-callers=30
+    --suppressions=$top/test/valgrind.supp"
+pass=0
+fail=0
+# valgrind's reports come back on stderr (from every rank); --error-exitcode
+# makes any error or leak fail the program.  Only valgrind's notice that it
+# ignores SHM_HUGETLB (MPICH's shared memory) is not a finding.
+check() {
+    name=$1
+    shift
+    if "$@" >"$log.out" 2>"$log.err" &&
+        ! grep '^==[0-9]*==' "$log.err" | grep -qv 'WARNING: valgrind ignores shmget(shmflg) SHM_HUGETLB'; then
+        pass=$((pass + 1))
+        echo "ok $pass $name"
+    else
+        fail=$((fail + 1))
+        echo "not ok $name"
+        grep -E '^==[0-9]+==' "$log.err" | grep -v SHM_HUGETLB | head -40 | sed 's/^/    /'
+        tail -5 "$log.out" | sed 's/^/    /'
+    fi
+}
+mpi() { # mpi NAME PROGRAM [ARGS]
+    name=$1
+    shift
+    # shellcheck disable=SC2086
+    check "$name" timeout 1800 $mpiexec -n 2 -genv LD_PRELOAD "$lib" $vg "$@"
+}
+# shellcheck disable=SC2086
+check "test_sched --quick" $vg "$b/test/unit/test_sched" --quick
+# shellcheck disable=SC2086
+check "test_inplace_steps" $vg "$b/test/unit/test_inplace_steps"
+# shellcheck disable=SC2086
+check "nhood-sched --verify" $vg "$b/nhood-sched" --nbhd moore --dims 3 --radius 1 --procs 27,64 --verify
+for t in offsets graph parse; do
+    # shellcheck disable=SC2086
+    check "replay_$t" $vg "$b/test/fuzz/replay_$t" "$top/test/fuzz/corpus/$t"
+done
+mpi test_neighbor "$b/test/mpi/test_neighbor"
+mpi test_inplace "$b/test/mpi/test_inplace"
+mpi test_nonblocking "$b/test/mpi/test_nonblocking"
+mpi test_badenv "$b/test/mpi/test_badenv"
+mpi "test_leaks 200" "$b/test/mpi/test_leaks" 200
+for f in test_fortran test_fortran_mpif; do
+    [ -x "$b/test/mpi/$f" ] && mpi "$f" "$b/test/mpi/$f"
+done
+mpi "nhood-bench" "$b/nhood-bench" --op alltoall --dims 2 --radius 1 --bytes 8,4096 --reps 20
+rm -f "$log.out" "$log.err"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
