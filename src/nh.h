@@ -51,6 +51,8 @@ typedef struct nh_config {
 extern nh_config nh_cfg;
 /* Parses the environment; on error fills msg and returns -1. */
 int nh_config_load(char *msg, size_t len);
+/* Rank 0 warns about NHOOD_* variables that name no setting (typos). */
+void nh_config_warn_unknown(void);
 int nh_parse_algo(const char *v, nh_algo *out);
 int nh_parse_binding(const char *v, nh_binding *out);
 const char *nh_binding_name(nh_binding b);

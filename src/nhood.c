@@ -39,21 +39,24 @@ static int started;
 static int after_init(int provided)
 {
     char msg[512];
-    int bad, anybad;
+    int size, first;
     if (started) /* Fortran start-up may get here twice, see nh_start_late */
         return MPI_SUCCESS;
     started = 1;
     PMPI_Comm_rank(MPI_COMM_WORLD, &nh_world_rank);
-    bad = nh_config_load(msg, sizeof(msg)) != 0;
-    PMPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (anybad) {
-        if (nh_world_rank == 0)
-            fprintf(stderr, "nhood: error: %s\n",
-                    bad ? msg : "invalid NHOOD_* setting on another rank");
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    /* The first rank with a bad setting explains (usually rank 0: all
+     * ranks normally see the same environment). */
+    int mine = nh_config_load(msg, sizeof(msg)) != 0 ? nh_world_rank : size;
+    PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first < size) {
+        if (nh_world_rank == first)
+            fprintf(stderr, "nhood: error: %s%s\n", msg, first ? " (on this rank only)" : "");
         fflush(stderr);
         PMPI_Finalize();
         exit(2);
     }
+    nh_config_warn_unknown();
     /* Under MPI_THREAD_MULTIPLE nhood steps aside entirely: plans, caches
      * and bindings are not synchronized. */
     nh_active = !nh_cfg.disable && provided != MPI_THREAD_MULTIPLE;
@@ -99,14 +102,19 @@ int nh_impl_MPI_Finalize(void)
     return PMPI_Finalize();
 }
 
+/* Info is a local argument: every rank parses its own, then all agree
+ * (one reduction), so a malformed value on any rank fails the creation on
+ * all of them instead of leaving the others in the collective, and the
+ * first such rank says why. */
 static int hint_or_fail(MPI_Comm comm_old, MPI_Info info, nh_hint *h)
 {
     char msg[512];
-    int rank = 0, size = 0;
+    int rank, size, first, rc;
     long prod = 1;
+    if ((rc = PMPI_Comm_rank(comm_old, &rank)) || (rc = PMPI_Comm_size(comm_old, &size)))
+        return rc;
     int bad = nh_hint_parse(info, h, msg, sizeof(msg));
     if (!bad && h->ndims > 0) {
-        PMPI_Comm_size(comm_old, &size);
         for (int j = 0; j < h->ndims; j++)
             prod *= h->dims[j];
         if (prod != size) {
@@ -116,10 +124,12 @@ static int hint_or_fail(MPI_Comm comm_old, MPI_Info info, nh_hint *h)
             bad = 1;
         }
     }
-    if (!bad)
+    int mine = bad ? rank : size;
+    if ((rc = PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm_old)))
+        return rc;
+    if (first == size)
         return MPI_SUCCESS;
-    PMPI_Comm_rank(comm_old, &rank);
-    if (rank == 0)
+    if (rank == first)
         nh_error("%s", msg);
     PMPI_Comm_call_errhandler(comm_old, MPI_ERR_INFO_VALUE);
     return MPI_ERR_INFO_VALUE;

@@ -7,6 +7,10 @@
 #include <string.h>
 
 #include "nh.h"
+#include "select/parse.h"
+
+/* 2^40 bytes: larger auxiliary buffers are typos. */
+#define NH_MAX_BYTES (1LL << 40)
 
 /* Default cost parameters, fitted to nhood-bench runs on the development
  * machine (MPICH 4.0.2 ch4:ucx, 2 ranks on 2 cores; 2-D and 3-D Moore,
@@ -108,8 +112,12 @@ static void list_names(char *buf, size_t len, enum kind k)
 {
     size_t n = 0;
     buf[0] = '\0';
-    if (k == K_DOUBLE || k == K_BYTES) {
-        snprintf(buf, len, k == K_DOUBLE ? "a non-negative number" : "a non-negative integer");
+    if (k == K_DOUBLE) {
+        snprintf(buf, len, "a non-negative number such as 4, 0.5 or 2e-4");
+        return;
+    }
+    if (k == K_BYTES) {
+        snprintf(buf, len, "a non-negative integer up to %lld", NH_MAX_BYTES);
         return;
     }
     for (int i = 0;; i++) {
@@ -164,19 +172,15 @@ static int parse_knob(const knob *k, const char *v)
         *(nh_inplace_algo *)k->dst = (nh_inplace_algo)i;
         return 0;
     case K_BYTES: {
-        char *end;
-        errno = 0;
-        long long x = strtoll(v, &end, 10);
-        if (errno || end == v || *end != '\0' || x < 0 || x > (1LL << 40))
+        long long x;
+        if (nh_parse_uint(v, NH_MAX_BYTES, &x))
             return -1;
         *(long *)k->dst = (long)x;
         return 0;
     }
     case K_DOUBLE: {
-        char *end;
-        errno = 0;
-        double x = strtod(v, &end);
-        if (errno || end == v || *end != '\0' || !isfinite(x) || x < 0)
+        double x;
+        if (nh_parse_real(v, &x))
             return -1;
         *(double *)k->dst = x;
         return 0;
@@ -200,4 +204,30 @@ int nh_config_load(char *msg, size_t len)
         }
     }
     return 0;
+}
+
+/* NHOOD_* variables that are not settings: read by nhood's scripts, and
+ * inherited by the ranks they start. */
+static const char *const script_vars[] = {"NHOOD_LIB", "NHOOD_OPENMPI_BUILD", "NHOOD_SAN_BUILD",
+                                          "NHOOD_SAN_MPICC", NULL};
+
+extern char **environ;
+
+void nh_config_warn_unknown(void)
+{
+    for (char **e = environ; e && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        size_t n = eq ? (size_t)(eq - *e) : strlen(*e);
+        int known = 0;
+        if (strncmp(*e, "NHOOD_", 6) != 0)
+            continue;
+        for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]) && !known; i++)
+            known = strlen(knobs[i].env) == n && strncmp(knobs[i].env, *e, n) == 0;
+        for (int i = 0; script_vars[i] && !known; i++)
+            known = strlen(script_vars[i]) == n && strncmp(script_vars[i], *e, n) == 0;
+        if (!known)
+            nh_warn("%.*s is not an nhood setting and is ignored (see the Configuration table "
+                    "in README.md)",
+                    (int)n, *e);
+    }
 }

@@ -192,6 +192,61 @@ expect_reject NHOOD_REPORT yes "0|1"
 expect_reject NHOOD_COST_ALPHA 1.5us "a non-negative number"
 expect_reject NHOOD_INPLACE_ALGO mpich "auto|pmpi|lsa|hsa"
 expect_reject NHOOD_INPLACE_AUXMEM 1k "a non-negative integer"
+# Every other setting, and the number forms strtol/strtod would accept:
+# signs, hexadecimal, inf/nan, overflow and underflow, stray characters.
+expect_reject NHOOD_ALGO_ALLGATHER tree "auto|pmpi|direct|torus|torus_direct"
+expect_reject NHOOD_DISABLE true "0|1"
+for v in +5 -1 0x10 5.0 1099511627777; do
+    expect_reject NHOOD_INPLACE_AUXMEM "$v" "a non-negative integer up to 1099511627776"
+done
+set -- +1 0x10 inf nan -0.5 1e999 1e-999 . 1e 1,5
+for k in O BETA GAMMA PACK GATHER GATHER_SMALL DELTA EAGER RNDV ALPHA; do
+    expect_reject "NHOOD_COST_$k" "$1" "a non-negative number"
+    shift
+done
+
+# A misspelled setting is not silently ignored: rank 0 warns once.
+name="warns about NHOOD_ALOG"
+if run "$name" 2 "NHOOD_ALOG=torus" "$t/test_badenv" &&
+    [ "$(grep -c 'nhood: warning: NHOOD_ALOG is not an nhood setting' "$log.err")" -eq 1 ]; then
+    ok "$name"
+else
+    bad "$name"
+fi
+
+# A bad setting on one rank only: all ranks stop, that rank explains.
+case "$MPIEXEC" in
+    *openmpi*) ;;
+    *)
+        name="rejects NHOOD_ALGO=bogus on rank 1 only"
+        pre="${NH_PRELOAD_FIRST:-}$lib"
+        if timeout 300 $MPIEXEC -genv LD_PRELOAD "$pre" -n 1 "$t/test_badenv" : \
+            -n 1 -env NHOOD_ALGO bogus "$t/test_badenv" >"$log.out" 2>"$log.err"; then
+            bad "$name (exited 0)"
+        elif [ "$(grep -c 'nhood: error' "$log.err")" -eq 1 ] &&
+            grep -q 'NHOOD_ALGO="bogus" is not valid .*(on this rank only)' "$log.err"; then
+            ok "$name"
+        else
+            bad "$name"
+        fi
+        ;;
+esac
+
+# Malformed nhood info values fail the graph creation on every rank (also
+# when only one rank's value is bad) with one message each; good ones pass;
+# an unknown nhood* key warns once.
+for np in 1 3; do
+    name="info keys np=$np: malformed values rejected"
+    if run "$name" $np "" "$t/test_badenv" info &&
+        grep -q '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
+        n=$(sed -n 's/^bad cases: //p' "$log.out") &&
+        [ "$(grep -c '^nhood: error: info ' "$log.err")" -eq "$n" ] &&
+        [ "$(grep -c '^nhood: warning: info key nhood_dim ' "$log.err")" -eq 1 ]; then
+        ok "$name"
+    else
+        bad "$name"
+    fi
+done
 
 # Forced algorithm on a non-isomorphic graph with NHOOD_FALLBACK=error fails.
 name="NHOOD_FALLBACK=error on an irregular graph"

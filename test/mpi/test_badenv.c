@@ -1,10 +1,125 @@
-/* Does nothing but MPI_Init and MPI_Finalize: run-mpi-tests.sh starts it
- * with invalid NHOOD_* values and expects a clear error and a failure. */
+/* Bad settings.  Without arguments: only MPI_Init and MPI_Finalize;
+ * run-mpi-tests.sh starts it with invalid NHOOD_* values and expects one
+ * clear error and a failure.
+ * With "info": graph creations with malformed nhood info values must fail
+ * on every rank with MPI_ERR_INFO_VALUE (also when only one rank's value
+ * is bad), well-formed ones must succeed, unknown nhood* keys only warn.
+ * Prints "N passed, N failed" and "bad cases: N" (the number of error
+ * messages run-mpi-tests.sh expects) on rank 0. */
 #include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../check.h"
+
+static int rank, p;
+
+/* A ring over MPI_COMM_WORLD (1-D periodic, one neighbor each way) created
+ * with one info key; on_rank >= 0 sets it on that rank only. */
+static int create(const char *key, const char *value, int on_rank)
+{
+    MPI_Info info;
+    MPI_Comm g = MPI_COMM_NULL;
+    int src = (rank + p - 1) % p, dst = (rank + 1) % p;
+    MPI_Info_create(&info);
+    if (on_rank < 0 || on_rank == rank)
+        MPI_Info_set(info, key, value);
+    int rc = MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &src, MPI_UNWEIGHTED, 1, &dst,
+                                            MPI_UNWEIGHTED, info, 0, &g);
+    MPI_Info_free(&info);
+    if (g != MPI_COMM_NULL)
+        MPI_Comm_free(&g);
+    int cls = MPI_SUCCESS;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_class(rc, &cls);
+    return cls;
+}
+
+static void info_cases(void)
+{
+    char pv[32], wrong[32], two[32], longv[400];
+    snprintf(pv, sizeof(pv), "%d", p);
+    snprintf(wrong, sizeof(wrong), "%d", p + 1);
+    snprintf(two, sizeof(two), "%d,1", p);
+    memset(longv, '1', 300);
+    longv[300] = '\0';
+    static const struct {
+        const char *key, *value;
+    } bad[] = {
+        {"isomorphic", "yes"},
+        {"isomorphic", "TRUE"},
+        {"nhood_dims", "4,,4"},
+        {"nhood_dims", "4,"},
+        {"nhood_dims", " 4"},
+        {"nhood_dims", "+4"},
+        {"nhood_dims", "4 "},
+        {"nhood_dims", "0"},
+        {"nhood_dims", "-1"},
+        {"nhood_dims", "0x4"},
+        {"nhood_dims", "99999999999"},
+        {"nhood_dims", "4,x"},
+        {"nhood_dims", "1,1,1,1,1,1,1,1,1"},
+        {"nhood_periods", "1"},
+        {"nhood_algorithm", "Torus"},
+        {"nhood_algorithm", "torus "},
+    };
+    int nbad = 0;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++, nbad++)
+        CHECK(create(bad[i].key, bad[i].value, -1) == MPI_ERR_INFO_VALUE, "info %s=\"%s\" accepted",
+              bad[i].key, bad[i].value);
+    /* Values that need the process count. */
+    CHECK(create("nhood_dims", wrong, -1) == MPI_ERR_INFO_VALUE, "nhood_dims=%s accepted", wrong);
+    nbad++;
+    CHECK(create("nhood_dims", two, -1) == MPI_SUCCESS, "nhood_dims=%s rejected", two);
+    CHECK(create("nhood_dims", longv, -1) == MPI_ERR_INFO_VALUE, "300-character value accepted");
+    nbad++;
+    /* Periods need dims: set both through one info. */
+    {
+        MPI_Info info;
+        MPI_Comm g = MPI_COMM_NULL;
+        int src = (rank + p - 1) % p, dst = (rank + 1) % p, cls = MPI_SUCCESS;
+        const char *per[] = {"1,1", "2", " 1", "1,", NULL};
+        for (int k = 0; per[k]; k++, nbad++) {
+            MPI_Info_create(&info);
+            MPI_Info_set(info, "nhood_dims", pv);
+            MPI_Info_set(info, "nhood_periods", per[k]);
+            int rc = MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &src, MPI_UNWEIGHTED, 1,
+                                                    &dst, MPI_UNWEIGHTED, info, 0, &g);
+            MPI_Info_free(&info);
+            if (g != MPI_COMM_NULL)
+                MPI_Comm_free(&g);
+            cls = MPI_SUCCESS;
+            if (rc != MPI_SUCCESS)
+                MPI_Error_class(rc, &cls);
+            CHECK(cls == MPI_ERR_INFO_VALUE, "nhood_periods=\"%s\" with nhood_dims=%s accepted",
+                  per[k], pv);
+        }
+    }
+    /* A bad value on one rank only: every rank fails (none is left waiting
+     * in the creation), and that rank explains. */
+    CHECK(create("nhood_algorithm", "bogus", p - 1) == MPI_ERR_INFO_VALUE,
+          "bad value on rank %d only accepted", p - 1);
+    nbad++;
+    /* Well-formed values, and an unknown key that only warns. */
+    CHECK(create("nhood_dims", pv, -1) == MPI_SUCCESS, "nhood_dims=%s rejected", pv);
+    CHECK(create("isomorphic", "false", -1) == MPI_SUCCESS, "isomorphic=false rejected");
+    CHECK(create("nhood_algorithm", "direct", -1) == MPI_SUCCESS, "nhood_algorithm=direct");
+    CHECK(create("nhood_dim", "4", -1) == MPI_SUCCESS, "unknown key nhood_dim rejected");
+    if (rank == 0)
+        printf("bad cases: %d\n", nbad);
+}
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    if (argc > 1 && strcmp(argv[1], "info") == 0) {
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &p);
+        snprintf(check_prefix, sizeof(check_prefix), "rank %d: ", rank);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        info_cases();
+        return check_finish_mpi();
+    }
     MPI_Finalize();
     return 0;
 }
