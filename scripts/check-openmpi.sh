@@ -15,6 +15,6 @@ autoreconf -fi >/dev/null
 make -j2 >/dev/null
 status=0
 make -j2 check >/dev/null 2>&1 || status=$?
-cat test/unit/test_sched.log test/unit/test_inplace_steps.log test/unit/run-sched-tool.sh.log \
+cat test/unit/*.log test/fuzz/*.log \
     test/mpi/run-mpi-tests.sh.log | grep -v '^ok '
 exit $status

@@ -32,8 +32,8 @@ void nh_error(const char *fmt, ...)
 
 /* Configuration errors are fatal: a typo in NHOOD_ALGO must not silently
  * measure the wrong thing.  All ranks learn of any rank's error (one
- * reduction at start-up), rank 0 explains, and all leave together, so the
- * message is never lost to a racing abort. */
+ * reduction at start-up), the first rank that has one explains, and all
+ * leave together, so the message is never lost to a racing abort. */
 static int started;
 
 static int after_init(int provided)
