@@ -61,7 +61,9 @@ int main(int argc, char **argv)
     double *mn = malloc(sizeof(double) * reps), *mh = malloc(sizeof(double) * reps);
     int *counts = malloc(sizeof(int) * p), *displs = malloc(sizeof(int) * p);
     MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * p);
-    for (char *tok = strtok(bytes_list, ","); tok; tok = strtok(NULL, ",")) {
+    /* strtok_r: under SMPI all simulated ranks share libc's strtok state. */
+    char *save = NULL;
+    for (char *tok = strtok_r(bytes_list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         int bytes = atoi(tok), mean = bytes / 8 / p, total = 0;
         if (mean < 1)
             mean = 1;

@@ -203,7 +203,9 @@ int main(int argc, char **argv)
     /* Per rep: native and nhood without computation, then with it. */
     int series = compute > 0 ? 4 : 2;
     double *t = malloc(sizeof(double) * reps * series), *m = malloc(sizeof(double) * reps * series);
-    for (char *tok = strtok(bytes_list, ","); tok; tok = strtok(NULL, ",")) {
+    /* strtok_r: under SMPI all simulated ranks share libc's strtok state. */
+    char *save = NULL;
+    for (char *tok = strtok_r(bytes_list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         int bytes = atoi(tok);
         size_t sblk = (size_t)bytes * (alltoall ? outdeg : 1), rblk = (size_t)bytes * indeg;
         char *sbuf = malloc(sblk + 1), *rbuf = malloc(rblk + 1);

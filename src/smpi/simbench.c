@@ -1,0 +1,491 @@
+/* nhood-simbench: driver of the simulated experiments (SMPI build only;
+ * scripts/nhood-sim runs it).  Everything it reports is simulated time on
+ * the SimGrid platform the run was given, never a measurement.
+ *
+ * Neighborhood operations (alltoall, allgather, alltoallv, alltoallw): one
+ * distributed-graph communicator per algorithm, created with the info key
+ * nhood_algorithm (none for auto), so every algorithm runs in the same
+ * simulation.  native is PMPI_Neighbor_*: under SMPI that is MPICH's linear
+ * algorithm as supplied by src/smpi/compat.c (SMPI has no distributed-graph
+ * communicators of its own).  The first call of each size is checked byte
+ * for byte against native.
+ *
+ * inplace_alltoallv: native is MPICH 4.0.2's in-place order (pairs (i, j),
+ * i <= j, self-swap included) run here with MPI_Sendrecv_replace, as MPICH
+ * runs it; the algorithms are nhood's lsa and hsa through MPI_Alltoallv
+ * with MPI_IN_PLACE.  Counts are random and symmetric per pair (mean
+ * bytes / 8 / p doubles), as in nhood-bench-inplace.
+ *
+ * Method: all ranks start a measured call at the same simulated instant
+ * (sync_start), the time of a call is the maximum over ranks of its
+ * completion, the median over the repetitions after Tukey's fences is
+ * reported.  nhood-bench on a real machine starts calls after a barrier,
+ * whose exit skew (several microseconds at hundreds of ranks) would enter
+ * every measurement; the simulated clock is global, so here the start can
+ * be exact.  With computation simulation off the simulator is
+ * deterministic: few repetitions suffice, and native is measured once per
+ * size (shared by all rows).
+ *
+ * CSV: op,nbhd,dims,radius,procs,bytes,algorithm,native_us,nhood_us,ratio,
+ *      platform,rounds,max_msgs,max_volume
+ * algorithm: the one forced, or auto:<chosen>; rounds: communication
+ * rounds (phases) of that schedule; max_msgs, max_volume: messages and
+ * bytes sent by the busiest rank in one call (native: one per neighbor). */
+#include <mpi.h>
+#include <stdio.h>
+#include <time.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../test/bench/stats.h"
+#include "../../test/common.h"
+#include "nh.h"
+#include "nhood.h"
+
+enum { OP_ALLTOALL, OP_ALLGATHER, OP_ALLTOALLV, OP_ALLTOALLW, OP_INPLACE };
+static const char *const op_names[] = {"alltoall", "allgather", "alltoallv", "alltoallw",
+                                       "inplace_alltoallv"};
+
+static int rank, p;
+
+typedef struct opts {
+    int op;
+    const char *nbhd, *platform;
+    int d, r, reps, warmup, header;
+    char bytes[256], algos[256];
+} opts;
+
+typedef struct result {
+    double us;
+    long rounds, msgs, volume;
+} result;
+
+static double max_time(double t)
+{
+    double m;
+    MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return m;
+}
+
+/* Every rank returns from here at the same simulated instant, which it
+ * returns: a barrier, the latest arrival time, and a (simulated) sleep until
+ * a margin past it that covers the reduction's own completion.  SMPI's
+ * clock is global (MPI_WTIME_IS_GLOBAL) and nanosleep is simulated. */
+static double sync_start(MPI_Comm comm)
+{
+    const double margin = 2e-3; /* s, far above an allreduce at 16K ranks */
+    double t, tmax;
+    MPI_Barrier(comm);
+    t = MPI_Wtime();
+    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
+    double target = tmax + margin, wait = target - MPI_Wtime();
+    if (wait < 0) {
+        fprintf(stderr, "nhood-simbench: rank %d missed the synchronized start by %.3g s\n", rank,
+                -wait);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
+    nanosleep(&ts, NULL);
+    return target;
+}
+
+static long max_long(long v)
+{
+    long m;
+    MPI_Allreduce(&v, &m, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+    return m;
+}
+
+/* ---- neighborhood operations ---- */
+
+typedef struct nbr {
+    MPI_Comm g;
+    int indeg, outdeg;
+    int *scounts, *rcounts, *sdispls, *rdispls;
+    MPI_Aint *sdispw, *rdispw;
+    MPI_Datatype *stypes, *rtypes;
+} nbr;
+
+/* One call of op with blocks of m bytes; native: PMPI, else MPI (nhood). */
+static int call(int op, int native, const nbr *n, const char *sbuf, char *rbuf, int m)
+{
+    switch (op) {
+    case OP_ALLTOALL:
+        return (native ? PMPI_Neighbor_alltoall : MPI_Neighbor_alltoall)(sbuf, m, MPI_BYTE, rbuf, m,
+                                                                         MPI_BYTE, n->g);
+    case OP_ALLGATHER:
+        return (native ? PMPI_Neighbor_allgather : MPI_Neighbor_allgather)(sbuf, m, MPI_BYTE, rbuf,
+                                                                           m, MPI_BYTE, n->g);
+    case OP_ALLTOALLV:
+        return (native ? PMPI_Neighbor_alltoallv : MPI_Neighbor_alltoallv)(
+            sbuf, n->scounts, n->sdispls, MPI_BYTE, rbuf, n->rcounts, n->rdispls, MPI_BYTE, n->g);
+    default:
+        return (native ? PMPI_Neighbor_alltoallw : MPI_Neighbor_alltoallw)(
+            sbuf, n->scounts, n->sdispw, n->stypes, rbuf, n->rcounts, n->rdispw, n->rtypes, n->g);
+    }
+}
+
+static double time_calls(int op, int native, const nbr *n, const char *sbuf, char *rbuf, int m,
+                         int reps)
+{
+    double *t = malloc(sizeof(double) * (size_t)reps);
+    for (int k = 0; k < reps; k++) {
+        double t0 = sync_start(n->g);
+        call(op, native, n, sbuf, rbuf, m);
+        t[k] = max_time((MPI_Wtime() - t0) * 1e6);
+    }
+    double med = robust_median(t, reps);
+    free(t);
+    return med;
+}
+
+/* Rounds, messages and bytes this rank sends per call under schedule s. */
+static void sched_counts(const nh_sched *s, size_t m, long *msgs, long *volume)
+{
+    *msgs = *volume = 0;
+    for (int i = 0; i < s->nrounds; i++) {
+        const nh_round *r = &s->rounds[i];
+        if (r->copy || r->nsend == 0)
+            continue;
+        int k = nh_chunk_blocks(m, r->nsend);
+        *msgs += (r->nsend + k - 1) / k;
+        *volume += (long)r->nsend * (long)m;
+    }
+}
+
+static int make_graph(const opts *o, int s, const int *off, const char *algo, nbr *n)
+{
+    int dims[TC_MAXD] = {0}, periods[TC_MAXD] = {1, 1, 1, 1, 1};
+    MPI_Info info = MPI_INFO_NULL;
+    MPI_Dims_create(p, o->d, dims);
+    if (strcmp(algo, "auto") != 0) {
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "nhood_algorithm", algo);
+    }
+    memset(n, 0, sizeof(*n));
+    int rc = tc_graph(MPI_COMM_WORLD, o->d, dims, periods, s, off, info, 0, &n->g, &n->outdeg,
+                      &n->indeg);
+    if (info != MPI_INFO_NULL)
+        MPI_Info_free(&info);
+    return rc;
+}
+
+static void layout(nbr *n, int m)
+{
+    int deg = n->indeg > n->outdeg ? n->indeg : n->outdeg;
+    free(n->scounts);
+    free(n->rcounts);
+    free(n->sdispls);
+    free(n->rdispls);
+    free(n->sdispw);
+    free(n->rdispw);
+    free(n->stypes);
+    free(n->rtypes);
+    n->scounts = malloc(sizeof(int) * (deg + 1));
+    n->rcounts = malloc(sizeof(int) * (deg + 1));
+    n->sdispls = malloc(sizeof(int) * (deg + 1));
+    n->rdispls = malloc(sizeof(int) * (deg + 1));
+    n->sdispw = malloc(sizeof(MPI_Aint) * (deg + 1));
+    n->rdispw = malloc(sizeof(MPI_Aint) * (deg + 1));
+    n->stypes = malloc(sizeof(MPI_Datatype) * (deg + 1));
+    n->rtypes = malloc(sizeof(MPI_Datatype) * (deg + 1));
+    for (int k = 0; k < deg; k++) {
+        n->scounts[k] = n->rcounts[k] = m;
+        n->sdispls[k] = n->rdispls[k] = k * m;
+        n->sdispw[k] = n->rdispw[k] = (MPI_Aint)k * m;
+        n->stypes[k] = n->rtypes[k] = MPI_BYTE;
+    }
+}
+
+static void free_nbr(nbr *n)
+{
+    layout(n, 0);
+    free(n->scounts);
+    free(n->rcounts);
+    free(n->sdispls);
+    free(n->rdispls);
+    free(n->sdispw);
+    free(n->rdispw);
+    free(n->stypes);
+    free(n->rtypes);
+    MPI_Comm_free(&n->g);
+}
+
+static int run_neighbor(const opts *o)
+{
+    int *off, s = tc_offsets(o->nbhd, o->d, o->r, &off), bad = 0;
+    char *algos[16], *save = NULL, alist[256];
+    int nalgo = 0;
+    snprintf(alist, sizeof(alist), "%s", o->algos);
+    for (char *a = strtok_r(alist, ",", &save); a && nalgo < 16; a = strtok_r(NULL, ",", &save))
+        algos[nalgo++] = a;
+    nbr *g = calloc((size_t)nalgo + 1, sizeof(nbr));
+    for (int a = 0; a < nalgo; a++)
+        make_graph(o, s, off, algos[a], &g[a]);
+    int v = o->op == OP_ALLTOALLV || o->op == OP_ALLTOALLW;
+    if (rank == 0 && v)
+        fprintf(stderr,
+                "nhood-simbench: nhood does not accelerate MPI_Neighbor_%s yet (issue 3); "
+                "both columns run the linear algorithm\n",
+                op_names[o->op]);
+    save = NULL;
+    for (char *tok = strtok_r((char *)o->bytes, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        int m = atoi(tok);
+        size_t sb = (size_t)m * (o->op == OP_ALLGATHER ? 1 : g[0].outdeg) + 1;
+        size_t rb = (size_t)m * g[0].indeg + 1;
+        char *sbuf = malloc(sb), *rbuf = malloc(rb), *ref = malloc(rb);
+        for (size_t i = 0; i < sb; i++)
+            sbuf[i] = (char)(rank * 31 + i * 7);
+        /* native, once per size, on the first communicator */
+        layout(&g[0], m);
+        for (int w = 0; w < o->warmup; w++)
+            call(o->op, 1, &g[0], sbuf, ref, m);
+        double native = time_calls(o->op, 1, &g[0], sbuf, ref, m, o->reps);
+        long nmsgs = max_long(g[0].outdeg), nvol = max_long((long)g[0].outdeg * m);
+        for (int a = 0; a < nalgo; a++) {
+            nbr *n = &g[a];
+            layout(n, m);
+            memset(rbuf, 0x5a, rb);
+            call(o->op, 0, n, sbuf, rbuf, m); /* builds schedules; checked */
+            int wrong = memcmp(rbuf, ref, rb - 1) != 0, anywrong;
+            MPI_Allreduce(&wrong, &anywrong, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            bad |= anywrong;
+            for (int w = 1; w < o->warmup; w++)
+                call(o->op, 0, n, sbuf, rbuf, m);
+            double us = time_calls(o->op, 0, n, sbuf, rbuf, m, o->reps);
+            char name[48] = "pmpi";
+            long rounds = 1, msgs = nmsgs, vol = nvol;
+            if (!v) {
+                char chosen[32];
+                nhood_algorithm_for(n->g, op_names[o->op], m, chosen, sizeof(chosen));
+                nh_plan *pl = nh_plan_get(n->g);
+                nh_algo al;
+                if (pl && nh_parse_algo(chosen, &al) == 0 && al >= NH_ALGO_DIRECT) {
+                    const nh_sched *sc = nh_plan_sched(pl, (nh_op)o->op, al);
+                    long mm, vv;
+                    sched_counts(sc, (size_t)m, &mm, &vv);
+                    rounds = sc->tmpl_rounds;
+                    msgs = max_long(mm);
+                    vol = max_long(vv);
+                }
+                if (strcmp(algos[a], "auto") == 0)
+                    snprintf(name, sizeof(name), "auto:%s", chosen);
+                else if (strcmp(algos[a], chosen) == 0)
+                    snprintf(name, sizeof(name), "%s", chosen);
+                else /* forced but not applicable: nhood fell back */
+                    snprintf(name, sizeof(name), "%s>%s", algos[a], chosen);
+            }
+            if (rank == 0) {
+                printf("%s,%s,%d,%d,%d,%d,%s,%.3f,%.3f,%.3f,%s,%ld,%ld,%ld\n", op_names[o->op],
+                       o->nbhd, o->d, o->r, p, m, name, native, us, us / native, o->platform,
+                       rounds, msgs, vol);
+                fflush(stdout);
+            }
+            if (anywrong && rank == 0)
+                fprintf(stderr, "nhood-simbench: %s %s %d B: result differs from native\n",
+                        op_names[o->op], algos[a], m);
+        }
+        free(sbuf);
+        free(rbuf);
+        free(ref);
+    }
+    for (int a = 0; a < nalgo; a++)
+        free_nbr(&g[a]);
+    free(g);
+    free(off);
+    return bad;
+}
+
+/* ---- in-place alltoallv ---- */
+
+/* Symmetric count for the pair (i, j): mean +- 50 % (nhood-bench-inplace). */
+static int pair_count(int i, int j, int mean)
+{
+    unsigned a = (unsigned)(i < j ? i : j), b = (unsigned)(i < j ? j : i);
+    unsigned h = (a * 2654435761u) ^ (b * 40503u);
+    h ^= h >> 13;
+    return mean / 2 + (int)(h % (unsigned)(mean + 1));
+}
+
+/* MPICH 4.0.2's in-place MPI_Alltoallv, as it runs it. */
+static int mpich_inplace(double *buf, const int *counts, const int *displs, MPI_Comm comm,
+                         const int *partners, int n)
+{
+    int rc = MPI_SUCCESS;
+    for (int k = 0; k < n && !rc; k++) {
+        int j = partners[k];
+        if (counts[j] > 0 && j != rank)
+            rc = MPI_Sendrecv_replace(buf + displs[j], counts[j], MPI_DOUBLE, j, 0, j, 0, comm,
+                                      MPI_STATUS_IGNORE);
+    }
+    return rc;
+}
+
+static double time_inplace(int native, double *buf, const double *orig, int total, int *counts,
+                           int *displs, MPI_Comm comm, const int *partners, int n, int reps)
+{
+    double *t = malloc(sizeof(double) * (size_t)reps);
+    for (int k = 0; k < reps; k++) {
+        memcpy(buf, orig, sizeof(double) * (size_t)total);
+        double t0 = sync_start(comm);
+        if (native)
+            mpich_inplace(buf, counts, displs, comm, partners, n);
+        else
+            MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, buf, counts, displs,
+                          MPI_DOUBLE, comm);
+        t[k] = max_time((MPI_Wtime() - t0) * 1e6);
+    }
+    double med = robust_median(t, reps);
+    free(t);
+    return med;
+}
+
+static int run_inplace(const opts *o)
+{
+    int bad = 0, *counts = malloc(sizeof(int) * p), *displs = malloc(sizeof(int) * p);
+    int *mpich = malloc(sizeof(int) * 2 * (size_t)p + 1);
+    int nmpich = nh_inplace_mpich(p, rank, mpich);
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    char *save = NULL, alist[256];
+    for (char *tok = strtok_r((char *)o->bytes, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        int bytes = atoi(tok), mean = bytes / 8 / p, total = 0;
+        if (mean < 1)
+            mean = 1;
+        for (int j = 0; j < p; j++) {
+            counts[j] = pair_count(rank, j, mean);
+            displs[j] = total;
+            total += counts[j];
+        }
+        double *orig = malloc(sizeof(double) * total + 8),
+               *buf = malloc(sizeof(double) * total + 8), *ref = malloc(sizeof(double) * total + 8);
+        for (int i = 0; i < total; i++)
+            orig[i] = rank * 1e6 + i;
+        memcpy(ref, orig, sizeof(double) * (size_t)total);
+        mpich_inplace(ref, counts, displs, comm, mpich, nmpich);
+        double native =
+            time_inplace(1, buf, orig, total, counts, displs, comm, mpich, nmpich, o->reps);
+        long sent = 0;
+        for (int j = 0; j < p; j++)
+            sent += j == rank ? 0 : counts[j] * 8L;
+        long vol = max_long(sent);
+        char *save2 = NULL;
+        snprintf(alist, sizeof(alist), "%s", o->algos);
+        for (char *a = strtok_r(alist, ",", &save2); a; a = strtok_r(NULL, ",", &save2)) {
+            nh_inplace_algo al = strcmp(a, "lsa") == 0 ? NH_INPLACE_LSA : NH_INPLACE_HSA;
+            /* Per measurement, what NHOOD_INPLACE_ALGO sets for a whole run. */
+            nh_cfg.inplace = al;
+            memcpy(buf, orig, sizeof(double) * (size_t)total);
+            MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, buf, counts, displs,
+                          MPI_DOUBLE, comm);
+            int wrong = memcmp(buf, ref, sizeof(double) * (size_t)total) != 0, anywrong;
+            MPI_Allreduce(&wrong, &anywrong, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            bad |= anywrong;
+            double us = time_inplace(0, buf, orig, total, counts, displs, comm, NULL, 0, o->reps);
+            if (rank == 0) {
+                printf("%s,-,0,0,%d,%d,%s,%.3f,%.3f,%.3f,%s,%d,%d,%ld\n", op_names[o->op], p, bytes,
+                       nh_inplace_names[al], native, us, us / native, o->platform,
+                       nh_inplace_steps(al, p), p - 1, vol);
+                fflush(stdout);
+                if (anywrong)
+                    fprintf(stderr, "nhood-simbench: in-place %s %d B differs from MPICH's order\n",
+                            a, bytes);
+            }
+        }
+        free(orig);
+        free(buf);
+        free(ref);
+    }
+    MPI_Comm_free(&comm);
+    free(counts);
+    free(displs);
+    free(mpich);
+    return bad;
+}
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: nhood-simbench --op alltoall|allgather|alltoallv|alltoallw|inplace_alltoallv\n"
+            "         [--nbhd moore|vonneumann|octant|shales] [--dims D] [--radius R]\n"
+            "         [--bytes 8,64] [--algos auto,direct,torus,torus_direct | lsa,hsa]\n"
+            "         [--reps N] [--warmup N] [--platform NAME] [--no-header]\n");
+}
+
+int main(int argc, char **argv)
+{
+    opts o = {.op = OP_ALLTOALL,
+              .nbhd = "moore",
+              .platform = "-",
+              .d = 3,
+              .r = 1,
+              .reps = 3,
+              .warmup = 1,
+              .header = 1};
+    int bad = 0, op_given = 0;
+    const char *algos = NULL;
+    snprintf(o.bytes, sizeof(o.bytes), "8");
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--no-header") == 0) {
+            o.header = 0;
+            continue;
+        }
+        if (!v) {
+            bad = 1;
+            break;
+        }
+        i++;
+        if (strcmp(a, "--op") == 0) {
+            o.op = -1;
+            for (int k = 0; k < 5; k++)
+                if (strcmp(v, op_names[k]) == 0)
+                    o.op = k;
+            bad |= o.op < 0;
+            op_given = 1;
+        } else if (strcmp(a, "--nbhd") == 0)
+            o.nbhd = v;
+        else if (strcmp(a, "--dims") == 0)
+            o.d = atoi(v);
+        else if (strcmp(a, "--radius") == 0)
+            o.r = atoi(v);
+        else if (strcmp(a, "--reps") == 0)
+            o.reps = atoi(v);
+        else if (strcmp(a, "--warmup") == 0)
+            o.warmup = atoi(v);
+        else if (strcmp(a, "--platform") == 0)
+            o.platform = v;
+        else if (strcmp(a, "--bytes") == 0)
+            snprintf(o.bytes, sizeof(o.bytes), "%s", v);
+        else if (strcmp(a, "--algos") == 0)
+            algos = v;
+        else
+            bad = 1;
+    }
+    int *off;
+    if (bad || !op_given || o.reps < 1 || o.warmup < 1 || o.d < 1 || o.d > TC_MAXD || o.r < 1 ||
+        (o.op != OP_INPLACE && tc_offsets(o.nbhd, o.d, o.r, &off) < 0)) {
+        if (rank == 0)
+            usage();
+        MPI_Finalize();
+        return 2;
+    }
+    if (o.op != OP_INPLACE)
+        free(off);
+    snprintf(o.algos, sizeof(o.algos), "%s",
+             algos                  ? algos
+             : o.op == OP_INPLACE   ? "lsa,hsa"
+             : o.op >= OP_ALLTOALLV ? "auto"
+                                    : "auto,direct,torus,torus_direct");
+    if (rank == 0 && o.header)
+        printf("op,nbhd,dims,radius,procs,bytes,algorithm,native_us,nhood_us,ratio,platform,rounds,"
+               "max_msgs,max_volume\n");
+    bad = o.op == OP_INPLACE ? run_inplace(&o) : run_neighbor(&o);
+    MPI_Finalize();
+    return bad ? 1 : 0;
+}
