@@ -6,20 +6,19 @@
  *    rank --stride (next node): half the round trip, 8 B to 64 KiB.
  * 2. A one-phase exchange like one round of nhood's schedules: every rank
  *    posts k receives and k sends of m bytes to the ranks at offsets
- *    +-stride, +-2 stride, ... (other nodes), then waits; time = maximum over
- *    ranks after a barrier.  Fitted to the cost model's per-phase and
- *    per-message terms (src/select/select.c):
- *      T(k, m) = alpha + k * (o + beta * m) + k * rndv [m > eager]
- *    alpha and o from k = 2..32 at 8 B (least squares), beta from m = 8 B to
- *    8 KiB at k = 4, rndv from the step above the eager limit.
- * The platform charges nothing for local copies or datatype processing, so
- * the copy, pack and datatype terms are 0 for it.
- * Output: "# ..." lines with the measurements, then NHOOD_COST_*=value lines
- * (shell syntax) on rank 0. */
+ *    +-stride, +-2 stride, ... (other nodes), then waits; all ranks start at
+ *    the same simulated instant, time = maximum over ranks.  Fitted to the cost model's per-phase
+ * and per-message terms (src/select/select.c): T(k, m) = alpha + k * (o + beta * m) + k * rndv [m >
+ * eager] alpha and o from k = 2..32 at 8 B (least squares), beta from m = 8 B to 8 KiB at k = 4,
+ * rndv from the step above the eager limit. The platform charges nothing for local copies or
+ * datatype processing, so the copy, pack and datatype terms are 0 for it. Output: "# ..." lines
+ * with the measurements, then NHOOD_COST_*=value lines (shell syntax) on rank 0. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "sync.h"
 
 static int rank, p;
 
@@ -54,8 +53,7 @@ static double exchange(int k, int m, int stride, int reps)
     MPI_Request *req = malloc(sizeof(MPI_Request) * 2 * (size_t)k);
     double best = 1e30;
     for (int r = 0; r < reps; r++) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
+        double t0 = sync_start(MPI_COMM_WORLD);
         for (int i = 0; i < k; i++) {
             int off = (i / 2 + 1) * stride * (i % 2 ? -1 : 1);
             int src = ((rank - off) % p + p) % p;
@@ -94,20 +92,22 @@ static void fit(const double *x, const double *y, int n, double *a, double *b)
 
 int main(int argc, char **argv)
 {
-    int stride = 1, eager = 8192;
+    int stride = 1, eager = 8192, pingpong_only = 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--stride") == 0)
-            stride = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "--eager") == 0)
-            eager = atoi(argv[i + 1]);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--pingpong") == 0)
+            pingpong_only = 1;
+        else if (i + 1 < argc && strcmp(argv[i], "--stride") == 0)
+            stride = atoi(argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--eager") == 0)
+            eager = atoi(argv[++i]);
     }
-    if (stride < 1 || 64 * stride >= p) {
+    if (stride < 1 || p < (pingpong_only ? stride + 1 : 33 * stride)) {
         if (rank == 0)
             fprintf(stderr,
-                    "nhood-simcalib: needs more than 64 * stride ranks (stride %d, %d "
+                    "nhood-simcalib: needs at least 33 * stride ranks (stride %d, %d "
                     "ranks); usage: nhood-simcalib [--stride RANKS_PER_NODE] [--eager B]\n",
                     stride, p);
         MPI_Finalize();
@@ -120,6 +120,10 @@ int main(int argc, char **argv)
         if (rank == 0)
             printf("# ping-pong %6d B: one-way %.3f us between nodes, %.3f us within a node\n",
                    sizes[i], inter, intra);
+    }
+    if (pingpong_only) {
+        MPI_Finalize();
+        return 0;
     }
     /* alpha, o: k = 2..32 messages of 8 B */
     double kx[5], ky[5], alpha, o;

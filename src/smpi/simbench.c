@@ -33,7 +33,6 @@
  * bytes sent by the busiest rank in one call (native: one per neighbor). */
 #include <mpi.h>
 #include <stdio.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +40,7 @@
 #include "../../test/common.h"
 #include "nh.h"
 #include "nhood.h"
+#include "sync.h"
 
 enum { OP_ALLTOALL, OP_ALLGATHER, OP_ALLTOALLV, OP_ALLTOALLW, OP_INPLACE };
 static const char *const op_names[] = {"alltoall", "allgather", "alltoallv", "alltoallw",
@@ -65,28 +65,6 @@ static double max_time(double t)
     double m;
     MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     return m;
-}
-
-/* Every rank returns from here at the same simulated instant, which it
- * returns: a barrier, the latest arrival time, and a (simulated) sleep until
- * a margin past it that covers the reduction's own completion.  SMPI's
- * clock is global (MPI_WTIME_IS_GLOBAL) and nanosleep is simulated. */
-static double sync_start(MPI_Comm comm)
-{
-    const double margin = 2e-3; /* s, far above an allreduce at 16K ranks */
-    double t, tmax;
-    MPI_Barrier(comm);
-    t = MPI_Wtime();
-    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
-    double target = tmax + margin, wait = target - MPI_Wtime();
-    if (wait < 0) {
-        fprintf(stderr, "nhood-simbench: rank %d missed the synchronized start by %.3g s\n", rank,
-                -wait);
-        MPI_Abort(MPI_COMM_WORLD, 3);
-    }
-    struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
-    nanosleep(&ts, NULL);
-    return target;
 }
 
 static long max_long(long v)

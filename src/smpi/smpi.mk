@@ -22,7 +22,7 @@ NHOOD_SRC = src/topo/grid.c src/sched/sched.c src/sched/direct.c src/sched/dimwi
 COMPAT_SRC = src/smpi/compat.c
 NHOOD_OBJ = $(NHOOD_SRC:%.c=$(OUT)/%.o)
 COMPAT_OBJ = $(COMPAT_SRC:%.c=$(OUT)/%.o)
-HEADERS = $(wildcard $(top_srcdir)/src/*.h $(top_srcdir)/src/*/*.h $(top_srcdir)/include/*.h \
+HEADERS = $(wildcard $(top_srcdir)/src/*.h $(top_srcdir)/src/smpi/*.h $(top_srcdir)/src/*/*.h $(top_srcdir)/include/*.h \
 	$(top_srcdir)/test/*.h $(top_srcdir)/test/bench/*.h)
 
 PROGS = $(OUT)/nhood-simbench $(OUT)/nhood-simcalib $(OUT)/nhood-bench $(OUT)/nhood-bench-inplace $(OUT)/test_neighbor
