@@ -46,6 +46,7 @@ typedef struct nh_config {
     nh_inplace_algo inplace;      /* NHOOD_INPLACE_ALGO */
     long inplace_auxmem;          /* NHOOD_INPLACE_AUXMEM (bytes) */
     nh_progress progress;         /* NHOOD_PROGRESS */
+    int autotune;                 /* NHOOD_AUTOTUNE */
 } nh_config;
 
 extern nh_config nh_cfg;
@@ -116,8 +117,13 @@ void nh_plan_unref(nh_plan *p);
 typedef struct nh_choice {
     nh_algo algo;
     nh_binding binding;
+    int tuning; /* an autotune trial: time the call, nh_autotune_record */
 } nh_choice;
 int nh_select(nh_plan *p, nh_op op, nh_form form, size_t blockbytes, nh_choice *out);
+/* NHOOD_AUTOTUNE (select/autotune.c): the algorithm to run, measured
+ * rather than modeled; -1 where autotuning does not apply. */
+int nh_autotune_algo(nh_plan *p, nh_op op, size_t m, nh_algo *algo, int *tuning);
+int nh_autotune_record(nh_plan *p, nh_op op, size_t m, double seconds);
 double nh_cost_of(const nh_sched *s, nh_binding b, size_t m);
 
 /* ---- execution (exec/exec.c) ---- */

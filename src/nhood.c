@@ -198,6 +198,7 @@ static int neighbor(nh_op op, nh_form form, const void *sbuf, int scount, MPI_Da
     if (c.algo == NH_ALGO_PMPI)
         return NH_TO_PMPI;
     const nh_sched *s = nh_plan_sched(p, op, c.algo);
+    double t0 = c.tuning ? PMPI_Wtime() : 0;
     if (!s)
         rc = MPI_ERR_NO_MEM;
     else if (form == NH_FORM_BLOCKING)
@@ -205,6 +206,8 @@ static int neighbor(nh_op op, nh_form form, const void *sbuf, int scount, MPI_Da
     else
         rc = nh_req_create(p, s, c.binding, form == NH_FORM_PERSISTENT, sbuf, scount, stype, rbuf,
                            rcount, rtype, rec ? &rec->calls[c.algo] : NULL, req);
+    if (!rc && c.tuning)
+        rc = nh_autotune_record(p, op, m, PMPI_Wtime() - t0);
     if (rc)
         PMPI_Comm_call_errhandler(comm, rc);
     return rc;

@@ -31,7 +31,7 @@ NH_EXPORT int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes
                                   int len)
 {
     nh_plan *p = nh_plan_get(comm);
-    nh_choice c = {NH_ALGO_PMPI, NH_BIND_AUTO};
+    nh_choice c = {NH_ALGO_PMPI, NH_BIND_AUTO, 0};
     /* "alltoall", "ialltoall", "alltoall_init", and the same for allgather */
     nh_form f = NH_FORM_BLOCKING;
     if (op[0] == 'i') {

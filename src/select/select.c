@@ -72,6 +72,7 @@ int nh_select(nh_plan *p, nh_op op, nh_form form, size_t m, nh_choice *out)
         forced = nh_cfg.algo;
     out->algo = NH_ALGO_PMPI;
     out->binding = NH_BIND_AUTO;
+    out->tuning = 0;
     if (forced == NH_ALGO_PMPI)
         return MPI_SUCCESS;
     if (!p->isomorphic) {
@@ -128,7 +129,10 @@ int nh_select(nh_plan *p, nh_op op, nh_form form, size_t m, nh_choice *out)
         return MPI_SUCCESS;
     } else if (forced == NH_ALGO_AUTO) {
         best = NH_ALGO_DIRECT;
-        if (p->coupled) {
+        if (p->coupled && form == NH_FORM_BLOCKING &&
+            nh_autotune_algo(p, op, m, &best, &out->tuning) == 0) {
+            /* measured (NHOOD_AUTOTUNE, blocking calls) */
+        } else if (p->coupled) {
             double bc = -1;
             for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++) {
                 const nh_sched *s = nh_plan_sched(p, op, (nh_algo)a);
@@ -147,7 +151,7 @@ int nh_select(nh_plan *p, nh_op op, nh_form form, size_t m, nh_choice *out)
         return MPI_ERR_NO_MEM;
     out->algo = best;
     out->binding = pick_binding(s, m);
-    if (forced == NH_ALGO_AUTO) {
+    if (forced == NH_ALGO_AUTO && !out->tuning) {
         p->last[op][form].valid = 1;
         p->last[op][form].m = m;
         p->last[op][form].algo = out->algo;

@@ -18,7 +18,7 @@ NHOOD_SRC = src/topo/grid.c src/sched/sched.c src/sched/direct.c src/sched/dimwi
 	src/sched/torus.c src/sched/torus_direct.c src/sched/sim.c \
 	src/inplace/lsa.c src/inplace/hsa.c src/inplace/steps.c \
 	src/nhood.c src/report.c src/query.c src/intercept/intercept.c src/topo/detect.c \
-	src/exec/exec.c src/exec/inplace.c src/select/config.c src/select/select.c
+	src/exec/exec.c src/exec/inplace.c src/select/config.c src/select/select.c src/select/autotune.c
 COMPAT_SRC = src/smpi/compat.c
 NHOOD_OBJ = $(NHOOD_SRC:%.c=$(OUT)/%.o)
 COMPAT_OBJ = $(COMPAT_SRC:%.c=$(OUT)/%.o)

@@ -170,6 +170,22 @@ for prog in test_fortran test_fortran_mpif; do
         fi
     done
 done
+# NHOOD_AUTOTUNE=1: results checked call by call through the trials, one
+# choice per size agreed by all ranks and kept, reported with the times.
+for np in 2 3 4; do
+    name="autotune np=$np"
+    if run "$name" $np "NHOOD_AUTOTUNE=1" "$t/test_autotune"; then ok "$name"; else bad "$name"; fi
+done
+name="autotune report np=4"
+if run "$name" 4 "NHOOD_AUTOTUNE=1" "$t/test_autotune" &&
+    [ "$(grep -Ec '^nhood: autotune comm=[0-9]+ op=alltoall bytes=(8|4096) algorithm=(direct|torus|torus_direct) times_us=direct:[0-9.]+,torus:[0-9.]+,torus_direct:[0-9.]+ ' "$log.err")" -eq 2 ] &&
+    [ "$(grep -Ec '^nhood: autotune comm=[0-9]+ op=allgather bytes=64 algorithm=' "$log.err")" -eq 1 ]; then
+    ok "$name"
+else
+    bad "$name"
+fi
+name="neighbor np=4 NHOOD_AUTOTUNE=1"
+if run "$name" 4 "NHOOD_AUTOTUNE=1" "$t/test_neighbor"; then ok "$name"; else bad "$name"; fi
 
 # Bad settings fail loudly, naming the variable and the allowed values.
 expect_reject() {
@@ -247,6 +263,7 @@ for np in 1 3; do
         bad "$name"
     fi
 done
+expect_reject NHOOD_AUTOTUNE yes "0|1"
 
 # Forced algorithm on a non-isomorphic graph with NHOOD_FALLBACK=error fails.
 name="NHOOD_FALLBACK=error on an irregular graph"

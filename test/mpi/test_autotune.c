@@ -1,0 +1,103 @@
+/* MPI test, run preloaded with NHOOD_AUTOTUNE=1: during the trials the
+ * algorithm changes from call to call, so every result is checked against
+ * the point-to-point reference; afterwards every rank must report the same
+ * choice, and it must stay.  Two block sizes on one communicator (each
+ * tuned on its own) and allgather on the same graph.  run-mpi-tests.sh
+ * checks the "nhood: autotune" lines on stderr.
+ * Prints "N passed, N failed" on rank 0 (totals over ranks). */
+#include <dlfcn.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../check.h"
+#include "../common.h"
+
+static int rank, p;
+
+/* The standard's point-to-point equivalent (blocks of m bytes). */
+static void reference(int alltoall, MPI_Comm g, const char *sbuf, char *rbuf, int m)
+{
+    int indeg, outdeg, w;
+    MPI_Dist_graph_neighbors_count(g, &indeg, &outdeg, &w);
+    int *src = malloc(sizeof(int) * (indeg + 1)), *dst = malloc(sizeof(int) * (outdeg + 1));
+    MPI_Request *req = malloc(sizeof(MPI_Request) * (indeg + outdeg + 1));
+    /* a status array: MPI_STATUSES_IGNORE trips gcc 12's -Wstringop-overflow with MPICH */
+    MPI_Status *st = malloc(sizeof(MPI_Status) * (indeg + outdeg + 1));
+    MPI_Dist_graph_neighbors(g, indeg, src, MPI_UNWEIGHTED, outdeg, dst, MPI_UNWEIGHTED);
+    MPI_Comm c;
+    PMPI_Comm_dup(g, &c);
+    for (int k = 0; k < indeg; k++)
+        PMPI_Irecv(rbuf + (size_t)k * m, m, MPI_BYTE, src[k], 0, c, &req[k]);
+    for (int k = 0; k < outdeg; k++)
+        PMPI_Isend(sbuf + (alltoall ? (size_t)k * m : 0), m, MPI_BYTE, dst[k], 0, c,
+                   &req[indeg + k]);
+    PMPI_Waitall(indeg + outdeg, req, st);
+    PMPI_Comm_free(&c);
+    free(st);
+    free(src);
+    free(dst);
+    free(req);
+}
+
+static void run(int alltoall, MPI_Comm g, int outdeg, int indeg, int m, int calls,
+                int (*algo_for)(MPI_Comm, const char *, int, char *, int))
+{
+    const char *op = alltoall ? "alltoall" : "allgather";
+    size_t sb = (size_t)m * (alltoall ? outdeg : 1) + 1, rb = (size_t)m * indeg + 1;
+    char *sbuf = malloc(sb), *rbuf = malloc(rb), *ref = malloc(rb);
+    for (int call = 0; call < calls; call++) {
+        for (size_t i = 0; i < sb; i++)
+            sbuf[i] = (char)(rank * 13 + i * 7 + call);
+        memset(ref, 0x11, rb);
+        memset(rbuf, 0x77, rb);
+        reference(alltoall, g, sbuf, ref, m);
+        (alltoall ? MPI_Neighbor_alltoall : MPI_Neighbor_allgather)(sbuf, m, MPI_BYTE, rbuf, m,
+                                                                    MPI_BYTE, g);
+        CHECK(memcmp(rbuf, ref, rb - 1) == 0, "%s %d B call %d differs from the reference", op, m,
+              call);
+    }
+    /* The choice: identical everywhere, one of the combining algorithms. */
+    char name[32] = "", *all = malloc(32 * (size_t)p);
+    if (algo_for)
+        algo_for(g, op, m, name, sizeof(name));
+    MPI_Allgather(name, 32, MPI_CHAR, all, 32, MPI_CHAR, MPI_COMM_WORLD);
+    for (int r = 0; r < p; r++)
+        CHECK(strcmp(all + 32 * r, name) == 0, "%s %d B: rank %d chose %s, rank 0 %s", op, m, r,
+              all + 32 * r, all);
+    CHECK(!algo_for || strcmp(name, "direct") == 0 || strcmp(name, "torus") == 0 ||
+              strcmp(name, "torus_direct") == 0,
+          "%s %d B: chose \"%s\"", op, m, name);
+    if (rank == 0)
+        printf("chosen %s %d %s\n", op, m, name);
+    free(all);
+    free(sbuf);
+    free(rbuf);
+    free(ref);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    snprintf(check_prefix, sizeof(check_prefix), "rank %d ", rank);
+    int (*algo_for)(MPI_Comm, const char *, int, char *, int) =
+        (int (*)(MPI_Comm, const char *, int, char *, int))dlsym(RTLD_DEFAULT,
+                                                                 "nhood_algorithm_for");
+    CHECK(algo_for || !getenv("NHOOD_LIB"), "nhood_algorithm_for not found");
+    int *off, s = tc_offsets("moore", 2, 1, &off), dims[TC_MAXD] = {0},
+              periods[TC_MAXD] = {1, 1, 1, 1, 1}, outdeg, indeg;
+    MPI_Dims_create(p, 2, dims);
+    MPI_Comm g;
+    tc_graph(MPI_COMM_WORLD, 2, dims, periods, s, off, MPI_INFO_NULL, 0, &g, &outdeg, &indeg);
+    /* 3 candidates x (1 + 3 trials) = 12 calls tune a size; 16 check that
+     * the choice is kept after the agreement. */
+    run(1, g, outdeg, indeg, 8, 16, algo_for);
+    run(1, g, outdeg, indeg, 4096, 16, algo_for);
+    run(0, g, outdeg, indeg, 64, 16, algo_for);
+    MPI_Comm_free(&g);
+    free(off);
+    return check_finish_mpi();
+}
