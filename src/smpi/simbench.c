@@ -30,7 +30,9 @@
  *      platform,rounds,max_msgs,max_volume
  * algorithm: the one forced, or auto:<chosen>; rounds: communication
  * rounds (phases) of that schedule; max_msgs, max_volume: messages and
- * bytes sent by the busiest rank in one call (native: one per neighbor). */
+ * bytes sent by the busiest rank in one call (native: one per neighbor).
+ * --no-native: native runs once per size, as the reference, and is not
+ * timed (native_us and ratio are 0). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +53,7 @@ static int rank, p;
 typedef struct opts {
     int op;
     const char *nbhd, *platform;
-    int d, r, reps, warmup, header;
+    int d, r, reps, warmup, header, no_native;
     char bytes[256], algos[256];
 } opts;
 
@@ -219,7 +221,7 @@ static int run_neighbor(const opts *o)
         layout(&g[0], m);
         for (int w = 0; w < o->warmup; w++)
             call(o->op, 1, &g[0], sbuf, ref, m);
-        double native = time_calls(o->op, 1, &g[0], sbuf, ref, m, o->reps);
+        double native = o->no_native ? 0 : time_calls(o->op, 1, &g[0], sbuf, ref, m, o->reps);
         long nmsgs = max_long(g[0].outdeg), nvol = max_long((long)g[0].outdeg * m);
         for (int a = 0; a < nalgo; a++) {
             nbr *n = &g[a];
@@ -256,8 +258,8 @@ static int run_neighbor(const opts *o)
             }
             if (rank == 0) {
                 printf("%s,%s,%d,%d,%d,%d,%s,%.3f,%.3f,%.3f,%s,%ld,%ld,%ld\n", op_names[o->op],
-                       o->nbhd, o->d, o->r, p, m, name, native, us, us / native, o->platform,
-                       rounds, msgs, vol);
+                       o->nbhd, o->d, o->r, p, m, name, native, us, native > 0 ? us / native : 0,
+                       o->platform, rounds, msgs, vol);
                 fflush(stdout);
             }
             if (anywrong && rank == 0)
@@ -389,7 +391,7 @@ static void usage(void)
             "usage: nhood-simbench --op alltoall|allgather|alltoallv|alltoallw|inplace_alltoallv\n"
             "         [--nbhd moore|vonneumann|octant|shales] [--dims D] [--radius R]\n"
             "         [--bytes 8,64] [--algos auto,direct,torus,torus_direct | lsa,hsa]\n"
-            "         [--reps N] [--warmup N] [--platform NAME] [--no-header]\n");
+            "         [--reps N] [--warmup N] [--platform NAME] [--no-header] [--no-native]\n");
 }
 
 int main(int argc, char **argv)
@@ -412,6 +414,10 @@ int main(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--no-header") == 0) {
             o.header = 0;
+            continue;
+        }
+        if (strcmp(a, "--no-native") == 0) { /* native only as the reference */
+            o.no_native = 1;
             continue;
         }
         if (!v) {
