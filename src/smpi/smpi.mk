@@ -16,9 +16,10 @@ CF = $(SMPI_CFLAGS) -Wall -Wextra -DNHOOD_SMPI -I$(top_srcdir)/include -I$(top_s
 
 NHOOD_SRC = src/topo/grid.c src/sched/sched.c src/sched/direct.c src/sched/dimwise.c \
 	src/sched/torus.c src/sched/torus_direct.c src/sched/sim.c \
-	src/inplace/lsa.c src/inplace/hsa.c src/inplace/steps.c \
+	src/inplace/lsa.c src/inplace/hsa.c src/inplace/steps.c src/select/parse.c src/resource.c \
 	src/nhood.c src/report.c src/query.c src/intercept/intercept.c src/topo/detect.c \
-	src/exec/exec.c src/exec/inplace.c src/select/config.c src/select/select.c src/select/autotune.c
+	src/exec/exec.c src/exec/request.c src/exec/pack.c src/exec/inplace.c \
+	src/select/config.c src/select/select.c src/select/autotune.c
 COMPAT_SRC = src/smpi/compat.c
 NHOOD_OBJ = $(NHOOD_SRC:%.c=$(OUT)/%.o)
 COMPAT_OBJ = $(COMPAT_SRC:%.c=$(OUT)/%.o)
@@ -51,7 +52,7 @@ $(OUT)/prog/nhood-bench-inplace.o: $(SRC_nhood-bench-inplace)
 $(OUT)/prog/test_neighbor.o: $(SRC_test_neighbor)
 
 $(PROGS): $(OUT)/%: $(OUT)/prog/%.o $(NHOOD_OBJ) $(COMPAT_OBJ)
-	$(SMPICC) -o $@ $< $(NHOOD_OBJ) $(COMPAT_OBJ) -Wl,-Bsymbolic -lm
+	$(SMPICC) -o $@ $< $(NHOOD_OBJ) $(COMPAT_OBJ) -Wl,-Bsymbolic -lm -ldl -lpthread
 
 clean:
 	rm -rf $(OUT)
