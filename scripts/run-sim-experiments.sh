@@ -1,0 +1,106 @@
+#!/bin/sh
+# Runs the simulated experiments that mirror the papers (docs/simulation.md)
+# with scripts/nhood-sim, one CSV per (experiment, platform) in OUT (default
+# docs/sim), skipping those already there, then renders the tables and plots
+# (scripts/sim-report.sh).  Sequential: each simulation uses one core.
+#
+#   scripts/run-sim-experiments.sh [--out DIR] [--only PATTERN] [--force] [--report-only]
+#
+# PATTERN selects experiment names (shell glob, e.g. 'iso-*-flat').  Every
+# number these experiments produce is simulated time on a platform model.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+out=$top/docs/sim only='*' force=0 report_only=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --out) out=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    --force) force=1; shift ;;
+    --report-only) report_only=1; shift ;;
+    *) echo "usage: $0 [--out DIR] [--only PATTERN] [--force] [--report-only]" >&2; exit 2 ;;
+    esac
+done
+mkdir -p "$out"
+
+# exp NAME ARGS...: one nhood-sim run into OUT/NAME.csv (its stderr, with
+# the simulation's wall-clock time, into OUT/NAME.log).
+exp() {
+    name=$1
+    shift
+    # shellcheck disable=SC2254
+    case "$name" in $only) ;; *) return 0 ;; esac
+    [ "$force" -eq 0 ] && [ -s "$out/$name.csv" ] && return 0
+    echo "== $name: nhood-sim $*" >&2
+    start=$(date +%s)
+    if "$here/nhood-sim" "$@" >"$out/$name.csv.tmp" 2>"$out/$name.log"; then
+        mv "$out/$name.csv.tmp" "$out/$name.csv"
+    else
+        echo "   failed, see $out/$name.log" >&2
+        rm -f "$out/$name.csv.tmp"
+    fi
+    echo "   $(($(date +%s) - start)) s" >&2
+}
+
+# auto NAME ARGS...: auto alone (native only as the reference), into
+# OUT/NAME.auto.csv, for experiments simulated before their platform's cost
+# parameters last changed; sim-report.sh takes auto's rows from there.
+auto() {
+    name=$1
+    shift
+    # shellcheck disable=SC2254
+    case "$name" in $only) ;; *) return 0 ;; esac
+    case "$name" in inplace-*) return 0 ;; esac
+    pf=$(echo "$name" | sed 's/.*-//')
+    [ -s "$out/$name.csv" ] || return 0
+    [ "$out/$name.csv" -nt "$top/platforms/$pf.cost" ] && return 0
+    [ "$force" -eq 0 ] && [ -s "$out/$name.auto.csv" ] && [ "$out/$name.auto.csv" -nt "$top/platforms/$pf.cost" ] && return 0
+    echo "== $name (auto, cost parameters newer than the run): nhood-sim $*" >&2
+    start=$(date +%s)
+    if "$here/nhood-sim" "$@" --algos auto --no-native >"$out/$name.auto.csv.tmp" 2>"$out/$name.auto.log"; then
+        mv "$out/$name.auto.csv.tmp" "$out/$name.auto.csv"
+    else
+        echo "   failed, see $out/$name.auto.log" >&2
+        rm -f "$out/$name.auto.csv.tmp"
+    fi
+    echo "   $(($(date +%s) - start)) s" >&2
+}
+
+# The experiments: name, then nhood-sim's arguments.  Isomorphic
+# collectives, seed paper 000 (Jupiter: 30 nodes x 16 = 480 ranks): Fig. 2
+# (alltoall, Moore d=2..5 r=1, d=3 r=3, octant d=3 r=3), Fig. 5 (allgather),
+# Fig. 4 (shales, torus against torus_direct); the same on the torus and
+# dragonfly platforms (16 and 24 ranks per node), the neighborhoods with
+# 80 or more offsets there at 8 B only (their 512 B runs take an hour each).
+experiments() {
+    for pf in flat torus dragonfly; do
+        if [ "$pf" = flat ]; then small=8,64,512,2048 big=8,512; else small=8,512 big=8; fi
+        $1 "iso-alltoall-moore-d2r1-$pf" --platform $pf --procs 480 --op alltoall --nbhd moore --dims 2 --radius 1 --bytes $small --reps 1
+        $1 "iso-alltoall-moore-d3r1-$pf" --platform $pf --procs 480 --op alltoall --nbhd moore --dims 3 --radius 1 --bytes $small --reps 1
+        $1 "iso-allgather-moore-d3r1-$pf" --platform $pf --procs 480 --op allgather --nbhd moore --dims 3 --radius 1 --bytes $small --reps 1
+        $1 "iso-alltoall-octant-d3r3-$pf" --platform $pf --procs 480 --op alltoall --nbhd octant --dims 3 --radius 3 --bytes $small --reps 1
+        $1 "iso-allgather-octant-d3r3-$pf" --platform $pf --procs 480 --op allgather --nbhd octant --dims 3 --radius 3 --bytes $small --reps 1
+        $1 "iso-alltoall-moore-d4r1-$pf" --platform $pf --procs 480 --op alltoall --nbhd moore --dims 4 --radius 1 --bytes $big --reps 1
+        $1 "iso-alltoall-moore-d3r3-$pf" --platform $pf --procs 480 --op alltoall --nbhd moore --dims 3 --radius 3 --bytes $big --reps 1
+        $1 "iso-allgather-moore-d3r3-$pf" --platform $pf --procs 480 --op allgather --nbhd moore --dims 3 --radius 3 --bytes $big --reps 1
+        $1 "iso-alltoall-moore-d5r1-$pf" --platform $pf --procs 480 --op alltoall --nbhd moore --dims 5 --radius 1 --bytes $big --reps 1
+        if [ "$pf" = flat ]; then
+            # In-place alltoallv, seed paper 001 Fig. 5 (JuRoPA: InfiniBand, 8
+            # ranks per node): 16 to 512 ranks, 2 MiB per rank (the paper: 1 GB).
+            for p in 16 32 64 128 256 512; do
+                $1 "inplace-p$p-flat" --platform flat --ppn 8 --procs $p --op inplace_alltoallv --bytes 2097152 --reps 1
+            done
+        fi
+    done
+    # Shales (r = 3 and 7, 1396 offsets): the most expensive to simulate.
+    $1 "iso-alltoall-shales-d3r3-flat" --platform flat --procs 480 --op alltoall --nbhd shales --dims 3 --radius 3 --bytes 8,512 --reps 1
+    # Store-and-forward on power-law patterns (paper Tables 2 and 3, 64 to
+    # 4096 ranks) awaits nhood's STFW algorithm (issue 5); the hook:
+    #   scripts/nhood-sim --op spmv --matrix powerlaw:ROWS:DEG:EXP --procs P ...
+}
+
+if [ "$report_only" -eq 0 ]; then
+    experiments exp
+    experiments auto
+fi
+"$here/sim-report.sh" "$out"

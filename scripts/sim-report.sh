@@ -1,0 +1,160 @@
+#!/bin/sh
+# Tables and plots from the simulated experiments (scripts/run-sim-experiments.sh):
+#   DIR/all.csv      every row, experiment name first (auto rows from
+#                    NAME.auto.csv where run-sim-experiments.sh re-ran auto)
+#   DIR/summary.md   simulated ratios beside the papers' figures, auto vs the
+#                    best algorithm of the same simulation, in-place steps
+#   DIR/iso-flat.png, DIR/inplace.png (with gnuplot)
+# Usage: scripts/sim-report.sh [DIR]   (default docs/sim)
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+dir=${1:-$here/../docs/sim}
+cd "$dir"
+ls ./*.csv >/dev/null 2>&1 || { echo "sim-report: no CSV in $dir" >&2; exit 1; }
+
+# all.csv: experiment,op,nbhd,...,max_volume
+{
+    echo "experiment,op,nbhd,dims,radius,procs,bytes,algorithm,native_us,nhood_us,ratio,platform,rounds,max_msgs,max_volume"
+    for f in iso-*.csv inplace-*.csv; do
+        [ -f "$f" ] || continue
+        case "$f" in *.auto.csv) continue ;; esac
+        e=${f%.csv}
+        if [ -f "$e.auto.csv" ]; then
+            # auto re-run with newer cost parameters: its rows replace the
+            # run's auto rows, with the run's native time.
+            awk -F, -v OFS=, -v e="$e" 'FNR == 1 { file++; next }
+                file == 1 && $7 !~ /^auto:/ { print e, $0; native[$6] = $8 }
+                file == 2 { $8 = native[$6]; $10 = sprintf("%.3f", $9 / $8); print e, $0 }' "$f" "$e.auto.csv"
+        else
+            awk -v e="$e" 'NR > 1 { print e "," $0 }' "$f"
+        fi
+    done
+} >all.csv
+
+awk -F, '
+function paper(key) {
+    # What the papers report, for the table (text; see docs/simulation.md).
+    if (key == "alltoall moore d2r1") return "close to 2d/s = 0.50 (Fig. 2a, text)"
+    if (key == "alltoall moore d3r1") return "close to 2d/s = 0.23 (Fig. 2b, text)"
+    if (key == "alltoall moore d4r1") return "close to 2d/s = 0.10 (Fig. 2c, text)"
+    if (key == "alltoall moore d5r1") return "close to 2d/s = 0.04 (Fig. 2d, text)"
+    if (key == "alltoall moore d3r3") return "close to 2rd/s = 0.05 (Fig. 2e, text)"
+    if (key == "alltoall octant d3r3") return "clear gain, no number (Fig. 2f)"
+    if (key == "allgather moore d3r3") return "0.20: 80 % reduction (Fig. 5a)"
+    if (key == "allgather moore d3r1") return "not shown"
+    if (key == "allgather octant d3r3") return "3x faster than alltoall (Fig. 5b)"
+    if (key == "alltoall shales d3r3") return "torus > 1 from 500 B, torus_direct ~1 (Fig. 4b)"
+    return "-"
+}
+function fmt(x) { return x == "" ? "-" : sprintf("%.2f", x) }
+NR > 1 && $1 ~ /^iso-/ {
+    key = $2 " " $3 " d" $4 "r" $5; pf = $12; b = $7; a = $8
+    keys[key] = 1; pfs[pf] = 1; sizes[key, b] = 1
+    if (a ~ /^auto:/) { auto[key, pf, b] = $11; autoalg[key, pf, b] = substr(a, 6); autous[key, pf, b] = $10 }
+    else if (a !~ />/) {
+        t[key, pf, b, a] = $10; r[key, pf, b, a] = $11
+        if (best[key, pf, b] == "" || $10 < best[key, pf, b]) { best[key, pf, b] = $10; bestalg[key, pf, b] = a }
+    }
+    native[key, pf, b] = $9
+}
+NR > 1 && $1 ~ /^inplace-/ {
+    p = $6; ip[p] = 1; ipb[p] = $7; ipn[p] = $9; ipt[p, $8] = $10; ips[p, $8] = $13
+}
+END {
+    n = split("alltoall moore d2r1|alltoall moore d3r1|alltoall moore d4r1|alltoall moore d5r1|alltoall moore d3r3|alltoall octant d3r3|allgather moore d3r1|allgather moore d3r3|allgather octant d3r3|alltoall shales d3r3", order, "|")
+    print "### Simulated ratio nhood/native beside the papers (480 ranks)"
+    print ""
+    print "Ratio = simulated time of nhood / simulated time of MPICH'"'"'s linear algorithm, at 8 B and 512 B"
+    print "blocks; `auto` is what nhood runs by default (algorithm in parentheses), `torus` is the"
+    print "paper'"'"'s schedule.  Paper column: the seed paper (000) at 30x16 processes, NEC MPI, InfiniBand."
+    print ""
+    print "| experiment | paper | flat auto 8 B | flat torus 8 B | flat auto 512 B | torus auto 8 B | dragonfly auto 8 B |"
+    print "|---|---|---|---|---|---|---|"
+    for (i = 1; i <= n; i++) {
+        k = order[i]
+        if (!(k in keys)) continue
+        printf "| %s | %s | %s (%s) | %s | %s (%s) | %s (%s) | %s (%s) |\n", k, paper(k),
+            fmt(auto[k, "flat", 8]), autoalg[k, "flat", 8], fmt(r[k, "flat", 8, "torus"]),
+            fmt(auto[k, "flat", 512]), autoalg[k, "flat", 512],
+            fmt(auto[k, "torus", 8]), autoalg[k, "torus", 8], fmt(auto[k, "dragonfly", 8]), autoalg[k, "dragonfly", 8]
+    }
+    print ""
+    print "### auto against the best algorithm of the same simulation"
+    print ""
+    print "| experiment | platform | bytes | auto | auto us | best | best us | auto/best |"
+    print "|---|---|---|---|---|---|---|---|"
+    worst = 0
+    for (i = 1; i <= n; i++) {
+        k = order[i]
+        if (!(k in keys)) continue
+        split("flat torus dragonfly", P, " ")
+        for (j = 1; j <= 3; j++) {
+            pf = P[j]
+            split("8 64 512 2048", B, " ")
+            for (q = 1; q <= 4; q++) {
+                b = B[q]
+                if (!((k, pf, b) in auto) || best[k, pf, b] == "") continue
+                x = autous[k, pf, b] / best[k, pf, b]
+                if (x > worst) worst = x
+                printf "| %s | %s | %d | %s | %.2f | %s | %.2f | %.3f%s |\n", k, pf, b, autoalg[k, pf, b],
+                    autous[k, pf, b], bestalg[k, pf, b], best[k, pf, b], x, (x > 1.10 ? " **>10 %**" : "")
+            }
+        }
+    }
+    printf "\nWorst auto/best: %.3f\n", worst
+    if (length(ip) > 0) {
+        print ""
+        print "### In-place alltoallv (flat, 8 ranks per node, 2 MiB per rank)"
+        print ""
+        print "| procs | MPICH order us | lsa us | hsa us | lsa/MPICH | hsa/MPICH | steps MPICH/lsa/hsa |"
+        print "|---|---|---|---|---|---|---|"
+        m = 0
+        for (p in ip) ps[++m] = p + 0
+        # insertion sort: POSIX awk has no asort
+        for (i = 2; i <= m; i++)
+            for (j = i; j > 1 && ps[j - 1] > ps[j]; j--) { x = ps[j]; ps[j] = ps[j - 1]; ps[j - 1] = x }
+        for (i = 1; i <= m; i++) {
+            p = ps[i]
+            printf "| %d | %.1f | %.1f | %.1f | %.3f | %.3f | %d/%d/%d |\n", p, ipn[p], ipt[p, "lsa"], ipt[p, "hsa"],
+                ipt[p, "lsa"] / ipn[p], ipt[p, "hsa"] / ipn[p], 2 * p - 1, ips[p, "lsa"], ips[p, "hsa"]
+        }
+    }
+}' all.csv >summary.md
+
+if command -v gnuplot >/dev/null 2>&1; then
+    # Series per flat experiment: bytes, auto ratio.
+    rm -f series-*.dat
+    awk -F, 'NR > 1 && $1 ~ /^iso-.*-flat$/ && $8 ~ /^auto:/ {
+        f = "series-" $2 "-" $3 "-d" $4 "r" $5 ".dat"; print $7, $11 >> f }' all.csv
+    awk -F, 'NR > 1 && $1 ~ /^inplace-/ { print $6, $9, $10 >> ("inplace-" $8 ".dat") }' all.csv
+    gnuplot <<'EOF'
+set terminal pngcairo size 900,560
+set output 'iso-flat.png'
+set title 'Simulated, flat InfiniBand-class platform, 480 ranks (30 x 16): nhood auto / MPICH linear'
+set logscale x 2
+set xlabel 'block size (bytes)'
+set ylabel 'time ratio (lower is better)'
+set yrange [0:*]
+set key outside right
+files = system('ls series-*.dat')
+plot for [f in files] f using 1:2 with linespoints title substr(f, 8, strlen(f) - 4), 1 with lines dt 2 lc rgb 'gray' notitle
+EOF
+    if ls inplace-*.dat >/dev/null 2>&1; then
+        sort -n -o inplace-hsa.dat inplace-hsa.dat
+        sort -n -o inplace-lsa.dat inplace-lsa.dat
+        gnuplot <<'EOF'
+set terminal pngcairo size 900,560
+set output 'inplace.png'
+set title 'Simulated in-place MPI_Alltoallv, flat platform, 8 ranks per node, 2 MiB per rank'
+set logscale xy 2
+set xlabel 'processes'
+set ylabel 'time (us, simulated)'
+set key left top
+plot 'inplace-hsa.dat' using 1:2 with linespoints title 'MPICH order', \
+     'inplace-lsa.dat' using 1:3 with linespoints title 'lsa', \
+     'inplace-hsa.dat' using 1:3 with linespoints title 'hsa'
+EOF
+    fi
+    rm -f series-*.dat inplace-*.dat
+fi
+cat summary.md
