@@ -210,8 +210,13 @@ int nh_config_load(char *msg, size_t len)
 
 /* NHOOD_* variables that are not settings: read by nhood's scripts, and
  * inherited by the ranks they start. */
-static const char *const script_vars[] = {"NHOOD_LIB", "NHOOD_OPENMPI_BUILD", "NHOOD_SAN_BUILD",
-                                          "NHOOD_SAN_MPICC", NULL};
+static const char *const script_vars[] = {"NHOOD_LIB",
+                                          "NHOOD_OPENMPI_BUILD",
+                                          "NHOOD_SAN_BUILD",
+                                          "NHOOD_SAN_MPICC",
+                                          "NHOOD_SMPI_DIR",
+                                          "NHOOD_SIM_CFG",
+                                          NULL};
 
 extern char **environ;
 

@@ -57,7 +57,7 @@ check_pingpong() { # PLATFORM PPN BETWEEN WITHIN (us, 8 B)
     "$sim" --calibrate --pingpong --platform "$1" --ppn "$2" >"$log.out" 2>"$log.err" &&
         awk -v b="$3" -v w="$4" '/ping-pong +8 B/ {
             gsub(/[^0-9. ]/, " "); split($0, f, " ");
-            found = 1; ok = (f[3] - b) ^ 2 < 1e-4 && (f[4] - w) ^ 2 < 1e-4 }
+            found = 1; ok = (f[2] - b) ^ 2 < 1e-4 && (f[3] - w) ^ 2 < 1e-4 }
             END { exit !(found && ok) }' "$log.out"
 }
 for pf in "flat 16 1.002 0.353" "torus 16 1.106 1.053" "dragonfly 24 0.905 0.653"; do
