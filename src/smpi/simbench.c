@@ -114,6 +114,14 @@ static double time_calls(int op, int native, const nbr *n, const char *sbuf, cha
         call(op, native, n, sbuf, rbuf, m);
         t[k] = max_time((MPI_Wtime() - t0) * 1e6);
     }
+    double lo = t[0], hi = t[0];
+    for (int k = 1; k < reps; k++) {
+        lo = t[k] < lo ? t[k] : lo;
+        hi = t[k] > hi ? t[k] : hi;
+    }
+    if (rank == 0 && hi > lo * 1.001)
+        fprintf(stderr, "nhood-simbench: %s %d B: repetitions differ (%.3f to %.3f us)\n",
+                native ? "native" : "nhood", m, lo, hi);
     double med = robust_median(t, reps);
     free(t);
     return med;
