@@ -31,6 +31,8 @@ exp() {
     # shellcheck disable=SC2254
     case "$name" in $only) ;; *) return 0 ;; esac
     [ "$force" -eq 0 ] && [ -s "$out/$name.csv" ] && return 0
+    # Another run of this script (say --only '*-torus' beside this one) has it.
+    [ -e "$out/$name.csv.tmp" ] && return 0
     echo "== $name: nhood-sim $*" >&2
     start=$(date +%s)
     if "$here/nhood-sim" "$@" >"$out/$name.csv.tmp" 2>"$out/$name.log"; then

@@ -20,9 +20,11 @@
  *    posted first here: the closest rendering of MPICH's eager exchange in
  *    either mode (see docs/simulation.md).
  *
- * The MPI_* names are defined weak so that nhood's interception (strong
- * definitions in src/intercept) takes precedence where it exists; the
- * others route the program's direct calls here. */
+ * The MPI_* names below route the program's direct calls here.  SMPI's
+ * mpi.h declares every MPI_* function weak, so these and nhood's
+ * interception (src/intercept) are all weak definitions: smpi.mk links
+ * nhood's objects before this one, and the linker keeps the first, so
+ * nhood's entry points win where both exist. */
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
