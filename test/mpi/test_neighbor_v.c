@@ -81,9 +81,10 @@ static int edge_count(const graph *x, int from, int to, int index, int seed)
 
 /* Type of an edge for w: both ends pick the type, a receiver may use an
  * equivalent one (same signature). */
-static MPI_Datatype edge_type(int from, int to, int recv, int *ints)
+static MPI_Datatype edge_type(const graph *x, int from, int to, int index, int recv, int *ints)
 {
-    switch (((from + 2 * to) % 4 + 4) % 4) {
+    int k = x->hinted ? index : from + 2 * to;
+    switch ((k % 4 + 4) % 4) {
     case 0:
         *ints = 1;
         return MPI_INT;
@@ -210,7 +211,7 @@ static void one(const char *what, int op, const graph *x, int kind, int seed, in
         int c = op == ALLGATHERV ? gcount : edge_count(x, rank, x->dst[i], i, seed);
         if (w) {
             int ints;
-            s.types[i] = edge_type(rank, x->dst[i], 0, &ints);
+            s.types[i] = edge_type(x, rank, x->dst[i], i, 0, &ints);
             s.counts[i] = c;
         } else {
             s.types[i] = st;
@@ -223,7 +224,7 @@ static void one(const char *what, int op, const graph *x, int kind, int seed, in
                     : edge_count(x, x->src[j], rank, j, seed);
         if (w) {
             int ints;
-            MPI_Datatype t = edge_type(x->src[j], rank, 1, &ints);
+            MPI_Datatype t = edge_type(x, x->src[j], rank, j, 1, &ints);
             if (t == MPI_DATATYPE_NULL) {
                 r.types[j] = MPI_INT;
                 r.counts[j] = c * ints;
@@ -251,6 +252,8 @@ static void one(const char *what, int op, const graph *x, int kind, int seed, in
     int passthrough = strcmp(algo, "pmpi") == 0;
     if (passthrough && pmpi_broken) /* MPICH 4.0.2's alltoallw with in- != out-degree hangs */
         goto out;
+    if (getenv("NH_TEST_VERBOSE") && rank == 0)
+        fprintf(stderr, "  %s kind %d seed %d (%s)\n", opnames[op], kind, seed, algo);
     reference(op, x, sbuf, &s, ref, &r);
     if (pmpi_ok || passthrough)
         CHECK(call(0, op, x, sbuf, &s, pm, &r) == MPI_SUCCESS, "%s %s: PMPI failed", what,
@@ -293,6 +296,8 @@ static void check_graph(const char *what, graph *x)
         for (int k = 0; k < i; k++)
             dup |= x->src[i] == x->src[k];
     int mine[2] = {dup, uneven};
+    if (getenv("NH_TEST_VERBOSE") && rank == 0)
+        fprintf(stderr, "graph: %s\n", what);
     MPI_Allreduce(mine, flags, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     for (int seed = 0; seed < 3; seed++) {
         for (int kind = 0; kind < 3; kind++) {
