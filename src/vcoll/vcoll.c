@@ -40,18 +40,31 @@ static int type_named(MPI_Datatype t)
 
 /* Fills a block; returns -1 for arguments nhood leaves to MPI (negative
  * counts, invalid types), so MPI reports them. */
-static int desc_init(nh_vdesc *d, const void *buf, MPI_Aint disp, int count, MPI_Datatype type)
+/* Facts about the type of the previous block (w calls mostly repeat one type). */
+typedef struct tmemo {
+    MPI_Datatype type;
+    int valid, size, contig, named;
+} tmemo;
+
+static int desc_init(nh_vdesc *d, const void *buf, MPI_Aint disp, int count, MPI_Datatype type,
+                     tmemo *m)
 {
-    int size;
-    MPI_Aint lb, ext;
-    if (count < 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) ||
-        PMPI_Type_get_extent(type, &lb, &ext))
+    if (count < 0 || type == MPI_DATATYPE_NULL)
         return -1;
+    if (!m->valid || m->type != type) {
+        MPI_Aint lb, ext;
+        if (PMPI_Type_size(type, &m->size) || PMPI_Type_get_extent(type, &lb, &ext))
+            return -1;
+        m->type = type;
+        m->valid = 1;
+        m->named = type_named(type);
+        m->contig = lb == 0 && ext == m->size && m->named;
+    }
     d->addr = (char *)buf + disp;
     d->count = count;
     d->type = type;
-    d->bytes = (size_t)size * (size_t)count;
-    d->contig = lb == 0 && ext == size && type_named(type);
+    d->bytes = (size_t)m->size * (size_t)count;
+    d->contig = m->contig;
     return 0;
 }
 
@@ -82,21 +95,22 @@ static int call_init(nh_plan *p, nh_vop vop, const vargs *a, nh_vcall *c)
                (c->nr > 0 && PMPI_Type_get_extent(a->rtypes[0], &lb, &rext))))
         return -1;
     c->named = 1;
+    tmemo memo = {0};
     for (int i = 0; i < c->ns; i++) {
         MPI_Datatype t = a->stypes[w ? i : 0];
         MPI_Aint disp = vop == NH_VOP_ALLGATHERV ? 0
                         : w                      ? a->sdispls_w[i]
                                                  : (MPI_Aint)a->sdispls[i] * sext;
-        if (desc_init(&c->s[i], a->sbuf, disp, a->scounts[i], t))
+        if (desc_init(&c->s[i], a->sbuf, disp, a->scounts[i], t, &memo))
             return -1;
-        c->named &= w || i == 0 ? type_named(t) : 1;
+        c->named &= memo.named;
     }
     for (int j = 0; j < c->nr; j++) {
         MPI_Datatype t = a->rtypes[w ? j : 0];
         MPI_Aint disp = w ? a->rdispls_w[j] : (MPI_Aint)a->rdispls[j] * rext;
-        if (desc_init(&c->r[j], a->rbuf, disp, a->rcounts[j], t))
+        if (desc_init(&c->r[j], a->rbuf, disp, a->rcounts[j], t, &memo))
             return -1;
-        c->named &= w || j == 0 ? type_named(t) : 1;
+        c->named &= memo.named;
     }
     return 0;
 }
@@ -273,21 +287,22 @@ static int vcoll(nh_vop vop, const vargs *a, MPI_Comm comm)
     nh_report_rec *rec = p->v->rec[vop];
     if (!rec)
         rec = p->v->rec[vop] = nh_report_rec_new(p, c.op, NH_FORM_BLOCKING, nh_vop_name(vop));
-    if (rec) {
+    if (rec)
         rec->calls[algo]++;
-        rec->last_binding = header ? NH_BIND_PACK : NH_BIND_ZCOPY;
-    }
     if (algo == NH_ALGO_PMPI) {
         rc = NH_TO_PMPI;
         goto out;
     }
     const nh_sched *s = nh_plan_sched(p, c.op, algo);
+    int zcopy = 0;
     if (!s)
         rc = MPI_ERR_NO_MEM;
     else if (header)
         rc = nh_vexec_header(p, s, &c);
     else
-        rc = nh_vexec_zcopy(p, s, &c);
+        rc = nh_vexec_zcopy(p, s, &c, &zcopy);
+    if (rec) /* the header executor packs */
+        rec->last_binding = zcopy ? NH_BIND_ZCOPY : NH_BIND_PACK;
 out:
     free(c.s);
     free(c.r);

@@ -58,9 +58,12 @@ typedef struct nh_vstate {
 } nh_vstate;
 
 const char *nh_vop_name(nh_vop v);
-/* Runs schedule s on the call with struct datatypes.  hinted: temp blocks
- * are described by the local arguments of their template entry. */
-int nh_vexec_zcopy(nh_plan *p, const nh_sched *s, const nh_vcall *c);
+/* Runs schedule s on the call with every block's size known at both ends
+ * (direct; forwarding under the promise, where temp blocks are described
+ * by the local arguments of their template entry).  Multi-block messages
+ * are struct datatypes or packed (see use_pack); *zcopy tells whether
+ * some message was a struct. */
+int nh_vexec_zcopy(nh_plan *p, const nh_sched *s, const nh_vcall *c, int *zcopy);
 /* Runs a forwarding schedule with size headers (no assumption). */
 int nh_vexec_header(nh_plan *p, const nh_sched *s, const nh_vcall *c);
 /* Frees nh_plan.v (called when the plan goes). */

@@ -27,11 +27,13 @@
 #define NH_VCACHE 4
 
 typedef struct vmsg {
-    int round, send, peer, tag;
+    int round, send, peer, tag, first, n;
     void *buf;
     int count;
     MPI_Datatype type;
-    int owned; /* type is a struct this binding created */
+    int owned;         /* type is a struct this binding created */
+    int packed;        /* packed into pbuf + off (bytes long) */
+    size_t off, bytes;
 } vmsg;
 
 struct nh_vbind {
@@ -47,6 +49,9 @@ struct nh_vbind {
     MPI_Status *stats;
     char *scratch;
     size_t scratch_len;
+    char *pbuf; /* packed messages */
+    size_t plen;
+    int zcopy; /* some message is a struct datatype (for the report) */
 };
 
 const char *nh_vop_name(nh_vop v)
@@ -126,6 +131,7 @@ static void vbind_free(nh_vbind *b)
     free(b->temp);
     free(b->toff);
     free(b->scratch);
+    free(b->pbuf);
     free(b->c.s);
     free(b->c.r);
     free(b);
@@ -181,6 +187,35 @@ static int layout_temps(const nh_plan *p, nh_vbind *b)
     return rc;
 }
 
+/* Pack binding for a multi-block message: nhood copies the blocks into
+ * one buffer (memcpy for predefined types without gaps) and MPI sends it
+ * as MPI_PACKED.  With MPICH over shared memory that is much cheaper than
+ * a struct datatype for eager-sized messages (see the cost model's pack
+ * and gather_small); above the eager limit the struct wins.  Each rank
+ * decides per message from its own sizes: a packed message and a struct
+ * over the same blocks carry the same bytes, and either end may use
+ * either.  Blocks whose packed size is not their data size go by struct. */
+static int use_pack(const nh_plan *p, const nh_vbind *b, const nh_blk *blks, int n, size_t *total)
+{
+    size_t sum = 0;
+    if (nh_cfg.binding == NH_BIND_ZCOPY)
+        return 0;
+    for (int k = 0; k < n; k++) {
+        nh_vdesc d;
+        int ps;
+        if (blk_desc(p, b, blks[k], &d))
+            return 0;
+        if (!d.contig && (PMPI_Pack_size(d.count, d.type, p->pcomm, &ps) || (size_t)ps != d.bytes))
+            return 0;
+        sum += d.bytes;
+    }
+    if (sum > INT32_MAX ||
+        (nh_cfg.binding == NH_BIND_AUTO && nh_cfg.cost.eager > 0 && (double)sum > nh_cfg.cost.eager))
+        return 0;
+    *total = sum;
+    return 1;
+}
+
 static int add_msg(const nh_plan *p, nh_vbind *b, int round, int send, const nh_blk *blks, int n,
                    int chunk)
 {
@@ -189,6 +224,8 @@ static int add_msg(const nh_plan *p, nh_vbind *b, int round, int send, const nh_
     int rc;
     g->round = round;
     g->send = send;
+    g->first = (int)(blks - (send ? r->send : r->recv));
+    g->n = n;
     g->peer = send ? r->sendpeer : r->recvpeer;
     g->tag = tag_for(p, (long)chunk * b->s->nrounds + round);
     g->type = MPI_DATATYPE_NULL;
@@ -199,7 +236,14 @@ static int add_msg(const nh_plan *p, nh_vbind *b, int round, int send, const nh_
         g->buf = d.addr;
         g->count = d.count;
         g->type = d.type;
+    } else if (use_pack(p, b, blks, n, &g->bytes)) {
+        g->packed = 1;
+        g->off = b->plen;
+        g->count = (int)g->bytes;
+        g->type = MPI_PACKED;
+        b->plen += g->bytes;
     } else {
+        b->zcopy = 1;
         int *len = malloc((size_t)n * sizeof(int));
         MPI_Aint *disp = malloc((size_t)n * sizeof(MPI_Aint));
         MPI_Datatype *types = malloc((size_t)n * sizeof(MPI_Datatype));
@@ -270,7 +314,11 @@ static int plan_msgs(const nh_plan *p, nh_vbind *b)
         b->phase_start[ph++] = b->nmsgs;
     b->reqs = malloc((size_t)(b->nmsgs + 1) * sizeof(MPI_Request));
     b->stats = malloc((size_t)(b->nmsgs + 1) * sizeof(MPI_Status));
-    return b->reqs && b->stats ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    b->pbuf = malloc(b->plen + 1);
+    for (int j = 0; j < b->nmsgs; j++)
+        if (b->msgs[j].packed)
+            b->msgs[j].buf = b->pbuf + b->msgs[j].off;
+    return b->reqs && b->stats && b->pbuf ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
 static int copy_call(const nh_vcall *c, nh_vcall *out)
@@ -410,12 +458,28 @@ static int copy_desc(const nh_vdesc *from, const nh_vdesc *to, char **scratch, s
     return unpack_desc(*scratch, used, &pos, to, comm);
 }
 
-int nh_vexec_zcopy(nh_plan *p, const nh_sched *s, const nh_vcall *c)
+/* Packs (send) or unpacks (receive) a packed message's blocks. */
+static int move_packed(const nh_plan *p, const nh_vbind *b, const vmsg *g)
+{
+    const nh_round *r = &b->s->rounds[g->round];
+    const nh_blk *blks = (g->send ? r->send : r->recv) + g->first;
+    int pos = 0, rc = MPI_SUCCESS;
+    for (int k = 0; k < g->n && !rc; k++) {
+        nh_vdesc d;
+        if (!(rc = blk_desc(p, b, blks[k], &d)))
+            rc = g->send ? pack_desc(&d, g->buf, g->count, &pos, p->pcomm)
+                         : unpack_desc(g->buf, g->count, &pos, &d, p->pcomm);
+    }
+    return rc;
+}
+
+int nh_vexec_zcopy(nh_plan *p, const nh_sched *s, const nh_vcall *c, int *zcopy)
 {
     nh_vbind *b;
     int owned, rc = vbind_get(p, s, c, &b, &owned);
     if (rc)
         return rc;
+    *zcopy = b->zcopy;
     int i0 = 0;
     for (int ph = 0; ph < s->nphases && !rc; ph++) {
         int m0 = b->phase_start[ph], m1 = b->phase_start[ph + 1], nreq = 0;
@@ -425,6 +489,8 @@ int nh_vexec_zcopy(nh_plan *p, const nh_sched *s, const nh_vcall *c)
                 const vmsg *g = &b->msgs[j];
                 if (g->send != send)
                     continue;
+                if (send && g->packed && (rc = move_packed(p, b, g)))
+                    break;
                 rc = send ? nh_isend(g->buf, g->count, g->type, g->peer, g->tag, p->pcomm,
                                      &b->reqs[nreq])
                           : nh_irecv(g->buf, g->count, g->type, g->peer, g->tag, p->pcomm,
@@ -435,6 +501,9 @@ int nh_vexec_zcopy(nh_plan *p, const nh_sched *s, const nh_vcall *c)
         int rc2 = nreq ? nh_waitall(nreq, b->reqs, b->stats) : MPI_SUCCESS;
         if (!rc)
             rc = rc2;
+        for (int j = m0; j < m1 && !rc; j++)
+            if (!b->msgs[j].send && b->msgs[j].packed)
+                rc = move_packed(p, b, &b->msgs[j]);
         for (; i0 < s->nrounds && s->rounds[i0].phase == ph && !rc; i0++) {
             const nh_round *r = &s->rounds[i0];
             for (int k = 0; r->copy && k < r->nsend && !rc; k++) {
