@@ -162,7 +162,7 @@ static int check_promise(nh_plan *p, const nh_vcall *c, MPI_Comm comm)
             int idx = dir ? p->nb.recv_slot[bad] : p->nb.send_slot[bad];
             nh_error("NHOOD_CHECK: communicator %d, MPI_Neighbor_%s: the isomorphic=true hint "
                      "promises equal block sizes on every process, but %s neighbor index %d "
-                     "(offset %s) has %ld to %ld bytes across processes",
+                     "(offset (%s)) has %ld to %ld bytes across processes",
                      p->id, nh_vop_name(c->vop), dir ? "source" : "destination",
                      c->op == NH_OP_ALLGATHER && !dir ? 0 : idx, off,
                      -res[4 * bad + 2 * dir + 1], res[4 * bad + 2 * dir]);

@@ -275,6 +275,56 @@ else
     bad "$name"
 fi
 
+# v/w neighborhood collectives (test_neighbor_v): every algorithm, both
+# bindings, the isomorphic=true promise checked on every call, eager-limit
+# splitting, a lying hint caught by NHOOD_CHECK, the report lines.
+for np in $nps; do
+    for algo in auto direct torus torus_direct pmpi; do
+        name="neighbor_v np=$np NHOOD_ALGO=$algo"
+        if run "$name" $np "NHOOD_ALGO=$algo NHOOD_FALLBACK=silent" "$t/test_neighbor_v"; then ok "$name"; else bad "$name"; fi
+    done
+done
+for np in 2 4; do
+    for b in pack zcopy; do
+        for algo in auto direct torus torus_direct; do
+            name="neighbor_v np=$np NHOOD_ALGO=$algo NHOOD_BINDING=$b NHOOD_CHECK=1"
+            if run "$name" $np "NHOOD_ALGO=$algo NHOOD_BINDING=$b NHOOD_CHECK=1 NHOOD_FALLBACK=silent" "$t/test_neighbor_v"; then ok "$name"; else bad "$name"; fi
+        done
+    done
+done
+for eager in 40 300; do
+    for algo in direct torus; do
+        name="neighbor_v np=4 NHOOD_ALGO=$algo NHOOD_COST_EAGER=$eager"
+        if run "$name" 4 "NHOOD_ALGO=$algo NHOOD_COST_EAGER=$eager NHOOD_FALLBACK=silent" "$t/test_neighbor_v"; then ok "$name"; else bad "$name"; fi
+    done
+done
+for algo in direct torus; do
+    name="neighbor_v lying isomorphic=true hint, NHOOD_CHECK=1 NHOOD_ALGO=$algo"
+    if run "$name" 2 "NHOOD_CHECK=1 NHOOD_ALGO=$algo" "$t/test_neighbor_v" lie; then
+        bad "$name (exited 0)"
+    elif grep -Eq "nhood: error: NHOOD_CHECK: communicator [0-9]+, MPI_Neighbor_alltoallv: .* neighbor index [0-9]+ " "$log.err"; then
+        ok "$name"
+    else
+        bad "$name"
+    fi
+done
+name="NHOOD_REPORT=1 v/w lines"
+if run "$name" 4 "NHOOD_REPORT=1" "$t/test_neighbor_v" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=alltoallv pattern=isomorphic .*algorithm=direct binding=(pack|zcopy) calls=[1-9]' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=alltoallw pattern=isomorphic .*algorithm=(direct|torus|torus_direct) binding=(pack|zcopy) calls=[1-9]' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=allgatherv pattern=isomorphic .*calls=[1-9]' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+name="nhood-bench --op alltoallw --class-bytes CSV"
+if run "$name" 2 "" "$TOP_BUILDDIR/nhood-bench" --op alltoallw --class-bytes 8,64,512 --reps 20 --no-header &&
+    grep -Eq '^alltoallw,moore,3,1,2,8:64:512,direct,[0-9.]+,[0-9.]+,[0-9.]+$' "$log.out"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+
 # Benchmark smoke test: header plus one row per size, ratio column filled.
 name="nhood-bench CSV"
 if run "$name" 2 "" "$TOP_BUILDDIR/nhood-bench" --op allgather --dims 2 --radius 1 --bytes 8,64 --reps 20 &&
