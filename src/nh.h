@@ -91,8 +91,8 @@ typedef struct nh_plan {
     int refs;          /* the communicator's attribute + live requests */
     unsigned long seq; /* nonblocking and persistent operations created */
     int warned_progress;
-    int hinted;           /* created with isomorphic=true: uniform block sizes promised */
-    struct nh_vstate *v;  /* v/w calls (vcoll/vcoll.h) */
+    int hinted;          /* created with isomorphic=true: uniform block sizes promised */
+    struct nh_vstate *v; /* v/w calls (vcoll/vcoll.h) */
 } nh_plan;
 
 /* nhood's MPI_Info keys on graph creation. */

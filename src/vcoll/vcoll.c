@@ -133,8 +133,8 @@ static int check_promise(nh_plan *p, const nh_vcall *c, MPI_Comm comm)
     for (int t = 0; t < s; t++)
         for (int dir = 0; dir < 2; dir++) {
             int slot = dir ? p->nb.recv_slot[t] : p->nb.send_slot[t];
-            const nh_vdesc *d = slot == NH_NONE ? NULL
-                                : dir           ? &c->r[slot]
+            const nh_vdesc *d = slot == NH_NONE            ? NULL
+                                : dir                      ? &c->r[slot]
                                 : c->op == NH_OP_ALLGATHER ? &c->s[0]
                                                            : &c->s[slot];
             v[4 * t + 2 * dir] = d ? (long)d->bytes : LONG_MIN;
@@ -164,8 +164,8 @@ static int check_promise(nh_plan *p, const nh_vcall *c, MPI_Comm comm)
                      "promises equal block sizes on every process, but %s neighbor index %d "
                      "(offset (%s)) has %ld to %ld bytes across processes",
                      p->id, nh_vop_name(c->vop), dir ? "source" : "destination",
-                     c->op == NH_OP_ALLGATHER && !dir ? 0 : idx, off,
-                     -res[4 * bad + 2 * dir + 1], res[4 * bad + 2 * dir]);
+                     c->op == NH_OP_ALLGATHER && !dir ? 0 : idx, off, -res[4 * bad + 2 * dir + 1],
+                     res[4 * bad + 2 * dir]);
             fflush(stderr);
         }
         PMPI_Barrier(p->pcomm); /* the message is out before anyone aborts */
@@ -343,10 +343,10 @@ int nh_impl_MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
                .rdispls_w = rdispls,
                .rtypes = recvtypes};
     int rc = vcoll(NH_VOP_ALLTOALLW, &a, comm);
-    return rc != NH_TO_PMPI ? rc
-                            : PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes,
-                                                      recvbuf, recvcounts, rdispls, recvtypes,
-                                                      comm);
+    return rc != NH_TO_PMPI
+               ? rc
+               : PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                         recvcounts, rdispls, recvtypes, comm);
 }
 
 int nh_impl_MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,

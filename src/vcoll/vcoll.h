@@ -22,12 +22,7 @@
 
 #include "nh.h"
 
-typedef enum {
-    NH_VOP_ALLTOALLV = 0,
-    NH_VOP_ALLTOALLW,
-    NH_VOP_ALLGATHERV,
-    NH_VOP_COUNT
-} nh_vop;
+typedef enum { NH_VOP_ALLTOALLV = 0, NH_VOP_ALLTOALLW, NH_VOP_ALLGATHERV, NH_VOP_COUNT } nh_vop;
 
 /* One block of the user's call. */
 typedef struct nh_vdesc {

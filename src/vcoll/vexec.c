@@ -31,8 +31,8 @@ typedef struct vmsg {
     void *buf;
     int count;
     MPI_Datatype type;
-    int owned;         /* type is a struct this binding created */
-    int packed;        /* packed into pbuf + off (bytes long) */
+    int owned;  /* type is a struct this binding created */
+    int packed; /* packed into pbuf + off (bytes long) */
     size_t off, bytes;
 } vmsg;
 
@@ -209,8 +209,8 @@ static int use_pack(const nh_plan *p, const nh_vbind *b, const nh_blk *blks, int
             return 0;
         sum += d.bytes;
     }
-    if (sum > INT32_MAX ||
-        (nh_cfg.binding == NH_BIND_AUTO && nh_cfg.cost.eager > 0 && (double)sum > nh_cfg.cost.eager))
+    if (sum > INT32_MAX || (nh_cfg.binding == NH_BIND_AUTO && nh_cfg.cost.eager > 0 &&
+                            (double)sum > nh_cfg.cost.eager))
         return 0;
     *total = sum;
     return 1;

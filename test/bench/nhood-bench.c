@@ -91,7 +91,8 @@ static double timed(side *sd, enum form f, double compute, double every, const c
     MPI_Request req = MPI_REQUEST_NULL, *rp = f == PERSISTENT ? &sd->preq : &req;
     double t0 = MPI_Wtime();
     if (vc.op == VOP_ALLTOALLV) {
-        sd->vcoll(sbuf, vc.scounts, vc.sdispls, MPI_BYTE, rbuf, vc.rcounts, vc.rdispls, MPI_BYTE, g);
+        sd->vcoll(sbuf, vc.scounts, vc.sdispls, MPI_BYTE, rbuf, vc.rcounts, vc.rdispls, MPI_BYTE,
+                  g);
     } else if (vc.op == VOP_ALLTOALLW) {
         sd->wcoll(sbuf, vc.scounts, vc.sbdispls, vc.stypes, rbuf, vc.rcounts, vc.rbdispls,
                   vc.rtypes, g);
@@ -119,17 +120,16 @@ static double overlap(double comm, double compute, double total)
 
 static void usage(void)
 {
-    fprintf(stderr,
-            "usage: nhood-bench [--op alltoall|allgather|alltoallv|alltoallw|allgatherv]\n"
-            "                   [--nbhd moore|vonneumann|octant]\n"
-            "                   [--dims D] [--radius R] [--bytes 8,64,4096] [--reps N]\n"
-            "                   [--class-bytes B1,..,BD] [--hint]\n"
-            "                   [--form blocking|nonblocking|persistent] [--compute US]\n"
-            "                   [--test-every US]\n"
-            "                   [--no-header]\n"
-            "  --class-bytes (alltoallv, alltoallw): block bytes by offset class, from D\n"
-            "  non-zero coordinates (corner) to 1 (face); the bytes column shows B1:..:BD\n"
-            "  --hint: create the graph with the info isomorphic=true\n");
+    fprintf(stderr, "usage: nhood-bench [--op alltoall|allgather|alltoallv|alltoallw|allgatherv]\n"
+                    "                   [--nbhd moore|vonneumann|octant]\n"
+                    "                   [--dims D] [--radius R] [--bytes 8,64,4096] [--reps N]\n"
+                    "                   [--class-bytes B1,..,BD] [--hint]\n"
+                    "                   [--form blocking|nonblocking|persistent] [--compute US]\n"
+                    "                   [--test-every US]\n"
+                    "                   [--no-header]\n"
+                    "  --class-bytes (alltoallv, alltoallw): block bytes by offset class, from D\n"
+                    "  non-zero coordinates (corner) to 1 (face); the bytes column shows B1:..:BD\n"
+                    "  --hint: create the graph with the info isomorphic=true\n");
 }
 
 int main(int argc, char **argv)
@@ -210,8 +210,8 @@ int main(int argc, char **argv)
     if (vc.op != VOP_NONE && f != BLOCKING)
         bad = 1;
     if (bad || (!alltoall && strcmp(op, "allgather") != 0 && vc.op != VOP_ALLGATHERV) || d < 1 ||
-        d > TC_MAXD || r < 1 ||
-        reps < 4 || compute < 0 || (f == BLOCKING && strcmp(formname, "blocking") != 0)) {
+        d > TC_MAXD || r < 1 || reps < 4 || compute < 0 ||
+        (f == BLOCKING && strcmp(formname, "blocking") != 0)) {
         if (rank == 0)
             usage();
         MPI_Finalize();

@@ -35,7 +35,7 @@ typedef struct graph {
     MPI_Comm g;
     int indeg, outdeg;
     int *src, *dst;
-    int hinted; /* counts uniform per neighbor index */
+    int hinted;       /* counts uniform per neighbor index */
     int *tdst, *tsrc; /* hinted: template entry of each list index (NULL: the index itself) */
 } graph;
 
@@ -68,7 +68,7 @@ static void graph_fini(graph *x)
 typedef struct args {
     int n;
     int *counts;
-    int *idispls;   /* v, allgatherv: in extents */
+    int *idispls;      /* v, allgatherv: in extents */
     MPI_Aint *bdispls; /* w: in bytes */
     MPI_Datatype *types;
     size_t bytes; /* buffer size */
@@ -184,8 +184,8 @@ static int call(int nhood, int op, const graph *x, const void *sbuf, const args 
 {
     if (op == ALLTOALLV) {
         vfn f = nhood ? MPI_Neighbor_alltoallv : PMPI_Neighbor_alltoallv;
-        return f(sbuf, s->counts, s->idispls, s->types[0], rbuf, r->counts, r->idispls,
-                 r->types[0], x->g);
+        return f(sbuf, s->counts, s->idispls, s->types[0], rbuf, r->counts, r->idispls, r->types[0],
+                 x->g);
     }
     if (op == ALLTOALLW) {
         wfn f = nhood ? MPI_Neighbor_alltoallw : PMPI_Neighbor_alltoallw;
@@ -225,9 +225,8 @@ static void one(const char *what, int op, const graph *x, int kind, int seed, in
     }
     for (int j = 0; j < x->indeg; j++) {
         int tj = x->tsrc ? x->tsrc[j] : j;
-        int c = op == ALLGATHERV
-                    ? (x->hinted ? gcount : ((x->src[j] * 5 + seed) % 4 + 4) % 4)
-                    : edge_count(x, x->src[j], rank, tj, seed);
+        int c = op == ALLGATHERV ? (x->hinted ? gcount : ((x->src[j] * 5 + seed) % 4 + 4) % 4)
+                                 : edge_count(x, x->src[j], rank, tj, seed);
         if (w) {
             int ints;
             MPI_Datatype t = edge_type(x, x->src[j], rank, tj, 1, &ints);
@@ -269,8 +268,10 @@ static void one(const char *what, int op, const graph *x, int kind, int seed, in
     if (passthrough && !pmpi_ok)
         CHECK(memcmp(pm, got, r.bytes) == 0, "%s %s (pmpi): differs from PMPI", what, opnames[op]);
     else
-        CHECK(memcmp(ref, got, r.bytes) == 0, "%s %s (%s) kind %d seed %d: differs from the "
-              "reference", what, opnames[op], algo, kind, seed);
+        CHECK(memcmp(ref, got, r.bytes) == 0,
+              "%s %s (%s) kind %d seed %d: differs from the "
+              "reference",
+              what, opnames[op], algo, kind, seed);
     if (pmpi_ok)
         CHECK(memcmp(pm, got, r.bytes) == 0, "%s %s (%s): differs from PMPI", what, opnames[op],
               algo);
