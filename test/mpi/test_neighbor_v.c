@@ -410,7 +410,17 @@ static void test_irregular(void)
     graph_init(&x, g, 0);
     check_graph("empty", &x);
     graph_fini(&x);
-    /* A ring with an MPI_PROC_NULL neighbor on each side, where MPI takes it. */
+    /* A ring with an MPI_PROC_NULL neighbor on each side, where MPI takes
+     * it (Open MPI 4.1 accepts the graph, but its own neighborhood
+     * collectives crash on it, so there is nothing to compare with). */
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    MPI_Get_library_version(lib, &len);
+    if (strstr(lib, "Open MPI")) {
+        free(dst);
+        free(src);
+        return;
+    }
     int next = (rank + 1) % p, prev = (rank + p - 1) % p;
     int d2[2] = {next, MPI_PROC_NULL}, s2[2] = {MPI_PROC_NULL, prev};
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
