@@ -31,8 +31,9 @@ int nhood_comm_query(MPI_Comm comm, nhood_comm_info *info);
 
 /* The algorithm nhood would run for op ("alltoall" or "allgather", with
  * an "i" prefix for the nonblocking and an "_init" suffix for the
- * persistent form) with blocks of the given size, written into name (e.g.
- * "torus", "pmpi"). */
+ * persistent form; or "alltoallv", "alltoallw", "allgatherv", where
+ * block_bytes is the mean block size) with blocks of the given size,
+ * written into name (e.g. "torus", "pmpi"). */
 int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes, char *name, int len);
 
 /* Advances nhood's outstanding nonblocking and persistent neighborhood

@@ -47,6 +47,7 @@ typedef struct nh_config {
     long inplace_auxmem;          /* NHOOD_INPLACE_AUXMEM (bytes) */
     nh_progress progress;         /* NHOOD_PROGRESS */
     int autotune;                 /* NHOOD_AUTOTUNE */
+    int check;                    /* NHOOD_CHECK: verify isomorphic=true on v/w calls */
 } nh_config;
 
 extern nh_config nh_cfg;
@@ -90,6 +91,8 @@ typedef struct nh_plan {
     int refs;          /* the communicator's attribute + live requests */
     unsigned long seq; /* nonblocking and persistent operations created */
     int warned_progress;
+    int hinted;          /* created with isomorphic=true: uniform block sizes promised */
+    struct nh_vstate *v; /* v/w calls (vcoll/vcoll.h) */
 } nh_plan;
 
 /* nhood's MPI_Info keys on graph creation. */
@@ -205,8 +208,12 @@ typedef struct nh_report_rec {
     int rounds[NH_ALGO_COUNT];
     long msgs[NH_ALGO_COUNT];
     nh_binding last_binding;
+    const char *name; /* op name when not nh_op_name(op) (v/w calls) */
 } nh_report_rec;
 nh_report_rec *nh_report_rec_get(nh_plan *p, nh_op op, nh_form form);
+/* A record for an operation the plan does not index (v/w calls): schedule
+ * statistics from op's schedules, printed under name. */
+nh_report_rec *nh_report_rec_new(nh_plan *p, nh_op op, nh_form form, const char *name);
 void nh_report_print(void);
 void nh_report_free(void);
 

@@ -4,6 +4,7 @@
 
 #include "nh.h"
 #include "nhood.h"
+#include "vcoll/vcoll.h"
 
 #define NH_EXPORT __attribute__((visibility("default")))
 
@@ -32,6 +33,11 @@ NH_EXPORT int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes
 {
     nh_plan *p = nh_plan_get(comm);
     nh_choice c = {NH_ALGO_PMPI, NH_BIND_AUTO, 0};
+    nh_algo va;
+    if (nh_valgorithm_for(p, op, block_bytes, &va) == 0) { /* alltoallv, alltoallw, allgatherv */
+        snprintf(name, (size_t)len, "%s", nh_algos[va].name);
+        return MPI_SUCCESS;
+    }
     /* "alltoall", "ialltoall", "alltoall_init", and the same for allgather */
     nh_form f = NH_FORM_BLOCKING;
     if (op[0] == 'i') {

@@ -10,14 +10,20 @@ static nh_report_rec *head, **tail = &head;
 
 nh_report_rec *nh_report_rec_get(nh_plan *p, nh_op op, nh_form form)
 {
-    if (p->rec[op][form])
-        return p->rec[op][form];
+    if (!p->rec[op][form])
+        p->rec[op][form] = nh_report_rec_new(p, op, form, NULL);
+    return p->rec[op][form];
+}
+
+nh_report_rec *nh_report_rec_new(nh_plan *p, nh_op op, nh_form form, const char *name)
+{
     nh_report_rec *r = calloc(1, sizeof(*r));
     if (!r)
         return NULL;
     r->comm_id = p->id;
     r->op = op;
     r->form = form;
+    r->name = name;
     r->isomorphic = p->isomorphic;
     r->source = p->source;
     r->neighbors = p->outdeg;
@@ -39,7 +45,6 @@ nh_report_rec *nh_report_rec_get(nh_plan *p, nh_op op, nh_form form)
     }
     r->rounds[NH_ALGO_PMPI] = 1;
     r->msgs[NH_ALGO_PMPI] = p->outdeg;
-    p->rec[op][form] = r;
     *tail = r;
     tail = &r->next;
     return r;
@@ -68,7 +73,7 @@ void nh_report_print(void)
         fprintf(stderr,
                 "nhood: comm=%d op=%s%s%s pattern=%s source=%s dims=%s periods=%s neighbors=%d "
                 "algorithm=%s binding=%s calls=%ld rounds=%d messages=%ld%s%s\n",
-                r->comm_id, prefix[r->form], nh_op_name(r->op), suffix[r->form],
+                r->comm_id, prefix[r->form], r->name ? r->name : nh_op_name(r->op), suffix[r->form],
                 r->isomorphic ? "isomorphic" : "none", r->source ? r->source : "-", r->dims,
                 r->periods, r->neighbors, nh_algos[best].name,
                 best == NH_ALGO_PMPI ? "-" : nh_binding_name(r->last_binding), calls,

@@ -130,6 +130,7 @@ static void transfer(nh_sched *s, const nh_nbhd *nb, nh_op op, int round, const 
 {
     nh_round *r = &s->rounds[round];
     r->tmpl_blocks++;
+    s->cur_key = op == NH_OP_ALLTOALL ? m->key : -1; /* for per-entry block sizes (v/w calls) */
     if (moves(nb, op, m, j, dir, h, v, vfrom, r->sendpeer))
         nh_sched_add_send(s, round, from.buf, from.slot);
     if (moves(nb, op, m, j, dir, h, v, vto, r->recvpeer))
@@ -178,7 +179,7 @@ static int dim_torus(nh_sched *s, const nh_nbhd *nb, nh_op op, int j, int *phase
                     far = vals[k] * dir;
             if (far == 0)
                 continue;
-            nh_blk transit[2] = {{NH_BUF_TEMP, -1}, {NH_BUF_TEMP, -1}};
+            nh_blk transit[2] = {{NH_BUF_TEMP, -1, -1}, {NH_BUF_TEMP, -1, -1}};
             nh_blk prev = m.loc;
             rnode hop = m;
             int vprev[NH_MAXDIMS];
@@ -302,6 +303,7 @@ int nh_build_dimwise(const nh_nbhd *nb, nh_op op, int direct_hops, nh_algo algo,
             s->rounds[cr].tmpl_blocks++;
             if (nb->recv_slot[t] == NH_NONE)
                 continue;
+            s->cur_key = op == NH_OP_ALLTOALL ? m->key : -1;
             nh_sched_add_send(s, cr, m->loc.buf, m->loc.slot);
             nh_sched_add_recv(s, cr, NH_BUF_RECV, nb->recv_slot[t]);
         }

@@ -37,6 +37,7 @@ int nh_build_direct(const nh_nbhd *nb, nh_op op, nh_sched **out)
             /* Copy rounds pair send[i] with recv[i]: add both or neither. */
             if (zero && (nb->send_slot[k] == NH_NONE || nb->recv_slot[k] == NH_NONE))
                 continue;
+            s->cur_key = op == NH_OP_ALLTOALL ? k : -1;
             if (nb->send_slot[k] != NH_NONE)
                 nh_sched_add_send(s, r, NH_BUF_SEND, op == NH_OP_ALLTOALL ? nb->send_slot[k] : 0);
             if (nb->recv_slot[k] != NH_NONE)

@@ -23,6 +23,7 @@ nh_sched *nh_sched_new(nh_algo algo, nh_op op)
     if (s) {
         s->algo = algo;
         s->op = op;
+        s->cur_key = -1;
     }
     return s;
 }
@@ -62,6 +63,7 @@ static void push(nh_sched *s, nh_blk **v, int *n, int *cap, int buf, int slot)
     }
     (*v)[*n].buf = buf;
     (*v)[*n].slot = slot;
+    (*v)[*n].key = s->cur_key;
     (*n)++;
 }
 

@@ -23,6 +23,7 @@ enum { NH_BUF_SEND = 0, NH_BUF_RECV = 1, NH_BUF_TEMP = 2 };
 typedef struct nh_blk {
     int buf;
     int slot;
+    int key; /* alltoall: template entry the block belongs to (-1: not recorded) */
 } nh_blk;
 
 typedef struct nh_round {
@@ -61,6 +62,7 @@ typedef struct nh_sched {
     long tmpl_blocks; /* blocks sent (volume in blocks) */
     long tmpl_copies; /* blocks copied locally */
     long tmpl_multi;  /* blocks sent in messages holding more than one block */
+    int cur_key;      /* while building: key recorded with added blocks (see nh_blk) */
 } nh_sched;
 
 /* Builder API shared by the algorithm files. */

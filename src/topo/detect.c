@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "nh.h"
+#include "vcoll/vcoll.h"
 #include "select/parse.h"
 
 #define NH_MAXCAND 6
@@ -38,6 +39,7 @@ void nh_plan_unref(nh_plan *p)
     if (--p->refs > 0)
         return;
     nh_bind_cache_free(p); /* bindings point into the schedules */
+    nh_vplan_free(p);
     for (int o = 0; o < NH_OP_COUNT; o++)
         for (int a = 0; a < NH_ALGO_COUNT; a++)
             nh_sched_free(p->sched[o][a]);
@@ -310,7 +312,9 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h)
                                     srcs) == 0;
         fit[k] = agree[k];
     }
-    unsigned hash = cand_hash(c, ncand);
+    /* isomorphic=true also promises uniform block sizes to the v/w calls,
+     * whose algorithm then depends on it: all ranks must have it. */
+    unsigned hash = cand_hash(c, ncand) ^ (h->iso == 1 ? 0x2545f491u : 0);
     agree[NH_MAXCAND] = old_rank == rank && old_size == size; /* no reordering */
     agree[NH_MAXCAND + 1] = (int)hash;
     agree[NH_MAXCAND + 2] = -(int)hash;
@@ -323,6 +327,7 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h)
                 chosen = k;
     if (chosen >= 0) {
         p->isomorphic = 1;
+        p->hinted = h->iso == 1;
         p->source = c[chosen].source;
         p->nb = nbs[chosen];
         fit[chosen] = 0; /* ownership moves to the plan */

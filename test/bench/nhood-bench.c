@@ -38,6 +38,24 @@ typedef int (*pcoll_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Dataty
 
 enum form { BLOCKING, NONBLOCKING, PERSISTENT };
 
+typedef int (*vcoll_fn)(const void *, const int *, const int *, MPI_Datatype, void *, const int *,
+                        const int *, MPI_Datatype, MPI_Comm);
+typedef int (*wcoll_fn)(const void *, const int *, const MPI_Aint *, const MPI_Datatype *, void *,
+                        const int *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm);
+typedef int (*gvcoll_fn)(const void *, int, MPI_Datatype, void *, const int *, const int *,
+                         MPI_Datatype, MPI_Comm);
+
+/* --op alltoallv|alltoallw|allgatherv: per-neighbor counts (bytes) and
+ * displacements, blocks packed one after another. */
+enum vop { VOP_NONE, VOP_ALLTOALLV, VOP_ALLTOALLW, VOP_ALLGATHERV };
+typedef struct vcall {
+    enum vop op;
+    int *scounts, *sdispls, *rcounts, *rdispls;
+    MPI_Aint *sbdispls, *rbdispls;
+    MPI_Datatype *stypes, *rtypes;
+} vcall;
+static vcall vc;
+
 /* One side (native or nhood) of the comparison. */
 typedef struct side {
     coll_fn coll;
@@ -47,6 +65,9 @@ typedef struct side {
     int (*wait)(MPI_Request *, MPI_Status *);
     int (*test)(MPI_Request *, int *, MPI_Status *);
     MPI_Request preq; /* persistent request for the current buffers */
+    vcoll_fn vcoll;
+    wcoll_fn wcoll;
+    gvcoll_fn gvcoll;
 } side;
 
 /* Computation: a spin of us microseconds; with every > 0, a test of the
@@ -69,7 +90,15 @@ static double timed(side *sd, enum form f, double compute, double every, const c
 {
     MPI_Request req = MPI_REQUEST_NULL, *rp = f == PERSISTENT ? &sd->preq : &req;
     double t0 = MPI_Wtime();
-    if (f == BLOCKING) {
+    if (vc.op == VOP_ALLTOALLV) {
+        sd->vcoll(sbuf, vc.scounts, vc.sdispls, MPI_BYTE, rbuf, vc.rcounts, vc.rdispls, MPI_BYTE,
+                  g);
+    } else if (vc.op == VOP_ALLTOALLW) {
+        sd->wcoll(sbuf, vc.scounts, vc.sbdispls, vc.stypes, rbuf, vc.rcounts, vc.rbdispls,
+                  vc.rtypes, g);
+    } else if (vc.op == VOP_ALLGATHERV) {
+        sd->gvcoll(sbuf, bytes, MPI_BYTE, rbuf, vc.rcounts, vc.rdispls, MPI_BYTE, g);
+    } else if (f == BLOCKING) {
         sd->coll(sbuf, bytes, MPI_BYTE, rbuf, bytes, MPI_BYTE, g);
         spin(compute, 0, sd, rp);
     } else {
@@ -91,19 +120,23 @@ static double overlap(double comm, double compute, double total)
 
 static void usage(void)
 {
-    fprintf(stderr,
-            "usage: nhood-bench [--op alltoall|allgather] [--nbhd moore|vonneumann|octant]\n"
-            "                   [--dims D] [--radius R] [--bytes 8,64,4096] [--reps N]\n"
-            "                   [--form blocking|nonblocking|persistent] [--compute US]\n"
-            "                   [--test-every US]\n"
-            "                   [--no-header]\n");
+    fprintf(stderr, "usage: nhood-bench [--op alltoall|allgather|alltoallv|alltoallw|allgatherv]\n"
+                    "                   [--nbhd moore|vonneumann|octant]\n"
+                    "                   [--dims D] [--radius R] [--bytes 8,64,4096] [--reps N]\n"
+                    "                   [--class-bytes B1,..,BD] [--hint]\n"
+                    "                   [--form blocking|nonblocking|persistent] [--compute US]\n"
+                    "                   [--test-every US]\n"
+                    "                   [--no-header]\n"
+                    "  --class-bytes (alltoallv, alltoallw): block bytes by offset class, from D\n"
+                    "  non-zero coordinates (corner) to 1 (face); the bytes column shows B1:..:BD\n"
+                    "  --hint: create the graph with the info isomorphic=true\n");
 }
 
 int main(int argc, char **argv)
 {
     const char *op = "alltoall", *nbhd = "moore", *formname = "blocking";
-    char bytes_list[256] = "8,64,4096";
-    int d = 3, r = 1, reps = 1000, header = 1, rank, p, bad = 0;
+    char bytes_list[256] = "8,64,4096", class_list[256] = "";
+    int d = 3, r = 1, reps = 1000, header = 1, rank, p, bad = 0, hint = 0;
     double compute = 0, every = 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -112,6 +145,10 @@ int main(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--no-header") == 0) {
             header = 0;
+            continue;
+        }
+        if (strcmp(a, "--hint") == 0) {
+            hint = 1;
             continue;
         }
         if (!v) {
@@ -137,10 +174,16 @@ int main(int argc, char **argv)
             every = atof(v);
         else if (strcmp(a, "--bytes") == 0)
             snprintf(bytes_list, sizeof(bytes_list), "%s", v);
+        else if (strcmp(a, "--class-bytes") == 0)
+            snprintf(class_list, sizeof(class_list), "%s", v);
         else
             bad = 1;
     }
-    int alltoall = strcmp(op, "alltoall") == 0;
+    vc.op = strcmp(op, "alltoallv") == 0    ? VOP_ALLTOALLV
+            : strcmp(op, "alltoallw") == 0  ? VOP_ALLTOALLW
+            : strcmp(op, "allgatherv") == 0 ? VOP_ALLGATHERV
+                                            : VOP_NONE;
+    int alltoall = strcmp(op, "alltoall") == 0 || vc.op == VOP_ALLTOALLV || vc.op == VOP_ALLTOALLW;
     enum form f = strcmp(formname, "nonblocking") == 0  ? NONBLOCKING
                   : strcmp(formname, "persistent") == 0 ? PERSISTENT
                                                         : BLOCKING;
@@ -151,8 +194,24 @@ int main(int argc, char **argv)
         bad = 1;
     }
 #endif
-    if (bad || (!alltoall && strcmp(op, "allgather") != 0) || d < 1 || d > TC_MAXD || r < 1 ||
-        reps < 4 || compute < 0 || (f == BLOCKING && strcmp(formname, "blocking") != 0)) {
+    int classes[TC_MAXD], nclass = 0;
+    if (class_list[0]) {
+        char *sv = NULL;
+        for (char *tok = strtok_r(class_list, ",", &sv); tok; tok = strtok_r(NULL, ",", &sv)) {
+            if (nclass == TC_MAXD || atoi(tok) < 0) {
+                bad = 1;
+                break;
+            }
+            classes[nclass++] = atoi(tok);
+        }
+        if (nclass != d || (vc.op != VOP_ALLTOALLV && vc.op != VOP_ALLTOALLW))
+            bad = 1;
+    }
+    if (vc.op != VOP_NONE && f != BLOCKING)
+        bad = 1;
+    if (bad || (!alltoall && strcmp(op, "allgather") != 0 && vc.op != VOP_ALLGATHERV) || d < 1 ||
+        d > TC_MAXD || r < 1 || reps < 4 || compute < 0 ||
+        (f == BLOCKING && strcmp(formname, "blocking") != 0)) {
         if (rank == 0)
             usage();
         MPI_Finalize();
@@ -168,7 +227,26 @@ int main(int argc, char **argv)
     int dims[TC_MAXD] = {0}, periods[TC_MAXD] = {1, 1, 1, 1, 1}, outdeg, indeg;
     MPI_Dims_create(p, d, dims);
     MPI_Comm graph;
-    tc_graph(MPI_COMM_WORLD, d, dims, periods, s, off, MPI_INFO_NULL, 0, &graph, &outdeg, &indeg);
+    MPI_Info info = MPI_INFO_NULL;
+    if (hint) {
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "isomorphic", "true");
+    }
+    tc_graph(MPI_COMM_WORLD, d, dims, periods, s, off, info, 0, &graph, &outdeg, &indeg);
+    if (hint)
+        MPI_Info_free(&info);
+    if (vc.op != VOP_NONE) {
+        vc.scounts = calloc((size_t)s + 1, sizeof(int));
+        vc.sdispls = calloc((size_t)s + 1, sizeof(int));
+        vc.rcounts = calloc((size_t)s + 1, sizeof(int));
+        vc.rdispls = calloc((size_t)s + 1, sizeof(int));
+        vc.sbdispls = calloc((size_t)s + 1, sizeof(MPI_Aint));
+        vc.rbdispls = calloc((size_t)s + 1, sizeof(MPI_Aint));
+        vc.stypes = malloc(((size_t)s + 1) * sizeof(MPI_Datatype));
+        vc.rtypes = malloc(((size_t)s + 1) * sizeof(MPI_Datatype));
+        for (int t = 0; t <= s; t++)
+            vc.stypes[t] = vc.rtypes[t] = MPI_BYTE;
+    }
 
     side native = {alltoall ? PMPI_Neighbor_alltoall : PMPI_Neighbor_allgather,
                    alltoall ? PMPI_Ineighbor_alltoall : PMPI_Ineighbor_allgather,
@@ -176,14 +254,20 @@ int main(int argc, char **argv)
                    PMPI_Start,
                    PMPI_Wait,
                    PMPI_Test,
-                   MPI_REQUEST_NULL};
+                   MPI_REQUEST_NULL,
+                   PMPI_Neighbor_alltoallv,
+                   PMPI_Neighbor_alltoallw,
+                   PMPI_Neighbor_allgatherv};
     side nhood = {alltoall ? MPI_Neighbor_alltoall : MPI_Neighbor_allgather,
                   alltoall ? MPI_Ineighbor_alltoall : MPI_Ineighbor_allgather,
                   NULL,
                   MPI_Start,
                   MPI_Wait,
                   MPI_Test,
-                  MPI_REQUEST_NULL};
+                  MPI_REQUEST_NULL,
+                  MPI_Neighbor_alltoallv,
+                  MPI_Neighbor_alltoallw,
+                  MPI_Neighbor_allgatherv};
 #ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
     native.pcoll = alltoall ? PMPI_Neighbor_alltoall_init : PMPI_Neighbor_allgather_init;
     nhood.pcoll = alltoall ? MPI_Neighbor_alltoall_init : MPI_Neighbor_allgather_init;
@@ -205,9 +289,47 @@ int main(int argc, char **argv)
     double *t = malloc(sizeof(double) * reps * series), *m = malloc(sizeof(double) * reps * series);
     /* strtok_r: under SMPI all simulated ranks share libc's strtok state. */
     char *save = NULL;
+    if (nclass)
+        snprintf(bytes_list, sizeof(bytes_list), "0"); /* one run with the class sizes */
     for (char *tok = strtok_r(bytes_list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         int bytes = atoi(tok);
         size_t sblk = (size_t)bytes * (alltoall ? outdeg : 1), rblk = (size_t)bytes * indeg;
+        char bytes_col[64];
+        snprintf(bytes_col, sizeof(bytes_col), "%d", bytes);
+        if (vc.op != VOP_NONE) {
+            /* Block t goes to the t-th offset (tc_graph lists neighbors in
+             * offset order, sources as me - offset), so both ends of an
+             * edge agree on its size.  Blocks are packed back to back. */
+            size_t so = 0, ro = 0, sum = 0;
+            for (int t = 0; t < s; t++) {
+                int nnz = 0;
+                for (int j = 0; j < d; j++)
+                    nnz += off[(size_t)t * d + j] != 0;
+                int b = nclass ? classes[d - nnz] : bytes;
+                sum += (size_t)b;
+                if (t < outdeg) {
+                    vc.scounts[t] = b;
+                    vc.sdispls[t] = (int)so;
+                    vc.sbdispls[t] = (MPI_Aint)so;
+                    so += (size_t)b;
+                }
+                if (t < indeg) {
+                    vc.rcounts[t] = vc.op == VOP_ALLGATHERV ? bytes : b;
+                    vc.rdispls[t] = (int)ro;
+                    vc.rbdispls[t] = (MPI_Aint)ro;
+                    ro += (size_t)vc.rcounts[t];
+                }
+            }
+            sblk = vc.op == VOP_ALLGATHERV ? (size_t)bytes : so;
+            rblk = ro;
+            if (nclass) {
+                bytes = (int)(sum / (size_t)(s ? s : 1)); /* mean, for nhood_algorithm_for */
+                size_t n = 0;
+                for (int k = 0; k < nclass; k++)
+                    n += (size_t)snprintf(bytes_col + n, sizeof(bytes_col) - n, "%s%d",
+                                          k ? ":" : "", classes[k]);
+            }
+        }
         char *sbuf = malloc(sblk + 1), *rbuf = malloc(rblk + 1);
         for (size_t i = 0; i < sblk; i++)
             sbuf[i] = (char)(rank + i);
@@ -235,8 +357,8 @@ int main(int argc, char **argv)
             algo_for(graph, opname, bytes, algo, sizeof(algo));
         if (rank == 0) {
             double a = robust_median(m, reps), b = robust_median(m + reps, reps);
-            printf("%s,%s,%d,%d,%d,%d,%s,%.2f,%.2f,%.3f", opname, nbhd, d, r, p, bytes, algo, a, b,
-                   b / a);
+            printf("%s,%s,%d,%d,%d,%s,%s,%.2f,%.2f,%.3f", opname, nbhd, d, r, p, bytes_col, algo, a,
+                   b, b / a);
             if (compute > 0) {
                 double ac = robust_median(m + 2 * reps, reps),
                        bc = robust_median(m + 3 * reps, reps);
@@ -252,6 +374,14 @@ int main(int argc, char **argv)
     free(t);
     free(m);
     free(off);
+    free(vc.scounts);
+    free(vc.sdispls);
+    free(vc.rcounts);
+    free(vc.rdispls);
+    free(vc.sbdispls);
+    free(vc.rbdispls);
+    free(vc.stypes);
+    free(vc.rtypes);
     MPI_Comm_free(&graph);
     MPI_Finalize();
     return 0;

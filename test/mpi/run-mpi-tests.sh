@@ -212,6 +212,7 @@ expect_reject NHOOD_INPLACE_AUXMEM 1k "a non-negative integer"
 # signs, hexadecimal, inf/nan, overflow and underflow, stray characters.
 expect_reject NHOOD_ALGO_ALLGATHER tree "auto|pmpi|direct|torus|torus_direct"
 expect_reject NHOOD_DISABLE true "0|1"
+expect_reject NHOOD_CHECK yes "0|1"
 for v in +5 -1 0x10 5.0 1099511627777; do
     expect_reject NHOOD_INPLACE_AUXMEM "$v" "a non-negative integer up to 1099511627776"
 done
@@ -270,6 +271,56 @@ name="NHOOD_FALLBACK=error on an irregular graph"
 if run "$name" 3 "NHOOD_ALGO=torus NHOOD_FALLBACK=error" "$t/test_neighbor"; then
     bad "$name (exited 0)"
 elif grep -q "nhood: error: algorithm torus was forced" "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+
+# v/w neighborhood collectives (test_neighbor_v): every algorithm, both
+# bindings, the isomorphic=true promise checked on every call, eager-limit
+# splitting, a lying hint caught by NHOOD_CHECK, the report lines.
+for np in $nps; do
+    for algo in auto direct torus torus_direct pmpi; do
+        name="neighbor_v np=$np NHOOD_ALGO=$algo"
+        if run "$name" $np "NHOOD_ALGO=$algo NHOOD_FALLBACK=silent" "$t/test_neighbor_v"; then ok "$name"; else bad "$name"; fi
+    done
+done
+for np in 2 4; do
+    for b in pack zcopy; do
+        for algo in auto direct torus torus_direct; do
+            name="neighbor_v np=$np NHOOD_ALGO=$algo NHOOD_BINDING=$b NHOOD_CHECK=1"
+            if run "$name" $np "NHOOD_ALGO=$algo NHOOD_BINDING=$b NHOOD_CHECK=1 NHOOD_FALLBACK=silent" "$t/test_neighbor_v"; then ok "$name"; else bad "$name"; fi
+        done
+    done
+done
+for eager in 40 300; do
+    for algo in direct torus; do
+        name="neighbor_v np=4 NHOOD_ALGO=$algo NHOOD_COST_EAGER=$eager"
+        if run "$name" 4 "NHOOD_ALGO=$algo NHOOD_COST_EAGER=$eager NHOOD_FALLBACK=silent" "$t/test_neighbor_v"; then ok "$name"; else bad "$name"; fi
+    done
+done
+for algo in direct torus; do
+    name="neighbor_v lying isomorphic=true hint, NHOOD_CHECK=1 NHOOD_ALGO=$algo"
+    if run "$name" 2 "NHOOD_CHECK=1 NHOOD_ALGO=$algo" "$t/test_neighbor_v" lie; then
+        bad "$name (exited 0)"
+    elif grep -Eq "nhood: error: NHOOD_CHECK: communicator [0-9]+, MPI_Neighbor_alltoallv: .* neighbor index [0-9]+ " "$log.err"; then
+        ok "$name"
+    else
+        bad "$name"
+    fi
+done
+name="NHOOD_REPORT=1 v/w lines"
+if run "$name" 4 "NHOOD_REPORT=1" "$t/test_neighbor_v" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=alltoallv pattern=isomorphic .*algorithm=direct binding=(pack|zcopy) calls=[1-9]' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=alltoallw pattern=isomorphic .*algorithm=(direct|torus|torus_direct) binding=(pack|zcopy) calls=[1-9]' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=allgatherv pattern=isomorphic .*calls=[1-9]' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+name="nhood-bench --op alltoallw --class-bytes CSV"
+if run "$name" 2 "" "$TOP_BUILDDIR/nhood-bench" --op alltoallw --class-bytes 8,64,512 --reps 20 --no-header &&
+    grep -Eq '^alltoallw,moore,3,1,2,8:64:512,direct,[0-9.]+,[0-9.]+,[0-9.]+$' "$log.out"; then
     ok "$name"
 else
     bad "$name"
