@@ -83,3 +83,18 @@ NH_FN(MPI_Request_free, (MPI_Request * request), (request))
 NH_FN(MPI_Cancel, (MPI_Request * request), (request))
 NH_FN(MPI_Start, (MPI_Request * request), (request))
 NH_FN(MPI_Startall, (int count, MPI_Request array_of_requests[]), (count, array_of_requests))
+/* v/w neighborhood collectives (the Iso_* interface runs on these). */
+NH_FN(MPI_Neighbor_alltoallv,
+      (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+       void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+       MPI_Comm comm),
+      (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm))
+NH_FN(MPI_Neighbor_alltoallw,
+      (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+       const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
+      (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm))
+NH_FN(MPI_Neighbor_allgatherv,
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+       const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),
+      (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
