@@ -116,8 +116,8 @@ int Iso_neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                            const MPI_Aint recvdispls[], const MPI_Datatype recvtypes[],
                            MPI_Comm isocomm);
-int Iso_neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                           void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm isocomm);
+int Iso_neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm isocomm);
 int Iso_neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                             void *recvbuf, const int recvcounts[], const MPI_Aint recvdispls[],
                             MPI_Datatype recvtype, MPI_Comm isocomm);
@@ -140,18 +140,17 @@ int Iso_neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[],
                                 const int recvcounts[], const MPI_Aint recvdispls[],
                                 MPI_Datatype recvtype, MPI_Comm isocomm, Iso_request *request);
 int Iso_neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                 void *recvbuf, const int recvcounts[],
-                                 const MPI_Aint recvdispls[], MPI_Datatype recvtype,
-                                 MPI_Comm isocomm, Iso_request *request);
+                                 void *recvbuf, const int recvcounts[], const MPI_Aint recvdispls[],
+                                 MPI_Datatype recvtype, MPI_Comm isocomm, Iso_request *request);
 int Iso_neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
                                 const MPI_Aint senddispls[], const MPI_Datatype sendtypes[],
                                 void *recvbuf, const int recvcounts[], const MPI_Aint recvdispls[],
                                 const MPI_Datatype recvtypes[], MPI_Comm isocomm,
                                 Iso_request *request);
 int Iso_neighbor_allgatherw_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                 void *recvbuf, const int recvcounts[],
-                                 const MPI_Aint recvdispls[], const MPI_Datatype recvtypes[],
-                                 MPI_Comm isocomm, Iso_request *request);
+                                 void *recvbuf, const int recvcounts[], const MPI_Aint recvdispls[],
+                                 const MPI_Datatype recvtypes[], MPI_Comm isocomm,
+                                 Iso_request *request);
 int Iso_start(Iso_request *request);
 int Iso_request_free(Iso_request *request);
 

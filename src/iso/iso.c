@@ -34,10 +34,9 @@ int nh_impl_MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Dataty
 int nh_impl_MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                    MPI_Comm comm);
-int nh_impl_MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[],
-                                   const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                                   const int recvcounts[], const int rdispls[],
-                                   MPI_Datatype recvtype, MPI_Comm comm);
+int nh_impl_MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
 int nh_impl_MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
                                    const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
                                    void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
@@ -284,23 +283,21 @@ NH_EXPORT int Cart_neighborhood_count(MPI_Comm cartcomm, int *s, int *indegree, 
     return rc ? fail(cartcomm, rc) : MPI_SUCCESS;
 }
 
-static int cart_get(MPI_Comm cartcomm, const char *fn, int max_s, int sources[],
-                    int destinations[], int graph)
+static int cart_get(MPI_Comm cartcomm, const char *fn, int max_s, int sources[], int destinations[],
+                    int graph)
 {
     int g0 = nh_guard_enter(), rc = MPI_SUCCESS, s, n;
     if (max_s < 0 || (max_s > 0 && (!sources || !destinations))) {
         nh_error("%s: max_s=%d with %s arrays", fn, max_s, max_s < 0 ? "negative" : "NULL");
         rc = MPI_ERR_ARG;
     }
-    if (!rc && !(rc = cart_nbhd(cartcomm, fn, max_s, sources, graph, &s, &n)) && n > 0 &&
-        max_s > 0)
+    if (!rc && !(rc = cart_nbhd(cartcomm, fn, max_s, sources, graph, &s, &n)) && n > 0 && max_s > 0)
         memcpy(destinations, sources, sizeof(int) * (size_t)(n < max_s ? n : max_s));
     nh_guard_leave(g0);
     return rc ? fail(cartcomm, rc) : MPI_SUCCESS;
 }
 
-NH_EXPORT int Cart_neighborhood_get(MPI_Comm cartcomm, int max_s, int sources[],
-                                    int destinations[])
+NH_EXPORT int Cart_neighborhood_get(MPI_Comm cartcomm, int max_s, int sources[], int destinations[])
 {
     return cart_get(cartcomm, "Cart_neighborhood_get", max_s, sources, destinations, 0);
 }
@@ -595,9 +592,8 @@ static int call_run(const call *c)
         return nh_impl_MPI_Neighbor_allgatherv(c->sbuf, c->scount, c->stype, c->rbuf, c->rcounts,
                                                c->rdispls, c->rtype, c->comm);
     case C_ALLTOALLW:
-        return nh_impl_MPI_Neighbor_alltoallw(c->sbuf, c->scounts, c->sdisplsa, c->stypes,
-                                              c->rbuf, c->rcounts, c->rdisplsa, c->rtypes,
-                                              c->comm);
+        return nh_impl_MPI_Neighbor_alltoallw(c->sbuf, c->scounts, c->sdisplsa, c->stypes, c->rbuf,
+                                              c->rcounts, c->rdisplsa, c->rtypes, c->comm);
     }
     return MPI_ERR_INTERN;
 }
@@ -679,9 +675,9 @@ static int prepare(const char *fn, nh_iso *I, MPI_Comm comm, call_kind user, con
         return MPI_ERR_NO_MEM;
     for (int k = 0; k < no && !rc; k++) {
         int i = I->tidx[k];
-        long long disp = gather         ? 0
-                         : a->scounts   ? (long long)a->sdispls[i]
-                                        : (long long)i * a->scount;
+        long long disp = gather       ? 0
+                         : a->scounts ? (long long)a->sdispls[i]
+                                      : (long long)i * a->scount;
         c->scounts[k] = a->scounts ? a->scounts[i] : a->scount;
         if (w) {
             c->sdisplsa[k] = (MPI_Aint)disp;
@@ -806,8 +802,8 @@ NH_EXPORT int Iso_neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Da
 
 NH_EXPORT int Iso_neighbor_allgatherw(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                       void *recvbuf, const int recvcounts[],
-                                      const MPI_Aint recvdispls[],
-                                      const MPI_Datatype recvtypes[], MPI_Comm isocomm)
+                                      const MPI_Aint recvdispls[], const MPI_Datatype recvtypes[],
+                                      MPI_Comm isocomm)
 {
     uargs a = {.sbuf = sendbuf,
                .rbuf = recvbuf,
@@ -892,10 +888,9 @@ NH_EXPORT int Iso_neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI
     return persistent("Iso_neighbor_alltoall_init", isocomm, C_ALLTOALL, 0, &a, request);
 }
 
-NH_EXPORT int Iso_neighbor_allgather_init(const void *sendbuf, int sendcount,
-                                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                                          MPI_Datatype recvtype, MPI_Comm isocomm,
-                                          Iso_request *request)
+NH_EXPORT int Iso_neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                          void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                          MPI_Comm isocomm, Iso_request *request)
 {
     uargs a = {.sbuf = sendbuf,
                .rbuf = recvbuf,
@@ -1049,10 +1044,9 @@ NH_EXPORT int Iso_neighbor_reduce(const void *sendbuf, void *recvbuf, int count,
 }
 
 NH_EXPORT int Iso_neighbor_scatter_reduce(const void *sendbuf, const int sendcount[],
-                                          const MPI_Aint senddisp[],
-                                          const MPI_Datatype sendtype[], void *recvbuf, int count,
-                                          MPI_Datatype datatype, MPI_Op commutative_op,
-                                          MPI_Comm isocomm)
+                                          const MPI_Aint senddisp[], const MPI_Datatype sendtype[],
+                                          void *recvbuf, int count, MPI_Datatype datatype,
+                                          MPI_Op commutative_op, MPI_Comm isocomm)
 {
     return reduce_common("Iso_neighbor_scatter_reduce", isocomm, 1, sendbuf, sendcount, senddisp,
                          sendtype, recvbuf, count, datatype, commutative_op);
@@ -1080,8 +1074,8 @@ NH_EXPORT int Type_create_triangular(int count, int firstblock, int blockincreme
         long long l = (long long)firstblock + (long long)i * blockincrement;
         long long d = (long long)i * ((long long)stride + strideincrement);
         if (l < 0 || l > INT_MAX) {
-            nh_error("%s: block %d would hold %lld elements (firstblock %d, blockincrement %d)",
-                     fn, i, l, firstblock, blockincrement);
+            nh_error("%s: block %d would hold %lld elements (firstblock %d, blockincrement %d)", fn,
+                     i, l, firstblock, blockincrement);
             rc = MPI_ERR_ARG;
         } else if (d < INT_MIN || d > INT_MAX) {
             nh_error("%s: block %d starts %lld extents away, beyond an int", fn, i, d);

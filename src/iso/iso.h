@@ -12,7 +12,7 @@ typedef struct nh_iso {
     int coords[NH_MAXDIMS];
     int rank;
     int s;
-    int *off;              /* s x g.ndims, as the user gave them */
+    int *off;               /* s x g.ndims, as the user gave them */
     int *targets, *sources; /* s, MPI_PROC_NULL outside a mesh */
     int outdeg, indeg;
     int *tidx, *sidx; /* offset index of the k-th graph destination / source */
@@ -44,8 +44,7 @@ int nh_iso_reduce_env(char *msg, size_t len);
 int nh_iso_knob(const char *name, size_t n);
 
 int nh_iso_reduce_run(nh_iso *I, MPI_Comm comm, int scatter, const void *sendbuf,
-                      const int *sendcount, const MPI_Aint *senddisp,
-                      const MPI_Datatype *sendtype, void *recvbuf, int count,
-                      MPI_Datatype datatype, MPI_Op op);
+                      const int *sendcount, const MPI_Aint *senddisp, const MPI_Datatype *sendtype,
+                      void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op);
 
 #endif

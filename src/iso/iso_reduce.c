@@ -78,8 +78,7 @@ static int typed_copy(rctx *c, const void *src, int scount, MPI_Datatype stype, 
     return rc ? rc : nh_unpack(c->pack, size, &pos, dst, c->count, c->type, c->comm);
 }
 
-static int send_node_list(rctx *c, const nh_rmsg *m, int tag, MPI_Request *req,
-                          MPI_Datatype *made)
+static int send_node_list(rctx *c, const nh_rmsg *m, int tag, MPI_Request *req, MPI_Datatype *made)
 {
     const void *addr;
     int count, rc;
@@ -187,9 +186,8 @@ static char *blocks_alloc(const rctx *c, int n, char **raw)
 }
 
 int nh_iso_reduce_run(nh_iso *I, MPI_Comm comm, int scatter, const void *sendbuf,
-                      const int *sendcount, const MPI_Aint *senddisp,
-                      const MPI_Datatype *sendtype, void *recvbuf, int count,
-                      MPI_Datatype datatype, MPI_Op op)
+                      const int *sendcount, const MPI_Aint *senddisp, const MPI_Datatype *sendtype,
+                      void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
     nh_red_algo algo = nh_iso_red_algo(I);
     int rc;
@@ -229,8 +227,8 @@ int nh_iso_reduce_run(nh_iso *I, MPI_Comm comm, int scatter, const void *sendbuf
     c.scratch = blocks_alloc(&c, 1, &scratch_raw);
     c.valid = calloc((size_t)rs->nacc + 1, sizeof(int));
     rc = PMPI_Pack_size(count, datatype, comm, &c.packsize);
-    if (!rc && (!c.acc || !rarea || !c.scratch || !c.valid ||
-                !(c.pack = malloc((size_t)c.packsize + 1))))
+    if (!rc &&
+        (!c.acc || !rarea || !c.scratch || !c.valid || !(c.pack = malloc((size_t)c.packsize + 1))))
         rc = MPI_ERR_NO_MEM;
     /* Once the buffers exist every step runs, whatever fails locally, so
      * that no peer waits forever for this rank's messages. */

@@ -13,10 +13,9 @@
 
 #include "nh.h"
 
-int nh_impl_MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[],
-                                   const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                                   const int recvcounts[], const int rdispls[],
-                                   MPI_Datatype recvtype, MPI_Comm comm)
+int nh_impl_MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                                    rdispls, recvtype, comm);
@@ -59,12 +58,14 @@ int nh_impl_MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
     if ((rc = PMPI_Topo_test(comm, &st)))
         return rc;
     if (st != MPI_DIST_GRAPH)
-        return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                                       recvcounts, rdispls, recvtypes, comm);
+        return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                                       rdispls, recvtypes, comm);
     if ((rc = PMPI_Dist_graph_neighbors_count(comm, &indeg, &outdeg, &weighted)))
         return rc;
-    int *sb = malloc(sizeof(int) * ((size_t)outdeg + 1)), *so = malloc(sizeof(int) * ((size_t)outdeg + 1));
-    int *rb = malloc(sizeof(int) * ((size_t)indeg + 1)), *ro = malloc(sizeof(int) * ((size_t)indeg + 1));
+    int *sb = malloc(sizeof(int) * ((size_t)outdeg + 1)),
+        *so = malloc(sizeof(int) * ((size_t)outdeg + 1));
+    int *rb = malloc(sizeof(int) * ((size_t)indeg + 1)),
+        *ro = malloc(sizeof(int) * ((size_t)indeg + 1));
     char *sp = NULL, *rp = NULL;
     if (!sb || !so || !rb || !ro) {
         rc = MPI_ERR_NO_MEM;
@@ -80,8 +81,8 @@ int nh_impl_MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
     for (int k = 0; k < outdeg && !rc; k++) {
         pos = so[k];
         if (sendcounts[k] > 0)
-            rc = nh_pack((const char *)sendbuf + sdispls[k], sendcounts[k], sendtypes[k], sp,
-                         stot, &pos, comm);
+            rc = nh_pack((const char *)sendbuf + sdispls[k], sendcounts[k], sendtypes[k], sp, stot,
+                         &pos, comm);
     }
     if (!rc)
         rc = PMPI_Neighbor_alltoallv(sp, sb, so, MPI_BYTE, rp, rb, ro, MPI_BYTE, comm);

@@ -200,7 +200,8 @@ static int build_dimwise(const nh_grid *g, int rank, int s, const int *off, int 
     int d = g->ndims, coords[NH_MAXDIMS], rc = -1;
     nh_grid_coords(g, rank, coords);
     int *no = malloc(sizeof(int) * ((size_t)d * s + 1));
-    int *child = malloc(sizeof(int) * ((size_t)s + 1)), *hop = malloc(sizeof(int) * ((size_t)s + 1));
+    int *child = malloc(sizeof(int) * ((size_t)s + 1)),
+        *hop = malloc(sizeof(int) * ((size_t)s + 1));
     int *done = malloc(sizeof(int) * ((size_t)s + 1));
     trie t = {.d = d, .s = s, .no = no};
     if (!no || !child || !hop || !done)
@@ -407,8 +408,9 @@ int nh_rsched_simulate(const nh_grid *g, int s, const int *off, int scatter, nh_
                         }
                         dst[(size_t)q * s + (scatter ? i : 0)] = 1;
                     } else if (!r[q].written[node]) {
-                        snprintf(why, len, "step %d: rank %d sends accumulator %d before it has a value",
-                                 k, q, node);
+                        snprintf(why, len,
+                                 "step %d: rank %d sends accumulator %d before it has a value", k,
+                                 q, node);
                         free(start);
                         goto out;
                     } else {
@@ -436,8 +438,9 @@ int nh_rsched_simulate(const nh_grid *g, int s, const int *off, int scatter, nh_
                 if (mg->recvpeer != NH_NONE) {
                     const nh_rmsg *pm = &r[mg->recvpeer].rs->steps[k].msg[m];
                     if (pm->sendpeer != q) {
-                        snprintf(why, len, "step %d message %d: rank %d waits for %d, which sends to %d",
-                                 k, m, q, mg->recvpeer, pm->sendpeer);
+                        snprintf(why, len,
+                                 "step %d message %d: rank %d waits for %d, which sends to %d", k,
+                                 m, q, mg->recvpeer, pm->sendpeer);
                         free(start);
                         goto out;
                     }
@@ -492,8 +495,7 @@ int nh_rsched_simulate(const nh_grid *g, int s, const int *off, int scatter, nh_
                 snprintf(why, len,
                          "rank %d: contribution of rank %zu offset %zu reduced %d times, "
                          "expected %d",
-                         q, e / (size_t)(s > 0 ? s : 1), e % (size_t)(s > 0 ? s : 1), v,
-                         expect[e]);
+                         q, e / (size_t)(s > 0 ? s : 1), e % (size_t)(s > 0 ? s : 1), v, expect[e]);
                 goto out;
             }
         }

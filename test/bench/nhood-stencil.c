@@ -140,8 +140,7 @@ static MPI_Datatype corner2d(const field *f, const int *c, int recv, MPI_Aint *b
     int row = !recv ? (c[0] < 0 ? k : n + k - 1) : (c[0] < 0 ? n + k : k - 1);
     int col = !recv ? (c[1] < 0 ? k : n + 1) : (c[1] < 0 ? n + k : 1);
     MPI_Datatype ty;
-    Type_create_triangular(k - 1, k - 1, -1, c[0] < 0 ? N : -N, c[1] < 0 ? 0 : 1, MPI_DOUBLE,
-                           &ty);
+    Type_create_triangular(k - 1, k - 1, -1, c[0] < 0 ? N : -N, c[1] < 0 ? 0 : 1, MPI_DOUBLE, &ty);
     *base = (MPI_Aint)sizeof(double) * ((MPI_Aint)row * N + col);
     return ty;
 }
@@ -303,11 +302,11 @@ static int run(int d, int n, int k, int moore, int reps)
             PMPI_Neighbor_alltoallw(f.a, e.scount, e.sdisp, e.stype, f.a, e.rcount, e.rdisp,
                                     e.rtype, graph);
         else if (v == 1)
-            MPI_Neighbor_alltoallw(f.a, e.scount, e.sdisp, e.stype, f.a, e.rcount, e.rdisp,
-                                   e.rtype, graph);
+            MPI_Neighbor_alltoallw(f.a, e.scount, e.sdisp, e.stype, f.a, e.rcount, e.rdisp, e.rtype,
+                                   graph);
         else
-            Iso_neighbor_alltoallw(f.a, e.scount, e.sdisp, e.stype, f.a, e.rcount, e.rdisp,
-                                   e.rtype, iso);
+            Iso_neighbor_alltoallw(f.a, e.scount, e.sdisp, e.stype, f.a, e.rcount, e.rdisp, e.rtype,
+                                   iso);
         long bad = field_check(&f, pc, pdims, moore), all;
         MPI_Allreduce(&bad, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
         if (all) {
@@ -349,8 +348,8 @@ static int run(int d, int n, int k, int moore, int reps)
         double nat = robust_median(m, reps);
         for (int v = 1; v < 3; v++) {
             double nh = robust_median(m + v * reps, reps);
-            printf("stencil,%s,%d,%d,%d,%ld,%s,%.2f,%.2f,%.3f\n", moore ? "moore" : "vonneumann",
-                   d, k, procs, e.sent * (long)sizeof(double), v == 1 ? "alltoallw" : "iso_alltoallw",
+            printf("stencil,%s,%d,%d,%d,%ld,%s,%.2f,%.2f,%.3f\n", moore ? "moore" : "vonneumann", d,
+                   k, procs, e.sent * (long)sizeof(double), v == 1 ? "alltoallw" : "iso_alltoallw",
                    nat, nh, nh / nat);
         }
         fflush(stdout);
@@ -388,9 +387,8 @@ int main(int argc, char **argv)
             nbhd = argv[++i];
         else {
             if (rank == 0)
-                fprintf(stderr,
-                        "usage: nhood-stencil [--dims 2|3|2,3] [--n N] [--halo K,...] "
-                        "[--nbhd vonneumann|moore|both] [--reps R]\n");
+                fprintf(stderr, "usage: nhood-stencil [--dims 2|3|2,3] [--n N] [--halo K,...] "
+                                "[--nbhd vonneumann|moore|both] [--reps R]\n");
             MPI_Finalize();
             return 2;
         }

@@ -250,9 +250,10 @@ static void check_collectives(MPI_Comm iso, int s, const int *src, int persisten
             if (!persistent || rep == 0) {
                 switch (kind) {
                 case 0:
-                    rc = persistent ? Iso_neighbor_alltoall_init(sbuf, n, MPI_INT, rbuf, n, MPI_INT,
-                                                                 iso, &req)
-                                    : Iso_neighbor_alltoall(sbuf, n, MPI_INT, rbuf, n, MPI_INT, iso);
+                    rc = persistent
+                             ? Iso_neighbor_alltoall_init(sbuf, n, MPI_INT, rbuf, n, MPI_INT, iso,
+                                                          &req)
+                             : Iso_neighbor_alltoall(sbuf, n, MPI_INT, rbuf, n, MPI_INT, iso);
                     break;
                 case 1:
                     rc = persistent
@@ -279,10 +280,10 @@ static void check_collectives(MPI_Comm iso, int s, const int *src, int persisten
                                                               MPI_INT, iso);
                     break;
                 case 5:
-                    rc = persistent ? Iso_neighbor_allgatherw_init(sbuf, 2, MPI_INT, rbuf, wc_r,
-                                                                   rdb, rt, iso, &req)
-                                    : Iso_neighbor_allgatherw(sbuf, 2, MPI_INT, rbuf, wc_r, rdb,
-                                                              rt, iso);
+                    rc = persistent
+                             ? Iso_neighbor_allgatherw_init(sbuf, 2, MPI_INT, rbuf, wc_r, rdb, rt,
+                                                            iso, &req)
+                             : Iso_neighbor_allgatherw(sbuf, 2, MPI_INT, rbuf, wc_r, rdb, rt, iso);
                     break;
                 }
             }
@@ -316,8 +317,9 @@ static void check_collectives(MPI_Comm iso, int s, const int *src, int persisten
             /* did the MPI library run it (nhood disabled, or its choice pmpi)? */
             char algo[32] = "pmpi";
             if (kind == 0 || kind == 1)
-                nhood_algorithm_for(iso, kind == 0 ? (persistent ? "alltoall_init" : "alltoall")
-                                                   : (persistent ? "allgather_init" : "allgather"),
+                nhood_algorithm_for(iso,
+                                    kind == 0 ? (persistent ? "alltoall_init" : "alltoall")
+                                              : (persistent ? "allgather_init" : "allgather"),
                                     n * (int)sizeof(int), algo, sizeof(algo));
             if (getenv("NHOOD_DISABLE"))
                 strcpy(algo, "pmpi");
@@ -356,8 +358,7 @@ static void check_collectives(MPI_Comm iso, int s, const int *src, int persisten
  * block i (or the one vector) to target i, from source i with tag i, then
  * the sum / max in offset order. */
 static void reference_reduce(MPI_Comm cart, int s, const int *src, const int *dst,
-                             const long long *sbuf, int scatter, int n, long long *out,
-                             int *any)
+                             const long long *sbuf, int scatter, int n, long long *out, int *any)
 {
     MPI_Comm c;
     MPI_Comm_dup(cart, &c);
@@ -431,7 +432,8 @@ static void check_reductions(MPI_Comm cart, MPI_Comm iso, int s, const int *src,
                 for (int e = 0; e < n; e++)
                     bad += rbuf[e] != (any ? ref[e] : POISON);
                 bad += rbuf[n] != POISON || rbuf[n + 1] != POISON;
-                CHECK(bad == 0, "Iso_neighbor_%sreduce n=%d: %d elements differ from the "
+                CHECK(bad == 0,
+                      "Iso_neighbor_%sreduce n=%d: %d elements differ from the "
                       "point-to-point reference (first: %lld vs %lld, any=%d)",
                       scatter ? "scatter_" : "", n, bad, rbuf[0], any ? ref[0] : POISON, any);
             }
@@ -531,12 +533,12 @@ static void check_triangular(void)
         m[x] = x;
     /* count, firstblock, blockincrement, stride, strideincrement, base */
     static const int cases[][6] = {
-        {4, 1, 1, N, 0, 0},         /* lower-left triangle */
-        {4, 4, -1, N, 1, 0},        /* upper-right, rows start one later */
-        {3, 3, -1, -N, 0, 6 * N},   /* going up */
-        {5, 0, 2, N, -1, 4},        /* growing to the left */
-        {0, 3, 1, N, 0, 0},         /* empty */
-        {3, 2, 0, N, 0, 1},         /* a plain vector */
+        {4, 1, 1, N, 0, 0},       /* lower-left triangle */
+        {4, 4, -1, N, 1, 0},      /* upper-right, rows start one later */
+        {3, 3, -1, -N, 0, 6 * N}, /* going up */
+        {5, 0, 2, N, -1, 4},      /* growing to the left */
+        {0, 3, 1, N, 0, 0},       /* empty */
+        {3, 2, 0, N, 0, 1},       /* a plain vector */
     };
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
         const int *a = cases[c];
@@ -615,8 +617,8 @@ static void check_bad(void)
     int rc = Iso_neighborhood_create(MPI_COMM_WORLD, 2, off, &iso);
     CHECK(err_class(rc) == MPI_ERR_TOPOLOGY, "non-Cartesian communicator: class %d", err_class(rc));
     rc = Cart_relative_rank(MPI_COMM_WORLD, off, &r);
-    CHECK(err_class(rc) == MPI_ERR_TOPOLOGY, "Cart_relative_rank on a non-Cartesian communicator: %d",
-          err_class(rc));
+    CHECK(err_class(rc) == MPI_ERR_TOPOLOGY,
+          "Cart_relative_rank on a non-Cartesian communicator: %d", err_class(rc));
     MPI_Dims_create(wsize, 2, dims);
     MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
     rc = Iso_neighborhood_create(cart, -1, off, &iso);
@@ -632,8 +634,7 @@ static void check_bad(void)
     if (chk && strcmp(chk, "1") == 0 && wsize > 1) {
         int other[4] = {1, 0, 0, wrank == wsize - 1 ? -1 : 1};
         rc = Iso_neighborhood_create(cart, 2, other, &iso);
-        CHECK(err_class(rc) == MPI_ERR_ARG, "NHOOD_CHECK=1, lists differ: class %d",
-              err_class(rc));
+        CHECK(err_class(rc) == MPI_ERR_ARG, "NHOOD_CHECK=1, lists differ: class %d", err_class(rc));
         if (rc == MPI_SUCCESS)
             MPI_Comm_free(&iso);
     }
@@ -701,6 +702,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    nhood_resources before, after;
+    nhood_resource_counts(&before);
     int off[64 * MAXD];
     static const int per2[][2] = {{1, 1}, {0, 0}, {1, 0}};
     static const int per3[][3] = {{1, 1, 1}, {0, 0, 0}, {0, 1, 0}};
@@ -726,5 +729,13 @@ int main(int argc, char **argv)
     check_triangular();
     check_bad();
     check_prefix[0] = 0;
+    /* Every Iso communicator freed: nhood's state for them is gone
+     * (attribute, private duplicate, datatypes, requests). */
+    nhood_resource_counts(&after);
+    CHECK(after.comms == before.comms && after.datatypes == before.datatypes &&
+              after.requests == before.requests && after.plans == before.plans,
+          "nhood's resources: comms %ld->%ld datatypes %ld->%ld requests %ld->%ld plans %ld->%ld",
+          before.comms, after.comms, before.datatypes, after.datatypes, before.requests,
+          after.requests, before.plans, after.plans);
     return check_finish_mpi();
 }

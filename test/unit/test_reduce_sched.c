@@ -74,15 +74,17 @@ static void check_counts(const char *name, int d, int r)
         /* Moore r: per dimension 2r values -> 2rd messages; direct: s. */
         long want = strcmp(name, "moore") == 0 ? 2L * r * d : -1;
         if (want > 0)
-            CHECK(dw->msgs == want && sc->msgs == want, "%s d=%d r=%d: dimwise sends %ld/%ld messages, expected %ld",
-                  name, d, r, dw->msgs, sc->msgs, want);
+            CHECK(dw->msgs == want && sc->msgs == want,
+                  "%s d=%d r=%d: dimwise sends %ld/%ld messages, expected %ld", name, d, r,
+                  dw->msgs, sc->msgs, want);
         CHECK(dr->msgs == s, "%s d=%d r=%d: direct sends %ld messages, expected %d", name, d, r,
               dr->msgs, s);
         CHECK(dw->msgs <= dr->msgs, "%s: dimwise sends more messages than direct", name);
         /* scatter_reduce moves every contribution at least once; reduce
          * shares the level-0 vector, so it sends no more blocks. */
-        CHECK(sc->blocks >= s && dw->blocks <= sc->blocks, "%s d=%d r=%d: blocks %ld (reduce) %ld (scatter)",
-              name, d, r, dw->blocks, sc->blocks);
+        CHECK(sc->blocks >= s && dw->blocks <= sc->blocks,
+              "%s d=%d r=%d: blocks %ld (reduce) %ld (scatter)", name, d, r, dw->blocks,
+              sc->blocks);
         if (strcmp(name, "moore") == 0 && r == 1 && d == 3)
             CHECK(dw->blocks == 10 && sc->blocks == 26,
                   "3-D Moore r=1: %ld and %ld blocks, expected 10 (reduce) and 26 (scatter)",
