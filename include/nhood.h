@@ -57,6 +57,130 @@ typedef struct nhood_resources {
 } nhood_resources;
 int nhood_resource_counts(nhood_resources *counts);
 
+/* ---- Isomorphic, sparse collectives (the published interface) ----
+ *
+ * Names and argument order follow Träff et al., "Isomorphic, sparse
+ * MPI-like collective communication operations for parallel stencil
+ * computations" (EuroMPI 2015) and "Message-combining algorithms for
+ * isomorphic, sparse collective communication" (2016).  Programs link
+ * libnhood (-lnhood) to use them; they run nhood's schedules on the
+ * distributed-graph communicator Iso_neighborhood_create makes (created
+ * with the info hint isomorphic=true, see README).
+ *
+ * Relative coordinates are flat arrays of d ints (d = dimensions of the
+ * Cartesian communicator).  In a non-periodic dimension a coordinate out
+ * of range has no process: MPI_PROC_NULL, and the corresponding buffer
+ * blocks are not significant (never read, never written).  Errors return
+ * an MPI error class after the communicator's error handler ran (set
+ * MPI_ERRORS_RETURN to see them) and print why on stderr. */
+
+/* Rank of the process at the caller's coordinates + relative, or
+ * MPI_PROC_NULL if that leaves a non-periodic dimension. */
+int Cart_relative_rank(MPI_Comm cartcomm, const int relative[], int *rank);
+/* Coordinates of rank relative to the caller: in a periodic dimension of
+ * size p the representative in (-p/2, p/2]. */
+int Cart_relative_coord(MPI_Comm cartcomm, int rank, int relative[]);
+/* target = caller + relative, source = caller - relative (MPI_PROC_NULL
+ * outside a mesh), as MPI_Cart_shift does for one dimension. */
+int Cart_relative_shift(MPI_Comm cartcomm, const int relative[], int *source, int *target);
+
+/* Collective over cartcomm: every process passes the same s offsets in
+ * the same order (checked: the same s always, the whole list under
+ * NHOOD_CHECK=1).  *isocomm is a new distributed-graph communicator whose
+ * neighbor lists are the existing targets and sources in offset order; it
+ * is freed with MPI_Comm_free. */
+int Iso_neighborhood_create(MPI_Comm cartcomm, int s, const int relative_coordinates[],
+                            MPI_Comm *isocomm);
+/* s, and the in- and out-degree without MPI_PROC_NULL neighbors. */
+int Iso_neighborhood_count(MPI_Comm isocomm, int *s, int *indegree, int *outdegree);
+/* The first max_s sources and targets in offset order, MPI_PROC_NULL included. */
+int Iso_neighborhood_get(MPI_Comm isocomm, int max_s, int sources[], int destinations[]);
+/* The same without MPI_PROC_NULL entries (at most max_s of each): input
+ * for MPI_Dist_graph_create_adjacent. */
+int Iso_neighborhood_graph_get(MPI_Comm isocomm, int max_s, int sources[], int destinations[]);
+/* The same for a Cartesian communicator's own neighborhood (MPI's order:
+ * per dimension the -1 then the +1 neighbor; sources == destinations). */
+int Cart_neighborhood_count(MPI_Comm cartcomm, int *s, int *indegree, int *outdegree);
+int Cart_neighborhood_get(MPI_Comm cartcomm, int max_s, int sources[], int destinations[]);
+int Cart_neighborhood_graph_get(MPI_Comm cartcomm, int max_s, int sources[], int destinations[]);
+
+/* Blocking collectives.  Block i of the send buffer goes to the i-th
+ * target (caller + C_i), block i of the receive buffer comes from the i-th
+ * source (caller - C_i); blocks of MPI_PROC_NULL neighbors are skipped.
+ * v forms: displacements in extents of the datatype; w forms: in bytes. */
+int Iso_neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          int recvcount, MPI_Datatype recvtype, MPI_Comm isocomm);
+int Iso_neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const MPI_Aint senddispls[],
+                           MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                           const MPI_Aint recvdispls[], MPI_Datatype recvtype, MPI_Comm isocomm);
+int Iso_neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint senddispls[],
+                           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                           const MPI_Aint recvdispls[], const MPI_Datatype recvtypes[],
+                           MPI_Comm isocomm);
+int Iso_neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm isocomm);
+int Iso_neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[], const MPI_Aint recvdispls[],
+                            MPI_Datatype recvtype, MPI_Comm isocomm);
+int Iso_neighbor_allgatherw(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[], const MPI_Aint recvdispls[],
+                            const MPI_Datatype recvtypes[], MPI_Comm isocomm);
+
+/* Persistent forms: the init call binds buffers and precomputes what it
+ * can, Iso_start runs the operation (blocking, as in the paper), and
+ * Iso_request_free releases it (after which *request is NULL). */
+typedef struct Iso_request_s *Iso_request;
+int Iso_neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                               MPI_Comm isocomm, Iso_request *request);
+int Iso_neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                MPI_Comm isocomm, Iso_request *request);
+int Iso_neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[],
+                                const MPI_Aint senddispls[], MPI_Datatype sendtype, void *recvbuf,
+                                const int recvcounts[], const MPI_Aint recvdispls[],
+                                MPI_Datatype recvtype, MPI_Comm isocomm, Iso_request *request);
+int Iso_neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, const int recvcounts[], const MPI_Aint recvdispls[],
+                                 MPI_Datatype recvtype, MPI_Comm isocomm, Iso_request *request);
+int Iso_neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+                                const MPI_Aint senddispls[], const MPI_Datatype sendtypes[],
+                                void *recvbuf, const int recvcounts[], const MPI_Aint recvdispls[],
+                                const MPI_Datatype recvtypes[], MPI_Comm isocomm,
+                                Iso_request *request);
+int Iso_neighbor_allgatherw_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, const int recvcounts[], const MPI_Aint recvdispls[],
+                                 const MPI_Datatype recvtypes[], MPI_Comm isocomm,
+                                 Iso_request *request);
+int Iso_start(Iso_request *request);
+int Iso_request_free(Iso_request *request);
+
+/* Sparse reductions with a commutative op.  Iso_neighbor_reduce: every
+ * process contributes the vector sendbuf (count x datatype) to each of its
+ * targets; recvbuf receives the reduction of the vectors of the existing
+ * sources (duplicated offsets count as often as they appear).
+ * Iso_neighbor_scatter_reduce: the vector for the i-th target is block i
+ * (sendcount[i] x sendtype[i] at sendbuf + senddisp[i] bytes, the same
+ * type signature as count x datatype).  With no existing source, recvbuf
+ * is left unchanged.  Partial results are combined at intermediate
+ * processes where that saves messages (NHOOD_ISO_REDUCE, see README). */
+int Iso_neighbor_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op commutative_op, MPI_Comm isocomm);
+int Iso_neighbor_scatter_reduce(const void *sendbuf, const int sendcount[],
+                                const MPI_Aint senddisp[], const MPI_Datatype sendtype[],
+                                void *recvbuf, int count, MPI_Datatype datatype,
+                                MPI_Op commutative_op, MPI_Comm isocomm);
+
+/* A triangular layout (the paper's section 8): count blocks; block i
+ * holds firstblock + i*blockincrement elements of oldtype and starts
+ * i*(stride + strideincrement) extents of oldtype from the start (in a
+ * row-major matrix: stride = row length, strideincrement = how far the
+ * block's first column moves per row).  blockincrement, stride and
+ * strideincrement may be negative; a negative block length is an error
+ * (MPI_ERR_ARG).  The new type is committed; free it with MPI_Type_free. */
+int Type_create_triangular(int count, int firstblock, int blockincrement, int stride,
+                           int strideincrement, MPI_Datatype oldtype, MPI_Datatype *newtype);
+
 #ifdef __cplusplus
 }
 #endif

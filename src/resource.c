@@ -58,6 +58,21 @@ int nh_type_free(MPI_Datatype *type)
     return rc;
 }
 
+int nh_type_create_user_indexed(int n, const int *lens, const int *disps, MPI_Datatype old,
+                                MPI_Datatype *out)
+{
+    MPI_Datatype t;
+    int rc = PMPI_Type_indexed(n, lens, disps, old, &t);
+    if (rc)
+        return rc;
+    if ((rc = PMPI_Type_commit(&t))) {
+        PMPI_Type_free(&t);
+        return rc;
+    }
+    *out = t;
+    return MPI_SUCCESS;
+}
+
 int nh_type_inner(MPI_Datatype type, int ni, int na, int nd, int *ints, MPI_Aint *aints,
                   MPI_Datatype *inner, int *named)
 {

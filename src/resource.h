@@ -20,6 +20,10 @@ int nh_comm_free(MPI_Comm *comm);
 int nh_type_create_struct(int n, const int *lens, const MPI_Aint *disps, const MPI_Datatype *types,
                           MPI_Datatype *out);
 int nh_type_free(MPI_Datatype *type);
+/* An indexed datatype made for the application (Type_create_triangular):
+ * committed, returned to it and freed by it, so not counted. */
+int nh_type_create_user_indexed(int n, const int *lens, const int *disps, MPI_Datatype old,
+                                MPI_Datatype *out);
 /* The one inner type MPI_Type_get_contents returns for a contiguous or dup
  * type (a new handle unless predefined: the caller frees it with
  * nh_type_free when *named is 0). */

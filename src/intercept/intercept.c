@@ -24,3 +24,17 @@ static __thread int nh_guard;
     }
 #include "functions.h"
 #undef NH_FN
+
+/* The same guard for nhood's own API entry points (src/iso/iso.c): while
+ * one runs, MPI calls from below go to PMPI. */
+int nh_guard_enter(void)
+{
+    int prev = nh_guard;
+    nh_guard = 1;
+    return prev;
+}
+
+void nh_guard_leave(int prev)
+{
+    nh_guard = prev;
+}

@@ -9,6 +9,8 @@
 #include "nh.h"
 #include "select/parse.h"
 
+int nh_iso_knob(const char *name, size_t n); /* src/iso/iso.c */
+
 /* 2^40 bytes: larger auxiliary buffers are typos. */
 #define NH_MAX_BYTES (1LL << 40)
 
@@ -234,6 +236,7 @@ void nh_config_warn_unknown(void)
             known = strlen(knobs[i].env) == n && strncmp(knobs[i].env, *e, n) == 0;
         for (int i = 0; script_vars[i] && !known; i++)
             known = strlen(script_vars[i]) == n && strncmp(script_vars[i], *e, n) == 0;
+        known = known || nh_iso_knob(*e, n); /* read by src/iso/iso.c */
         if (!known)
             nh_warn("%.*s is not an nhood setting and is ignored (see the Configuration table "
                     "in README.md)",

@@ -326,6 +326,36 @@ else
     bad "$name"
 fi
 
+# The Iso_* interface (test_iso links libnhood; preloaded as well): at
+# every size with the defaults, at 4 ranks with forced algorithms under
+# it, both reduction schedules, NHOOD_CHECK=1 (adds the mismatched-list
+# case) and nhood disabled.  The report must show the Iso communicators
+# as isomorphic graphs run by nhood.  The stencil example checks its
+# halos against the global field for every variant (exit status).
+for np in $nps; do
+    name="iso np=$np"
+    if run "$name" $np "" "$t/test_iso"; then ok "$name"; else bad "$name"; fi
+done
+for vars in "NHOOD_ALGO=torus" "NHOOD_ALGO=torus_direct" "NHOOD_ALGO=pmpi" "NHOOD_ISO_REDUCE=direct" \
+    "NHOOD_ISO_REDUCE=dimwise NHOOD_CHECK=1" "NHOOD_BINDING=pack NHOOD_CHECK=1" "NHOOD_DISABLE=1"; do
+    name="iso np=4 $vars"
+    if run "$name" 4 "$vars NHOOD_FALLBACK=silent" "$t/test_iso"; then ok "$name"; else bad "$name"; fi
+done
+name="NHOOD_REPORT=1 iso communicators isomorphic"
+if run "$name" 4 "NHOOD_REPORT=1" "$t/test_iso" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic .*calls=[1-9]' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+name="nhood-stencil halos and CSV"
+if run "$name" 2 "" "$TOP_BUILDDIR/nhood-stencil" --halo 1,3 --n 8 --reps 5 &&
+    [ "$(grep -c '^stencil,\(vonneumann\|moore\),[23],[13],2,[0-9]*,\(alltoallw\|iso_alltoallw\),[0-9.]*,[0-9.]*,[0-9.]*$' "$log.out")" -eq 16 ]; then
+    ok "$name"
+else
+    bad "$name"
+fi
+
 # Benchmark smoke test: header plus one row per size, ratio column filled.
 name="nhood-bench CSV"
 if run "$name" 2 "" "$TOP_BUILDDIR/nhood-bench" --op allgather --dims 2 --radius 1 --bytes 8,64 --reps 20 &&
