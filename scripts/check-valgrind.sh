@@ -55,6 +55,9 @@ mpi test_inplace "$b/test/mpi/test_inplace"
 mpi test_nonblocking "$b/test/mpi/test_nonblocking"
 mpi test_badenv "$b/test/mpi/test_badenv"
 mpi "test_leaks 200" "$b/test/mpi/test_leaks" 200
+mpi test_iso "$b/test/mpi/test_iso"
+# shellcheck disable=SC2086
+check "test_reduce_sched --quick" $vg "$b/test/unit/test_reduce_sched" --quick
 for f in test_fortran test_fortran_mpif; do
     [ -x "$b/test/mpi/$f" ] && mpi "$f" "$b/test/mpi/$f"
 done

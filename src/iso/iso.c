@@ -132,13 +132,36 @@ nh_iso *nh_iso_get(MPI_Comm comm, const char *fn)
     return v;
 }
 
-nh_red_algo nh_iso_red_algo(const nh_iso *I)
+int nh_iso_red_algo(nh_iso *I, int scatter, size_t m, nh_red_algo *out)
 {
-    if (I->red != NH_RED_COUNT)
-        return I->red;
-    /* auto: combine where that sends fewer messages on an interior rank
-     * (the trie's message count depends only on the offsets). */
-    return I->s > 1 && I->g.ndims > 1 ? NH_RED_DIMWISE : NH_RED_DIRECT;
+    if (I->red != NH_RED_COUNT) {
+        *out = I->red;
+        return 0;
+    }
+    /* phases * alpha + messages * o + bytes * beta on an interior rank */
+    double best = 0;
+    for (int a = 0; a < NH_RED_COUNT; a++) {
+        if (I->tmpl[scatter][a].msgs < 0) {
+            nh_grid torus = I->g;
+            nh_rsched *rs;
+            for (int j = 0; j < torus.ndims; j++)
+                torus.periods[j] = 1;
+            if (nh_rsched_build(&torus, 0, I->s, I->off, scatter, (nh_red_algo)a, &rs))
+                return -1;
+            I->tmpl[scatter][a].msgs = rs->msgs;
+            I->tmpl[scatter][a].blocks = rs->blocks;
+            I->tmpl[scatter][a].steps = rs->nsteps;
+            nh_rsched_free(rs);
+        }
+        const nh_cost *c = &nh_cfg.cost;
+        double cost = I->tmpl[scatter][a].steps * c->alpha + I->tmpl[scatter][a].msgs * c->o +
+                      (double)I->tmpl[scatter][a].blocks * (double)m * c->beta;
+        if (a == 0 || cost < best) {
+            best = cost;
+            *out = (nh_red_algo)a;
+        }
+    }
+    return 0;
 }
 
 static int fail(MPI_Comm comm, int rc)
@@ -352,6 +375,9 @@ static int build_iso(const nh_grid *g, const int *coords, int rank, int s, const
     I->rank = rank;
     I->s = s;
     I->pcomm = MPI_COMM_NULL;
+    for (int k = 0; k < 2; k++)
+        for (int a = 0; a < NH_RED_COUNT; a++)
+            I->tmpl[k][a].msgs = -1;
     I->off = malloc(sizeof(int) * ((size_t)s * d + 1));
     I->targets = malloc(sizeof(int) * ((size_t)s + 1));
     I->sources = malloc(sizeof(int) * ((size_t)s + 1));

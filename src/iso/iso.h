@@ -20,13 +20,22 @@ typedef struct nh_iso {
     nh_red_algo red;  /* NHOOD_ISO_REDUCE, agreed at creation; NH_RED_COUNT = auto */
     MPI_Comm pcomm;   /* private duplicate for the reductions, made by the first one */
     nh_rsched *rs[2][NH_RED_COUNT]; /* [scatter][algo], built on first use */
+    /* auto: counts of an interior rank (the grid made periodic), the same
+     * on every rank; valid once msgs >= 0 */
+    struct {
+        long msgs, blocks;
+        int steps;
+    } tmpl[2][NH_RED_COUNT];
 } nh_iso;
 
 /* The iso state of a communicator, or NULL (with an error message naming
  * fn) when it was not made by Iso_neighborhood_create. */
 nh_iso *nh_iso_get(MPI_Comm comm, const char *fn);
-/* The reduction algorithm for this neighborhood (identical on all ranks). */
-nh_red_algo nh_iso_red_algo(const nh_iso *I);
+/* The reduction schedule for blocks of m bytes: NHOOD_ISO_REDUCE, or
+ * (auto) the cheaper by nhood's cost model for an interior rank; m is the
+ * same on every rank (count x datatype must match), so is the choice.
+ * Returns -1 when out of memory. */
+int nh_iso_red_algo(nh_iso *I, int scatter, size_t m, nh_red_algo *out);
 
 /* Reentry guard of the MPI entry points (intercept/intercept.c): Iso_*
  * functions hold it too, so MPI calls made while they run reach PMPI. */

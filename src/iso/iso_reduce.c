@@ -189,12 +189,15 @@ int nh_iso_reduce_run(nh_iso *I, MPI_Comm comm, int scatter, const void *sendbuf
                       const int *sendcount, const MPI_Aint *senddisp, const MPI_Datatype *sendtype,
                       void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
-    nh_red_algo algo = nh_iso_red_algo(I);
-    int rc;
+    nh_red_algo algo;
+    int rc, size;
     MPI_Aint lb, ext, tlb, text;
     if ((rc = PMPI_Type_get_extent(datatype, &lb, &ext)) ||
-        (rc = PMPI_Type_get_true_extent(datatype, &tlb, &text)))
+        (rc = PMPI_Type_get_true_extent(datatype, &tlb, &text)) ||
+        (rc = PMPI_Type_size(datatype, &size)))
         return rc;
+    if (nh_iso_red_algo(I, scatter, (size_t)size * (size_t)count, &algo))
+        return MPI_ERR_NO_MEM;
     if (ext <= 0 && count > 1) {
         nh_error("Iso_neighbor_[scatter_]reduce: datatype with extent %ld", (long)ext);
         return MPI_ERR_TYPE;
