@@ -16,6 +16,11 @@
  * with MPI_IN_PLACE.  Counts are random and symmetric per pair (mean
  * bytes / 8 / p doubles), as in nhood-bench-inplace.
  *
+ * spmv: the halo exchange of a row-parallel SpMV (MPI_Neighbor_alltoallv
+ * of doubles, counts = words) on the communication graph of --matrix SPEC
+ * (src/tools/matgen.h) partitioned with --part over the simulated ranks;
+ * see run_spmv.
+ *
  * Method: all ranks start a measured call at the same simulated instant
  * (sync_start), the time of a call is the maximum over ranks of its
  * completion, the median over the repetitions after Tukey's fences is
