@@ -47,6 +47,7 @@ typedef struct nh_config {
     long inplace_auxmem;          /* NHOOD_INPLACE_AUXMEM (bytes) */
     nh_progress progress;         /* NHOOD_PROGRESS */
     int autotune;                 /* NHOOD_AUTOTUNE */
+    int stfw_dims;                /* NHOOD_STFW_DIMS (0 = chosen by the cost model) */
 } nh_config;
 
 extern nh_config nh_cfg;
@@ -90,6 +91,7 @@ typedef struct nh_plan {
     int refs;          /* the communicator's attribute + live requests */
     unsigned long seq; /* nonblocking and persistent operations created */
     int warned_progress;
+    struct nh_stfw *stfw; /* store-and-forward state (exec/stfw_exec.c), NULL if none */
 } nh_plan;
 
 /* nhood's MPI_Info keys on graph creation. */
@@ -100,6 +102,7 @@ typedef struct nh_hint {
     int has_periods; /* nhood_periods=1,1,0 */
     int periods[NH_MAXDIMS];
     nh_algo algo; /* nhood_algorithm= (AUTO = unset) */
+    int stfw_dims; /* nhood_stfw_dims= (0 = unset) */
 } nh_hint;
 /* Parses nhood's info keys; on a malformed value fills msg, returns -1. */
 int nh_hint_parse(MPI_Info info, nh_hint *h, char *msg, size_t len);
@@ -205,6 +208,13 @@ typedef struct nh_report_rec {
     int rounds[NH_ALGO_COUNT];
     long msgs[NH_ALGO_COUNT];
     nh_binding last_binding;
+    /* store-and-forward (irregular graphs): VPT dimension (0 = none), its
+     * sizes, and messages a rank sends, max and average over ranks, with
+     * STFW and with one message per neighbor */
+    int stfw_dims;
+    char stfw_vpt[64];
+    long stfw_mmax, bl_mmax;
+    double stfw_mavg, bl_mavg;
 } nh_report_rec;
 nh_report_rec *nh_report_rec_get(nh_plan *p, nh_op op, nh_form form);
 void nh_report_print(void);

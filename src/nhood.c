@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "exec/stfw_exec.h"
 #include "nh.h"
 
 int nh_world_rank;
@@ -217,8 +218,11 @@ int nh_impl_MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Dataty
                                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                   MPI_Comm comm)
 {
-    int rc = neighbor(NH_OP_ALLTOALL, NH_FORM_BLOCKING, sendbuf, sendcount, sendtype, recvbuf,
-                      recvcount, recvtype, comm, NULL);
+    int rc = nh_stfw_try_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    if (rc != NH_STFW_PASS)
+        return rc;
+    rc = neighbor(NH_OP_ALLTOALL, NH_FORM_BLOCKING, sendbuf, sendcount, sendtype, recvbuf,
+                  recvcount, recvtype, comm, NULL);
     return rc != NH_TO_PMPI ? rc
                             : PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf,
                                                      recvcount, recvtype, comm);
@@ -228,11 +232,39 @@ int nh_impl_MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datat
                                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                    MPI_Comm comm)
 {
-    int rc = neighbor(NH_OP_ALLGATHER, NH_FORM_BLOCKING, sendbuf, sendcount, sendtype, recvbuf,
-                      recvcount, recvtype, comm, NULL);
+    int rc =
+        nh_stfw_try_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    if (rc != NH_STFW_PASS)
+        return rc;
+    rc = neighbor(NH_OP_ALLGATHER, NH_FORM_BLOCKING, sendbuf, sendcount, sendtype, recvbuf,
+                  recvcount, recvtype, comm, NULL);
     return rc != NH_TO_PMPI ? rc
                             : PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf,
                                                       recvcount, recvtype, comm);
+}
+
+/* The v forms: store-and-forward on irregular communicators, else PMPI. */
+int nh_impl_MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    int rc = nh_stfw_try_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                   rdispls, recvtype, comm);
+    return rc != NH_STFW_PASS ? rc
+                              : PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype,
+                                                        recvbuf, recvcounts, rdispls, recvtype,
+                                                        comm);
+}
+
+int nh_impl_MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                    void *recvbuf, const int recvcounts[], const int displs[],
+                                    MPI_Datatype recvtype, MPI_Comm comm)
+{
+    int rc = nh_stfw_try_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                    recvtype, comm);
+    return rc != NH_STFW_PASS ? rc
+                              : PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf,
+                                                         recvcounts, displs, recvtype, comm);
 }
 
 int nh_impl_MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,

@@ -56,6 +56,15 @@ NH_FN(MPI_Neighbor_allgather_init,
        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request),
       (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request))
 #endif
+NH_FN(MPI_Neighbor_alltoallv,
+      (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+       void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+       MPI_Comm comm),
+      (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm))
+NH_FN(MPI_Neighbor_allgatherv,
+      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+       const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),
+      (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
 /* Completion calls: nhood's requests are completed by nhood (exec/request.c). */
 NH_FN(MPI_Wait, (MPI_Request * request, MPI_Status *status), (request, status))
 NH_FN(MPI_Test, (MPI_Request * request, int *flag, MPI_Status *status), (request, flag, status))
