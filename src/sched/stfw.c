@@ -110,6 +110,81 @@ int nh_vpt_set_order(nh_vpt *v, const int *order)
     return 0;
 }
 
+typedef struct place {
+    int node, numa, rank;
+} place;
+
+static int place_cmp(const void *a, const void *b)
+{
+    const place *x = a, *y = b;
+    if (x->node != y->node)
+        return x->node < y->node ? -1 : 1;
+    if (x->numa != y->numa)
+        return x->numa < y->numa ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static int gcd(int a, int b)
+{
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+int nh_vpt_grouped(nh_vpt *v, int K, int n, const int *loc)
+{
+    int rc = -1, g = 0, nodes = 0, best = 0;
+    place *all = malloc(((size_t)K + 1) * sizeof(place));
+    int *order = malloc(((size_t)K + 1) * sizeof(int));
+    nh_vpt plain, t;
+    if (!all || !order)
+        goto out;
+    rc = 0;
+    if (n < 2 || nh_vpt_init(&plain, K, n, 0))
+        goto out;
+    for (int r = 0; r < K; r++)
+        all[r] = (place){loc[2 * r], loc[2 * r + 1], r};
+    qsort(all, (size_t)K, sizeof(place), place_cmp);
+    for (int i = 0; i < K;) {
+        int j = i;
+        while (j < K && all[j].node == all[i].node)
+            j++;
+        g = gcd(g, j - i);
+        nodes++;
+        i = j;
+    }
+    if (nodes < 2 || g < 2)
+        goto out;
+    /* k_1 among the divisors of g: the closest to the balanced VPT's
+     * largest dimension (ties: the larger). */
+    double target = log((double)plain.dims[0]), bd = 0;
+    for (int f = 2; f <= g; f++) {
+        if (g % f || nh_vpt_init(&t, K, n, f))
+            continue;
+        double d = fabs(log((double)f) - target);
+        if (!best || d <= bd) {
+            best = f;
+            bd = d;
+        }
+    }
+    if (!best)
+        goto out;
+    for (int i = 0; i < K; i++)
+        order[i] = all[i].rank;
+    if (nh_vpt_init(v, K, n, best) || nh_vpt_set_order(v, order)) {
+        rc = -1;
+        goto out;
+    }
+    rc = 1;
+out:
+    free(all);
+    free(order);
+    return rc;
+}
+
 void nh_vpt_fini(nh_vpt *v)
 {
     free(v->pos);

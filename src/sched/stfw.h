@@ -58,6 +58,13 @@ int nh_vpt_init(nh_vpt *v, int K, int n, int first);
 /* Places rank order[i] at position i (order is a permutation of 0..K-1).
  * Returns 0 or -1 (allocation or not a permutation). */
 int nh_vpt_set_order(nh_vpt *v, const int *order);
+/* Node-aware placement (see topo/vpt_node.c): loc[2r], loc[2r+1] are rank
+ * r's node and NUMA domain.  Ranks sorted by (node, NUMA, rank) take
+ * consecutive positions and k_1 divides every node's rank count, so each
+ * first-dimension group lies inside one node; node sizes may differ.
+ * Returns 1 with v set, 0 when no k_1 fits (v untouched), -1 on
+ * allocation failure. */
+int nh_vpt_grouped(nh_vpt *v, int K, int n, const int *loc);
 void nh_vpt_fini(nh_vpt *v);
 /* "8x4x4" */
 void nh_vpt_format(const nh_vpt *v, char *buf, size_t len);

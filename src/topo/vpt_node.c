@@ -14,26 +14,13 @@
  * hwloc NUMA node (then package) the process is bound to keeps a group
  * inside one memory domain where the counts allow.  When no divisor fits
  * (a single node, one rank per node, coprime node sizes, or n too large
- * for K / k_1), the plain VPT is used. */
+ * for K / k_1), the plain VPT is used.  The placement itself is pure
+ * (nh_vpt_grouped in sched/stfw.c, unit-tested); here the node and NUMA
+ * indices are found and gathered. */
 #include <hwloc.h>
-#include <math.h>
 #include <stdlib.h>
 
 #include "exec/stfw_exec.h"
-
-typedef struct place {
-    int node, numa, rank;
-} place;
-
-static int place_cmp(const void *a, const void *b)
-{
-    const place *x = a, *y = b;
-    if (x->node != y->node)
-        return x->node < y->node ? -1 : 1;
-    if (x->numa != y->numa)
-        return x->numa < y->numa ? -1 : 1;
-    return (x->rank > y->rank) - (x->rank < y->rank);
-}
 
 /* Index of the NUMA node (or else package) this process is bound to, -1
  * if unbound or unknown.  The topology is loaded once per process. */
@@ -66,16 +53,6 @@ static int numa_index(void)
     return cached;
 }
 
-static int gcd(int a, int b)
-{
-    while (b) {
-        int t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 int nh_vpt_node(MPI_Comm comm, int n, nh_vpt *v, int *applied)
 {
     int rc, K, rank, node = 0;
@@ -92,53 +69,15 @@ int nh_vpt_node(MPI_Comm comm, int n, nh_vpt *v, int *applied)
     nh_comm_free(&nc);
     if (rc)
         return rc;
-    place me = {node, numa_index(), rank}, *all = malloc((size_t)K * sizeof(place));
-    int *order = malloc((size_t)K * sizeof(int));
-    if (!all || !order) {
-        free(all);
-        free(order);
+    int me[2] = {node, numa_index()}, *all = malloc((size_t)K * 2 * sizeof(int));
+    if (!all)
         return MPI_ERR_NO_MEM;
+    if (!(rc = PMPI_Allgather(me, 2, MPI_INT, all, 2, MPI_INT, comm))) {
+        int got = nh_vpt_grouped(v, K, n, all);
+        if (got < 0)
+            rc = MPI_ERR_NO_MEM;
+        *applied = got == 1;
     }
-    if ((rc = PMPI_Allgather(&me, 3, MPI_INT, all, 3, MPI_INT, comm)))
-        goto out;
-    qsort(all, (size_t)K, sizeof(place), place_cmp);
-    int g = 0, nodes = 0;
-    for (int i = 0; i < K;) {
-        int j = i;
-        while (j < K && all[j].node == all[i].node)
-            j++;
-        g = gcd(g, j - i);
-        nodes++;
-        i = j;
-    }
-    if (nodes < 2 || g < 2)
-        goto out;
-    nh_vpt plain;
-    if (nh_vpt_init(&plain, K, n, 0))
-        goto out;
-    int best = 0;
-    double target = log((double)plain.dims[0]), bd = 0;
-    for (int f = 2; f <= g; f++) {
-        nh_vpt t;
-        if (g % f || nh_vpt_init(&t, K, n, f))
-            continue;
-        double d = fabs(log((double)f) - target);
-        if (!best || d <= bd) {
-            best = f;
-            bd = d;
-        }
-    }
-    if (!best || nh_vpt_init(v, K, n, best))
-        goto out;
-    for (int i = 0; i < K; i++)
-        order[i] = all[i].rank;
-    if (nh_vpt_set_order(v, order)) {
-        rc = MPI_ERR_NO_MEM;
-        goto out;
-    }
-    *applied = 1;
-out:
     free(all);
-    free(order);
     return rc;
 }

@@ -180,6 +180,61 @@ static void test_delivery(int K, int avg, int heavy)
     graph_free(&g);
 }
 
+/* Node-aware placement: nodes of unequal sizes, ranks scattered over them;
+ * every first-dimension group must lie in one node, and delivery holds. */
+static void test_grouped(void)
+{
+    int K = 24, sizes[3] = {8, 4, 12}, loc[48], left[3];
+    memcpy(left, sizes, sizeof(left));
+    for (int r = 0; r < K; r++) {
+        int nd;
+        do
+            nd = (int)(rnd() % 3);
+        while (!left[nd]);
+        left[nd]--;
+        loc[2 * r] = nd * 100; /* node ids need not be dense */
+        loc[2 * r + 1] = (int)(rnd() % 2);
+    }
+    for (int n = 2; n <= 3; n++) {
+        nh_vpt v;
+        int got = nh_vpt_grouped(&v, K, n, loc);
+        CHECK(got == 1, "grouped n=%d: not applied", n);
+        if (got != 1)
+            continue;
+        CHECK(sizes[1] % v.dims[0] == 0, "grouped n=%d: k_1=%d does not divide 4", n, v.dims[0]);
+        int same = 1;
+        for (int x = 0; x < K; x++)
+            same &= loc[2 * v.rank[x]] == loc[2 * v.rank[x - x % v.dims[0]]];
+        CHECK(same, "grouped n=%d: a first-dimension group spans nodes", n);
+        graph g;
+        graph_random(&g, K, 6, 2);
+        nh_stfw_graph sg = {K, g.outdeg, g.indeg, g.dst, g.src};
+        for (int op = 0; op < NH_OP_COUNT; op++) {
+            nh_sched *s[24];
+            char why[256];
+            CHECK(nh_stfw_build(&sg, &v, (nh_op)op, -1, s) == NH_STFW_OK, "grouped build");
+            CHECK(nh_stfw_simulate(&sg, (nh_op)op, s, NULL, NULL, why, sizeof(why)) == 1,
+                  "grouped n=%d %s: %s", n, nh_op_name((nh_op)op), why);
+            for (int r = 0; r < K; r++)
+                nh_sched_free(s[r]);
+        }
+        graph_free(&g);
+        nh_vpt_fini(&v);
+    }
+    /* Coprime node sizes (3 and 5), a single node, one rank per node. */
+    int l2[16], l1[16], l3[16];
+    for (int r = 0; r < 8; r++) {
+        l2[2 * r] = r < 3;
+        l1[2 * r] = 0;
+        l3[2 * r] = r;
+        l2[2 * r + 1] = l1[2 * r + 1] = l3[2 * r + 1] = 0;
+    }
+    nh_vpt v;
+    CHECK(nh_vpt_grouped(&v, 8, 3, l2) == 0, "coprime node sizes: plain VPT");
+    CHECK(nh_vpt_grouped(&v, 8, 3, l1) == 0, "one node: plain VPT");
+    CHECK(nh_vpt_grouped(&v, 8, 3, l3) == 0, "one rank per node: plain VPT");
+}
+
 static void test_inconsistent(void)
 {
     graph g;
@@ -209,6 +264,7 @@ int main(void)
     test_delivery(64, 8, 3);
     test_delivery(128, 4, 1);
     test_delivery(210, 6, 2);
+    test_grouped();
     test_inconsistent();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
