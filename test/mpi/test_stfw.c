@@ -7,7 +7,8 @@
  * a star, and an empty graph; contiguous and strided types; repeated
  * calls with other counts (v forms) and other buffers.  With
  * NHOOD_ALGO=stfw in the environment it also checks that nhood reports
- * stfw for the blocking forms.  Prints "N passed, N failed" on rank 0. */
+ * stfw for the blocking forms.  With "info": one graph created with info
+ * nhood_stfw_dims=2 and one without.  Prints "N passed, N failed" on rank 0. */
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -32,6 +33,8 @@ static unsigned rnd(void)
     rng ^= rng << 17;
     return (unsigned)(rng >> 11);
 }
+
+static MPI_Info graph_info = MPI_INFO_NULL;
 
 /* Every rank draws the same global graph and keeps its own lists. */
 static void make_graph(int kind, unsigned seed, MPI_Comm *g, int *outdeg, int *indeg)
@@ -68,7 +71,7 @@ static void make_graph(int kind, unsigned seed, MPI_Comm *g, int *outdeg, int *i
         mysrc[k] = t;
     }
     MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, ni, mysrc, MPI_UNWEIGHTED, no, mydst,
-                                   MPI_UNWEIGHTED, MPI_INFO_NULL, 0, g);
+                                   MPI_UNWEIGHTED, graph_info, 0, g);
     *outdeg = no;
     *indeg = ni;
     free(dst);
@@ -109,6 +112,16 @@ static void fill(unsigned char *b, size_t n, int salt)
         b[i] = (unsigned char)(rank * 31 + i * 7 + salt);
 }
 
+/* Does nhood pass op on g to PMPI?  Then PMPI's answer is expected
+ * (MPICH's reversed duplicate sources included). */
+static int passthrough(MPI_Comm g, const char *op)
+{
+    char name[32] = "pmpi";
+    if (algo_for)
+        algo_for(g, op, 8, name, sizeof(name));
+    return strcmp(name, "pmpi") == 0;
+}
+
 static void check_algo(const char *what, MPI_Comm g, const char *op)
 {
     const char *forced = getenv("NHOOD_ALGO");
@@ -138,7 +151,12 @@ static void test_plain(const char *what, MPI_Comm g, int outdeg, int indeg, int 
         memset(ref, 0xA5, rb);
         memset(got, 0xA5, rb);
         memset(pm, 0xA5, rb);
-        reference(alltoall, g, s, count, type, ref, count, type);
+        if (!passthrough(g, op))
+            reference(alltoall, g, s, count, type, ref, count, type);
+        else if (alltoall)
+            PMPI_Neighbor_alltoall(s, count, type, ref, count, type, g);
+        else
+            PMPI_Neighbor_allgather(s, count, type, ref, count, type, g);
         int rc = alltoall ? MPI_Neighbor_alltoall(s, count, type, got, count, type, g)
                           : MPI_Neighbor_allgather(s, count, type, got, count, type, g);
         if (alltoall)
@@ -200,8 +218,13 @@ static void test_v(const char *what, MPI_Comm g, int outdeg, int indeg, int allt
      * differ and its alltoallv would fail: PMPI only on graphs without. */
     int dup = duplicate_sources(g), anydup;
     MPI_Allreduce(&dup, &anydup, 1, MPI_INT, MPI_MAX, g);
-    int rc;
-    if (alltoall) {
+    /* Passed to PMPI with duplicate sources, the call itself would fail
+     * on MPICH (see above): nothing to compare then. */
+    int skip = anydup && alltoall && passthrough(g, "alltoall");
+    int rc = MPI_SUCCESS;
+    if (skip) {
+        /* nothing */
+    } else if (alltoall) {
         reference_v(g, s, sc, sd, MPI_DOUBLE, ref, rc_, rd, MPI_DOUBLE);
         rc = MPI_Neighbor_alltoallv(s, sc, sd, MPI_DOUBLE, got, rc_, rd, MPI_DOUBLE, g);
         if (!anydup)
@@ -214,7 +237,7 @@ static void test_v(const char *what, MPI_Comm g, int outdeg, int indeg, int allt
     }
     CHECK(rc == MPI_SUCCESS, "%s %s call %d: rc %d", what, op, call, rc);
     CHECK(memcmp(ref, got, rb) == 0, "%s %s call %d: differs from the reference", what, op, call);
-    if (!anydup)
+    if (!anydup && !skip)
         CHECK(memcmp(pm, got, rb) == 0, "%s %s call %d: differs from PMPI", what, op, call);
     free(sc);
     free(sd);
@@ -255,6 +278,16 @@ int main(int argc, char **argv)
     snprintf(check_prefix, sizeof(check_prefix), "rank %d: ", rank);
     *(void **)&algo_for = dlsym(RTLD_DEFAULT, "nhood_algorithm_for");
     char name[64];
+    if (argc > 1 && strcmp(argv[1], "info") == 0) {
+        /* One graph with info nhood_stfw_dims=2, one without. */
+        MPI_Info_create(&graph_info);
+        MPI_Info_set(graph_info, "nhood_stfw_dims", "2");
+        test_graph("info nhood_stfw_dims=2", 0, 7);
+        MPI_Info_free(&graph_info);
+        graph_info = MPI_INFO_NULL;
+        test_graph("no info", 0, 7);
+        return check_finish_mpi();
+    }
     for (unsigned seed = 1; seed <= 6; seed++) {
         snprintf(name, sizeof(name), "random seed %u", seed);
         test_graph(name, 0, seed);
