@@ -101,7 +101,7 @@ typedef struct nh_hint {
     int dims[NH_MAXDIMS];
     int has_periods; /* nhood_periods=1,1,0 */
     int periods[NH_MAXDIMS];
-    nh_algo algo; /* nhood_algorithm= (AUTO = unset) */
+    nh_algo algo;  /* nhood_algorithm= (AUTO = unset) */
     int stfw_dims; /* nhood_stfw_dims= (0 = unset) */
 } nh_hint;
 /* Parses nhood's info keys; on a malformed value fills msg, returns -1. */

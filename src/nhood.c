@@ -250,10 +250,10 @@ int nh_impl_MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], 
 {
     int rc = nh_stfw_try_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                                    rdispls, recvtype, comm);
-    return rc != NH_STFW_PASS ? rc
-                              : PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype,
-                                                        recvbuf, recvcounts, rdispls, recvtype,
-                                                        comm);
+    return rc != NH_STFW_PASS
+               ? rc
+               : PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                         recvcounts, rdispls, recvtype, comm);
 }
 
 int nh_impl_MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,

@@ -72,8 +72,7 @@ void nh_report_print(void)
             snprintf(stfw, sizeof(stfw),
                      " stfw_dims=%d stfw_vpt=%s stfw_mmax=%ld stfw_mavg=%.1f pmpi_mmax=%ld "
                      "pmpi_mavg=%.1f",
-                     r->stfw_dims, r->stfw_vpt, r->stfw_mmax, r->stfw_mavg, r->bl_mmax,
-                     r->bl_mavg);
+                     r->stfw_dims, r->stfw_vpt, r->stfw_mmax, r->stfw_mavg, r->bl_mmax, r->bl_mavg);
         fprintf(stderr,
                 "nhood: comm=%d op=%s%s%s pattern=%s source=%s dims=%s periods=%s neighbors=%d "
                 "algorithm=%s binding=%s calls=%ld rounds=%d messages=%ld%s%s%s\n",
@@ -81,12 +80,11 @@ void nh_report_print(void)
                 r->isomorphic  ? "isomorphic"
                 : r->stfw_dims ? "irregular"
                                : "none",
-                r->source ? r->source : "-", r->dims, r->periods, r->neighbors,
-                nh_algos[best].name,
+                r->source ? r->source : "-", r->dims, r->periods, r->neighbors, nh_algos[best].name,
                 best == NH_ALGO_PMPI || best == NH_ALGO_STFW ? "-"
                                                              : nh_binding_name(r->last_binding),
-                calls, r->rounds[best], r->msgs[best], used > 1 ? " mix=" : "",
-                used > 1 ? mix : "", stfw);
+                calls, r->rounds[best], r->msgs[best], used > 1 ? " mix=" : "", used > 1 ? mix : "",
+                stfw);
     }
 }
 

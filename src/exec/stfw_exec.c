@@ -595,7 +595,11 @@ static int try_run(nh_op op, xargs *a, MPI_Comm comm)
 int nh_stfw_try_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                          MPI_Datatype rtype, MPI_Comm comm)
 {
-    xargs a = {.sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf, .rcount = rcount,
+    xargs a = {.sbuf = sbuf,
+               .scount = scount,
+               .stype = stype,
+               .rbuf = rbuf,
+               .rcount = rcount,
                .rtype = rtype};
     return try_run(NH_OP_ALLTOALL, &a, comm);
 }
@@ -619,7 +623,11 @@ int nh_stfw_try_alltoallv(const void *sbuf, const int *scounts, const int *sdisp
 int nh_stfw_try_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                           MPI_Datatype rtype, MPI_Comm comm)
 {
-    xargs a = {.sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf, .rcount = rcount,
+    xargs a = {.sbuf = sbuf,
+               .scount = scount,
+               .stype = stype,
+               .rbuf = rbuf,
+               .rcount = rcount,
                .rtype = rtype};
     return try_run(NH_OP_ALLGATHER, &a, comm);
 }

@@ -565,8 +565,8 @@ static int long_pair_cmp(const void *a, const void *b)
     return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
-int nh_stfw_simulate(const nh_stfw_graph *g, nh_op op, nh_sched *const *scheds,
-                     long *const *words, nh_stfw_metrics *m, char *why, size_t whylen)
+int nh_stfw_simulate(const nh_stfw_graph *g, nh_op op, nh_sched *const *scheds, long *const *words,
+                     nh_stfw_metrics *m, char *why, size_t whylen)
 {
     int K = g->K, ok = 1, rc = -1, nph = 0;
     long E = 0;
@@ -613,9 +613,10 @@ int nh_stfw_simulate(const nh_stfw_graph *g, nh_op op, nh_sched *const *scheds,
         for (int t = 0; t < nt; t++)
             val[NH_BUF_TEMP][r][t] = -1;
     }
-#define LEN(r, bf) ((bf) == NH_BUF_SEND   ? (op == NH_OP_ALLTOALL ? g->outdeg[r] : 1) \
-                    : (bf) == NH_BUF_RECV ? g->indeg[r]                           \
-                                          : scheds[r]->ntemp)
+#define LEN(r, bf)                                                                                 \
+    ((bf) == NH_BUF_SEND   ? (op == NH_OP_ALLTOALL ? g->outdeg[r] : 1)                             \
+     : (bf) == NH_BUF_RECV ? g->indeg[r]                                                           \
+                           : scheds[r]->ntemp)
 #define WEIGHT(v) (op == NH_OP_ALLTOALL ? wflat[v] : 1)
     for (int ph = 0; ph < nph && ok; ph++) {
         /* Sends first: a message carries its blocks as they are when the
@@ -628,8 +629,7 @@ int nh_stfw_simulate(const nh_stfw_graph *g, nh_op op, nh_sched *const *scheds,
                 if (rd->phase != ph || rd->copy || rd->sendpeer == NH_NONE)
                     continue;
                 if (rd->sendpeer < 0 || rd->sendpeer >= K || rd->sendpeer == r) {
-                    why_set(why, whylen, &ok, "rank %d phase %d: bad peer %d", r, ph,
-                            rd->sendpeer);
+                    why_set(why, whylen, &ok, "rank %d phase %d: bad peer %d", r, ph, rd->sendpeer);
                     break;
                 }
                 if (nm == capm) {
@@ -643,16 +643,15 @@ int nh_stfw_simulate(const nh_stfw_graph *g, nh_op op, nh_sched *const *scheds,
                 msgs[r]++;
                 for (int i = 0; i < rd->nsend; i++) {
                     const nh_blk *bk = &rd->send[i];
-                    if (bk->buf < 0 || bk->buf > 2 || bk->slot < 0 ||
-                        bk->slot >= LEN(r, bk->buf)) {
+                    if (bk->buf < 0 || bk->buf > 2 || bk->slot < 0 || bk->slot >= LEN(r, bk->buf)) {
                         why_set(why, whylen, &ok, "rank %d: send block out of range", r);
                         break;
                     }
                     long x = val[bk->buf][r][bk->slot];
                     if (x < 0) {
                         why_set(why, whylen, &ok,
-                                "rank %d phase %d: sends (buf %d, slot %d) before it holds data",
-                                r, ph, bk->buf, bk->slot);
+                                "rank %d phase %d: sends (buf %d, slot %d) before it holds data", r,
+                                ph, bk->buf, bk->slot);
                         break;
                     }
                     if (nv == capv) {
@@ -703,8 +702,8 @@ int nh_stfw_simulate(const nh_stfw_graph *g, nh_op op, nh_sched *const *scheds,
                 }
                 const nh_round *sd = &scheds[hit->from]->rounds[hit->round];
                 if (sd->nsend != rd->nrecv) {
-                    why_set(why, whylen, &ok, "phase %d: %d -> %d sends %d blocks, %d expected",
-                            ph, hit->from, r, sd->nsend, rd->nrecv);
+                    why_set(why, whylen, &ok, "phase %d: %d -> %d sends %d blocks, %d expected", ph,
+                            hit->from, r, sd->nsend, rd->nrecv);
                     break;
                 }
                 matched++;
@@ -730,8 +729,7 @@ int nh_stfw_simulate(const nh_stfw_graph *g, nh_op op, nh_sched *const *scheds,
             }
         }
         if (ok && matched != nm)
-            why_set(why, whylen, &ok, "phase %d: %zu messages sent, %zu received", ph, nm,
-                    matched);
+            why_set(why, whylen, &ok, "phase %d: %zu messages sent, %zu received", ph, nm, matched);
     }
     /* Expected contents, computed independently of the builder: per source
      * its (destination, index) pairs sorted; slot i of d listing s for the
@@ -760,8 +758,8 @@ int nh_stfw_simulate(const nh_stfw_graph *g, nh_op op, nh_sched *const *scheds,
             }
             long e = lo + k;
             if (e >= off[s + 1] || pairs[2 * e] != d) {
-                why_set(why, whylen, &ok, "rank %d lists source %d more often than %d lists it",
-                        d, s, s);
+                why_set(why, whylen, &ok, "rank %d lists source %d more often than %d lists it", d,
+                        s, s);
                 break;
             }
             long want = op == NH_OP_ALLTOALL ? off[s] + pairs[2 * e + 1] : s;
@@ -769,8 +767,8 @@ int nh_stfw_simulate(const nh_stfw_graph *g, nh_op op, nh_sched *const *scheds,
                 why_set(why, whylen, &ok, "rank %d: receive slot %d written %d times", d, i,
                         writes[d][i]);
             else if (val[NH_BUF_RECV][d][i] != want)
-                why_set(why, whylen, &ok, "rank %d: receive slot %d holds block %ld, not %ld", d,
-                        i, val[NH_BUF_RECV][d][i], want);
+                why_set(why, whylen, &ok, "rank %d: receive slot %d holds block %ld, not %ld", d, i,
+                        val[NH_BUF_RECV][d][i], want);
             buf[d] += WEIGHT(want);
         }
         for (int i = 0; i < g->indeg[d]; i++)

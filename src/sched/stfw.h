@@ -110,8 +110,8 @@ typedef struct nh_stfw_metrics {
  * (alltoall; NULL: one word each, and always one word for allgather).
  * Returns 1 if delivery is right, 0 with the reason in why, -1 on
  * allocation failure; fills m (if not NULL) either way. */
-int nh_stfw_simulate(const nh_stfw_graph *g, nh_op op, nh_sched *const *scheds,
-                     long *const *words, nh_stfw_metrics *m, char *why, size_t whylen);
+int nh_stfw_simulate(const nh_stfw_graph *g, nh_op op, nh_sched *const *scheds, long *const *words,
+                     nh_stfw_metrics *m, char *why, size_t whylen);
 
 /* The baseline (one message per distinct destination other than self,
  * all of a rank's blocks to it combined) in the same metrics. */

@@ -164,8 +164,7 @@ int main(int argc, char **argv)
         int ok = nh_stfw_simulate(&g, op, s, words, &sm, why, sizeof(why));
         double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
         if (ok != 1) {
-            fprintf(stderr, "nhood-stfw-metrics: %s on %s: delivery failed: %s\n", name, vpt,
-                    why);
+            fprintf(stderr, "nhood-stfw-metrics: %s on %s: delivery failed: %s\n", name, vpt, why);
             status = 1;
         }
         char verdict[48];

@@ -43,13 +43,13 @@ static void make_graph(int kind, unsigned seed, MPI_Comm *g, int *outdeg, int *i
     int *dst = malloc(sizeof(int) * cap * p), *deg = calloc((size_t)p, sizeof(int));
     rng = 0x9E3779B97F4A7C15ULL ^ (seed * 0x2545F4914F6CDD1DULL);
     for (int s = 0; s < p; s++) {
-        int d = kind == 0 ? (rnd() % 4 == 0 ? 0 : (int)(rnd() % (unsigned)(2 * p + 2)))
+        int d = kind == 0   ? (rnd() % 4 == 0 ? 0 : (int)(rnd() % (unsigned)(2 * p + 2)))
                 : kind == 1 ? (s == 0 ? p : 1)
                             : 0;
         for (int j = 0; j < d; j++) {
             unsigned x = rnd() % 8;
-            int t = kind == 1 ? (s == 0 ? j : 0)
-                    : x == 0  ? s
+            int t = kind == 1         ? (s == 0 ? j : 0)
+                    : x == 0          ? s
                     : x == 1 && j > 0 ? dst[s * cap + j - 1]
                                       : (int)(rnd() % (unsigned)p);
             dst[s * cap + j] = t;
@@ -137,8 +137,8 @@ static void check_algo(const char *what, MPI_Comm g, const char *op)
 }
 
 /* alltoall / allgather with count elements of type per block. */
-static void test_plain(const char *what, MPI_Comm g, int outdeg, int indeg, int alltoall,
-                       int count, MPI_Datatype type, int salt)
+static void test_plain(const char *what, MPI_Comm g, int outdeg, int indeg, int alltoall, int count,
+                       MPI_Datatype type, int salt)
 {
     MPI_Aint lb, ext;
     MPI_Type_get_extent(type, &lb, &ext);
@@ -164,8 +164,7 @@ static void test_plain(const char *what, MPI_Comm g, int outdeg, int indeg, int 
         else
             PMPI_Neighbor_allgather(s, count, type, pm, count, type, g);
         CHECK(rc == MPI_SUCCESS, "%s %s: rc %d", what, op, rc);
-        CHECK(memcmp(ref, got, rb) == 0, "%s %s rep %d: differs from the reference", what, op,
-              rep);
+        CHECK(memcmp(ref, got, rb) == 0, "%s %s rep %d: differs from the reference", what, op, rep);
         if (!duplicate_sources(g))
             CHECK(memcmp(pm, got, rb) == 0, "%s %s rep %d: differs from PMPI", what, op, rep);
     }
