@@ -428,9 +428,14 @@ static int block_unpack(nh_stfw *st, const xargs *a, int slot, const char *in, s
     return (size_t)pos == len ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
 }
 
+/* A block that does not fit its receive slot (the program's counts or
+ * types disagree) is an error of that call, but the rank still receives
+ * and forwards everything else, so that other ranks complete: the first
+ * such error is returned at the end (uerr).  Failures of MPI itself or of
+ * memory stop the run. */
 static int run(nh_stfw *st, const nh_sched *s, const xargs *a)
 {
-    int rc = MPI_SUCCESS, nreq = 0;
+    int rc = MPI_SUCCESS, nreq = 0, uerr = MPI_SUCCESS;
     size_t storeused = 0;
     if (s->ntemp > st->ntemp_cap) {
         size_t *o = realloc(st->toff, (size_t)s->ntemp * sizeof(size_t));
@@ -526,7 +531,9 @@ static int run(nh_stfw *st, const nh_sched *s, const xargs *a)
                 size_t len = (size_t)l64;
                 const nh_blk *b = &r->recv[i];
                 if (b->buf == NH_BUF_RECV) {
-                    rc = block_unpack(st, a, b->slot, st->rbuf + at2, len);
+                    int e = block_unpack(st, a, b->slot, st->rbuf + at2, len);
+                    if (e && !uerr)
+                        uerr = e;
                 } else if (b->buf == NH_BUF_TEMP) {
                     if (grow(&st->store, &st->storecap, storeused + len + 1)) {
                         rc = MPI_ERR_NO_MEM;
@@ -562,11 +569,14 @@ static int run(nh_stfw *st, const nh_sched *s, const xargs *a)
                 rc = MPI_ERR_NO_MEM;
                 break;
             }
-            if (!(rc = block_pack(st, a, &r->send[i], st->sbuf, st->scap, &len)))
-                rc = block_unpack(st, a, r->recv[i].slot, st->sbuf, len);
+            if (!(rc = block_pack(st, a, &r->send[i], st->sbuf, st->scap, &len))) {
+                int e = block_unpack(st, a, r->recv[i].slot, st->sbuf, len);
+                if (e && !uerr)
+                    uerr = e;
+            }
         }
     }
-    return rc;
+    return rc ? rc : uerr;
 }
 
 static int try_run(nh_op op, xargs *a, MPI_Comm comm)
