@@ -1,12 +1,14 @@
 #!/bin/sh
 # Installs what nhood needs on Debian 12.  Safe to re-run.
 # --smpi also installs SimGrid (smpicc, smpirun) for make smpi / check-smpi
-# and scripts/nhood-sim.
+# and scripts/nhood-sim; --metis libmetis-dev (./configure --with-metis, METIS
+# partitions for nhood-spmv).
 set -e
 pkgs="mpich libmpich-dev openmpi-bin libopenmpi-dev libhwloc-dev autoconf automake libtool pkg-config make gcc gnuplot-nox git"
 # Fortran tests (mpifort), make check-valgrind, make fuzz (libFuzzer).
 pkgs="$pkgs gfortran valgrind clang libclang-rt-14-dev"
 [ "${1:-}" = --smpi ] && pkgs="$pkgs libsimgrid-dev"
+case " $* " in *" --metis "*) pkgs="$pkgs libmetis-dev" ;; esac
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -16,6 +16,11 @@
  * with MPI_IN_PLACE.  Counts are random and symmetric per pair (mean
  * bytes / 8 / p doubles), as in nhood-bench-inplace.
  *
+ * spmv: the halo exchange of a row-parallel SpMV (MPI_Neighbor_alltoallv
+ * of doubles, counts = words) on the communication graph of --matrix SPEC
+ * (src/tools/matgen.h) partitioned with --part over the simulated ranks;
+ * see run_spmv.
+ *
  * Method: all ranks start a measured call at the same simulated instant
  * (sync_start), the time of a call is the maximum over ranks of its
  * completion, the median over the repetitions after Tukey's fences is
@@ -43,16 +48,17 @@
 #include "nh.h"
 #include "nhood.h"
 #include "sync.h"
+#include "tools/matgen.h"
 
-enum { OP_ALLTOALL, OP_ALLGATHER, OP_ALLTOALLV, OP_ALLTOALLW, OP_INPLACE };
-static const char *const op_names[] = {"alltoall", "allgather", "alltoallv", "alltoallw",
-                                       "inplace_alltoallv"};
+enum { OP_ALLTOALL, OP_ALLGATHER, OP_ALLTOALLV, OP_ALLTOALLW, OP_INPLACE, OP_SPMV };
+static const char *const op_names[] = {"alltoall",  "allgather",         "alltoallv",
+                                       "alltoallw", "inplace_alltoallv", "spmv"};
 
 static int rank, p;
 
 typedef struct opts {
     int op;
-    const char *nbhd, *platform;
+    const char *nbhd, *platform, *matrix, *part;
     int d, r, reps, warmup, header, no_native;
     char bytes[256], algos[256];
 } opts;
@@ -393,13 +399,218 @@ static int run_inplace(const opts *o)
     return bad;
 }
 
+/* ---- SpMV halo exchange (store-and-forward paper, Tables 2 and 3) ---- */
+
+/* Rank 0 builds the matrix, partition and communication graph (one copy in
+ * the simulator's memory, not one per simulated rank) and hands every rank
+ * its sources, destinations and word counts.  The exchange is
+ * MPI_Neighbor_alltoallv of doubles with counts = words, as nhood-spmv does
+ * it; native is PMPI_Neighbor_alltoallv (MPICH's linear algorithm from
+ * compat.c).  The bytes column is the average message size, max_msgs and
+ * max_volume are those of the communication graph (mmax and the busiest
+ * rank's bytes). */
+static int run_spmv(const opts *o)
+{
+    int err_flag = 0, bad = 0;
+    char err[512] = "";
+    nh_csr m;
+    nh_cgraph cg = {0};
+    nh_cgraph_stats st = {0};
+    int *sc = NULL, *sd = NULL, *packed = NULL;
+    int deg[2] = {0, 0}, *degs = NULL;
+    if (rank == 0) {
+        int *owner = NULL;
+        if (nh_matgen(o->matrix, &m, err, sizeof(err))) {
+            err_flag = 1;
+        } else {
+            owner = malloc(((size_t)m.nrows + 1) * sizeof(int));
+            if (!owner || nh_partition(&m, p, o->part, owner, err, sizeof(err)))
+                err_flag = 1;
+            else if (nh_comm_graph(&m, p, owner, &cg)) {
+                snprintf(err, sizeof(err), "no communication graph (the matrix must be square)");
+                err_flag = 1;
+            }
+            nh_csr_free(&m);
+        }
+        free(owner);
+        if (err_flag)
+            fprintf(stderr, "nhood-simbench: %s\n", err);
+    }
+    MPI_Bcast(&err_flag, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (err_flag)
+        return 2;
+    if (rank == 0) {
+        nh_cgraph_stats_of(&cg, &st);
+        degs = malloc(sizeof(int) * 2 * (size_t)p);
+        sc = malloc(sizeof(int) * (size_t)p);
+        sd = malloc(sizeof(int) * (size_t)p);
+        long tot = 0;
+        for (int r = 0; r < p; r++) {
+            degs[2 * r] = cg.indeg[r];
+            degs[2 * r + 1] = cg.outdeg[r];
+            sc[r] = 2 * (cg.indeg[r] + cg.outdeg[r]);
+            sd[r] = (int)tot;
+            tot += sc[r];
+        }
+        packed = malloc(sizeof(int) * ((size_t)tot + 1));
+        for (int r = 0; r < p; r++) {
+            int *q = packed + sd[r];
+            for (int k = 0; k < cg.indeg[r]; k++) {
+                *q++ = cg.src[r][k];
+                *q++ = (int)cg.inwords[r][k];
+            }
+            for (int k = 0; k < cg.outdeg[r]; k++) {
+                *q++ = cg.dst[r][k];
+                *q++ = (int)cg.words[r][k];
+            }
+        }
+        nh_cgraph_free(&cg);
+    }
+    double stv[4] = {st.mmax, st.mavg, (double)st.vmax, st.vavg};
+    MPI_Bcast(stv, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Scatter(degs, 2, MPI_INT, deg, 2, MPI_INT, 0, MPI_COMM_WORLD);
+    int indeg = deg[0], outdeg = deg[1];
+    int *mine = malloc(sizeof(int) * (2 * (size_t)(indeg + outdeg) + 1));
+    MPI_Scatterv(packed, sc, sd, MPI_INT, mine, 2 * (indeg + outdeg), MPI_INT, 0, MPI_COMM_WORLD);
+    free(degs);
+    free(sc);
+    free(sd);
+    free(packed);
+    int *src = malloc(sizeof(int) * ((size_t)indeg + 1)),
+        *dst = malloc(sizeof(int) * ((size_t)outdeg + 1));
+    int *rcounts = malloc(sizeof(int) * ((size_t)indeg + 1)),
+        *rdispls = malloc(sizeof(int) * ((size_t)indeg + 1));
+    int *scounts = malloc(sizeof(int) * ((size_t)outdeg + 1)),
+        *sdispls = malloc(sizeof(int) * ((size_t)outdeg + 1));
+    int nrecv = 0, nsend = 0;
+    for (int k = 0; k < indeg; k++) {
+        src[k] = mine[2 * k];
+        rcounts[k] = mine[2 * k + 1];
+        rdispls[k] = nrecv;
+        nrecv += rcounts[k];
+    }
+    for (int k = 0; k < outdeg; k++) {
+        dst[k] = mine[2 * (indeg + k)];
+        scounts[k] = mine[2 * (indeg + k) + 1];
+        sdispls[k] = nsend;
+        nsend += scounts[k];
+    }
+    free(mine);
+    double *sbuf = malloc(sizeof(double) * ((size_t)nsend + 1)),
+           *rbuf = malloc(sizeof(double) * ((size_t)nrecv + 1)),
+           *ref = malloc(sizeof(double) * ((size_t)nrecv + 1));
+    for (int i = 0; i < nsend; i++)
+        sbuf[i] = rank * 1e6 + i;
+
+    /* The label: the spec without a file's directory, no commas. */
+    char label[256];
+    const char *slash = strrchr(o->matrix, '/');
+    if (slash)
+        snprintf(label, sizeof(label), "%.*s%s", (int)(strchr(o->matrix, ':') - o->matrix + 1),
+                 o->matrix, slash + 1);
+    else
+        snprintf(label, sizeof(label), "%s", o->matrix);
+    for (char *c = label; *c; c++)
+        if (*c == ',')
+            *c = ';';
+    int avgbytes = stv[1] > 0 ? (int)(8.0 * stv[3] / stv[1] + 0.5) : 0;
+    if (rank == 0)
+        fprintf(stderr,
+                "# matrix %s, %s partition: mmax %.0f, mavg %.1f messages; vmax %.0f, vavg %.0f "
+                "bytes per rank\n",
+                label, o->part, stv[0], stv[1], 8 * stv[2], 8 * stv[3]);
+
+    char *algos[16], *save = NULL, alist[256];
+    int nalgo = 0;
+    snprintf(alist, sizeof(alist), "%s", o->algos);
+    for (char *a = strtok_r(alist, ",", &save); a && nalgo < 16; a = strtok_r(NULL, ",", &save))
+        algos[nalgo++] = a;
+    MPI_Comm *g = calloc((size_t)nalgo + 1, sizeof(MPI_Comm));
+    for (int a = 0; a < nalgo; a++) {
+        MPI_Info info = MPI_INFO_NULL;
+        if (strcmp(algos[a], "auto") != 0) {
+            MPI_Info_create(&info);
+            MPI_Info_set(info, "nhood_algorithm", algos[a]);
+        }
+        MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, indeg, src, MPI_UNWEIGHTED, outdeg, dst,
+                                       MPI_UNWEIGHTED, info, 0, &g[a]);
+        if (info != MPI_INFO_NULL)
+            MPI_Info_free(&info);
+    }
+    double *t = malloc(sizeof(double) * (size_t)o->reps);
+    /* native, on the first communicator */
+    for (int w = 0; w < o->warmup; w++)
+        PMPI_Neighbor_alltoallv(sbuf, scounts, sdispls, MPI_DOUBLE, ref, rcounts, rdispls,
+                                MPI_DOUBLE, g[0]);
+    double native = 0;
+    if (!o->no_native) {
+        for (int k = 0; k < o->reps; k++) {
+            double t0 = sync_start(g[0]);
+            PMPI_Neighbor_alltoallv(sbuf, scounts, sdispls, MPI_DOUBLE, ref, rcounts, rdispls,
+                                    MPI_DOUBLE, g[0]);
+            t[k] = max_time((MPI_Wtime() - t0) * 1e6);
+        }
+        native = robust_median(t, o->reps);
+    }
+    for (int a = 0; a < nalgo; a++) {
+        memset(rbuf, 0x5a, sizeof(double) * ((size_t)nrecv + 1));
+        MPI_Neighbor_alltoallv(sbuf, scounts, sdispls, MPI_DOUBLE, rbuf, rcounts, rdispls,
+                               MPI_DOUBLE, g[a]);
+        int wrong = memcmp(rbuf, ref, sizeof(double) * (size_t)nrecv) != 0, anywrong;
+        MPI_Allreduce(&wrong, &anywrong, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        bad |= anywrong;
+        for (int w = 1; w < o->warmup; w++)
+            MPI_Neighbor_alltoallv(sbuf, scounts, sdispls, MPI_DOUBLE, rbuf, rcounts, rdispls,
+                                   MPI_DOUBLE, g[a]);
+        for (int k = 0; k < o->reps; k++) {
+            double t0 = sync_start(g[a]);
+            MPI_Neighbor_alltoallv(sbuf, scounts, sdispls, MPI_DOUBLE, rbuf, rcounts, rdispls,
+                                   MPI_DOUBLE, g[a]);
+            t[k] = max_time((MPI_Wtime() - t0) * 1e6);
+        }
+        double us = robust_median(t, o->reps);
+        char chosen[32] = "pmpi", name[48];
+        nhood_algorithm_for(g[a], "alltoallv", avgbytes, chosen, sizeof(chosen));
+        if (strcmp(algos[a], "auto") == 0)
+            snprintf(name, sizeof(name), "auto:%s", chosen);
+        else if (strcmp(algos[a], chosen) == 0)
+            snprintf(name, sizeof(name), "%s", chosen);
+        else
+            snprintf(name, sizeof(name), "%s>%s", algos[a], chosen);
+        if (rank == 0) {
+            printf("spmv,%s,0,0,%d,%d,%s,%.3f,%.3f,%.3f,%s,%d,%.0f,%.0f\n", label, p, avgbytes,
+                   name, native, us, native > 0 ? us / native : 0, o->platform, 1, stv[0],
+                   8 * stv[2]);
+            fflush(stdout);
+            if (anywrong)
+                fprintf(stderr, "nhood-simbench: spmv %s: result differs from native\n", algos[a]);
+        }
+    }
+    for (int a = 0; a < nalgo; a++)
+        MPI_Comm_free(&g[a]);
+    free(g);
+    free(t);
+    free(sbuf);
+    free(rbuf);
+    free(ref);
+    free(src);
+    free(dst);
+    free(rcounts);
+    free(rdispls);
+    free(scounts);
+    free(sdispls);
+    return bad;
+}
+
 static void usage(void)
 {
-    fprintf(stderr,
-            "usage: nhood-simbench --op alltoall|allgather|alltoallv|alltoallw|inplace_alltoallv\n"
-            "         [--nbhd moore|vonneumann|octant|shales] [--dims D] [--radius R]\n"
-            "         [--bytes 8,64] [--algos auto,direct,torus,torus_direct | lsa,hsa]\n"
-            "         [--reps N] [--warmup N] [--platform NAME] [--no-header] [--no-native]\n");
+    fprintf(
+        stderr,
+        "usage: nhood-simbench --op alltoall|allgather|alltoallv|alltoallw|inplace_alltoallv|spmv\n"
+        "         [--nbhd moore|vonneumann|octant|shales] [--dims D] [--radius R]\n"
+        "         [--bytes 8,64] [--algos auto,direct,torus,torus_direct | lsa,hsa]\n"
+        "         [--reps N] [--warmup N] [--platform NAME] [--no-header] [--no-native]\n"
+        "         [--matrix SPEC] [--part rowblock|nnz|metis|file:PATH]   (spmv)\n");
 }
 
 int main(int argc, char **argv)
@@ -411,7 +622,9 @@ int main(int argc, char **argv)
               .r = 1,
               .reps = 3,
               .warmup = 1,
-              .header = 1};
+              .header = 1,
+              .matrix = "powerlaw:100000:8:2.2:2",
+              .part = "rowblock"};
     int bad = 0, op_given = 0;
     const char *algos = NULL;
     snprintf(o.bytes, sizeof(o.bytes), "8");
@@ -435,7 +648,7 @@ int main(int argc, char **argv)
         i++;
         if (strcmp(a, "--op") == 0) {
             o.op = -1;
-            for (int k = 0; k < 5; k++)
+            for (int k = 0; k < 6; k++)
                 if (strcmp(v, op_names[k]) == 0)
                     o.op = k;
             bad |= o.op < 0;
@@ -456,18 +669,22 @@ int main(int argc, char **argv)
             snprintf(o.bytes, sizeof(o.bytes), "%s", v);
         else if (strcmp(a, "--algos") == 0)
             algos = v;
+        else if (strcmp(a, "--matrix") == 0)
+            o.matrix = v;
+        else if (strcmp(a, "--part") == 0)
+            o.part = v;
         else
             bad = 1;
     }
     int *off;
     if (bad || !op_given || o.reps < 1 || o.warmup < 1 || o.d < 1 || o.d > TC_MAXD || o.r < 1 ||
-        (o.op != OP_INPLACE && tc_offsets(o.nbhd, o.d, o.r, &off) < 0)) {
+        (o.op < OP_INPLACE && tc_offsets(o.nbhd, o.d, o.r, &off) < 0)) {
         if (rank == 0)
             usage();
         MPI_Finalize();
         return 2;
     }
-    if (o.op != OP_INPLACE)
+    if (o.op < OP_INPLACE)
         free(off);
     snprintf(o.algos, sizeof(o.algos), "%s",
              algos                  ? algos
@@ -477,7 +694,7 @@ int main(int argc, char **argv)
     if (rank == 0 && o.header)
         printf("op,nbhd,dims,radius,procs,bytes,algorithm,native_us,nhood_us,ratio,platform,rounds,"
                "max_msgs,max_volume\n");
-    bad = o.op == OP_INPLACE ? run_inplace(&o) : run_neighbor(&o);
+    bad = o.op == OP_INPLACE ? run_inplace(&o) : o.op == OP_SPMV ? run_spmv(&o) : run_neighbor(&o);
     MPI_Finalize();
     return bad ? 1 : 0;
 }

@@ -21,8 +21,11 @@ NHOOD_SRC = src/topo/grid.c src/sched/sched.c src/sched/direct.c src/sched/dimwi
 	src/exec/exec.c src/exec/request.c src/exec/pack.c src/exec/inplace.c \
 	src/select/config.c src/select/select.c src/select/autotune.c
 COMPAT_SRC = src/smpi/compat.c
+# The SpMV test matrices (no MPI), for nhood-simbench --op spmv.
+MAT_SRC = src/tools/matgen.c
 NHOOD_OBJ = $(NHOOD_SRC:%.c=$(OUT)/%.o)
 COMPAT_OBJ = $(COMPAT_SRC:%.c=$(OUT)/%.o)
+MAT_OBJ = $(MAT_SRC:%.c=$(OUT)/%.o)
 HEADERS = $(wildcard $(top_srcdir)/src/*.h $(top_srcdir)/src/smpi/*.h $(top_srcdir)/src/*/*.h $(top_srcdir)/include/*.h \
 	$(top_srcdir)/test/*.h $(top_srcdir)/test/bench/*.h)
 
@@ -30,7 +33,7 @@ PROGS = $(OUT)/nhood-simbench $(OUT)/nhood-simcalib $(OUT)/nhood-bench $(OUT)/nh
 
 all: $(PROGS)
 
-$(NHOOD_OBJ) $(COMPAT_OBJ): $(OUT)/%.o: $(top_srcdir)/%.c $(HEADERS)
+$(NHOOD_OBJ) $(COMPAT_OBJ) $(MAT_OBJ): $(OUT)/%.o: $(top_srcdir)/%.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(SMPICC) $(CF) -fvisibility=hidden -c -o $@ $<
 
@@ -51,8 +54,8 @@ $(OUT)/prog/nhood-bench.o: $(SRC_nhood-bench)
 $(OUT)/prog/nhood-bench-inplace.o: $(SRC_nhood-bench-inplace)
 $(OUT)/prog/test_neighbor.o: $(SRC_test_neighbor)
 
-$(PROGS): $(OUT)/%: $(OUT)/prog/%.o $(NHOOD_OBJ) $(COMPAT_OBJ)
-	$(SMPICC) -o $@ $< $(NHOOD_OBJ) $(COMPAT_OBJ) -Wl,-Bsymbolic -lm -ldl -lpthread
+$(PROGS): $(OUT)/%: $(OUT)/prog/%.o $(NHOOD_OBJ) $(COMPAT_OBJ) $(MAT_OBJ)
+	$(SMPICC) -o $@ $< $(NHOOD_OBJ) $(COMPAT_OBJ) $(MAT_OBJ) -Wl,-Bsymbolic -lm -ldl -lpthread
 
 clean:
 	rm -rf $(OUT)

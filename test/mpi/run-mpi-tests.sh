@@ -336,6 +336,24 @@ if grep -q 'HAVE_MPI_NEIGHBOR_ALLTOALL_INIT=1' "$TOP_BUILDDIR/Makefile"; then
     fi
 fi
 
+# SpMV benchmark smoke test: y checked against the sequential product inside
+# (exit 1 on a mismatch), header plus a native and an nhood row.
+spmv_nps="2 4"
+case " $nps " in *" 16 "*) spmv_nps="2 4 16" ;; esac
+for np in $spmv_nps; do
+    for m in powerlaw:3000:6:2.2:1 rmat:10:4; do
+        name="nhood-spmv np=$np $m CSV"
+        if run "$name" $np "" "$TOP_BUILDDIR/nhood-spmv" --matrix $m --part nnz --reps 10 &&
+            [ "$(head -1 "$log.out")" = "matrix,procs,scheme,mmax,mavg,vavg,comm_us,spmv_us" ] &&
+            grep -Eq "^$m,$np,native,[0-9]+,([0-9.]+,){3}[0-9.]+$" "$log.out" &&
+            grep -Eq "^$m,$np,nhood:[a-z_]+,[0-9]+,([0-9.]+,){3}[0-9.]+$" "$log.out"; then
+            ok "$name"
+        else
+            bad "$name"
+        fi
+    done
+done
+
 rm -f "$log.out" "$log.err"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
