@@ -48,6 +48,7 @@ typedef struct nh_config {
     nh_progress progress;         /* NHOOD_PROGRESS */
     int autotune;                 /* NHOOD_AUTOTUNE */
     int check;                    /* NHOOD_CHECK: verify isomorphic=true on v/w calls */
+    int stfw_dims;                /* NHOOD_STFW_DIMS (0 = chosen by the cost model) */
 } nh_config;
 
 extern nh_config nh_cfg;
@@ -93,6 +94,7 @@ typedef struct nh_plan {
     int warned_progress;
     int hinted;          /* created with isomorphic=true: uniform block sizes promised */
     struct nh_vstate *v; /* v/w calls (vcoll/vcoll.h) */
+    struct nh_stfw *stfw; /* store-and-forward state (exec/stfw_exec.c), NULL if none */
 } nh_plan;
 
 /* nhood's MPI_Info keys on graph creation. */
@@ -102,7 +104,8 @@ typedef struct nh_hint {
     int dims[NH_MAXDIMS];
     int has_periods; /* nhood_periods=1,1,0 */
     int periods[NH_MAXDIMS];
-    nh_algo algo; /* nhood_algorithm= (AUTO = unset) */
+    nh_algo algo;  /* nhood_algorithm= (AUTO = unset) */
+    int stfw_dims; /* nhood_stfw_dims= (0 = unset) */
 } nh_hint;
 /* Parses nhood's info keys; on a malformed value fills msg, returns -1. */
 int nh_hint_parse(MPI_Info info, nh_hint *h, char *msg, size_t len);
@@ -209,6 +212,13 @@ typedef struct nh_report_rec {
     long msgs[NH_ALGO_COUNT];
     nh_binding last_binding;
     const char *name; /* op name when not nh_op_name(op) (v/w calls) */
+    /* store-and-forward (irregular graphs): VPT dimension (0 = none), its
+     * sizes, and messages a rank sends, max and average over ranks, with
+     * STFW and with one message per neighbor */
+    int stfw_dims;
+    char stfw_vpt[64];
+    long stfw_mmax, bl_mmax;
+    double stfw_mavg, bl_mavg;
 } nh_report_rec;
 nh_report_rec *nh_report_rec_get(nh_plan *p, nh_op op, nh_form form);
 /* A record for an operation the plan does not index (v/w calls): schedule

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "exec/stfw_exec.h"
 #include "nh.h"
 
 int nh_world_rank;
@@ -217,8 +218,11 @@ int nh_impl_MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Dataty
                                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                   MPI_Comm comm)
 {
-    int rc = neighbor(NH_OP_ALLTOALL, NH_FORM_BLOCKING, sendbuf, sendcount, sendtype, recvbuf,
-                      recvcount, recvtype, comm, NULL);
+    int rc = nh_stfw_try_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    if (rc != NH_STFW_PASS)
+        return rc;
+    rc = neighbor(NH_OP_ALLTOALL, NH_FORM_BLOCKING, sendbuf, sendcount, sendtype, recvbuf,
+                  recvcount, recvtype, comm, NULL);
     return rc != NH_TO_PMPI ? rc
                             : PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf,
                                                      recvcount, recvtype, comm);
@@ -228,8 +232,12 @@ int nh_impl_MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datat
                                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                    MPI_Comm comm)
 {
-    int rc = neighbor(NH_OP_ALLGATHER, NH_FORM_BLOCKING, sendbuf, sendcount, sendtype, recvbuf,
-                      recvcount, recvtype, comm, NULL);
+    int rc =
+        nh_stfw_try_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    if (rc != NH_STFW_PASS)
+        return rc;
+    rc = neighbor(NH_OP_ALLGATHER, NH_FORM_BLOCKING, sendbuf, sendcount, sendtype, recvbuf,
+                  recvcount, recvtype, comm, NULL);
     return rc != NH_TO_PMPI ? rc
                             : PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf,
                                                       recvcount, recvtype, comm);

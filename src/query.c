@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "exec/stfw_exec.h"
 #include "nh.h"
 #include "nhood.h"
 #include "vcoll/vcoll.h"
@@ -48,6 +49,10 @@ NH_EXPORT int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes
     if (n > 5 && strcmp(op + n - 5, "_init") == 0)
         f = NH_FORM_PERSISTENT;
     nh_op o = strncmp(op, "allgather", 9) == 0 ? NH_OP_ALLGATHER : NH_OP_ALLTOALL;
+    if (f == NH_FORM_BLOCKING && nh_stfw_dims_for(p, o) > 0) {
+        snprintf(name, (size_t)len, "%s", nh_algos[NH_ALGO_STFW].name);
+        return MPI_SUCCESS;
+    }
     int rc = p ? nh_select(p, o, f, (size_t)block_bytes, &c) : MPI_SUCCESS;
     snprintf(name, (size_t)len, "%s", nh_algos[c.algo].name);
     return rc;

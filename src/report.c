@@ -70,14 +70,26 @@ void nh_report_print(void)
         }
         static const char *const prefix[NH_FORM_COUNT] = {"", "i", ""};
         static const char *const suffix[NH_FORM_COUNT] = {"", "", "_init"};
+        /* Store-and-forward: the VPT and the messages a rank sends (max and
+         * average over ranks) with it and with one message per neighbor. */
+        char stfw[192] = "";
+        if (r->stfw_dims)
+            snprintf(stfw, sizeof(stfw),
+                     " stfw_dims=%d stfw_vpt=%s stfw_mmax=%ld stfw_mavg=%.1f pmpi_mmax=%ld "
+                     "pmpi_mavg=%.1f",
+                     r->stfw_dims, r->stfw_vpt, r->stfw_mmax, r->stfw_mavg, r->bl_mmax, r->bl_mavg);
         fprintf(stderr,
                 "nhood: comm=%d op=%s%s%s pattern=%s source=%s dims=%s periods=%s neighbors=%d "
-                "algorithm=%s binding=%s calls=%ld rounds=%d messages=%ld%s%s\n",
+                "algorithm=%s binding=%s calls=%ld rounds=%d messages=%ld%s%s%s\n",
                 r->comm_id, prefix[r->form], r->name ? r->name : nh_op_name(r->op), suffix[r->form],
-                r->isomorphic ? "isomorphic" : "none", r->source ? r->source : "-", r->dims,
-                r->periods, r->neighbors, nh_algos[best].name,
-                best == NH_ALGO_PMPI ? "-" : nh_binding_name(r->last_binding), calls,
-                r->rounds[best], r->msgs[best], used > 1 ? " mix=" : "", used > 1 ? mix : "");
+                r->isomorphic  ? "isomorphic"
+                : r->stfw_dims ? "irregular"
+                               : "none",
+                r->source ? r->source : "-", r->dims, r->periods, r->neighbors, nh_algos[best].name,
+                best == NH_ALGO_PMPI || best == NH_ALGO_STFW ? "-"
+                                                             : nh_binding_name(r->last_binding),
+                calls, r->rounds[best], r->msgs[best], used > 1 ? " mix=" : "", used > 1 ? mix : "",
+                stfw);
     }
 }
 

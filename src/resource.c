@@ -26,6 +26,14 @@ int nh_comm_dup(MPI_Comm comm, MPI_Comm *out)
     return rc;
 }
 
+int nh_comm_split_type(MPI_Comm comm, int type, int key, MPI_Comm *out)
+{
+    int rc = PMPI_Comm_split_type(comm, type, key, MPI_INFO_NULL, out);
+    if (rc == MPI_SUCCESS && *out != MPI_COMM_NULL)
+        nh_res_add(NH_RES_COMM, 1);
+    return rc;
+}
+
 int nh_comm_free(MPI_Comm *comm)
 {
     int rc = PMPI_Comm_free(comm);

@@ -44,6 +44,7 @@ typedef enum {
     NH_ALGO_DIRECT,
     NH_ALGO_TORUS,
     NH_ALGO_TORUS_DIRECT,
+    NH_ALGO_STFW, /* store-and-forward, irregular graphs (stfw.h); runs before selection */
     NH_ALGO_COUNT
 } nh_algo;
 

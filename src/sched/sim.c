@@ -330,7 +330,7 @@ int nh_sim_offsets(const nh_grid *g, int s, const int *off, unsigned seed, nh_op
             goto out;
     rc = -1;
     for (int r = 0; r < nbuild; r++)
-        if (nh_algos[algo].build(&nbs[r], op, &sch[r]))
+        if (!nh_algos[algo].build || nh_algos[algo].build(&nbs[r], op, &sch[r]))
             goto out;
     if (simulate)
         nh_sim_run(p, nbs, sch, dests, outdeg, srcs, indeg, op, res);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "nh.h"
+#include "sched/stfw.h"
 #include "select/parse.h"
 
 int nh_iso_knob(const char *name, size_t n); /* src/iso/iso.c */
@@ -38,7 +39,17 @@ static const char *const fallback_names[] = {"warn", "error", "silent", NULL};
 static const char *const bool_names[] = {"0", "1", NULL};
 static const char *const progress_names[] = {"safe", "poll", NULL};
 
-enum kind { K_ALGO, K_BINDING, K_FALLBACK, K_BOOL, K_DOUBLE, K_INPLACE, K_BYTES, K_PROGRESS };
+enum kind {
+    K_ALGO,
+    K_BINDING,
+    K_FALLBACK,
+    K_BOOL,
+    K_DOUBLE,
+    K_INPLACE,
+    K_BYTES,
+    K_PROGRESS,
+    K_STFW_DIMS
+};
 
 typedef struct knob {
     const char *env;
@@ -80,6 +91,8 @@ static const knob knobs[] = {
     {"NHOOD_COST_EAGER", NULL, K_DOUBLE, &nh_cfg.cost.eager, "cost model: eager limit in bytes"},
     {"NHOOD_COST_RNDV", NULL, K_DOUBLE, &nh_cfg.cost.rndv, "cost model: us per rendezvous"},
     {"NHOOD_COST_DELTA", NULL, K_DOUBLE, &nh_cfg.cost.delta, "cost model: us per zero-copy block"},
+    {"NHOOD_STFW_DIMS", "nhood_stfw_dims", K_STFW_DIMS, &nh_cfg.stfw_dims,
+     "store-and-forward VPT dimension on irregular graphs"},
 };
 
 static int parse_enum(const char *v, const char *const *names, int n)
@@ -124,6 +137,10 @@ static void list_names(char *buf, size_t len, enum kind k)
     }
     if (k == K_BYTES) {
         snprintf(buf, len, "a non-negative integer up to %lld", NH_MAX_BYTES);
+        return;
+    }
+    if (k == K_STFW_DIMS) {
+        snprintf(buf, len, "an integer from 1 to %d", NH_STFW_MAXDIMS);
         return;
     }
     for (int i = 0;; i++) {
@@ -184,6 +201,8 @@ static int parse_knob(const knob *k, const char *v)
         *(long *)k->dst = (long)x;
         return 0;
     }
+    case K_STFW_DIMS:
+        return nh_parse_uint_list(v, (int *)k->dst, 1, 1, NH_STFW_MAXDIMS) == 1 ? 0 : -1;
     case K_DOUBLE: {
         double x;
         if (nh_parse_real(v, &x))

@@ -70,6 +70,11 @@ int nh_select(nh_plan *p, nh_op op, nh_form form, size_t m, nh_choice *out)
         forced = nh_cfg.algo_op[op];
     if (forced == NH_ALGO_AUTO)
         forced = nh_cfg.algo;
+    /* Store-and-forward runs before selection where the communicator has
+     * it (exec/stfw_exec.c, blocking calls); calls that get here choose
+     * as under auto. */
+    if (forced == NH_ALGO_STFW)
+        forced = NH_ALGO_AUTO;
     out->algo = NH_ALGO_PMPI;
     out->binding = NH_BIND_AUTO;
     out->tuning = 0;

@@ -97,6 +97,8 @@ int main(int argc, char **argv)
         nh_grid_format(&g, gs, sizeof(gs));
         for (int op = 0; op < NH_OP_COUNT; op++)
             for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++) {
+                if (!nh_algos[a].build)
+                    continue; /* stfw: nhood-stfw-metrics */
                 nh_sim_result res;
                 nh_sched_stats st;
                 int rc = nh_sim_offsets(&g, s, off, 0, (nh_op)op, (nh_algo)a, verify, &res, &st);

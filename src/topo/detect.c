@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/stfw_exec.h"
 #include "nh.h"
 #include "vcoll/vcoll.h"
 #include "select/parse.h"
@@ -46,6 +47,7 @@ void nh_plan_unref(nh_plan *p)
     nh_nbhd_fini(&p->nb);
     if (p->pcomm != MPI_COMM_NULL)
         nh_comm_free(&p->pcomm);
+    nh_stfw_free(p);
     free(p);
     nh_res_add(NH_RES_PLAN, -1);
 }
@@ -76,8 +78,8 @@ nh_plan *nh_plan_get(MPI_Comm comm)
 
 #define NH_INFO_VALUE_MAX 255
 
-static const char *const info_keys[] = {"isomorphic", "nhood_dims", "nhood_periods",
-                                        "nhood_algorithm", NULL};
+static const char *const info_keys[] = {"isomorphic",      "nhood_dims",      "nhood_periods",
+                                        "nhood_algorithm", "nhood_stfw_dims", NULL};
 
 /* 1 and the value in buf (NH_INFO_VALUE_MAX + 1 bytes) if key is set, 0 if
  * not, -1 with msg if the value is too long to be one of ours (MPI would
@@ -114,7 +116,7 @@ static void warn_unknown_keys(MPI_Info info)
             known = strcmp(key, info_keys[k]) == 0;
         if (!known)
             nh_warn("info key %s is not one of nhood's (isomorphic, nhood_dims, nhood_periods, "
-                    "nhood_algorithm) and is ignored",
+                    "nhood_algorithm, nhood_stfw_dims) and is ignored",
                     key);
     }
 }
@@ -174,6 +176,15 @@ int nh_hint_parse(MPI_Info info, nh_hint *h, char *msg, size_t len)
         char allowed[128];
         nh_config_help(allowed, sizeof(allowed), "NHOOD_ALGO");
         snprintf(msg, len, "info nhood_algorithm=\"%s\" is not valid; allowed: %s", v, allowed);
+        return -1;
+    }
+    if ((got = info_get(info, "nhood_stfw_dims", v, msg, len)) < 0)
+        return -1;
+    if (got && nh_parse_uint_list(v, &h->stfw_dims, 1, 1, NH_STFW_MAXDIMS) != 1) {
+        snprintf(msg, len,
+                 "info nhood_stfw_dims=\"%s\" is not valid; expected a store-and-forward VPT "
+                 "dimension from 1 to %d",
+                 v, NH_STFW_MAXDIMS);
         return -1;
     }
     return 0;
@@ -343,6 +354,10 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h)
             p->tag_ub = *ub;
     }
 attach:
+    /* Store-and-forward for irregular graphs (or where forced): every
+     * rank gets here together (nh_active is global). */
+    if (nh_active && (rc = nh_stfw_setup(p, graph, indeg, srcs, outdeg, dsts, h->stfw_dims)))
+        goto fail;
     if ((rc = PMPI_Comm_set_attr(graph, plan_keyval, p)))
         goto fail;
     p = NULL;
@@ -355,6 +370,7 @@ fail:
         nh_nbhd_fini(&p->nb);
         if (p->pcomm != MPI_COMM_NULL)
             nh_comm_free(&p->pcomm);
+        nh_stfw_free(p);
         free(p);
         nh_res_add(NH_RES_PLAN, -1);
     }

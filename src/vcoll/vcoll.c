@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "vcoll.h"
+#include "exec/stfw_exec.h"
 
 /* Every rank holds every template entry: each dimension that offsets can
  * leave is periodic (size 1 dimensions have nothing to leave). */
@@ -323,7 +324,11 @@ int nh_impl_MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], 
                .rcounts = recvcounts,
                .rdispls = rdispls,
                .rtypes = &recvtype};
-    int rc = vcoll(NH_VOP_ALLTOALLV, &a, comm);
+    /* Irregular graphs: store-and-forward (exec/stfw_exec.c), if set up. */
+    int rc = nh_stfw_try_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                   rdispls, recvtype, comm);
+    if (rc == NH_STFW_PASS)
+        rc = vcoll(NH_VOP_ALLTOALLV, &a, comm);
     return rc != NH_TO_PMPI ? rc
                             : PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype,
                                                       recvbuf, recvcounts, rdispls, recvtype, comm);
@@ -360,7 +365,10 @@ int nh_impl_MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Data
                .rcounts = recvcounts,
                .rdispls = displs,
                .rtypes = &recvtype};
-    int rc = vcoll(NH_VOP_ALLGATHERV, &a, comm);
+    int rc = nh_stfw_try_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                    recvtype, comm);
+    if (rc == NH_STFW_PASS)
+        rc = vcoll(NH_VOP_ALLGATHERV, &a, comm);
     return rc != NH_TO_PMPI ? rc
                             : PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf,
                                                        recvcounts, displs, recvtype, comm);

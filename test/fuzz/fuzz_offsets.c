@@ -35,6 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)nh_sizes_coupled(&g, s, off);
     for (int op = 0; op < NH_OP_COUNT; op++)
         for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++) {
+            if (!nh_algos[a].build) /* stfw: test_stfw */
+                continue;
             nh_sim_result res;
             nh_sched_stats st;
             int rc = nh_sim_offsets(&g, s, off, seed, (nh_op)op, (nh_algo)a, 1, &res, &st);

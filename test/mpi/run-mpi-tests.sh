@@ -59,6 +59,35 @@ for np in 2 4; do
     done
 done
 
+# Store-and-forward on irregular graphs (test_stfw: alltoall, alltoallv,
+# allgather, allgatherv): forced with the cost model's dimension, with
+# fixed dimensions (clamped to what the process count allows), and auto;
+# forced on test_neighbor's graphs too (isomorphic ones included).
+for np in $nps; do
+    for vars in "NHOOD_ALGO=stfw" "NHOOD_ALGO=stfw NHOOD_STFW_DIMS=2" "NHOOD_ALGO=stfw NHOOD_STFW_DIMS=4" ""; do
+        name="stfw np=$np $vars"
+        if run "$name" $np "$vars" "$t/test_stfw"; then ok "$name"; else bad "$name"; fi
+    done
+    name="neighbor np=$np NHOOD_ALGO=stfw"
+    if run "$name" $np "NHOOD_ALGO=stfw NHOOD_FALLBACK=silent" "$t/test_neighbor"; then ok "$name"; else bad "$name"; fi
+done
+name="NHOOD_REPORT=1 stfw lines"
+if run "$name" 4 "NHOOD_ALGO=stfw NHOOD_STFW_DIMS=2 NHOOD_REPORT=1" "$t/test_stfw" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=irregular .*algorithm=stfw binding=- calls=[1-9][0-9]* rounds=2 messages=[0-9]+ stfw_dims=2 stfw_vpt=2x2(,node)? stfw_mmax=[0-9]+ stfw_mavg=[0-9.]+ pmpi_mmax=[0-9]+ pmpi_mavg=[0-9.]+$' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=allgather pattern=irregular .*algorithm=stfw .*stfw_dims=2 ' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+name="stfw info key nhood_stfw_dims=2 and NHOOD_STFW_DIMS=1"
+if run "$name" 4 "NHOOD_ALGO=stfw NHOOD_STFW_DIMS=1 NHOOD_REPORT=1" "$t/test_stfw" info &&
+    grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=irregular .*stfw_dims=2 ' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=irregular .*stfw_dims=1 ' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+
 # Nonblocking and persistent forms: the safe default, forced forwarding
 # schedules (direct under NHOOD_PROGRESS=safe, as they are under poll),
 # PMPI, and chunked packed messages.
@@ -134,7 +163,7 @@ fi
 # No leaked communicators, datatypes, requests or plans over 10,000
 # create/use/free cycles of graphs and in-place contexts (zcopy binds
 # struct datatypes, pack packs; MPI_BOTTOM makes temporary types).
-for vars in "NHOOD_ALGO=torus NHOOD_BINDING=zcopy NH_TEST_EXPECT_TYPES=1" "NHOOD_BINDING=pack NHOOD_PROGRESS=poll"; do
+for vars in "NHOOD_ALGO=torus NHOOD_BINDING=zcopy NH_TEST_EXPECT_TYPES=1" "NHOOD_BINDING=pack NHOOD_PROGRESS=poll" "NHOOD_ALGO=stfw"; do
     name="leaks np=2 10000 cycles $vars"
     if run "$name" 2 "$vars NHOOD_FALLBACK=silent" "$t/test_leaks" 10000 &&
         grep -q 'at end 0/0/0/0' "$log.err"; then
@@ -265,6 +294,9 @@ for np in 1 3; do
     fi
 done
 expect_reject NHOOD_AUTOTUNE yes "0|1"
+for v in 0 33 2x -1; do
+    expect_reject NHOOD_STFW_DIMS "$v" "an integer from 1 to 32"
+done
 
 # Forced algorithm on a non-isomorphic graph with NHOOD_FALLBACK=error fails.
 name="NHOOD_FALLBACK=error on an irregular graph"

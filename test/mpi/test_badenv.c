@@ -62,6 +62,10 @@ static void info_cases(void)
         {"nhood_periods", "1"},
         {"nhood_algorithm", "Torus"},
         {"nhood_algorithm", "torus "},
+        {"nhood_stfw_dims", "0"},
+        {"nhood_stfw_dims", "33"},
+        {"nhood_stfw_dims", "2,2"},
+        {"nhood_stfw_dims", "two"},
     };
     int nbad = 0;
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++, nbad++)
@@ -71,6 +75,7 @@ static void info_cases(void)
     CHECK(create("nhood_dims", wrong, -1) == MPI_ERR_INFO_VALUE, "nhood_dims=%s accepted", wrong);
     nbad++;
     CHECK(create("nhood_dims", two, -1) == MPI_SUCCESS, "nhood_dims=%s rejected", two);
+    CHECK(create("nhood_stfw_dims", "3", -1) == MPI_SUCCESS, "nhood_stfw_dims=3 rejected");
     /* An overlong value, where this MPI stores one (MPICH does, up to
      * 1024 characters; Open MPI refuses values over 255 itself). */
     MPI_Info probe;

@@ -1,0 +1,320 @@
+/* MPI test, run preloaded: store-and-forward on irregular graphs.
+ * MPI_Neighbor_alltoall, _alltoallv, _allgather and _allgatherv must be
+ * bit-identical to the MPI standard's point-to-point equivalent (and to
+ * PMPI where MPICH's duplicate-source order does not differ, see
+ * reference.h) on poisoned buffers, for random irregular graphs with
+ * empty lists, self edges, duplicate edges and ranks without neighbors,
+ * a star, and an empty graph; contiguous and strided types; repeated
+ * calls with other counts (v forms) and other buffers.  With
+ * NHOOD_ALGO=stfw in the environment it also checks that nhood reports
+ * stfw for the blocking forms.  With "info": one graph created with info
+ * nhood_stfw_dims=2 and one without.  Prints "N passed, N failed" on rank 0. */
+#include <dlfcn.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../check.h"
+#include "../reference.h"
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+#endif
+
+static int rank, p;
+static int (*algo_for)(MPI_Comm, const char *, int, char *, int);
+
+static unsigned long long rng;
+static unsigned rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (unsigned)(rng >> 11);
+}
+
+static MPI_Info graph_info = MPI_INFO_NULL;
+
+/* Every rank draws the same global graph and keeps its own lists. */
+static void make_graph(int kind, unsigned seed, MPI_Comm *g, int *outdeg, int *indeg)
+{
+    int cap = 4 * p + 16, no = 0, ni = 0;
+    int *dst = malloc(sizeof(int) * cap * p), *deg = calloc((size_t)p, sizeof(int));
+    rng = 0x9E3779B97F4A7C15ULL ^ (seed * 0x2545F4914F6CDD1DULL);
+    for (int s = 0; s < p; s++) {
+        int d = kind == 0   ? (rnd() % 4 == 0 ? 0 : (int)(rnd() % (unsigned)(2 * p + 2)))
+                : kind == 1 ? (s == 0 ? p : 1)
+                            : 0;
+        for (int j = 0; j < d; j++) {
+            unsigned x = rnd() % 8;
+            int t = kind == 1         ? (s == 0 ? j : 0)
+                    : x == 0          ? s
+                    : x == 1 && j > 0 ? dst[s * cap + j - 1]
+                                      : (int)(rnd() % (unsigned)p);
+            dst[s * cap + j] = t;
+        }
+        deg[s] = d;
+    }
+    int *mydst = malloc(sizeof(int) * (cap + 1)), *mysrc = malloc(sizeof(int) * (cap * p + 1));
+    for (int j = 0; j < deg[rank]; j++)
+        mydst[no++] = dst[rank * cap + j];
+    for (int s = 0; s < p; s++)
+        for (int j = 0; j < deg[s]; j++)
+            if (dst[s * cap + j] == rank)
+                mysrc[ni++] = s;
+    /* A rank-dependent order of the sources (MPI matches duplicates by
+     * order within one source, not by position). */
+    for (int i = ni - 1; i > 0; i--) {
+        int k = (int)(rnd() % (unsigned)(i + 1)), t = mysrc[i];
+        mysrc[i] = mysrc[k];
+        mysrc[k] = t;
+    }
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, ni, mysrc, MPI_UNWEIGHTED, no, mydst,
+                                   MPI_UNWEIGHTED, graph_info, 0, g);
+    *outdeg = no;
+    *indeg = ni;
+    free(dst);
+    free(deg);
+    free(mydst);
+    free(mysrc);
+}
+
+/* Point-to-point reference for the v forms (allgatherv: sdispl NULL). */
+static void reference_v(MPI_Comm g, const void *sbuf, const int *scounts, const int *sdispls,
+                        MPI_Datatype stype, void *rbuf, const int *rcounts, const int *rdispls,
+                        MPI_Datatype rtype)
+{
+    int indeg, outdeg, w;
+    MPI_Aint lb, sext, rext;
+    MPI_Type_get_extent(stype, &lb, &sext);
+    MPI_Type_get_extent(rtype, &lb, &rext);
+    MPI_Dist_graph_neighbors_count(g, &indeg, &outdeg, &w);
+    int *src = malloc(sizeof(int) * (indeg + 1)), *dst = malloc(sizeof(int) * (outdeg + 1));
+    MPI_Request *req = malloc(sizeof(MPI_Request) * (indeg + outdeg + 1));
+    MPI_Status *st = malloc(sizeof(MPI_Status) * (indeg + outdeg + 1));
+    MPI_Dist_graph_neighbors(g, indeg, src, MPI_UNWEIGHTED, outdeg, dst, MPI_UNWEIGHTED);
+    for (int k = 0; k < indeg; k++)
+        PMPI_Irecv((char *)rbuf + rdispls[k] * rext, rcounts[k], rtype, src[k], 0, g, &req[k]);
+    for (int k = 0; k < outdeg; k++)
+        PMPI_Isend((const char *)sbuf + (sdispls ? sdispls[k] * sext : 0),
+                   sdispls ? scounts[k] : scounts[0], stype, dst[k], 0, g, &req[indeg + k]);
+    PMPI_Waitall(indeg + outdeg, req, st);
+    free(src);
+    free(dst);
+    free(req);
+    free(st);
+}
+
+static void fill(unsigned char *b, size_t n, int salt)
+{
+    for (size_t i = 0; i < n; i++)
+        b[i] = (unsigned char)(rank * 31 + i * 7 + salt);
+}
+
+/* Does nhood pass op on g to PMPI?  Then PMPI's answer is expected
+ * (MPICH's reversed duplicate sources included). */
+static int passthrough(MPI_Comm g, const char *op)
+{
+    char name[32] = "pmpi";
+    if (algo_for)
+        algo_for(g, op, 8, name, sizeof(name));
+    return strcmp(name, "pmpi") == 0;
+}
+
+static void check_algo(const char *what, MPI_Comm g, const char *op)
+{
+    const char *forced = getenv("NHOOD_ALGO");
+    int n = 0, indeg, outdeg, w;
+    MPI_Dist_graph_neighbors_count(g, &indeg, &outdeg, &w);
+    MPI_Allreduce(&outdeg, &n, 1, MPI_INT, MPI_SUM, g);
+    if (!algo_for || !forced || strcmp(forced, "stfw") != 0 || n == 0)
+        return; /* an empty graph has nothing to forward */
+    char name[32] = "";
+    algo_for(g, op, 8, name, sizeof(name));
+    CHECK(strcmp(name, "stfw") == 0, "%s %s: nhood reports %s under NHOOD_ALGO=stfw", what, op,
+          name);
+}
+
+/* alltoall / allgather with count elements of type per block. */
+static void test_plain(const char *what, MPI_Comm g, int outdeg, int indeg, int alltoall, int count,
+                       MPI_Datatype type, int salt)
+{
+    MPI_Aint lb, ext;
+    MPI_Type_get_extent(type, &lb, &ext);
+    size_t sb = (size_t)ext * count * (alltoall ? outdeg : 1) + 8,
+           rb = (size_t)ext * count * indeg + 8;
+    unsigned char *s = malloc(sb), *ref = malloc(rb), *got = malloc(rb), *pm = malloc(rb);
+    const char *op = alltoall ? "alltoall" : "allgather";
+    for (int rep = 0; rep < 2; rep++) {
+        fill(s, sb, salt + rep);
+        memset(ref, 0xA5, rb);
+        memset(got, 0xA5, rb);
+        memset(pm, 0xA5, rb);
+        if (!passthrough(g, op))
+            reference(alltoall, g, s, count, type, ref, count, type);
+        else if (alltoall)
+            PMPI_Neighbor_alltoall(s, count, type, ref, count, type, g);
+        else
+            PMPI_Neighbor_allgather(s, count, type, ref, count, type, g);
+        int rc = alltoall ? MPI_Neighbor_alltoall(s, count, type, got, count, type, g)
+                          : MPI_Neighbor_allgather(s, count, type, got, count, type, g);
+        if (alltoall)
+            PMPI_Neighbor_alltoall(s, count, type, pm, count, type, g);
+        else
+            PMPI_Neighbor_allgather(s, count, type, pm, count, type, g);
+        CHECK(rc == MPI_SUCCESS, "%s %s: rc %d", what, op, rc);
+        CHECK(memcmp(ref, got, rb) == 0, "%s %s rep %d: differs from the reference", what, op, rep);
+        if (!duplicate_sources(g))
+            CHECK(memcmp(pm, got, rb) == 0, "%s %s rep %d: differs from PMPI", what, op, rep);
+    }
+    check_algo(what, g, op);
+    free(s);
+    free(ref);
+    free(got);
+    free(pm);
+}
+
+/* alltoallv / allgatherv with per-call counts (edge- and call-dependent,
+ * zeros included) and displacements with gaps, in reverse block order. */
+static void test_v(const char *what, MPI_Comm g, int outdeg, int indeg, int alltoall, int call)
+{
+    int *sc = malloc(sizeof(int) * (outdeg + 1)), *sd = malloc(sizeof(int) * (outdeg + 1));
+    int *rc_ = malloc(sizeof(int) * (indeg + 1)), *rd = malloc(sizeof(int) * (indeg + 1));
+    int *src = malloc(sizeof(int) * (indeg + 1)), *dst = malloc(sizeof(int) * (outdeg + 1));
+    MPI_Dist_graph_neighbors(g, indeg, src, MPI_UNWEIGHTED, outdeg, dst, MPI_UNWEIGHTED);
+    /* The size of the k-th block s -> d is a function of (s, d, k-th
+     * occurrence, call), so both ends agree; allgatherv: of (s, call). */
+    int stot = 0, rtot = 0;
+    for (int j = outdeg - 1; j >= 0; j--) {
+        int occ = 0;
+        for (int k = 0; k < j; k++)
+            occ += dst[k] == dst[j];
+        sc[j] = alltoall ? (rank * 3 + dst[j] * 5 + occ + call) % 6 : (rank + call) % 5;
+        sd[j] = stot + 1;
+        stot += sc[j] + 1;
+    }
+    for (int i = indeg - 1; i >= 0; i--) {
+        /* occurrence of src[i] among my sources, in list order */
+        int occ = 0;
+        for (int k = 0; k < i; k++)
+            occ += src[k] == src[i];
+        rc_[i] = alltoall ? (src[i] * 3 + rank * 5 + occ + call) % 6 : (src[i] + call) % 5;
+        rd[i] = rtot + 2;
+        rtot += rc_[i] + 2;
+    }
+    int scount = (rank + call) % 5; /* allgatherv */
+    if (!alltoall)
+        stot = scount;
+    size_t sb = sizeof(double) * (stot + 1), rb = sizeof(double) * (rtot + 1);
+    unsigned char *s = malloc(sb), *ref = malloc(rb), *got = malloc(rb), *pm = malloc(rb);
+    fill(s, sb, call);
+    memset(ref, 0xA5, rb);
+    memset(got, 0xA5, rb);
+    memset(pm, 0xA5, rb);
+    const char *op = alltoall ? "alltoallv" : "allgatherv";
+    /* Where MPICH reverses duplicate sources, block sizes of one pair may
+     * differ and its alltoallv would fail: PMPI only on graphs without. */
+    int dup = duplicate_sources(g), anydup;
+    MPI_Allreduce(&dup, &anydup, 1, MPI_INT, MPI_MAX, g);
+    /* Passed to PMPI with duplicate sources, the call itself would fail
+     * on MPICH (see above): nothing to compare then. */
+    int skip = anydup && alltoall && passthrough(g, "alltoall");
+    int rc = MPI_SUCCESS;
+    if (skip) {
+        /* nothing */
+    } else if (alltoall) {
+        reference_v(g, s, sc, sd, MPI_DOUBLE, ref, rc_, rd, MPI_DOUBLE);
+        rc = MPI_Neighbor_alltoallv(s, sc, sd, MPI_DOUBLE, got, rc_, rd, MPI_DOUBLE, g);
+        if (!anydup)
+            PMPI_Neighbor_alltoallv(s, sc, sd, MPI_DOUBLE, pm, rc_, rd, MPI_DOUBLE, g);
+    } else {
+        reference_v(g, s, &scount, NULL, MPI_DOUBLE, ref, rc_, rd, MPI_DOUBLE);
+        rc = MPI_Neighbor_allgatherv(s, scount, MPI_DOUBLE, got, rc_, rd, MPI_DOUBLE, g);
+        if (!anydup)
+            PMPI_Neighbor_allgatherv(s, scount, MPI_DOUBLE, pm, rc_, rd, MPI_DOUBLE, g);
+    }
+    CHECK(rc == MPI_SUCCESS, "%s %s call %d: rc %d", what, op, call, rc);
+    CHECK(memcmp(ref, got, rb) == 0, "%s %s call %d: differs from the reference", what, op, call);
+    if (!anydup && !skip)
+        CHECK(memcmp(pm, got, rb) == 0, "%s %s call %d: differs from PMPI", what, op, call);
+    free(sc);
+    free(sd);
+    free(rc_);
+    free(rd);
+    free(src);
+    free(dst);
+    free(s);
+    free(ref);
+    free(got);
+    free(pm);
+}
+
+/* Under NHOOD_ALGO=stfw: receive counts smaller than the sent blocks are
+ * an error (MPI_ERR_TRUNCATE) on every rank that receives a block, and no
+ * rank hangs: the others still forward and complete. */
+static void test_truncate(const char *what, MPI_Comm g, int outdeg, int indeg)
+{
+    const char *forced = getenv("NHOOD_ALGO");
+    if (!forced || strcmp(forced, "stfw") != 0)
+        return;
+    int *s = calloc((size_t)outdeg * 2 + 1, sizeof(int)),
+        *r = calloc((size_t)indeg + 1, sizeof(int));
+    MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN);
+    int rc = MPI_Neighbor_alltoall(s, 2, MPI_INT, r, 1, MPI_INT, g), cls = MPI_SUCCESS;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_class(rc, &cls);
+    CHECK(indeg == 0 ? rc == MPI_SUCCESS : cls == MPI_ERR_TRUNCATE,
+          "%s: receive count too small gave %d (class %d), indegree %d", what, rc, cls, indeg);
+    MPI_Comm_set_errhandler(g, MPI_ERRORS_ARE_FATAL);
+    MPI_Barrier(g);
+    free(s);
+    free(r);
+}
+
+static void test_graph(const char *what, int kind, unsigned seed)
+{
+    MPI_Comm g;
+    int outdeg, indeg;
+    make_graph(kind, seed, &g, &outdeg, &indeg);
+    MPI_Datatype vec;
+    MPI_Type_vector(2, 1, 3, MPI_INT, &vec); /* strided: gaps must stay untouched */
+    MPI_Type_commit(&vec);
+    for (int a2a = 0; a2a < 2; a2a++) {
+        test_plain(what, g, outdeg, indeg, a2a, 3, MPI_INT, 1);
+        test_plain(what, g, outdeg, indeg, a2a, 0, MPI_INT, 2);
+        test_plain(what, g, outdeg, indeg, a2a, 2, vec, 3);
+        for (int call = 0; call < 3; call++)
+            test_v(what, g, outdeg, indeg, a2a, call);
+    }
+    test_truncate(what, g, outdeg, indeg);
+    MPI_Type_free(&vec);
+    MPI_Comm_free(&g);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    snprintf(check_prefix, sizeof(check_prefix), "rank %d: ", rank);
+    *(void **)&algo_for = dlsym(RTLD_DEFAULT, "nhood_algorithm_for");
+    char name[64];
+    if (argc > 1 && strcmp(argv[1], "info") == 0) {
+        /* One graph with info nhood_stfw_dims=2, one without. */
+        MPI_Info_create(&graph_info);
+        MPI_Info_set(graph_info, "nhood_stfw_dims", "2");
+        test_graph("info nhood_stfw_dims=2", 0, 7);
+        MPI_Info_free(&graph_info);
+        graph_info = MPI_INFO_NULL;
+        test_graph("no info", 0, 7);
+        return check_finish_mpi();
+    }
+    for (unsigned seed = 1; seed <= 6; seed++) {
+        snprintf(name, sizeof(name), "random seed %u", seed);
+        test_graph(name, 0, seed);
+    }
+    test_graph("star", 1, 0);
+    test_graph("empty", 2, 0);
+    return check_finish_mpi();
+}

@@ -1,0 +1,34 @@
+#!/bin/sh
+# nhood-stfw-metrics without MPI: delivery of every STFW dimension's
+# schedules for all parts simulated (--verify) on generated power-law
+# matrices up to K = 4096; at K = 256 STFW4's largest message count must be
+# at most 0.15 of the baseline's (the paper's Table 2 regime) and volumes
+# must grow with the dimension; bad arguments are refused.
+: "${TOP_BUILDDIR:=.}"
+tool=$TOP_BUILDDIR/nhood-stfw-metrics
+pass=0
+fail=0
+check() {
+    if [ "$2" = 0 ]; then pass=$((pass + 1)); echo "ok $1"; else fail=$((fail + 1)); echo "not ok $1"; fi
+}
+out=$("$tool" --matrix powerlaw:65536:8:2.0:4 --procs 256 --verify --csv)
+check "K=256 all dimensions deliver" "$?"
+bl=$(echo "$out" | awk -F, '$1 == "BL" { print $3 }')
+s4=$(echo "$out" | awk -F, '$1 == "STFW4" { print $3 }')
+check "K=256 STFW4 mmax $s4 <= 0.15 x BL mmax $bl" \
+    "$(awk -v a="$s4" -v b="$bl" 'BEGIN { exit !(a != "" && b > 0 && a <= 0.15 * b) }'; echo $?)"
+check "K=256 volume grows with the dimension" \
+    "$(echo "$out" | awk -F, '/^(BL|STFW)/ { if (n++ && $5 + 0 < last) bad = 1; last = $5 } END { exit bad || n != 8 }'; echo $?)"
+out=$("$tool" --matrix powerlaw:262144:6:2.2:2 --procs 4096 --dims-max 12 --verify --csv)
+check "K=4096 dimensions 2..12 deliver" "$?"
+check "K=4096 rows" "$(echo "$out" | grep -c '^STFW.*,ok' | grep -qx 11; echo $?)"
+out=$("$tool" --matrix rmat:12:8:3 --procs 1000 --verify --csv)
+check "K=1000 (not a power of two) delivers" "$?"
+out=$("$tool" --matrix rmat:10:8:3 --procs 97 --op allgather --verify --csv)
+check "K=97 (prime: baseline only) allgather" "$?"
+"$tool" --matrix powerlaw:1000:4:2.0 --procs 0 >/dev/null 2>&1
+check "--procs 0 refused" "$([ $? -eq 2 ]; echo $?)"
+"$tool" --matrix nonsense:1 --procs 4 >/dev/null 2>&1
+check "bad matrix spec refused" "$([ $? -eq 2 ]; echo $?)"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,271 @@
+/* Unit tests without MPI for the store-and-forward builder (sched/stfw.c):
+ * VPT dimension sizes (powers of two as in the paper, other counts,
+ * primes, a fixed first dimension), and delivery on random irregular
+ * graphs with empty lists, self edges, duplicate edges and ranks without
+ * neighbors, for every VPT dimension, both operations, with identity and
+ * permuted rank placement: all ranks' schedules are simulated and every
+ * block must land once in the slot MPI's definition gives it.  The
+ * schedule built for one rank alone must equal that rank's schedule from
+ * the all-ranks build (the library builds only its own). */
+#include "../check.h"
+#include "sched/stfw.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned long long rng = 0x9E3779B97F4A7C15ULL;
+static unsigned rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (unsigned)(rng >> 11);
+}
+
+typedef struct graph {
+    int K;
+    int *outdeg, *indeg;
+    int **dst, **src;
+} graph;
+
+static void graph_free(graph *g)
+{
+    for (int r = 0; r < g->K; r++) {
+        free(g->dst[r]);
+        free(g->src[r]);
+    }
+    free(g->dst);
+    free(g->src);
+    free(g->outdeg);
+    free(g->indeg);
+}
+
+/* A random consistent graph: ~avg edges per rank, some ranks isolated,
+ * a few heavy ranks, self edges and duplicates; each rank's source list
+ * shuffled (MPI matches duplicates by order, not by position). */
+static void graph_random(graph *g, int K, int avg, int heavy)
+{
+    g->K = K;
+    g->outdeg = calloc((size_t)K, sizeof(int));
+    g->indeg = calloc((size_t)K, sizeof(int));
+    g->dst = calloc((size_t)K, sizeof(int *));
+    g->src = calloc((size_t)K, sizeof(int *));
+    for (int s = 0; s < K; s++) {
+        int deg = rnd() % 5 == 0 ? 0 : (int)(rnd() % (unsigned)(2 * avg + 1));
+        if (s < heavy)
+            deg = K + (int)(rnd() % (unsigned)K);
+        g->dst[s] = malloc(((size_t)deg + 1) * sizeof(int));
+        for (int j = 0; j < deg; j++) {
+            unsigned x = rnd() % 16;
+            int d = x == 0 ? s : x == 1 && j > 0 ? g->dst[s][j - 1] : (int)(rnd() % (unsigned)K);
+            g->dst[s][j] = d;
+            g->indeg[d]++;
+        }
+        g->outdeg[s] = deg;
+    }
+    int *fill = calloc((size_t)K, sizeof(int));
+    for (int d = 0; d < K; d++)
+        g->src[d] = malloc(((size_t)g->indeg[d] + 1) * sizeof(int));
+    for (int s = 0; s < K; s++)
+        for (int j = 0; j < g->outdeg[s]; j++) {
+            int d = g->dst[s][j];
+            g->src[d][fill[d]++] = s;
+        }
+    for (int d = 0; d < K; d++)
+        for (int i = g->indeg[d] - 1; i > 0; i--) {
+            int k = (int)(rnd() % (unsigned)(i + 1)), t = g->src[d][i];
+            g->src[d][i] = g->src[d][k];
+            g->src[d][k] = t;
+        }
+    free(fill);
+}
+
+static int same_sched(const nh_sched *a, const nh_sched *b)
+{
+    if (a->nrounds != b->nrounds || a->ntemp != b->ntemp || a->nphases != b->nphases)
+        return 0;
+    for (int i = 0; i < a->nrounds; i++) {
+        const nh_round *x = &a->rounds[i], *y = &b->rounds[i];
+        if (x->phase != y->phase || x->copy != y->copy || x->sendpeer != y->sendpeer ||
+            x->recvpeer != y->recvpeer || x->nsend != y->nsend || x->nrecv != y->nrecv)
+            return 0;
+        for (int k = 0; k < x->nsend; k++)
+            if (x->send[k].buf != y->send[k].buf || x->send[k].slot != y->send[k].slot)
+                return 0;
+        for (int k = 0; k < x->nrecv; k++)
+            if (x->recv[k].buf != y->recv[k].buf || x->recv[k].slot != y->recv[k].slot)
+                return 0;
+    }
+    return 1;
+}
+
+static void test_dims(void)
+{
+    nh_vpt v;
+    CHECK(nh_vpt_max_dims(256) == 8 && nh_vpt_max_dims(12) == 3 && nh_vpt_max_dims(7) == 1 &&
+              nh_vpt_max_dims(1) == 0,
+          "max dims");
+    CHECK(nh_vpt_init(&v, 256, 4, 0) == 0 && v.dims[0] == 4 && v.dims[1] == 4 && v.dims[2] == 4 &&
+              v.dims[3] == 4,
+          "256 in 4 dims");
+    /* Paper: the first (lg K mod n) dimensions get 2^(floor+1). */
+    CHECK(nh_vpt_init(&v, 512, 2, 0) == 0 && v.dims[0] == 32 && v.dims[1] == 16, "512 in 2 dims");
+    CHECK(nh_vpt_init(&v, 128, 3, 0) == 0 && v.dims[0] == 8 && v.dims[1] == 4 && v.dims[2] == 4,
+          "128 in 3 dims");
+    CHECK(nh_vpt_init(&v, 12, 2, 0) == 0 && v.dims[0] == 4 && v.dims[1] == 3, "12 in 2 dims");
+    CHECK(nh_vpt_init(&v, 7, 2, 0) == -1 && nh_vpt_init(&v, 7, 1, 0) == 0 && v.dims[0] == 7,
+          "prime: only one dimension");
+    CHECK(nh_vpt_init(&v, 24, 2, 3) == 0 && v.dims[0] == 3 && v.dims[1] == 8, "first fixed");
+    CHECK(nh_vpt_init(&v, 24, 2, 5) == -1, "first must divide K");
+    CHECK(nh_vpt_init(&v, 16, 5, 0) == -1, "too many dims");
+}
+
+/* All dimensions, both ops, identity and a random placement. */
+static void test_delivery(int K, int avg, int heavy)
+{
+    graph g;
+    graph_random(&g, K, avg, heavy);
+    nh_stfw_graph sg = {K, g.outdeg, g.indeg, g.dst, g.src};
+    int nmax = nh_vpt_max_dims(K);
+    if (nmax < 1)
+        nmax = 1;
+    for (int n = 1; n <= nmax; n++)
+        for (int perm = 0; perm < 2; perm++)
+            for (int op = 0; op < NH_OP_COUNT; op++) {
+                nh_vpt v;
+                if (nh_vpt_init(&v, K, n, 0)) {
+                    CHECK(0, "K=%d n=%d: no VPT", K, n);
+                    continue;
+                }
+                if (perm) {
+                    int *order = malloc((size_t)K * sizeof(int));
+                    for (int i = 0; i < K; i++)
+                        order[i] = i;
+                    for (int i = K - 1; i > 0; i--) {
+                        int k = (int)(rnd() % (unsigned)(i + 1)), t = order[i];
+                        order[i] = order[k];
+                        order[k] = t;
+                    }
+                    CHECK(nh_vpt_set_order(&v, order) == 0, "set order");
+                    free(order);
+                }
+                nh_sched **s = calloc((size_t)K, sizeof(*s));
+                int rc = nh_stfw_build(&sg, &v, (nh_op)op, -1, s);
+                CHECK(rc == NH_STFW_OK, "K=%d n=%d %s: build %d", K, n, nh_op_name((nh_op)op), rc);
+                if (rc == NH_STFW_OK) {
+                    char why[256];
+                    nh_stfw_metrics m;
+                    int ok = nh_stfw_simulate(&sg, (nh_op)op, s, NULL, &m, why, sizeof(why));
+                    CHECK(ok == 1, "K=%d n=%d perm=%d %s: %s", K, n, perm, nh_op_name((nh_op)op),
+                          why);
+                    /* Bound: sum over dimensions of k_c - 1. */
+                    long bound = 0;
+                    for (int c = 0; c < n; c++)
+                        bound += v.dims[c] - 1;
+                    CHECK(m.mmax <= bound, "K=%d n=%d: %ld messages > bound %ld", K, n, m.mmax,
+                          bound);
+                    int me = (int)(rnd() % (unsigned)K);
+                    nh_sched *one = NULL;
+                    CHECK(nh_stfw_build(&sg, &v, (nh_op)op, me, &one) == NH_STFW_OK &&
+                              same_sched(one, s[me]),
+                          "K=%d n=%d: rank %d alone differs", K, n, me);
+                    nh_sched_free(one);
+                    for (int r = 0; r < K; r++)
+                        nh_sched_free(s[r]);
+                }
+                free(s);
+                nh_vpt_fini(&v);
+            }
+    graph_free(&g);
+}
+
+/* Node-aware placement: nodes of unequal sizes, ranks scattered over them;
+ * every first-dimension group must lie in one node, and delivery holds. */
+static void test_grouped(void)
+{
+    int K = 24, sizes[3] = {8, 4, 12}, loc[48], left[3];
+    memcpy(left, sizes, sizeof(left));
+    for (int r = 0; r < K; r++) {
+        int nd;
+        do
+            nd = (int)(rnd() % 3);
+        while (!left[nd]);
+        left[nd]--;
+        loc[2 * r] = nd * 100; /* node ids need not be dense */
+        loc[2 * r + 1] = (int)(rnd() % 2);
+    }
+    for (int n = 2; n <= 3; n++) {
+        nh_vpt v;
+        int got = nh_vpt_grouped(&v, K, n, loc);
+        CHECK(got == 1, "grouped n=%d: not applied", n);
+        if (got != 1)
+            continue;
+        CHECK(sizes[1] % v.dims[0] == 0, "grouped n=%d: k_1=%d does not divide 4", n, v.dims[0]);
+        int same = 1;
+        for (int x = 0; x < K; x++)
+            same &= loc[2 * v.rank[x]] == loc[2 * v.rank[x - x % v.dims[0]]];
+        CHECK(same, "grouped n=%d: a first-dimension group spans nodes", n);
+        graph g;
+        graph_random(&g, K, 6, 2);
+        nh_stfw_graph sg = {K, g.outdeg, g.indeg, g.dst, g.src};
+        for (int op = 0; op < NH_OP_COUNT; op++) {
+            nh_sched *s[24];
+            char why[256];
+            CHECK(nh_stfw_build(&sg, &v, (nh_op)op, -1, s) == NH_STFW_OK, "grouped build");
+            CHECK(nh_stfw_simulate(&sg, (nh_op)op, s, NULL, NULL, why, sizeof(why)) == 1,
+                  "grouped n=%d %s: %s", n, nh_op_name((nh_op)op), why);
+            for (int r = 0; r < K; r++)
+                nh_sched_free(s[r]);
+        }
+        graph_free(&g);
+        nh_vpt_fini(&v);
+    }
+    /* Coprime node sizes (3 and 5), a single node, one rank per node. */
+    int l2[16], l1[16], l3[16];
+    for (int r = 0; r < 8; r++) {
+        l2[2 * r] = r < 3;
+        l1[2 * r] = 0;
+        l3[2 * r] = r;
+        l2[2 * r + 1] = l1[2 * r + 1] = l3[2 * r + 1] = 0;
+    }
+    nh_vpt v;
+    CHECK(nh_vpt_grouped(&v, 8, 3, l2) == 0, "coprime node sizes: plain VPT");
+    CHECK(nh_vpt_grouped(&v, 8, 3, l1) == 0, "one node: plain VPT");
+    CHECK(nh_vpt_grouped(&v, 8, 3, l3) == 0, "one rank per node: plain VPT");
+}
+
+static void test_inconsistent(void)
+{
+    graph g;
+    graph_random(&g, 8, 3, 0);
+    /* Drop one source entry somewhere. */
+    for (int d = 0; d < 8; d++)
+        if (g.indeg[d] > 0) {
+            g.indeg[d]--;
+            break;
+        }
+    nh_stfw_graph sg = {8, g.outdeg, g.indeg, g.dst, g.src};
+    nh_vpt v;
+    nh_vpt_init(&v, 8, 3, 0);
+    nh_sched *s[8];
+    CHECK(nh_stfw_build(&sg, &v, NH_OP_ALLTOALL, -1, s) == NH_STFW_INCONSISTENT,
+          "inconsistent lists rejected");
+    graph_free(&g);
+}
+
+int main(void)
+{
+    snprintf(check_prefix, sizeof(check_prefix), "test_stfw ");
+    test_dims();
+    for (int K = 1; K <= 16; K++)
+        test_delivery(K, 3, K > 4);
+    test_delivery(24, 5, 2);
+    test_delivery(64, 8, 3);
+    test_delivery(128, 4, 1);
+    test_delivery(210, 6, 2);
+    test_grouped();
+    test_inconsistent();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
