@@ -52,6 +52,19 @@ typedef struct nh_vstate {
     nh_report_rec *rec[NH_VOP_COUNT];
 } nh_vstate;
 
+/* The entry points (standard MPI signatures; the Iso_* interface calls
+ * them directly).  Each runs nhood's schedule or passes the call to PMPI. */
+int nh_impl_MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+int nh_impl_MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+                                   const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                   void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                                   const MPI_Datatype recvtypes[], MPI_Comm comm);
+int nh_impl_MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                    void *recvbuf, const int recvcounts[], const int displs[],
+                                    MPI_Datatype recvtype, MPI_Comm comm);
+
 const char *nh_vop_name(nh_vop v);
 /* Runs schedule s on the call with every block's size known at both ends
  * (direct; forwarding under the promise, where temp blocks are described
