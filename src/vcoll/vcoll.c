@@ -206,6 +206,10 @@ static int vselect(nh_plan *p, nh_vop vop, size_t m, nh_algo *algo, int *header)
 {
     nh_op op = vop == NH_VOP_ALLGATHERV ? NH_OP_ALLGATHER : NH_OP_ALLTOALL;
     nh_algo forced = forced_algo(p, op);
+    /* Store-and-forward ran before this where the communicator has it
+     * (irregular graphs); elsewhere a forced stfw chooses as auto does. */
+    if (forced == NH_ALGO_STFW)
+        forced = NH_ALGO_AUTO;
     int zfwd = p->hinted && full_template(p);
     *algo = NH_ALGO_PMPI;
     *header = 0;
