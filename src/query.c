@@ -34,23 +34,23 @@ NH_EXPORT int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes
 {
     nh_plan *p = nh_plan_get(comm);
     nh_choice c = {NH_ALGO_PMPI, NH_BIND_AUTO, 0};
+    /* "alltoall[v|w]", "ialltoall", "alltoall_init", and the same for allgather */
+    const char *base = op[0] == 'i' ? op + 1 : op;
+    nh_form f = op[0] == 'i' ? NH_FORM_NONBLOCKING : NH_FORM_BLOCKING;
+    size_t n = strlen(base);
+    if (n > 5 && strcmp(base + n - 5, "_init") == 0)
+        f = NH_FORM_PERSISTENT;
+    nh_op o = strncmp(base, "allgather", 9) == 0 ? NH_OP_ALLGATHER : NH_OP_ALLTOALL;
+    /* Store-and-forward runs first where set up (blocking alltoall[v],
+     * allgather[v]; not alltoallw). */
+    if (p && f == NH_FORM_BLOCKING && strcmp(base, "alltoallw") != 0 &&
+        nh_stfw_dims_for(p, o) > 0) {
+        snprintf(name, (size_t)len, "%s", nh_algos[NH_ALGO_STFW].name);
+        return MPI_SUCCESS;
+    }
     nh_algo va;
     if (nh_valgorithm_for(p, op, block_bytes, &va) == 0) { /* alltoallv, alltoallw, allgatherv */
         snprintf(name, (size_t)len, "%s", nh_algos[va].name);
-        return MPI_SUCCESS;
-    }
-    /* "alltoall", "ialltoall", "alltoall_init", and the same for allgather */
-    nh_form f = NH_FORM_BLOCKING;
-    if (op[0] == 'i') {
-        f = NH_FORM_NONBLOCKING;
-        op++;
-    }
-    size_t n = strlen(op);
-    if (n > 5 && strcmp(op + n - 5, "_init") == 0)
-        f = NH_FORM_PERSISTENT;
-    nh_op o = strncmp(op, "allgather", 9) == 0 ? NH_OP_ALLGATHER : NH_OP_ALLTOALL;
-    if (f == NH_FORM_BLOCKING && nh_stfw_dims_for(p, o) > 0) {
-        snprintf(name, (size_t)len, "%s", nh_algos[NH_ALGO_STFW].name);
         return MPI_SUCCESS;
     }
     int rc = p ? nh_select(p, o, f, (size_t)block_bytes, &c) : MPI_SUCCESS;

@@ -309,6 +309,48 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
     return MPI_SUCCESS;
 }
 
+/* SMPI 3.32 lacks matched probes, which nhood's store-and-forward uses to
+ * receive messages of unknown length.  Here a matched probe is a probe
+ * that remembers the message's source and tag, and the matched receive
+ * receives from that source with that tag: MPI's non-overtaking order
+ * makes it the probed message as long as no other receive for that source
+ * and tag comes in between, which holds on nhood's private communicators
+ * (single-threaded, one operation at a time per tag). */
+typedef struct matched {
+    int source, tag;
+    MPI_Comm comm;
+} matched;
+
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    MPI_Status st;
+    int rc = PMPI_Probe(source, tag, comm, &st);
+    if (rc)
+        return rc;
+    matched *m = malloc(sizeof(*m));
+    if (!m)
+        return MPI_ERR_NO_MEM;
+    m->source = st.MPI_SOURCE;
+    m->tag = st.MPI_TAG;
+    m->comm = comm;
+    *message = m;
+    if (status != MPI_STATUS_IGNORE)
+        *status = st;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Status *status)
+{
+    matched *m = *message;
+    if (!m)
+        return MPI_ERR_REQUEST;
+    int rc = PMPI_Recv(buf, count, datatype, m->source, m->tag, m->comm, status);
+    free(m);
+    *message = NULL;
+    return rc;
+}
+
 /* SMPI 3.32 crashes when MPI_Comm_call_errhandler meets a predefined
  * handler (it calls the handler's null function pointer); nhood calls it
  * for every failed collective.  Predefined handlers are applied here, user

@@ -216,12 +216,8 @@ static int run_neighbor(const opts *o)
     nbr *g = calloc((size_t)nalgo + 1, sizeof(nbr));
     for (int a = 0; a < nalgo; a++)
         make_graph(o, s, off, algos[a], &g[a]);
-    int v = o->op == OP_ALLTOALLV || o->op == OP_ALLTOALLW;
-    if (rank == 0 && v)
-        fprintf(stderr,
-                "nhood-simbench: nhood does not accelerate MPI_Neighbor_%s yet (issue 3); "
-                "both columns run the linear algorithm\n",
-                op_names[o->op]);
+    /* alltoallv/alltoallw run the alltoall schedules (src/vcoll). */
+    nh_op nop = o->op == OP_ALLGATHER ? NH_OP_ALLGATHER : NH_OP_ALLTOALL;
     save = NULL;
     for (char *tok = strtok_r((char *)o->bytes, ",", &save); tok;
          tok = strtok_r(NULL, ",", &save)) {
@@ -252,7 +248,7 @@ static int run_neighbor(const opts *o)
                 layout(n, m);
                 double us = -1;
                 int anywrong = 0;
-                if (pass == 1 && !v) {
+                if (pass == 1) {
                     char pick[32];
                     nhood_algorithm_for(n->g, op_names[o->op], m, pick, sizeof(pick));
                     for (int k = 0; k < ndone; k++)
@@ -274,13 +270,13 @@ static int run_neighbor(const opts *o)
                 }
                 char name[48] = "pmpi";
                 long rounds = 1, msgs = nmsgs, vol = nvol;
-                if (!v) {
+                {
                     char chosen[32];
                     nhood_algorithm_for(n->g, op_names[o->op], m, chosen, sizeof(chosen));
                     nh_plan *pl = nh_plan_get(n->g);
                     nh_algo al;
                     if (pl && nh_parse_algo(chosen, &al) == 0 && al >= NH_ALGO_DIRECT) {
-                        const nh_sched *sc = nh_plan_sched(pl, (nh_op)o->op, al);
+                        const nh_sched *sc = nh_plan_sched(pl, nop, al);
                         long mm, vv;
                         sched_counts(sc, (size_t)m, &mm, &vv);
                         rounds = sc->tmpl_rounds;
@@ -715,10 +711,10 @@ int main(int argc, char **argv)
     if (o.op < OP_INPLACE)
         free(off);
     snprintf(o.algos, sizeof(o.algos), "%s",
-             algos                  ? algos
-             : o.op == OP_INPLACE   ? "lsa,hsa"
-             : o.op >= OP_ALLTOALLV ? "auto"
-                                    : "auto,direct,torus,torus_direct");
+             algos                ? algos
+             : o.op == OP_INPLACE ? "lsa,hsa"
+             : o.op == OP_SPMV    ? "auto"
+                                  : "auto,direct,torus,torus_direct");
     if (rank == 0 && o.header)
         printf("op,nbhd,dims,radius,procs,bytes,algorithm,native_us,nhood_us,ratio,platform,rounds,"
                "max_msgs,max_volume\n");

@@ -17,8 +17,10 @@
  * for K / k_1), the plain VPT is used.  The placement itself is pure
  * (nh_vpt_grouped in sched/stfw.c, unit-tested); here the node and NUMA
  * indices are found and gathered. */
-#include <hwloc.h>
 #include <stdlib.h>
+#ifndef NHOOD_SMPI
+#include <hwloc.h>
+#endif
 
 #include "exec/stfw_exec.h"
 
@@ -26,6 +28,9 @@
  * if unbound or unknown.  The topology is loaded once per process. */
 static int numa_index(void)
 {
+#ifdef NHOOD_SMPI
+    return -1; /* simulated nodes (MPI_Comm_split_type) have no NUMA layout */
+#else
     static int cached = -2;
     if (cached != -2)
         return cached;
@@ -51,6 +56,7 @@ static int numa_index(void)
         hwloc_bitmap_free(set);
     hwloc_topology_destroy(topo);
     return cached;
+#endif
 }
 
 int nh_vpt_node(MPI_Comm comm, int n, nh_vpt *v, int *applied)

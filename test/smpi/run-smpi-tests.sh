@@ -93,9 +93,11 @@ if "$sim" --platform dragonfly --procs 16 --ppn 4 --op inplace_alltoallv --bytes
     ok "$name"
 else cat "$log.out" >>"$log.err"; bad "$name"; fi
 
-name="nhood-sim alltoallv runs (linear on both sides until issue 3)"
-if "$sim" --platform flat --procs 8 --ppn 1 --op alltoallv --nbhd vonneumann --dims 2 \
-    --bytes 64 >"$log.out" 2>"$log.err" && grep -q '^alltoallv,.*,pmpi,' "$log.out"; then
+name="nhood-sim alltoallv and alltoallw: correct, every algorithm, combining wins at 8 B"
+if "$sim" --platform flat --procs 16 --ppn 1 --op alltoallv --nbhd moore --dims 2 \
+    --bytes 8 >"$log.out" 2>"$log.err" && "$sim" --platform flat --procs 16 --ppn 1 --op alltoallw \
+    --nbhd moore --dims 2 --bytes 8 --no-header >>"$log.out" 2>>"$log.err" &&
+    awk -F, 'NR > 1 { n++; if ($7 == "torus" && $10 < 1) win[$1] = 1 } END { exit !(n == 8 && win["alltoallv"] && win["alltoallw"]) }' "$log.out"; then
     ok "$name"
 else cat "$log.out" >>"$log.err"; bad "$name"; fi
 
