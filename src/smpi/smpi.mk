@@ -20,7 +20,8 @@ NHOOD_SRC = src/topo/grid.c src/sched/sched.c src/sched/direct.c src/sched/dimwi
 	src/nhood.c src/report.c src/query.c src/intercept/intercept.c src/topo/detect.c \
 	src/exec/exec.c src/exec/request.c src/exec/pack.c src/exec/inplace.c \
 	src/select/config.c src/select/select.c src/select/autotune.c \
-	src/sched/reduce.c src/iso/iso.c src/iso/iso_reduce.c src/iso/pending_v.c
+	src/sched/reduce.c src/iso/iso.c src/iso/iso_reduce.c src/vcoll/vcoll.c \
+	src/vcoll/vexec.c
 COMPAT_SRC = src/smpi/compat.c
 NHOOD_OBJ = $(NHOOD_SRC:%.c=$(OUT)/%.o)
 COMPAT_OBJ = $(COMPAT_SRC:%.c=$(OUT)/%.o)
