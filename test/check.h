@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 static int passed, failed;
-static char check_prefix[32];
+static char check_prefix[64];
 
 #define CHECK(cond, ...)                                                                           \
     do {                                                                                           \

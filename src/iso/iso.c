@@ -20,10 +20,12 @@
 
 #include "iso/iso.h"
 #include "nhood.h"
+#include "vcoll/vcoll.h"
 
 #define NH_EXPORT __attribute__((visibility("default")))
 
-/* The v/w/allgatherv entry points of nhood (src/intercept/functions.h). */
+/* The entry points of nhood (src/intercept/functions.h); alltoallw: nh_valltoallw
+ * (src/vcoll/vcoll.h). */
 int nh_impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
                                            const int sourceweights[], int outdegree,
                                            const int destinations[], const int destweights[],
@@ -37,10 +39,6 @@ int nh_impl_MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datat
 int nh_impl_MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
-int nh_impl_MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
-                                   const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                                   void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
-                                   const MPI_Datatype recvtypes[], MPI_Comm comm);
 int nh_impl_MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                     void *recvbuf, const int recvcounts[], const int displs[],
                                     MPI_Datatype recvtype, MPI_Comm comm);
@@ -598,6 +596,80 @@ static void call_free(call *c)
     memset(c, 0, sizeof(*c));
 }
 
+/* Where nhood hands an Iso w call to MPI (nhood disabled, algorithm
+ * pmpi, a graph it does not run, such as a mesh too small for any rank to
+ * see the whole neighborhood), MPICH 4.0.2's MPI_Neighbor_alltoallw would
+ * get it wrong: it swaps the in- and out-degree when they differ (fixed in
+ * MPICH 4.1), so at a mesh boundary a rank with more sources than targets
+ * receives too few blocks or reads past the arrays.  The Iso layer
+ * therefore packs every block into bytes and runs
+ * PMPI_Neighbor_alltoallv, which MPICH gets right; nhood's
+ * MPI_Neighbor_alltoallw for applications still passes such calls to
+ * PMPI_Neighbor_alltoallw unchanged.  Type signatures match pairwise, so
+ * a block's packed size is its type size times its count at both ends
+ * (homogeneous MPI). */
+static int packed_sizes(int n, const int *counts, const MPI_Datatype *types, int *bytes, int *offs,
+                        int *total)
+{
+    long long pos = 0;
+    for (int k = 0; k < n; k++) {
+        int sz, rc = PMPI_Type_size(types[k], &sz);
+        if (rc)
+            return rc;
+        long long b = (long long)sz * counts[k];
+        if (counts[k] < 0 || pos + b > INT_MAX)
+            return MPI_ERR_COUNT;
+        bytes[k] = (int)b;
+        offs[k] = (int)pos;
+        pos += b;
+    }
+    *total = (int)pos;
+    return MPI_SUCCESS;
+}
+
+static int alltoallw_packed(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    int indeg, outdeg, weighted, rc, stot = 0, rtot = 0, pos;
+    if ((rc = PMPI_Dist_graph_neighbors_count(comm, &indeg, &outdeg, &weighted)))
+        return rc; /* through the error handler already */
+    int *sb = malloc(sizeof(int) * ((size_t)outdeg + 1)),
+        *so = malloc(sizeof(int) * ((size_t)outdeg + 1));
+    int *rb = malloc(sizeof(int) * ((size_t)indeg + 1)),
+        *ro = malloc(sizeof(int) * ((size_t)indeg + 1));
+    char *sp = NULL, *rp = NULL;
+    if (!sb || !so || !rb || !ro)
+        rc = MPI_ERR_NO_MEM;
+    else if (!(rc = packed_sizes(outdeg, sendcounts, sendtypes, sb, so, &stot)) &&
+             !(rc = packed_sizes(indeg, recvcounts, recvtypes, rb, ro, &rtot)) &&
+             (!(sp = malloc((size_t)stot + 1)) || !(rp = malloc((size_t)rtot + 1))))
+        rc = MPI_ERR_NO_MEM;
+    if (rc) /* found here, not by an MPI call on comm */
+        PMPI_Comm_call_errhandler(comm, rc);
+    for (int k = 0; k < outdeg && !rc; k++) {
+        pos = so[k];
+        if (sendcounts[k] > 0)
+            rc = nh_pack((const char *)sendbuf + sdispls[k], sendcounts[k], sendtypes[k], sp, stot,
+                         &pos, comm);
+    }
+    if (!rc)
+        rc = PMPI_Neighbor_alltoallv(sp, sb, so, MPI_BYTE, rp, rb, ro, MPI_BYTE, comm);
+    for (int k = 0; k < indeg && !rc; k++) {
+        pos = ro[k];
+        if (recvcounts[k] > 0)
+            rc = nh_unpack(rp, rtot, &pos, (char *)recvbuf + rdispls[k], recvcounts[k],
+                           recvtypes[k], comm);
+    }
+    free(sb);
+    free(so);
+    free(rb);
+    free(ro);
+    free(sp);
+    free(rp);
+    return rc;
+}
+
 static int call_run(const call *c)
 {
     switch (c->kind) {
@@ -614,8 +686,8 @@ static int call_run(const call *c)
         return nh_impl_MPI_Neighbor_allgatherv(c->sbuf, c->scount, c->stype, c->rbuf, c->rcounts,
                                                c->rdispls, c->rtype, c->comm);
     case C_ALLTOALLW:
-        return nh_impl_MPI_Neighbor_alltoallw(c->sbuf, c->scounts, c->sdisplsa, c->stypes, c->rbuf,
-                                              c->rcounts, c->rdisplsa, c->rtypes, c->comm);
+        return nh_valltoallw(c->sbuf, c->scounts, c->sdisplsa, c->stypes, c->rbuf, c->rcounts,
+                             c->rdisplsa, c->rtypes, c->comm, alltoallw_packed);
     }
     return MPI_ERR_INTERN;
 }

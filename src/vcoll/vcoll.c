@@ -338,10 +338,10 @@ int nh_impl_MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], 
                                                       recvbuf, recvcounts, rdispls, recvtype, comm);
 }
 
-int nh_impl_MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
-                                   const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                                   void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
-                                   const MPI_Datatype recvtypes[], MPI_Comm comm)
+int nh_valltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                  const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                  nh_alltoallw_fn to_mpi)
 {
     vargs a = {.sbuf = sendbuf,
                .scounts = sendcounts,
@@ -352,10 +352,18 @@ int nh_impl_MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
                .rdispls_w = rdispls,
                .rtypes = recvtypes};
     int rc = vcoll(NH_VOP_ALLTOALLW, &a, comm);
-    return rc != NH_TO_PMPI
-               ? rc
-               : PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                                         recvcounts, rdispls, recvtypes, comm);
+    return rc != NH_TO_PMPI ? rc
+                            : to_mpi(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                                     rdispls, recvtypes, comm);
+}
+
+int nh_impl_MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+                                   const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                   void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                                   const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return nh_valltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                         recvtypes, comm, PMPI_Neighbor_alltoallw);
 }
 
 int nh_impl_MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,

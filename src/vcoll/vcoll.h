@@ -80,4 +80,21 @@ void nh_vplan_free(nh_plan *p);
  * returns 0, or -1 if op is none of them. */
 int nh_valgorithm_for(nh_plan *p, const char *op, int block_bytes, nh_algo *algo);
 
+/* The MPI call MPI_Neighbor_alltoallw makes when nhood does not run it. */
+typedef int (*nh_alltoallw_fn)(const void *sendbuf, const int sendcounts[],
+                               const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                               void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                               const MPI_Datatype recvtypes[], MPI_Comm comm);
+/* nhood's MPI_Neighbor_alltoallw with the pass-through made explicit: the
+ * call runs on nhood's schedules where nhood would run it, and is handed
+ * to to_mpi, with the caller's arguments unchanged, in exactly the cases
+ * where nh_impl_MPI_Neighbor_alltoallw (to_mpi = PMPI_Neighbor_alltoallw)
+ * would call MPI: nhood disabled, no plan, not isomorphic, algorithm
+ * pmpi, MPI_IN_PLACE, arguments left to MPI to report.  The Iso layer
+ * passes a workaround for MPICH 4.0.2 here (src/iso/iso.c). */
+int nh_valltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                  const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                  nh_alltoallw_fn to_mpi);
+
 #endif
