@@ -29,7 +29,9 @@
  * NHOOD_PROGRESS=poll allows multi-phase ones: the program promises to
  * stay in completion calls (or call nhood_progress()) while they are
  * outstanding, and nhood's blocking completion calls then poll every
- * operation instead of blocking in PMPI.
+ * operation instead of blocking in PMPI.  Store-and-forward operations
+ * (irregular graphs, exec/stfw_exec.c) always forward: they exist only
+ * under poll and count as multi-phase.
  *
  * Tags.  Operations on one plan take tag slots 1..NH_SLOTS-1 in creation
  * order (identical on every rank: collectives start in the same order

@@ -799,7 +799,7 @@ int nh_stfw_op_progress(nh_stfw_op *x, int *done)
             return MPI_SUCCESS;
         if (x->nreq) {
             int flag = 0;
-            if ((rc = PMPI_Testall(x->nreq, x->xb.reqs, &flag, x->xb.stats)))
+            if ((rc = nh_testall(x->nreq, x->xb.reqs, &flag, x->xb.stats)))
                 break;
             if (!flag)
                 return MPI_SUCCESS;
