@@ -91,14 +91,18 @@ fi
 # Nonblocking and persistent store-and-forward (test_stfw_nb: ialltoall,
 # iallgather, alltoall_init, allgather_init): under NHOOD_PROGRESS=poll
 # forced, with a fixed dimension, and auto; under the safe default they go
-# to PMPI and must be right too.  The report shows stfw for every form
-# under poll and pmpi under safe.
+# to PMPI and must be right too; test_nonblocking under poll and stfw.  The
+# report shows stfw for every form under poll and pmpi under safe.
 for np in $nps; do
     for vars in "NHOOD_PROGRESS=poll NHOOD_ALGO=stfw" "NHOOD_PROGRESS=poll NHOOD_ALGO=stfw NHOOD_STFW_DIMS=2" \
         "NHOOD_PROGRESS=poll" "NHOOD_ALGO=stfw"; do
         name="stfw_nb np=$np $vars"
         if run "$name" $np "$vars" "$t/test_stfw_nb"; then ok "$name"; else bad "$name"; fi
     done
+    # test_nonblocking's graphs (isomorphic ones too) with forced stfw:
+    # freed requests, a communicator freed while an operation is pending.
+    name="nonblocking np=$np NHOOD_PROGRESS=poll NHOOD_ALGO=stfw"
+    if run "$name" $np "NHOOD_PROGRESS=poll NHOOD_ALGO=stfw NHOOD_FALLBACK=silent" "$t/test_nonblocking"; then ok "$name"; else bad "$name"; fi
 done
 name="NHOOD_REPORT=1 stfw nonblocking and persistent lines (poll)"
 if run "$name" 4 "NHOOD_PROGRESS=poll NHOOD_ALGO=stfw NHOOD_STFW_DIMS=2 NHOOD_REPORT=1" "$t/test_stfw_nb" &&
