@@ -92,8 +92,8 @@ typedef struct nh_plan {
     int refs;          /* the communicator's attribute + live requests */
     unsigned long seq; /* nonblocking and persistent operations created */
     int warned_progress;
-    int hinted;          /* created with isomorphic=true: uniform block sizes promised */
-    struct nh_vstate *v; /* v/w calls (vcoll/vcoll.h) */
+    int hinted;           /* created with isomorphic=true: uniform block sizes promised */
+    struct nh_vstate *v;  /* v/w calls (vcoll/vcoll.h) */
     struct nh_stfw *stfw; /* store-and-forward state (exec/stfw_exec.c), NULL if none */
 } nh_plan;
 
@@ -177,6 +177,17 @@ int nh_req_create(nh_plan *p, const nh_sched *s, nh_binding kind, int persistent
                   long *starts, MPI_Request *out);
 void nh_req_progress(void);
 void nh_req_fini(void);
+/* A store-and-forward operation (exec/stfw_exec.c): its state machine,
+ * driven by request.c.  start restarts it in a tag slot; both make what
+ * progress is possible without blocking and set *done when it has run to
+ * the end (also on an error, which they return). */
+typedef struct nh_stfw_op nh_stfw_op;
+int nh_stfw_op_start(nh_stfw_op *x, int slot, int *done);
+int nh_stfw_op_progress(nh_stfw_op *x, int *done);
+void nh_stfw_op_free(nh_stfw_op *x);
+/* nh_req_create for a store-and-forward operation; takes x over (freed
+ * on failure too). */
+int nh_req_create_stfw(nh_plan *p, nh_stfw_op *x, int persistent, long *starts, MPI_Request *out);
 
 /* ---- in-place all-to-all (exec/inplace.c) ---- */
 typedef enum { NH_INPLACE_ALLTOALL = 0, NH_INPLACE_ALLTOALLV, NH_INPLACE_ALLTOALLW } nh_inplace_op;

@@ -247,8 +247,12 @@ int nh_impl_MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datat
                                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                    MPI_Comm comm, MPI_Request *request)
 {
-    int rc = neighbor(NH_OP_ALLTOALL, NH_FORM_NONBLOCKING, sendbuf, sendcount, sendtype, recvbuf,
-                      recvcount, recvtype, comm, request);
+    int rc = nh_stfw_try_ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                   0, request);
+    if (rc != NH_STFW_PASS)
+        return rc;
+    rc = neighbor(NH_OP_ALLTOALL, NH_FORM_NONBLOCKING, sendbuf, sendcount, sendtype, recvbuf,
+                  recvcount, recvtype, comm, request);
     return rc != NH_TO_PMPI ? rc
                             : PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf,
                                                       recvcount, recvtype, comm, request);
@@ -258,8 +262,12 @@ int nh_impl_MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Data
                                     void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                     MPI_Comm comm, MPI_Request *request)
 {
-    int rc = neighbor(NH_OP_ALLGATHER, NH_FORM_NONBLOCKING, sendbuf, sendcount, sendtype, recvbuf,
-                      recvcount, recvtype, comm, request);
+    int rc = nh_stfw_try_iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                    comm, 0, request);
+    if (rc != NH_STFW_PASS)
+        return rc;
+    rc = neighbor(NH_OP_ALLGATHER, NH_FORM_NONBLOCKING, sendbuf, sendcount, sendtype, recvbuf,
+                  recvcount, recvtype, comm, request);
     return rc != NH_TO_PMPI ? rc
                             : PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf,
                                                        recvcount, recvtype, comm, request);
@@ -271,8 +279,12 @@ int nh_impl_MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_D
                                        void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                        MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int rc = neighbor(NH_OP_ALLTOALL, NH_FORM_PERSISTENT, sendbuf, sendcount, sendtype, recvbuf,
-                      recvcount, recvtype, comm, request);
+    int rc = nh_stfw_try_ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                   1, request);
+    if (rc != NH_STFW_PASS)
+        return rc;
+    rc = neighbor(NH_OP_ALLTOALL, NH_FORM_PERSISTENT, sendbuf, sendcount, sendtype, recvbuf,
+                  recvcount, recvtype, comm, request);
     return rc != NH_TO_PMPI ? rc
                             : PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf,
                                                           recvcount, recvtype, comm, info, request);
@@ -282,8 +294,12 @@ int nh_impl_MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_
                                         void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                         MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    int rc = neighbor(NH_OP_ALLGATHER, NH_FORM_PERSISTENT, sendbuf, sendcount, sendtype, recvbuf,
-                      recvcount, recvtype, comm, request);
+    int rc = nh_stfw_try_iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                    comm, 1, request);
+    if (rc != NH_STFW_PASS)
+        return rc;
+    rc = neighbor(NH_OP_ALLGATHER, NH_FORM_PERSISTENT, sendbuf, sendcount, sendtype, recvbuf,
+                  recvcount, recvtype, comm, request);
     return rc != NH_TO_PMPI
                ? rc
                : PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount,

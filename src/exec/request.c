@@ -29,7 +29,9 @@
  * NHOOD_PROGRESS=poll allows multi-phase ones: the program promises to
  * stay in completion calls (or call nhood_progress()) while they are
  * outstanding, and nhood's blocking completion calls then poll every
- * operation instead of blocking in PMPI.
+ * operation instead of blocking in PMPI.  Store-and-forward operations
+ * (irregular graphs, exec/stfw_exec.c) always forward: they exist only
+ * under poll and count as multi-phase.
  *
  * Tags.  Operations on one plan take tag slots 1..NH_SLOTS-1 in creation
  * order (identical on every rank: collectives start in the same order
@@ -46,13 +48,14 @@ typedef struct nh_req {
     struct nh_req *next;
     MPI_Request handle;
     int persistent;
-    int active;   /* started, not yet completed by a completion call */
-    int done;     /* the schedule ran to the end */
-    int freed;    /* handle freed by the user while active: destroy when done */
-    int multi;    /* the schedule forwards (more than one message phase) */
-    int err;      /* first error while progressing */
-    long *starts; /* persistent: the report's call counter, or NULL */
-    nh_run run;
+    int active;     /* started, not yet completed by a completion call */
+    int done;       /* the schedule ran to the end */
+    int freed;      /* handle freed by the user while active: destroy when done */
+    int multi;      /* the schedule forwards (more than one message phase) */
+    int err;        /* first error while progressing */
+    long *starts;   /* persistent: the report's call counter, or NULL */
+    nh_run run;     /* store-and-forward: only run.p and run.slot are used */
+    nh_stfw_op *sx; /* store-and-forward's state machine, or NULL */
 } nh_req;
 
 static nh_req *live; /* all of nhood's operations */
@@ -85,6 +88,7 @@ static void destroy(nh_req *r)
         }
     nh_plan *p = r->run.p;
     nh_run_release(&r->run);
+    nh_stfw_op_free(r->sx);
     if (r->handle != MPI_REQUEST_NULL)
         nh_request_free(&r->handle);
     nh_plan_unref(p);
@@ -93,7 +97,8 @@ static void destroy(nh_req *r)
 
 static void step(nh_req *r, int block)
 {
-    int done = 0, rc = nh_run_progress(&r->run, block, &done);
+    int done = 0,
+        rc = r->sx ? nh_stfw_op_progress(r->sx, &done) : nh_run_progress(&r->run, block, &done);
     if (rc && !r->err)
         r->err = rc;
     if (done || rc) {
@@ -155,12 +160,37 @@ static int start(nh_req *r)
     if (r->starts)
         (*r->starts)++;
     set_running(r, 1);
-    int done = 0, rc = nh_run_start(&r->run, &done);
+    int done = 0,
+        rc = r->sx ? nh_stfw_op_start(r->sx, r->run.slot, &done) : nh_run_start(&r->run, &done);
     if (done || rc) {
         r->done = 1;
         set_running(r, 0);
     }
     return rc;
+}
+
+/* Makes r live with its handle; a nonblocking one starts now. */
+static int enlist(nh_req *r, nh_plan *p, int persistent, int multi, long *starts, MPI_Request *out)
+{
+    int rc;
+    r->handle = MPI_REQUEST_NULL;
+    r->persistent = persistent;
+    r->starts = persistent ? starts : NULL;
+    r->multi = multi;
+    p->refs++; /* the plan outlives a freed communicator while r lives */
+    r->next = live;
+    live = r;
+    rc = nh_recv_init(NULL, 0, MPI_BYTE, 0, 0, MPI_COMM_SELF, &r->handle);
+    if (!rc && !persistent)
+        rc = start(r);
+    if (rc) {
+        if (r->active && !r->done)
+            set_running(r, 0);
+        destroy(r);
+        return rc;
+    }
+    *out = r->handle;
+    return MPI_SUCCESS;
 }
 
 int nh_req_create(nh_plan *p, const nh_sched *s, nh_binding kind, int persistent, const void *sbuf,
@@ -177,24 +207,22 @@ int nh_req_create(nh_plan *p, const nh_sched *s, nh_binding kind, int persistent
         free(r);
         return rc;
     }
-    r->handle = MPI_REQUEST_NULL;
-    r->persistent = persistent;
-    r->starts = persistent ? starts : NULL;
-    r->multi = s->tmpl_rounds > 1;
-    p->refs++; /* the plan outlives a freed communicator while r lives */
-    r->next = live;
-    live = r;
-    rc = nh_recv_init(NULL, 0, MPI_BYTE, 0, 0, MPI_COMM_SELF, &r->handle);
-    if (!rc && !persistent)
-        rc = start(r);
-    if (rc) {
-        if (r->active && !r->done)
-            set_running(r, 0);
-        destroy(r);
-        return rc;
+    return enlist(r, p, persistent, s->tmpl_rounds > 1, starts, out);
+}
+
+/* Store-and-forward forwards data: always multi-phase (NHOOD_PROGRESS=poll
+ * only, see stfw_exec.c). */
+int nh_req_create_stfw(nh_plan *p, nh_stfw_op *x, int persistent, long *starts, MPI_Request *out)
+{
+    nh_req *r = calloc(1, sizeof(*r));
+    if (!r) {
+        nh_stfw_op_free(x);
+        return MPI_ERR_NO_MEM;
     }
-    *out = r->handle;
-    return MPI_SUCCESS;
+    r->sx = x;
+    r->run.p = p;
+    r->run.slot = 1 + (int)(p->seq++ % (NH_SLOTS - 1));
+    return enlist(r, p, persistent, 1, starts, out);
 }
 
 void nh_req_fini(void)

@@ -37,6 +37,30 @@
  * cannot depend on the size of later calls, which may differ per rank). */
 #define NH_STFW_MODEL_BYTES 256.0
 
+/* Run-time buffers of one execution (a blocking call, or one nonblocking
+ * or persistent operation), grown as needed and reused. */
+typedef struct xbuf {
+    char *sbuf, *rbuf, *store;
+    size_t scap, rcap, storecap, storeused;
+    size_t *toff, *tlen;
+    int ntemp_cap;
+    MPI_Request *reqs;
+    MPI_Status *stats; /* MPI_STATUSES_IGNORE trips gcc 12's -Wstringop-overflow with MPICH */
+    int nreqs_cap;
+} xbuf;
+
+static void xbuf_free(xbuf *xb)
+{
+    free(xb->sbuf);
+    free(xb->rbuf);
+    free(xb->store);
+    free(xb->toff);
+    free(xb->tlen);
+    free(xb->reqs);
+    free(xb->stats);
+    memset(xb, 0, sizeof(*xb));
+}
+
 typedef struct nh_stfw {
     nh_vpt v;
     int node_aware;
@@ -44,13 +68,7 @@ typedef struct nh_stfw {
     long mmax[NH_OP_COUNT], bl_mmax;
     double mavg[NH_OP_COUNT], bl_mavg;
     MPI_Comm comm; /* private duplicate */
-    /* run-time buffers, grown as needed and reused */
-    char *sbuf, *rbuf, *store;
-    size_t scap, rcap, storecap;
-    size_t *toff, *tlen;
-    int ntemp_cap;
-    MPI_Request *reqs;
-    int nreqs_cap;
+    xbuf xb;       /* blocking calls' buffers, grown as needed and reused */
 } nh_stfw;
 
 /* ---- set-up ---- */
@@ -173,12 +191,7 @@ void nh_stfw_free(nh_plan *p)
     nh_vpt_fini(&st->v);
     if (st->comm != MPI_COMM_NULL)
         nh_comm_free(&st->comm);
-    free(st->sbuf);
-    free(st->rbuf);
-    free(st->store);
-    free(st->toff);
-    free(st->tlen);
-    free(st->reqs);
+    xbuf_free(&st->xb);
     free(st);
     p->stfw = NULL;
 }
@@ -331,6 +344,7 @@ typedef struct xargs {
     const int *rcounts, *rdispls;
     MPI_Datatype rtype;
     MPI_Aint rext;
+    MPI_Comm comm; /* the private duplicate */
 } xargs;
 
 /* A user block: address, count, type. */
@@ -377,29 +391,29 @@ static int grow(char **b, size_t *cap, size_t need)
 }
 
 /* Upper bound of a block's packed size. */
-static int block_bound(nh_stfw *st, const xargs *a, const nh_blk *b, size_t *out)
+static int block_bound(const xbuf *xb, const xargs *a, const nh_blk *b, size_t *out)
 {
     if (b->buf == NH_BUF_TEMP) {
-        *out = st->tlen[b->slot];
+        *out = xb->tlen[b->slot];
         return MPI_SUCCESS;
     }
     const char *ptr;
     int count, sz, rc;
     MPI_Datatype t;
     user_block(a, b->buf, b->slot, &ptr, &count, &t);
-    if ((rc = PMPI_Pack_size(count, t, st->comm, &sz)))
+    if ((rc = PMPI_Pack_size(count, t, a->comm, &sz)))
         return rc;
     *out = (size_t)sz;
     return MPI_SUCCESS;
 }
 
 /* Packs a block at out (room bytes); *len gets its packed length. */
-static int block_pack(nh_stfw *st, const xargs *a, const nh_blk *b, char *out, size_t room,
+static int block_pack(const xbuf *xb, const xargs *a, const nh_blk *b, char *out, size_t room,
                       size_t *len)
 {
     if (b->buf == NH_BUF_TEMP) {
-        memcpy(out, st->store + st->toff[b->slot], st->tlen[b->slot]);
-        *len = st->tlen[b->slot];
+        memcpy(out, xb->store + xb->toff[b->slot], xb->tlen[b->slot]);
+        *len = xb->tlen[b->slot];
         return MPI_SUCCESS;
     }
     const char *ptr;
@@ -408,14 +422,14 @@ static int block_pack(nh_stfw *st, const xargs *a, const nh_blk *b, char *out, s
     user_block(a, b->buf, b->slot, &ptr, &count, &t);
     if (room > INT32_MAX)
         room = INT32_MAX;
-    if ((rc = nh_pack(ptr, count, t, out, (int)room, &pos, st->comm)))
+    if ((rc = nh_pack(ptr, count, t, out, (int)room, &pos, a->comm)))
         return rc;
     *len = (size_t)pos;
     return MPI_SUCCESS;
 }
 
 /* Unpacks len bytes into a receive slot; they must be exactly its data. */
-static int block_unpack(nh_stfw *st, const xargs *a, int slot, const char *in, size_t len)
+static int block_unpack(const xargs *a, int slot, const char *in, size_t len)
 {
     const char *ptr;
     int count, pos = 0, rc;
@@ -423,79 +437,171 @@ static int block_unpack(nh_stfw *st, const xargs *a, int slot, const char *in, s
     user_block(a, NH_BUF_RECV, slot, &ptr, &count, &t);
     if (len > INT32_MAX)
         return MPI_ERR_TRUNCATE;
-    if ((rc = nh_unpack(in, (int)len, &pos, (void *)(uintptr_t)ptr, count, t, st->comm)))
+    if ((rc = nh_unpack(in, (int)len, &pos, (void *)(uintptr_t)ptr, count, t, a->comm)))
         return rc;
     return (size_t)pos == len ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
+}
+
+/* Sizes the per-schedule arrays and empties the forward store. */
+static int xbuf_prepare(xbuf *xb, const nh_sched *s)
+{
+    if (s->ntemp > xb->ntemp_cap) {
+        size_t *o = realloc(xb->toff, (size_t)s->ntemp * sizeof(size_t));
+        if (o)
+            xb->toff = o;
+        size_t *l = realloc(xb->tlen, (size_t)s->ntemp * sizeof(size_t));
+        if (l)
+            xb->tlen = l;
+        if (!o || !l)
+            return MPI_ERR_NO_MEM;
+        xb->ntemp_cap = s->ntemp;
+    }
+    if (s->nrounds > xb->nreqs_cap) {
+        MPI_Request *r = realloc(xb->reqs, (size_t)s->nrounds * sizeof(MPI_Request));
+        if (r)
+            xb->reqs = r;
+        MPI_Status *t = realloc(xb->stats, (size_t)s->nrounds * sizeof(MPI_Status));
+        if (t)
+            xb->stats = t;
+        if (!r || !t)
+            return MPI_ERR_NO_MEM;
+        xb->nreqs_cap = s->nrounds;
+    }
+    xb->storeused = 0;
+    return MPI_SUCCESS;
+}
+
+/* Packs and sends a stage's messages: the header (one 8-byte length per
+ * block), then the blocks.  *nreq gets the number of send requests (in
+ * xb->reqs). */
+static int post_sends(xbuf *xb, const nh_sched *s, const xargs *a, int stage, int tag, int *nreq)
+{
+    int rc = MPI_SUCCESS;
+    size_t need = 0;
+    *nreq = 0;
+    for (int k = 0; k < s->nrounds && !rc; k++) {
+        const nh_round *r = &s->rounds[k];
+        if (r->phase != stage || r->copy || r->sendpeer == NH_NONE)
+            continue;
+        need += 8 * (size_t)r->nsend;
+        for (int i = 0; i < r->nsend && !rc; i++) {
+            size_t b;
+            rc = block_bound(xb, a, &r->send[i], &b);
+            need += b;
+        }
+    }
+    if (rc)
+        return rc;
+    if (grow(&xb->sbuf, &xb->scap, need + 8))
+        return MPI_ERR_NO_MEM;
+    size_t at = 0;
+    for (int k = 0; k < s->nrounds && !rc; k++) {
+        const nh_round *r = &s->rounds[k];
+        if (r->phase != stage || r->copy || r->sendpeer == NH_NONE)
+            continue;
+        size_t start = at, hdr = at;
+        at += 8 * (size_t)r->nsend;
+        for (int i = 0; i < r->nsend && !rc; i++) {
+            size_t len;
+            rc = block_pack(xb, a, &r->send[i], xb->sbuf + at, xb->scap - at, &len);
+            uint64_t l64 = len;
+            memcpy(xb->sbuf + hdr + 8 * (size_t)i, &l64, 8);
+            at += len;
+        }
+        if (!rc && at - start > INT32_MAX)
+            rc = MPI_ERR_COUNT;
+        if (!rc)
+            rc = nh_isend(xb->sbuf + start, (int)(at - start), MPI_BYTE, r->sendpeer, tag, a->comm,
+                          &xb->reqs[(*nreq)++]);
+    }
+    return rc;
+}
+
+/* Receives the matched message of round r and unpacks its blocks into the
+ * receive buffer or the forward store.  A block that does not fit its
+ * receive slot sets *uerr (first only). */
+static int recv_round(xbuf *xb, const xargs *a, const nh_round *r, MPI_Message *msg,
+                      MPI_Status *status, int *uerr)
+{
+    int bytes, rc;
+    if ((rc = PMPI_Get_count(status, MPI_BYTE, &bytes)))
+        return rc;
+    if (grow(&xb->rbuf, &xb->rcap, (size_t)bytes + 8)) {
+        /* The matched message must still be received. */
+        char dummy[1];
+        PMPI_Mrecv(dummy, 0, MPI_BYTE, msg, MPI_STATUS_IGNORE);
+        return MPI_ERR_NO_MEM;
+    }
+    if ((rc = PMPI_Mrecv(xb->rbuf, bytes, MPI_BYTE, msg, MPI_STATUS_IGNORE)))
+        return rc;
+    size_t at2 = 8 * (size_t)r->nrecv;
+    if ((size_t)bytes < at2)
+        return MPI_ERR_TRUNCATE;
+    for (int i = 0; i < r->nrecv && !rc; i++) {
+        uint64_t l64;
+        memcpy(&l64, xb->rbuf + 8 * (size_t)i, 8);
+        if (l64 > (uint64_t)bytes - at2)
+            return MPI_ERR_TRUNCATE;
+        size_t len = (size_t)l64;
+        const nh_blk *b = &r->recv[i];
+        if (b->buf == NH_BUF_RECV) {
+            int e = block_unpack(a, b->slot, xb->rbuf + at2, len);
+            if (e && !*uerr)
+                *uerr = e;
+        } else if (b->buf == NH_BUF_TEMP) {
+            if (grow(&xb->store, &xb->storecap, xb->storeused + len + 1))
+                return MPI_ERR_NO_MEM;
+            memcpy(xb->store + xb->storeused, xb->rbuf + at2, len);
+            xb->toff[b->slot] = xb->storeused;
+            xb->tlen[b->slot] = len;
+            xb->storeused += len;
+        } else {
+            rc = MPI_ERR_INTERN;
+        }
+        at2 += len;
+    }
+    return rc;
+}
+
+/* Local copies (self edges; allgather's repeated sources), done last. */
+static int local_copies(xbuf *xb, const nh_sched *s, const xargs *a, int *uerr)
+{
+    int rc = MPI_SUCCESS;
+    for (int k = 0; k < s->nrounds && !rc; k++) {
+        const nh_round *r = &s->rounds[k];
+        if (!r->copy)
+            continue;
+        for (int i = 0; i < r->nsend && i < r->nrecv && !rc; i++) {
+            size_t b, len;
+            if ((rc = block_bound(xb, a, &r->send[i], &b)))
+                break;
+            if (grow(&xb->sbuf, &xb->scap, b + 8)) {
+                rc = MPI_ERR_NO_MEM;
+                break;
+            }
+            if (!(rc = block_pack(xb, a, &r->send[i], xb->sbuf, xb->scap, &len))) {
+                int e = block_unpack(a, r->recv[i].slot, xb->sbuf, len);
+                if (e && !*uerr)
+                    *uerr = e;
+            }
+        }
+    }
+    return rc;
 }
 
 /* A block that does not fit its receive slot (the program's counts or
  * types disagree) is an error of that call, but the rank still receives
  * and forwards everything else, so that other ranks complete: the first
  * such error is returned at the end (uerr).  Failures of MPI itself or of
- * memory stop the run. */
-static int run(nh_stfw *st, const nh_sched *s, const xargs *a)
+ * memory stop the run.  Blocking calls use tag slot 0: the stage is the
+ * tag. */
+static int run(xbuf *xb, const nh_sched *s, const xargs *a)
 {
-    int rc = MPI_SUCCESS, nreq = 0, uerr = MPI_SUCCESS;
-    size_t storeused = 0;
-    if (s->ntemp > st->ntemp_cap) {
-        size_t *o = realloc(st->toff, (size_t)s->ntemp * sizeof(size_t));
-        if (o)
-            st->toff = o;
-        size_t *l = realloc(st->tlen, (size_t)s->ntemp * sizeof(size_t));
-        if (l)
-            st->tlen = l;
-        if (!o || !l)
-            return MPI_ERR_NO_MEM;
-        st->ntemp_cap = s->ntemp;
-    }
-    if (s->nrounds > st->nreqs_cap) {
-        MPI_Request *r = realloc(st->reqs, (size_t)s->nrounds * sizeof(MPI_Request));
-        if (!r)
-            return MPI_ERR_NO_MEM;
-        st->reqs = r;
-        st->nreqs_cap = s->nrounds;
-    }
+    int rc, nreq = 0, uerr = MPI_SUCCESS;
+    if ((rc = xbuf_prepare(xb, s)))
+        return rc;
     for (int stage = 1; stage < s->nphases - 1 && !rc; stage++) {
-        /* Sends: the header (one 8-byte length per block), then the blocks. */
-        size_t need = 0;
-        for (int k = 0; k < s->nrounds && !rc; k++) {
-            const nh_round *r = &s->rounds[k];
-            if (r->phase != stage || r->copy || r->sendpeer == NH_NONE)
-                continue;
-            need += 8 * (size_t)r->nsend;
-            for (int i = 0; i < r->nsend && !rc; i++) {
-                size_t b;
-                rc = block_bound(st, a, &r->send[i], &b);
-                need += b;
-            }
-        }
-        if (rc)
-            break;
-        if (grow(&st->sbuf, &st->scap, need + 8)) {
-            rc = MPI_ERR_NO_MEM;
-            break;
-        }
-        size_t at = 0;
-        nreq = 0;
-        for (int k = 0; k < s->nrounds && !rc; k++) {
-            const nh_round *r = &s->rounds[k];
-            if (r->phase != stage || r->copy || r->sendpeer == NH_NONE)
-                continue;
-            size_t start = at, hdr = at;
-            at += 8 * (size_t)r->nsend;
-            for (int i = 0; i < r->nsend && !rc; i++) {
-                size_t len;
-                rc = block_pack(st, a, &r->send[i], st->sbuf + at, st->scap - at, &len);
-                uint64_t l64 = len;
-                memcpy(st->sbuf + hdr + 8 * (size_t)i, &l64, 8);
-                at += len;
-            }
-            if (!rc && at - start > INT32_MAX)
-                rc = MPI_ERR_COUNT;
-            if (!rc)
-                rc = nh_isend(st->sbuf + start, (int)(at - start), MPI_BYTE, r->sendpeer, stage,
-                              st->comm, &st->reqs[nreq++]);
-        }
+        rc = post_sends(xb, s, a, stage, stage, &nreq);
         /* Receives, in schedule order, each from its named source. */
         for (int k = 0; k < s->nrounds && !rc; k++) {
             const nh_round *r = &s->rounds[k];
@@ -503,79 +609,19 @@ static int run(nh_stfw *st, const nh_sched *s, const xargs *a)
                 continue;
             MPI_Message msg;
             MPI_Status status;
-            int bytes;
-            if ((rc = PMPI_Mprobe(r->recvpeer, stage, st->comm, &msg, &status)) ||
-                (rc = PMPI_Get_count(&status, MPI_BYTE, &bytes)))
+            if ((rc = PMPI_Mprobe(r->recvpeer, stage, a->comm, &msg, &status)))
                 break;
-            if (grow(&st->rbuf, &st->rcap, (size_t)bytes + 8)) {
-                /* The matched message must still be received. */
-                char dummy[1];
-                PMPI_Mrecv(dummy, 0, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
-                rc = MPI_ERR_NO_MEM;
-                break;
-            }
-            if ((rc = PMPI_Mrecv(st->rbuf, bytes, MPI_BYTE, &msg, MPI_STATUS_IGNORE)))
-                break;
-            size_t at2 = 8 * (size_t)r->nrecv;
-            if ((size_t)bytes < at2) {
-                rc = MPI_ERR_TRUNCATE;
-                break;
-            }
-            for (int i = 0; i < r->nrecv && !rc; i++) {
-                uint64_t l64;
-                memcpy(&l64, st->rbuf + 8 * (size_t)i, 8);
-                if (l64 > (uint64_t)bytes - at2) {
-                    rc = MPI_ERR_TRUNCATE;
-                    break;
-                }
-                size_t len = (size_t)l64;
-                const nh_blk *b = &r->recv[i];
-                if (b->buf == NH_BUF_RECV) {
-                    int e = block_unpack(st, a, b->slot, st->rbuf + at2, len);
-                    if (e && !uerr)
-                        uerr = e;
-                } else if (b->buf == NH_BUF_TEMP) {
-                    if (grow(&st->store, &st->storecap, storeused + len + 1)) {
-                        rc = MPI_ERR_NO_MEM;
-                        break;
-                    }
-                    memcpy(st->store + storeused, st->rbuf + at2, len);
-                    st->toff[b->slot] = storeused;
-                    st->tlen[b->slot] = len;
-                    storeused += len;
-                } else {
-                    rc = MPI_ERR_INTERN;
-                }
-                at2 += len;
-            }
+            rc = recv_round(xb, a, r, &msg, &status, &uerr);
         }
         /* The send buffer is rewritten next stage.  On an error the sends
          * still complete (their data stays valid until then). */
-        int rc2 = nreq ? nh_waitall(nreq, st->reqs, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+        int rc2 = nreq ? nh_waitall(nreq, xb->reqs, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
         nreq = 0;
         if (!rc)
             rc = rc2;
     }
-    /* Local copies (self edges; allgather's repeated sources) last. */
-    for (int k = 0; k < s->nrounds && !rc; k++) {
-        const nh_round *r = &s->rounds[k];
-        if (!r->copy)
-            continue;
-        for (int i = 0; i < r->nsend && i < r->nrecv && !rc; i++) {
-            size_t b, len;
-            if ((rc = block_bound(st, a, &r->send[i], &b)))
-                break;
-            if (grow(&st->sbuf, &st->scap, b + 8)) {
-                rc = MPI_ERR_NO_MEM;
-                break;
-            }
-            if (!(rc = block_pack(st, a, &r->send[i], st->sbuf, st->scap, &len))) {
-                int e = block_unpack(st, a, r->recv[i].slot, st->sbuf, len);
-                if (e && !uerr)
-                    uerr = e;
-            }
-        }
-    }
+    if (!rc)
+        rc = local_copies(xb, s, a, &uerr);
     return rc ? rc : uerr;
 }
 
@@ -596,7 +642,8 @@ static int try_run(nh_op op, xargs *a, MPI_Comm comm)
         nh_stfw_report_fill(p, op, rec);
     }
     a->op = op;
-    rc = run(p->stfw, p->stfw->sched[op], a);
+    a->comm = p->stfw->comm;
+    rc = run(&p->stfw->xb, p->stfw->sched[op], a);
     if (rc)
         PMPI_Comm_call_errhandler(comm, rc);
     return rc;
@@ -655,4 +702,229 @@ int nh_stfw_try_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, voi
                .rdispls = rdispls,
                .rtype = rtype};
     return try_run(NH_OP_ALLGATHER, &a, comm);
+}
+
+/* ---- nonblocking and persistent operations (NHOOD_PROGRESS=poll) ----
+ *
+ * The same schedule as a state machine that request.c drives (see there
+ * for handles, completion calls and the progress policy): entering a
+ * stage packs and sends its messages; progress probes each expected
+ * message with MPI_Improbe and receives what has arrived; the stage ends
+ * when every message has arrived and the sends have completed (the send
+ * buffer is rewritten next stage); the local copies end the operation.
+ * The operation's tag slot (request.c) separates concurrent operations on
+ * one communicator: its messages carry slot * NH_STFW_TAGS + stage, so
+ * blocking calls (slot 0) keep the stage as tag.  Each operation has its
+ * own buffers; a persistent one keeps its arguments and buffers from init
+ * to free and restarts from stage 1 at each start. */
+#define NH_STFW_TAGS 32
+
+struct nh_stfw_op {
+    const nh_sched *s;
+    xargs a;
+    xbuf xb;
+    int tagbase;
+    int stage;   /* current stage; s->nphases - 1 when done */
+    int nreq;    /* the stage's send requests (in xb.reqs) */
+    int pending; /* the stage's messages not yet received */
+    char *got;   /* per round: its message of this stage was received */
+    int uerr;
+};
+
+void nh_stfw_op_free(nh_stfw_op *x)
+{
+    if (!x)
+        return;
+    xbuf_free(&x->xb);
+    free(x->got);
+    free(x);
+}
+
+/* Posts the sends of x->stage and counts its expected messages. */
+static int op_enter_stage(nh_stfw_op *x)
+{
+    const nh_sched *s = x->s;
+    x->pending = 0;
+    for (int k = 0; k < s->nrounds; k++) {
+        const nh_round *r = &s->rounds[k];
+        x->got[k] = 0;
+        if (r->phase == x->stage && !r->copy && r->recvpeer != NH_NONE)
+            x->pending++;
+    }
+    return post_sends(&x->xb, s, &x->a, x->stage, x->tagbase + x->stage, &x->nreq);
+}
+
+/* Is an earlier message of this stage from the same source still due?
+ * Messages from one source are received in schedule order (MPI's
+ * non-overtaking rule keeps them in that order). */
+static int earlier_due(const nh_stfw_op *x, int k)
+{
+    const nh_sched *s = x->s;
+    const nh_round *r = &s->rounds[k];
+    for (int j = 0; j < k; j++) {
+        const nh_round *q = &s->rounds[j];
+        if (!x->got[j] && q->phase == r->phase && !q->copy && q->recvpeer == r->recvpeer)
+            return 1;
+    }
+    return 0;
+}
+
+/* Receives what has arrived and moves on as far as possible without
+ * blocking.  On an MPI or memory error the stage's sends are still
+ * completed (their buffer is freed with the operation). */
+int nh_stfw_op_progress(nh_stfw_op *x, int *done)
+{
+    const nh_sched *s = x->s;
+    int rc = MPI_SUCCESS, last = s->nphases - 1;
+    *done = 0;
+    while (x->stage < last && !rc) {
+        for (int k = 0; k < s->nrounds && x->pending && !rc; k++) {
+            const nh_round *r = &s->rounds[k];
+            if (x->got[k] || r->phase != x->stage || r->copy || r->recvpeer == NH_NONE ||
+                earlier_due(x, k))
+                continue;
+            MPI_Message msg;
+            MPI_Status status;
+            int flag = 0;
+            rc = PMPI_Improbe(r->recvpeer, x->tagbase + x->stage, x->a.comm, &flag, &msg, &status);
+            if (rc || !flag)
+                continue;
+            x->got[k] = 1;
+            x->pending--;
+            rc = recv_round(&x->xb, &x->a, r, &msg, &status, &x->uerr);
+        }
+        if (rc)
+            break;
+        if (x->pending)
+            return MPI_SUCCESS;
+        if (x->nreq) {
+            int flag = 0;
+            if ((rc = nh_testall(x->nreq, x->xb.reqs, &flag, x->xb.stats)))
+                break;
+            if (!flag)
+                return MPI_SUCCESS;
+            x->nreq = 0;
+        }
+        if (++x->stage < last)
+            rc = op_enter_stage(x);
+    }
+    if (rc) {
+        if (x->nreq)
+            nh_waitall(x->nreq, x->xb.reqs, MPI_STATUSES_IGNORE);
+        x->nreq = 0;
+        x->stage = last;
+        *done = 1;
+        return rc;
+    }
+    *done = 1;
+    rc = local_copies(&x->xb, s, &x->a, &x->uerr);
+    return rc ? rc : x->uerr;
+}
+
+int nh_stfw_op_start(nh_stfw_op *x, int slot, int *done)
+{
+    int rc;
+    *done = 0;
+    x->tagbase = slot * NH_STFW_TAGS;
+    x->uerr = MPI_SUCCESS;
+    x->nreq = 0;
+    x->pending = 0;
+    x->stage = 1;
+    if ((rc = xbuf_prepare(&x->xb, x->s)) ||
+        (x->stage < x->s->nphases - 1 && (rc = op_enter_stage(x)))) {
+        if (x->nreq)
+            nh_waitall(x->nreq, x->xb.reqs, MPI_STATUSES_IGNORE);
+        x->nreq = 0;
+        x->stage = x->s->nphases - 1;
+        *done = 1;
+        return rc;
+    }
+    return nh_stfw_op_progress(x, done);
+}
+
+static int try_nb(nh_op op, int persistent, xargs *a, MPI_Comm comm, MPI_Request *req)
+{
+    nh_plan *p = nh_active ? nh_plan_get(comm) : NULL;
+    MPI_Aint lb;
+    int rc;
+    if (!p || !p->stfw || !p->stfw->sched[op] || a->sbuf == MPI_IN_PLACE ||
+        p->stfw->sched[op]->nphases - 1 > NH_STFW_TAGS)
+        return NH_STFW_PASS;
+    /* Under NHOOD_PROGRESS=safe the call goes on to the other algorithms
+     * (PMPI on irregular graphs): STFW forwards data, which would need
+     * other ranks to stay in nhood's calls.  Forced, this is reported as
+     * for torus (select.c). */
+    if (nh_cfg.progress != NH_PROGRESS_POLL) {
+        if (forced_algo(p, op) != NH_ALGO_STFW || nh_cfg.fallback == NH_FALLBACK_SILENT)
+            return NH_STFW_PASS;
+        if (nh_cfg.fallback == NH_FALLBACK_ERROR) {
+            nh_error("algorithm stfw was forced for nonblocking or persistent %s on communicator "
+                     "%d; it forwards data and needs NHOOD_PROGRESS=poll (NHOOD_FALLBACK=error)",
+                     nh_op_name(op), p->id);
+            PMPI_Comm_call_errhandler(comm, MPI_ERR_UNSUPPORTED_OPERATION);
+            return MPI_ERR_UNSUPPORTED_OPERATION;
+        }
+        if (!p->warned_progress) {
+            p->warned_progress = 1;
+            nh_warn("algorithm stfw forwards data between ranks, which nonblocking and persistent "
+                    "calls on communicator %d do only with NHOOD_PROGRESS=poll; using the "
+                    "other algorithms",
+                    p->id);
+        }
+        return NH_STFW_PASS;
+    }
+    if ((rc = PMPI_Type_get_extent(a->stype, &lb, &a->sext)) ||
+        (rc = PMPI_Type_get_extent(a->rtype, &lb, &a->rext)))
+        return PMPI_Comm_call_errhandler(comm, rc), rc;
+    nh_req_progress();
+    nh_report_rec *rec =
+        nh_report_rec_get(p, op, persistent ? NH_FORM_PERSISTENT : NH_FORM_NONBLOCKING);
+    if (rec) {
+        if (!persistent) /* persistent requests count their starts */
+            rec->calls[NH_ALGO_STFW]++;
+        nh_stfw_report_fill(p, op, rec);
+    }
+    const nh_sched *s = p->stfw->sched[op];
+    nh_stfw_op *x = calloc(1, sizeof(*x));
+    char *got = s->nrounds > 0 ? calloc((size_t)s->nrounds, 1) : NULL;
+    if (!x || (s->nrounds > 0 && !got)) {
+        free(x);
+        free(got);
+        rc = MPI_ERR_NO_MEM;
+    } else {
+        x->s = s;
+        x->a = *a;
+        x->a.op = op;
+        x->a.comm = p->stfw->comm;
+        x->got = got;
+        x->stage = s->nphases - 1; /* not started */
+        rc = nh_req_create_stfw(p, x, persistent, rec ? &rec->calls[NH_ALGO_STFW] : NULL, req);
+    }
+    if (rc)
+        PMPI_Comm_call_errhandler(comm, rc);
+    return rc;
+}
+
+int nh_stfw_try_ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                          MPI_Datatype rtype, MPI_Comm comm, int persistent, MPI_Request *req)
+{
+    xargs a = {.sbuf = sbuf,
+               .scount = scount,
+               .stype = stype,
+               .rbuf = rbuf,
+               .rcount = rcount,
+               .rtype = rtype};
+    return try_nb(NH_OP_ALLTOALL, persistent, &a, comm, req);
+}
+
+int nh_stfw_try_iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                           MPI_Datatype rtype, MPI_Comm comm, int persistent, MPI_Request *req)
+{
+    xargs a = {.sbuf = sbuf,
+               .scount = scount,
+               .stype = stype,
+               .rbuf = rbuf,
+               .rcount = rcount,
+               .rtype = rtype};
+    return try_nb(NH_OP_ALLGATHER, persistent, &a, comm, req);
 }

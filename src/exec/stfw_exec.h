@@ -34,6 +34,15 @@ int nh_stfw_try_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, voi
                            const int *rcounts, const int *rdispls, MPI_Datatype rtype,
                            MPI_Comm comm);
 
+/* Nonblocking (persistent = 0) and persistent (1) forms with STFW where
+ * the communicator has it for the operation and NHOOD_PROGRESS=poll:
+ * MPI_SUCCESS with *req nhood's request (exec/request.c), an MPI error
+ * (the error handler already called), or NH_STFW_PASS. */
+int nh_stfw_try_ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                          MPI_Datatype rtype, MPI_Comm comm, int persistent, MPI_Request *req);
+int nh_stfw_try_iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                           MPI_Datatype rtype, MPI_Comm comm, int persistent, MPI_Request *req);
+
 /* For NHOOD_REPORT and nhood_algorithm_for: the VPT dimension STFW runs
  * op with on this communicator, 0 if it does not. */
 int nh_stfw_dims_for(const nh_plan *p, nh_op op);

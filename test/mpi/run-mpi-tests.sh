@@ -88,6 +88,42 @@ else
     bad "$name"
 fi
 
+# Nonblocking and persistent store-and-forward (test_stfw_nb: ialltoall,
+# iallgather, alltoall_init, allgather_init): under NHOOD_PROGRESS=poll
+# forced, with a fixed dimension, and auto; under the safe default they go
+# to PMPI and must be right too; test_nonblocking under poll and stfw.  The
+# report shows stfw for every form under poll and pmpi under safe.
+for np in $nps; do
+    for vars in "NHOOD_PROGRESS=poll NHOOD_ALGO=stfw" "NHOOD_PROGRESS=poll NHOOD_ALGO=stfw NHOOD_STFW_DIMS=2" \
+        "NHOOD_PROGRESS=poll" "NHOOD_ALGO=stfw"; do
+        name="stfw_nb np=$np $vars"
+        if run "$name" $np "$vars" "$t/test_stfw_nb"; then ok "$name"; else bad "$name"; fi
+    done
+    # test_nonblocking's graphs (isomorphic ones too) with forced stfw:
+    # freed requests, a communicator freed while an operation is pending.
+    name="nonblocking np=$np NHOOD_PROGRESS=poll NHOOD_ALGO=stfw"
+    if run "$name" $np "NHOOD_PROGRESS=poll NHOOD_ALGO=stfw NHOOD_FALLBACK=silent" "$t/test_nonblocking"; then ok "$name"; else bad "$name"; fi
+done
+name="NHOOD_REPORT=1 stfw nonblocking and persistent lines (poll)"
+if run "$name" 4 "NHOOD_PROGRESS=poll NHOOD_ALGO=stfw NHOOD_STFW_DIMS=2 NHOOD_REPORT=1" "$t/test_stfw_nb" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=ialltoall pattern=irregular .*algorithm=stfw binding=- calls=[1-9][0-9]* .*stfw_dims=2 ' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=iallgather pattern=irregular .*algorithm=stfw binding=- calls=[1-9]' "$log.err" &&
+    { ! grep -q 'HAVE_MPI_NEIGHBOR_ALLTOALL_INIT=1' "$TOP_BUILDDIR/Makefile" ||
+        { grep -Eq '^nhood: comm=[0-9]+ op=alltoall_init pattern=irregular .*algorithm=stfw binding=- calls=3 ' "$log.err" &&
+            grep -Eq '^nhood: comm=[0-9]+ op=allgather_init pattern=irregular .*algorithm=stfw binding=- calls=3 ' "$log.err"; }; }; then
+    ok "$name"
+else
+    bad "$name"
+fi
+name="NHOOD_REPORT=1 stfw nonblocking lines (safe: pmpi)"
+if run "$name" 4 "NHOOD_ALGO=stfw NHOOD_REPORT=1" "$t/test_stfw_nb" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=ialltoall .*algorithm=pmpi ' "$log.err" &&
+    ! grep -Eq '^nhood: comm=[0-9]+ op=i?all(toall|gather)(_init)? .*algorithm=stfw ' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+
 # Nonblocking and persistent forms: the safe default, forced forwarding
 # schedules (direct under NHOOD_PROGRESS=safe, as they are under poll),
 # PMPI, and chunked packed messages.
