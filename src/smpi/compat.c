@@ -321,22 +321,26 @@ typedef struct matched {
     MPI_Comm comm;
 } matched;
 
+/* The matched message of a successful probe (status st). */
+static int remember(const MPI_Status *st, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    matched *m = malloc(sizeof(*m));
+    if (!m)
+        return MPI_ERR_NO_MEM;
+    m->source = st->MPI_SOURCE;
+    m->tag = st->MPI_TAG;
+    m->comm = comm;
+    *message = m;
+    if (status != MPI_STATUS_IGNORE)
+        *status = *st;
+    return MPI_SUCCESS;
+}
+
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
     MPI_Status st;
     int rc = PMPI_Probe(source, tag, comm, &st);
-    if (rc)
-        return rc;
-    matched *m = malloc(sizeof(*m));
-    if (!m)
-        return MPI_ERR_NO_MEM;
-    m->source = st.MPI_SOURCE;
-    m->tag = st.MPI_TAG;
-    m->comm = comm;
-    *message = m;
-    if (status != MPI_STATUS_IGNORE)
-        *status = st;
-    return MPI_SUCCESS;
+    return rc ? rc : remember(&st, comm, message, status);
 }
 
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
@@ -344,18 +348,7 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
 {
     MPI_Status st;
     int rc = PMPI_Iprobe(source, tag, comm, flag, &st);
-    if (rc || !*flag)
-        return rc;
-    matched *m = malloc(sizeof(*m));
-    if (!m)
-        return MPI_ERR_NO_MEM;
-    m->source = st.MPI_SOURCE;
-    m->tag = st.MPI_TAG;
-    m->comm = comm;
-    *message = m;
-    if (status != MPI_STATUS_IGNORE)
-        *status = st;
-    return MPI_SUCCESS;
+    return rc || !*flag ? rc : remember(&st, comm, message, status);
 }
 
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,

@@ -408,6 +408,8 @@ static int grow(char **buf, size_t *len, size_t need)
 /* Packs a block into out (pack size of the block available). */
 static int pack_desc(const nh_vdesc *d, char *out, int outsize, int *pos, MPI_Comm comm)
 {
+    if (d->bytes == 0) /* also a zero-size type with a count: MPICH's MPI_Pack divides by 0 */
+        return MPI_SUCCESS;
     if (d->contig) {
         memcpy(out + *pos, d->addr, d->bytes);
         *pos += (int)d->bytes;
@@ -418,6 +420,8 @@ static int pack_desc(const nh_vdesc *d, char *out, int outsize, int *pos, MPI_Co
 
 static int unpack_desc(const char *in, int insize, int *pos, const nh_vdesc *d, MPI_Comm comm)
 {
+    if (d->bytes == 0)
+        return MPI_SUCCESS;
     if (d->contig) {
         if ((size_t)(insize - *pos) < d->bytes)
             return MPI_ERR_TRUNCATE;
@@ -430,7 +434,7 @@ static int unpack_desc(const char *in, int insize, int *pos, const nh_vdesc *d, 
 
 static int pack_size(const nh_vdesc *d, MPI_Comm comm, int *size)
 {
-    if (d->contig) {
+    if (d->contig || d->bytes == 0) {
         *size = (int)d->bytes;
         return MPI_SUCCESS;
     }
