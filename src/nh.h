@@ -125,6 +125,12 @@ typedef struct nh_choice {
     nh_binding binding;
     int tuning; /* an autotune trial: time the call, nh_autotune_record */
 } nh_choice;
+/* The algorithm forced for op on p (AUTO if none; a forced stfw counts as
+ * AUTO here: store-and-forward is tried before selection). */
+nh_algo nh_forced_algo(const nh_plan *p, nh_op op);
+/* A forced algorithm on a non-isomorphic communicator: warn once, fail
+ * (NHOOD_FALLBACK=error) or stay silent; the call goes to PMPI. */
+int nh_forced_not_isomorphic(nh_plan *p, nh_algo forced, const char *opname);
 int nh_select(nh_plan *p, nh_op op, nh_form form, size_t blockbytes, nh_choice *out);
 /* NHOOD_AUTOTUNE (select/autotune.c): the algorithm to run, measured
  * rather than modeled; -1 where autotuning does not apply. */

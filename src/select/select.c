@@ -63,7 +63,7 @@ static int form_allows(nh_plan *p, nh_op op, nh_form form, nh_algo a)
     return s && s->tmpl_rounds <= 1;
 }
 
-int nh_select(nh_plan *p, nh_op op, nh_form form, size_t m, nh_choice *out)
+nh_algo nh_forced_algo(const nh_plan *p, nh_op op)
 {
     nh_algo forced = p->algo_info[op];
     if (forced == NH_ALGO_AUTO)
@@ -73,30 +73,38 @@ int nh_select(nh_plan *p, nh_op op, nh_form form, size_t m, nh_choice *out)
     /* Store-and-forward runs before selection where the communicator has
      * it (exec/stfw_exec.c, blocking calls); calls that get here choose
      * as under auto. */
-    if (forced == NH_ALGO_STFW)
-        forced = NH_ALGO_AUTO;
+    return forced == NH_ALGO_STFW ? NH_ALGO_AUTO : forced;
+}
+
+int nh_forced_not_isomorphic(nh_plan *p, nh_algo forced, const char *opname)
+{
+    if (forced == NH_ALGO_AUTO || nh_cfg.fallback == NH_FALLBACK_SILENT)
+        return MPI_SUCCESS;
+    if (nh_cfg.fallback == NH_FALLBACK_ERROR) {
+        nh_error("algorithm %s was forced for %s on communicator %d, which is not isomorphic "
+                 "(NHOOD_FALLBACK=error)",
+                 nh_algos[forced].name, opname, p->id);
+        return MPI_ERR_UNSUPPORTED_OPERATION;
+    }
+    if (!p->warned) {
+        p->warned = 1;
+        nh_warn("algorithm %s was forced for %s on communicator %d, which is not isomorphic; "
+                "using pmpi (set NHOOD_FALLBACK=silent to hide this)",
+                nh_algos[forced].name, opname, p->id);
+    }
+    return MPI_SUCCESS;
+}
+
+int nh_select(nh_plan *p, nh_op op, nh_form form, size_t m, nh_choice *out)
+{
+    nh_algo forced = nh_forced_algo(p, op);
     out->algo = NH_ALGO_PMPI;
     out->binding = NH_BIND_AUTO;
     out->tuning = 0;
     if (forced == NH_ALGO_PMPI)
         return MPI_SUCCESS;
-    if (!p->isomorphic) {
-        if (forced == NH_ALGO_AUTO || nh_cfg.fallback == NH_FALLBACK_SILENT)
-            return MPI_SUCCESS;
-        if (nh_cfg.fallback == NH_FALLBACK_ERROR) {
-            nh_error("algorithm %s was forced for %s on communicator %d, which is not isomorphic "
-                     "(NHOOD_FALLBACK=error)",
-                     nh_algos[forced].name, nh_op_name(op), p->id);
-            return MPI_ERR_UNSUPPORTED_OPERATION;
-        }
-        if (!p->warned) {
-            p->warned = 1;
-            nh_warn("algorithm %s was forced for %s on communicator %d, which is not isomorphic; "
-                    "using pmpi (set NHOOD_FALLBACK=silent to hide this)",
-                    nh_algos[forced].name, nh_op_name(op), p->id);
-        }
-        return MPI_SUCCESS;
-    }
+    if (!p->isomorphic)
+        return nh_forced_not_isomorphic(p, forced, nh_op_name(op));
     nh_algo best = forced;
     if (!p->coupled && (forced == NH_ALGO_TORUS || forced == NH_ALGO_TORUS_DIRECT)) {
         /* Blocks of different sizes may legally meet at intermediate ranks:

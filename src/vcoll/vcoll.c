@@ -192,46 +192,19 @@ static size_t mean_block(const nh_plan *p, const nh_vcall *c)
     return n ? (size_t)(sum / n) : 0;
 }
 
-static nh_algo forced_algo(const nh_plan *p, nh_op op)
-{
-    nh_algo f = p->algo_info[op];
-    if (f == NH_ALGO_AUTO)
-        f = nh_cfg.algo_op[op];
-    return f == NH_ALGO_AUTO ? nh_cfg.algo : f;
-}
-
 /* The algorithm for a call; *header: use the header executor.  m is the
  * mean block size (used only on hinted plans). */
 static int vselect(nh_plan *p, nh_vop vop, size_t m, nh_algo *algo, int *header)
 {
     nh_op op = vop == NH_VOP_ALLGATHERV ? NH_OP_ALLGATHER : NH_OP_ALLTOALL;
-    nh_algo forced = forced_algo(p, op);
-    /* Store-and-forward ran before this where the communicator has it
-     * (irregular graphs); elsewhere a forced stfw chooses as auto does. */
-    if (forced == NH_ALGO_STFW)
-        forced = NH_ALGO_AUTO;
+    nh_algo forced = nh_forced_algo(p, op);
     int zfwd = p->hinted && full_template(p);
     *algo = NH_ALGO_PMPI;
     *header = 0;
     if (forced == NH_ALGO_PMPI)
         return MPI_SUCCESS;
-    if (!p->isomorphic) {
-        if (forced == NH_ALGO_AUTO || nh_cfg.fallback == NH_FALLBACK_SILENT)
-            return MPI_SUCCESS;
-        if (nh_cfg.fallback == NH_FALLBACK_ERROR) {
-            nh_error("algorithm %s was forced for %s on communicator %d, which is not isomorphic "
-                     "(NHOOD_FALLBACK=error)",
-                     nh_algos[forced].name, nh_vop_name(vop), p->id);
-            return MPI_ERR_UNSUPPORTED_OPERATION;
-        }
-        if (!p->warned) {
-            p->warned = 1;
-            nh_warn("algorithm %s was forced for %s on communicator %d, which is not isomorphic; "
-                    "using pmpi (set NHOOD_FALLBACK=silent to hide this)",
-                    nh_algos[forced].name, nh_vop_name(vop), p->id);
-        }
-        return MPI_SUCCESS;
-    }
+    if (!p->isomorphic)
+        return nh_forced_not_isomorphic(p, forced, nh_vop_name(vop));
     if (forced != NH_ALGO_AUTO) {
         *algo = forced;
     } else {
