@@ -8,7 +8,8 @@
 #
 # --quick (CI): instead of the whole suite, the unit tests, the fuzz
 # corpus, and every MPI test program once at 2 ranks (test_neighbor also
-# at 4 ranks with NHOOD_ALGO=torus, test_leaks with 1,000 cycles).
+# at 4 ranks with NHOOD_ALGO=torus, test_leaks with 1,000 cycles, the v/w
+# and store-and-forward tests also at 4 ranks with a forced algorithm).
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -64,6 +65,11 @@ one 2 "" $t/test_nonblocking
 one 2 "NHOOD_PROGRESS=poll NHOOD_ALGO=torus NHOOD_FALLBACK=silent" $t/test_nonblocking
 one 2 "" $t/test_badenv info
 one 2 "NHOOD_ALGO=torus NHOOD_BINDING=zcopy NHOOD_FALLBACK=silent" $t/test_leaks 1000
+one 2 "" $t/test_neighbor_v
+one 4 "NHOOD_ALGO=torus NHOOD_CHECK=1 NHOOD_FALLBACK=silent" $t/test_neighbor_v
+one 2 "" $t/test_iso
+one 4 "NHOOD_ALGO=stfw NHOOD_STFW_DIMS=2" $t/test_stfw
+one 4 "NHOOD_PROGRESS=poll NHOOD_ALGO=stfw NHOOD_STFW_DIMS=2" $t/test_stfw_nb
 for f in test_fortran test_fortran_mpif; do
     [ -x $t/$f ] && one 2 "" $t/$f
 done

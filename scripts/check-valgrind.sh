@@ -34,11 +34,13 @@ check() {
         tail -5 "$log.out" | sed 's/^/    /'
     fi
 }
-mpi() { # mpi NAME PROGRAM [ARGS]
+mpi() { # mpi NAME PROGRAM [ARGS]  (MPIVARS="VAR=VAL ...": environment of the ranks)
     name=$1
     shift
+    flags=""
+    for v in ${MPIVARS:-}; do flags="$flags -genv ${v%%=*} ${v#*=}"; done
     # shellcheck disable=SC2086
-    check "$name" timeout 1800 $mpiexec -n 2 -genv LD_PRELOAD "$lib" $vg "$@"
+    check "$name" timeout 1800 $mpiexec -n 2 -genv LD_PRELOAD "$lib" $flags $vg "$@"
 }
 # shellcheck disable=SC2086
 check "test_sched --quick" $vg "$b/test/unit/test_sched" --quick
@@ -56,6 +58,12 @@ mpi test_nonblocking "$b/test/mpi/test_nonblocking"
 mpi test_badenv "$b/test/mpi/test_badenv"
 mpi "test_leaks 200" "$b/test/mpi/test_leaks" 200
 mpi test_iso "$b/test/mpi/test_iso"
+mpi test_neighbor_v "$b/test/mpi/test_neighbor_v"
+MPIVARS="NHOOD_ALGO=stfw"
+mpi "test_stfw NHOOD_ALGO=stfw" "$b/test/mpi/test_stfw"
+MPIVARS="NHOOD_PROGRESS=poll NHOOD_ALGO=stfw"
+mpi "test_stfw_nb NHOOD_ALGO=stfw" "$b/test/mpi/test_stfw_nb"
+MPIVARS=""
 # shellcheck disable=SC2086
 check "test_reduce_sched --quick" $vg "$b/test/unit/test_reduce_sched" --quick
 for f in test_fortran test_fortran_mpif; do

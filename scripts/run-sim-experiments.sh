@@ -23,6 +23,16 @@ while [ $# -gt 0 ]; do
 done
 mkdir -p "$out"
 
+# SimGrid settings for experiment NAME: SimGrid's max-min solver trips over
+# its own rounding ("Cannot saturate more a constraint") on the large
+# store-and-forward runs at its default precision (1e-5), hence a coarser one.
+simcfg() {
+    case "$1" in
+    stfw-*) echo "${NHOOD_SIM_CFG:-} --cfg=maxmin/precision:1e-4" ;;
+    *) echo "${NHOOD_SIM_CFG:-}" ;;
+    esac
+}
+
 # exp NAME ARGS...: one nhood-sim run into OUT/NAME.csv (its stderr, with
 # the simulation's wall-clock time, into OUT/NAME.log).
 exp() {
@@ -35,7 +45,7 @@ exp() {
     [ -e "$out/$name.csv.tmp" ] && return 0
     echo "== $name: nhood-sim $*" >&2
     start=$(date +%s)
-    if "$here/nhood-sim" "$@" >"$out/$name.csv.tmp" 2>"$out/$name.log"; then
+    if NHOOD_SIM_CFG=$(simcfg "$name") "$here/nhood-sim" "$@" >"$out/$name.csv.tmp" 2>"$out/$name.log"; then
         mv "$out/$name.csv.tmp" "$out/$name.csv"
     else
         echo "   failed, see $out/$name.log" >&2
@@ -59,7 +69,7 @@ auto() {
     [ "$force" -eq 0 ] && [ -s "$out/$name.auto.csv" ] && [ "$out/$name.auto.csv" -nt "$top/platforms/$pf.cost" ] && return 0
     echo "== $name (auto, cost parameters newer than the run): nhood-sim $*" >&2
     start=$(date +%s)
-    if "$here/nhood-sim" "$@" --algos auto --no-native >"$out/$name.auto.csv.tmp" 2>"$out/$name.auto.log"; then
+    if NHOOD_SIM_CFG=$(simcfg "$name") "$here/nhood-sim" "$@" --algos auto --no-native >"$out/$name.auto.csv.tmp" 2>"$out/$name.auto.log"; then
         mv "$out/$name.auto.csv.tmp" "$out/$name.auto.csv"
     else
         echo "   failed, see $out/$name.auto.log" >&2
@@ -99,10 +109,21 @@ experiments() {
     done
     # Shales (r = 3 and 7, 1396 offsets): the most expensive to simulate.
     $1 "iso-alltoall-shales-d3r3-flat" --platform flat --procs 480 --op alltoall --nbhd shales --dims 3 --radius 3 --bytes 8,512 --reps 1
-    # Store-and-forward on power-law patterns (paper Tables 2 and 3, 64 to
-    # 4096 ranks) awaits nhood's STFW algorithm (issue 5); the halo exchange
-    # itself runs (native against nhood's pass-through), e.g.
-    #   scripts/nhood-sim --platform torus --procs 256 --op spmv --matrix powerlaw:100000:8:2.2:2 --reps 1
+    # Store-and-forward, SpMV halo exchange on one power-law matrix (10^6
+    # rows, 8 nonzeros per row on average, exponent 2.2, 2 dense rows)
+    # partitioned over K ranks: paper Table 2 (BlueGene/Q, K = 64..512) and
+    # Table 3 (Cray XC40 dragonfly at 4096, XK7 torus at 8K/16K).  native =
+    # one message per neighbor (BL); stfw:N forces an N-dimensional virtual
+    # process topology, auto decides by nhood's model.
+    for pf in torus dragonfly flat; do
+        for K in 64 128 256 512 1024 2048 4096; do
+            case "$pf,$K" in flat,1024 | flat,2048 | flat,4096 | dragonfly,2048) continue ;; esac
+            lg=0 k=$K
+            while [ "$k" -gt 1 ]; do k=$((k / 2)); lg=$((lg + 1)); done
+            $1 "stfw-p$K-$pf" --platform $pf --procs $K --op spmv --matrix powerlaw:1000000:8:2.2:2 \
+                --algos auto,stfw:2,stfw:3,stfw:4,stfw:$((lg / 2 + 1)),stfw:$lg --reps 1
+        done
+    done
 }
 
 if [ "$report_only" -eq 0 ]; then

@@ -15,7 +15,7 @@ ls ./*.csv >/dev/null 2>&1 || { echo "sim-report: no CSV in $dir" >&2; exit 1; }
 # all.csv: experiment,op,nbhd,...,max_volume
 {
     echo "experiment,op,nbhd,dims,radius,procs,bytes,algorithm,native_us,nhood_us,ratio,platform,rounds,max_msgs,max_volume"
-    for f in iso-*.csv inplace-*.csv; do
+    for f in iso-*.csv inplace-*.csv stfw-*.csv; do
         [ -f "$f" ] || continue
         case "$f" in *.auto.csv) continue ;; esac
         e=${f%.csv}
@@ -30,6 +30,13 @@ ls ./*.csv >/dev/null 2>&1 || { echo "sim-report: no CSV in $dir" >&2; exit 1; }
         fi
     done
 } >all.csv
+
+# Store-and-forward runs: the plain graph's mmax and mavg (BL), from the logs.
+for f in stfw-*.log; do
+    [ -f "$f" ] || continue
+    case "$f" in *.auto.log) continue ;; esac
+    sed -n "s/^# matrix .*: mmax \([0-9]*\), mavg \([0-9.]*\) messages.*/${f%.log},\1,\2/p" "$f"
+done >stfw-bl.tmp
 
 awk -F, '
 function paper(key) {
@@ -47,7 +54,7 @@ function paper(key) {
     return "-"
 }
 function fmt(x) { return x == "" ? "-" : sprintf("%.2f", x) }
-NR > 1 && $1 ~ /^iso-/ {
+FNR > 1 && $1 ~ /^iso-/ {
     key = $2 " " $3 " d" $4 "r" $5; pf = $12; b = $7; a = $8
     keys[key] = 1; pfs[pf] = 1; sizes[key, b] = 1
     if (a ~ /^auto:/) { auto[key, pf, b] = $11; autoalg[key, pf, b] = substr(a, 6); autous[key, pf, b] = $10 }
@@ -57,7 +64,25 @@ NR > 1 && $1 ~ /^iso-/ {
     }
     native[key, pf, b] = $9
 }
-NR > 1 && $1 ~ /^inplace-/ {
+FILENAME ~ /stfw-bl/ { blmmax[$1] = $2; blmavg[$1] = $3; next }
+FNR > 1 && $1 ~ /^stfw-/ {
+    K = $6; pf = $12; a = $8; e = $1; se[e] = 1; sK[e] = K; spf[e] = pf; snat[e] = $9
+    if (a ~ /^auto:/) { sauto[e] = substr(a, 6); sautous[e] = $10; next }
+    if (sbest[e] == "" || $10 < sbest[e]) { sbest[e] = $10; sbestalg[e] = a; sbestm[e] = $14 }
+    next
+}
+function stfwpaper(K, pf) {
+    # Best STFW communication time / BL, store-and-forward paper: Table 2
+    # (BlueGene/Q, 5-D torus) and Table 3 (Cray XC40 dragonfly, 4096).
+    if (K == 64) return "0.50 (STFW6, BG/Q)"
+    if (K == 128) return "0.45 (STFW7, BG/Q)"
+    if (K == 256) return "0.39 (STFW8, BG/Q)"
+    if (K == 512) return "0.28 (STFW9, BG/Q)"
+    if (K == 4096 && pf == "dragonfly") return "0.14 (STFW7, XC40)"
+    if (K == 4096 && pf == "torus") return "-; XK7 torus 8K: 0.06 (STFW4)"
+    return "-"
+}
+FNR > 1 && $1 ~ /^inplace-/ {
     p = $6; ip[p] = 1; ipb[p] = $7; ipn[p] = $9; ipt[p, $8] = $10; ips[p, $8] = $13
 }
 END {
@@ -102,6 +127,26 @@ END {
         }
     }
     printf "\nWorst auto/best: %.3f\n", worst
+    if (length(se) > 0) {
+        print ""
+        print "### Store-and-forward: SpMV halo exchange, power-law matrix (10^6 rows)"
+        print ""
+        print "native = one message per neighbor (BL); best = fastest forced VPT dimension; mmax = most"
+        print "messages a rank sends.  Paper: best STFW communication time / BL."
+        print ""
+        print "| procs | platform | BL mmax | BL mavg | native us | best | best mmax | best us | best/native | auto | auto/native | paper |"
+        print "|---|---|---|---|---|---|---|---|---|---|---|---|"
+        m = 0
+        for (e in se) es[++m] = e
+        for (i = 2; i <= m; i++)
+            for (j = i; j > 1 && (spf[es[j - 1]] > spf[es[j]] || (spf[es[j - 1]] == spf[es[j]] && sK[es[j - 1]] + 0 > sK[es[j]] + 0)); j--) { x = es[j]; es[j] = es[j - 1]; es[j - 1] = x }
+        for (i = 1; i <= m; i++) {
+            e = es[i]
+            printf "| %d | %s | %s | %s | %.1f | %s | %d | %.1f | %.3f | %s | %s | %s |\n", sK[e], spf[e], blmmax[e], blmavg[e],
+                snat[e], sbestalg[e], sbestm[e], sbest[e], sbest[e] / snat[e], sauto[e],
+                sautous[e] == "" ? "-" : sprintf("%.3f", sautous[e] / snat[e]), stfwpaper(sK[e], spf[e])
+        }
+    }
     if (length(ip) > 0) {
         print ""
         print "### In-place alltoallv (flat, 8 ranks per node, 2 MiB per rank)"
@@ -119,7 +164,8 @@ END {
                 ipt[p, "lsa"] / ipn[p], ipt[p, "hsa"] / ipn[p], 2 * p - 1, ips[p, "lsa"], ips[p, "hsa"]
         }
     }
-}' all.csv >summary.md
+}' stfw-bl.tmp all.csv >summary.md
+rm -f stfw-bl.tmp
 
 if command -v gnuplot >/dev/null 2>&1; then
     # Series per flat experiment: bytes, auto ratio.

@@ -125,8 +125,11 @@ typedef struct nh_choice {
     nh_binding binding;
     int tuning; /* an autotune trial: time the call, nh_autotune_record */
 } nh_choice;
-/* The algorithm forced for op on p (AUTO if none; a forced stfw counts as
- * AUTO here: store-and-forward is tried before selection). */
+/* The algorithm asked for op on p: info key, then NHOOD_ALGO_<OP>, then
+ * NHOOD_ALGO (AUTO if none). */
+nh_algo nh_requested_algo(const nh_plan *p, nh_op op);
+/* The same, with a forced stfw counted as AUTO: store-and-forward is tried
+ * before selection. */
 nh_algo nh_forced_algo(const nh_plan *p, nh_op op);
 /* A forced algorithm on a non-isomorphic communicator: warn once, fail
  * (NHOOD_FALLBACK=error) or stay silent; the call goes to PMPI. */

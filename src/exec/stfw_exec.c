@@ -73,16 +73,6 @@ typedef struct nh_stfw {
 
 /* ---- set-up ---- */
 
-static nh_algo forced_algo(const nh_plan *p, nh_op op)
-{
-    nh_algo a = p->algo_info[op];
-    if (a == NH_ALGO_AUTO)
-        a = nh_cfg.algo_op[op];
-    if (a == NH_ALGO_AUTO)
-        a = nh_cfg.algo;
-    return a;
-}
-
 /* Modeled time of one call for blocks of NH_STFW_MODEL_BYTES: alpha per
  * stage, o per message, beta (and pack and unpack for STFW) per byte a
  * rank sends at most. */
@@ -206,9 +196,16 @@ int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int ou
      * (1), or not (0), per op; and the dimension. */
     int want[NH_OP_COUNT], dims_req = hint_dims > 0 ? hint_dims : nh_cfg.stfw_dims;
     for (int o = 0; o < NH_OP_COUNT; o++) {
-        nh_algo a = forced_algo(p, (nh_op)o);
+        nh_algo a = nh_requested_algo(p, (nh_op)o);
         want[o] = a == NH_ALGO_STFW ? 2 : a == NH_ALGO_AUTO && !p->isomorphic ? 1 : 0;
     }
+    /* MPI_PROC_NULL neighbors (legal, they move no data) have no place
+     * in the routing: such a communicator keeps the other algorithms. */
+    long procnull = 0;
+    for (int j = 0; j < outdeg; j++)
+        procnull |= dsts[j] == MPI_PROC_NULL;
+    for (int j = 0; j < indeg; j++)
+        procnull |= srcs[j] == MPI_PROC_NULL;
     long mx[4 + 2 * NH_OP_COUNT + 2] = {outdeg, indeg}, sum = outdeg;
     for (int o = 0; o < NH_OP_COUNT; o++) {
         mx[2 + 2 * o] = want[o];
@@ -216,7 +213,8 @@ int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int ou
     }
     mx[2 + 2 * NH_OP_COUNT] = dims_req;
     mx[3 + 2 * NH_OP_COUNT] = -dims_req;
-    int nmx = 4 + 2 * NH_OP_COUNT;
+    mx[4 + 2 * NH_OP_COUNT] = procnull;
+    int nmx = 5 + 2 * NH_OP_COUNT;
     if ((rc = PMPI_Allreduce(MPI_IN_PLACE, mx, nmx, MPI_LONG, MPI_MAX, graph)) ||
         (rc = PMPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_LONG, MPI_SUM, graph)))
         return rc;
@@ -227,6 +225,15 @@ int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int ou
         nh_warn("communicator %d: ranks differ in NHOOD_ALGO, nhood_algorithm, NHOOD_STFW_DIMS "
                 "or nhood_stfw_dims; store-and-forward is off for it",
                 p->id);
+        return MPI_SUCCESS;
+    }
+    if (mx[4 + 2 * NH_OP_COUNT]) {
+        if ((want[0] == 2 || want[1] == 2) && nh_cfg.fallback == NH_FALLBACK_WARN && !p->warned) {
+            p->warned = 1;
+            nh_warn("communicator %d has MPI_PROC_NULL neighbors, which store-and-forward does "
+                    "not route; using the other algorithms",
+                    p->id);
+        }
         return MPI_SUCCESS;
     }
     double maxout = (double)mx[0], maxin = (double)mx[1], avg = K ? (double)sum / K : 0;
@@ -276,7 +283,8 @@ int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int ou
     ok = mine[NH_OP_COUNT + 1] == -1; /* every rank built its schedules */
     if (!ok) {
         nh_warn("communicator %d: store-and-forward schedules could not be built on every rank "
-                "(out of memory); using the other algorithms",
+                "(out of memory, or neighbor lists that do not describe one graph); using the "
+                "other algorithms",
                 p->id);
         rc = MPI_SUCCESS;
         goto out;
@@ -855,7 +863,7 @@ static int try_nb(nh_op op, int persistent, xargs *a, MPI_Comm comm, MPI_Request
      * other ranks to stay in nhood's calls.  Forced, this is reported as
      * for torus (select.c). */
     if (nh_cfg.progress != NH_PROGRESS_POLL) {
-        if (forced_algo(p, op) != NH_ALGO_STFW || nh_cfg.fallback == NH_FALLBACK_SILENT)
+        if (nh_requested_algo(p, op) != NH_ALGO_STFW || nh_cfg.fallback == NH_FALLBACK_SILENT)
             return NH_STFW_PASS;
         if (nh_cfg.fallback == NH_FALLBACK_ERROR) {
             nh_error("algorithm stfw was forced for nonblocking or persistent %s on communicator "

@@ -63,13 +63,19 @@ static int form_allows(nh_plan *p, nh_op op, nh_form form, nh_algo a)
     return s && s->tmpl_rounds <= 1;
 }
 
+nh_algo nh_requested_algo(const nh_plan *p, nh_op op)
+{
+    nh_algo a = p->algo_info[op];
+    if (a == NH_ALGO_AUTO)
+        a = nh_cfg.algo_op[op];
+    if (a == NH_ALGO_AUTO)
+        a = nh_cfg.algo;
+    return a;
+}
+
 nh_algo nh_forced_algo(const nh_plan *p, nh_op op)
 {
-    nh_algo forced = p->algo_info[op];
-    if (forced == NH_ALGO_AUTO)
-        forced = nh_cfg.algo_op[op];
-    if (forced == NH_ALGO_AUTO)
-        forced = nh_cfg.algo;
+    nh_algo forced = nh_requested_algo(p, op);
     /* Store-and-forward runs before selection where the communicator has
      * it (exec/stfw_exec.c, blocking calls); calls that get here choose
      * as under auto. */

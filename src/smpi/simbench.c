@@ -45,6 +45,7 @@
 
 #include "../../test/bench/stats.h"
 #include "../../test/common.h"
+#include "exec/stfw_exec.h"
 #include "nh.h"
 #include "nhood.h"
 #include "sync.h"
@@ -553,8 +554,15 @@ static int run_spmv(const opts *o)
     for (int a = 0; a < nalgo; a++) {
         MPI_Info info = MPI_INFO_NULL;
         if (strcmp(algos[a], "auto") != 0) {
+            /* stfw:N forces store-and-forward over an N-dimensional VPT */
+            char *colon = strchr(algos[a], ':');
             MPI_Info_create(&info);
-            MPI_Info_set(info, "nhood_algorithm", algos[a]);
+            if (colon && strncmp(algos[a], "stfw:", 5) == 0) {
+                MPI_Info_set(info, "nhood_stfw_dims", colon + 1);
+                MPI_Info_set(info, "nhood_algorithm", "stfw");
+            } else {
+                MPI_Info_set(info, "nhood_algorithm", algos[a]);
+            }
         }
         MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, indeg, src, MPI_UNWEIGHTED, outdeg, dst,
                                        MPI_UNWEIGHTED, info, 0, &g[a]);
@@ -595,6 +603,19 @@ static int run_spmv(const opts *o)
         double us = robust_median(t, o->reps);
         char chosen[32] = "pmpi", name[48];
         nhood_algorithm_for(g[a], "alltoallv", avgbytes, chosen, sizeof(chosen));
+        /* Store-and-forward: its stages and the most messages a rank sends
+         * (the graph's own figures otherwise). */
+        long rounds = 1, msgs = (long)stv[0];
+        nh_plan *pl = nh_plan_get(g[a]);
+        int sd = pl ? nh_stfw_dims_for(pl, NH_OP_ALLTOALL) : 0;
+        if (sd > 0 && strcmp(chosen, "stfw") == 0) {
+            nh_report_rec rec;
+            memset(&rec, 0, sizeof(rec));
+            nh_stfw_report_fill(pl, NH_OP_ALLTOALL, &rec);
+            rounds = sd;
+            msgs = rec.stfw_mmax;
+            snprintf(chosen, sizeof(chosen), "stfw:%d", sd);
+        }
         if (strcmp(algos[a], "auto") == 0)
             snprintf(name, sizeof(name), "auto:%s", chosen);
         else if (strcmp(algos[a], chosen) == 0)
@@ -602,8 +623,8 @@ static int run_spmv(const opts *o)
         else
             snprintf(name, sizeof(name), "%s>%s", algos[a], chosen);
         if (rank == 0) {
-            printf("spmv,%s,0,0,%d,%d,%s,%.3f,%.3f,%.3f,%s,%d,%.0f,%.0f\n", label, p, avgbytes,
-                   name, native, us, native > 0 ? us / native : 0, o->platform, 1, stv[0],
+            printf("spmv,%s,0,0,%d,%d,%s,%.3f,%.3f,%.3f,%s,%ld,%ld,%.0f\n", label, p, avgbytes,
+                   name, native, us, native > 0 ? us / native : 0, o->platform, rounds, msgs,
                    8 * stv[2]);
             fflush(stdout);
             if (anywrong)

@@ -357,6 +357,14 @@ for np in $nps; do
         if run "$name" $np "NHOOD_ALGO=$algo NHOOD_FALLBACK=silent" "$t/test_neighbor_v"; then ok "$name"; else bad "$name"; fi
     done
 done
+# Forced store-and-forward: the ring with MPI_PROC_NULL neighbors keeps the
+# other algorithms and says why (it once reported a failed build).
+for np in 2 4; do
+    name="neighbor_v np=$np NHOOD_ALGO=stfw (MPI_PROC_NULL ring declined by name)"
+    if run "$name" $np "NHOOD_ALGO=stfw" "$t/test_neighbor_v" &&
+        grep -q "has MPI_PROC_NULL neighbors, which store-and-forward does not route" "$log.err" &&
+        ! grep -q "could not be built" "$log.err"; then ok "$name"; else bad "$name"; fi
+done
 for np in 2 4; do
     for b in pack zcopy; do
         for algo in auto direct torus torus_direct; do
