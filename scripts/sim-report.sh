@@ -66,7 +66,7 @@ FNR > 1 && $1 ~ /^iso-/ {
 }
 FILENAME ~ /stfw-bl/ { blmmax[$1] = $2; blmavg[$1] = $3; next }
 FNR > 1 && $1 ~ /^stfw-/ {
-    K = $6; pf = $12; a = $8; e = $1; se[e] = 1; sK[e] = K; spf[e] = pf; snat[e] = $9
+    K = $6; pf = $12; a = $8; e = $1; se[e] = 1; sK[e] = K; spf[e] = pf; snat[e] = $9; smat[e] = $3; sbytes[e] = $7
     if (a ~ /^auto:/) { sauto[e] = substr(a, 6); sautous[e] = $10; next }
     if (sbest[e] == "" || $10 < sbest[e]) { sbest[e] = $10; sbestalg[e] = a; sbestm[e] = $14 }
     next
@@ -129,22 +129,26 @@ END {
     printf "\nWorst auto/best: %.3f\n", worst
     if (length(se) > 0) {
         print ""
-        print "### Store-and-forward: SpMV halo exchange, power-law matrix (10^6 rows)"
+        print "### Store-and-forward: SpMV halo exchange on power-law matrices"
         print ""
-        print "native = one message per neighbor (BL); best = fastest forced VPT dimension; mmax = most"
-        print "messages a rank sends.  Paper: best STFW communication time / BL."
+        print "native = one message per neighbor (BL); best STFW = fastest forced VPT dimension; mmax ="
+        print "most messages a rank sends; bytes = mean message size; auto/best against the faster of"
+        print "native and best STFW.  Paper: best STFW communication time / BL."
         print ""
-        print "| procs | platform | BL mmax | BL mavg | native us | best | best mmax | best us | best/native | auto | auto/native | paper |"
-        print "|---|---|---|---|---|---|---|---|---|---|---|---|"
+        print "| matrix | procs | platform | bytes | BL mmax | BL mavg | native us | best STFW | its mmax | its us | best STFW/native | auto | auto/native | auto/best | paper |"
+        print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
         m = 0
         for (e in se) es[++m] = e
         for (i = 2; i <= m; i++)
-            for (j = i; j > 1 && (spf[es[j - 1]] > spf[es[j]] || (spf[es[j - 1]] == spf[es[j]] && sK[es[j - 1]] + 0 > sK[es[j]] + 0)); j--) { x = es[j]; es[j] = es[j - 1]; es[j - 1] = x }
+            for (j = i; j > 1 && (smat[es[j - 1]] "," spf[es[j - 1]] "," sprintf("%06d", sK[es[j - 1]]) > smat[es[j]] "," spf[es[j]] "," sprintf("%06d", sK[es[j]])); j--) { x = es[j]; es[j] = es[j - 1]; es[j - 1] = x }
         for (i = 1; i <= m; i++) {
             e = es[i]
-            printf "| %d | %s | %s | %s | %.1f | %s | %d | %.1f | %.3f | %s | %s | %s |\n", sK[e], spf[e], blmmax[e], blmavg[e],
-                snat[e], sbestalg[e], sbestm[e], sbest[e], sbest[e] / snat[e], sauto[e],
-                sautous[e] == "" ? "-" : sprintf("%.3f", sautous[e] / snat[e]), stfwpaper(sK[e], spf[e])
+            b = sbest[e] < snat[e] ? sbest[e] : snat[e]
+            printf "| %s | %d | %s | %s | %s | %s | %.1f | %s | %d | %.1f | %.3f | %s | %s | %s | %s |\n", smat[e], sK[e], spf[e], sbytes[e],
+                blmmax[e], blmavg[e], snat[e], sbestalg[e], sbestm[e], sbest[e], sbest[e] / snat[e], sauto[e],
+                sautous[e] == "" ? "-" : sprintf("%.3f", sautous[e] / snat[e]),
+                sautous[e] == "" ? "-" : sprintf("%.3f%s", sautous[e] / b, sautous[e] / b > 1.10 ? " **>10 %**" : ""),
+                stfwpaper(sK[e], spf[e])
         }
     }
     if (length(ip) > 0) {

@@ -21,7 +21,7 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: nhood-stfw-metrics --matrix SPEC --procs K [--partition HOW] [--dims-max N]\n"
+            "usage: nhood-stfw-metrics --matrix SPEC --procs K [--partition HOW] [--dims-max N] [--ppn P]\n"
             "                          [--op alltoall|allgather] [--csv] [--verify]\n"
             "  SPEC: powerlaw:ROWS:AVGDEG:EXP[:DENSE[:SEED]] | rmat:SCALE:EF[:SEED] |\n"
             "        mtx:PATH | edges:PATH                (see src/tools/matgen.h)\n"
@@ -57,7 +57,7 @@ static void row(int csv, const char *scheme, const char *vpt, const nh_stfw_metr
 int main(int argc, char **argv)
 {
     const char *spec = NULL, *how = "rowblock";
-    int K = 0, dmax = 0, csv = 0, verify = 0, status = 0;
+    int K = 0, dmax = 0, csv = 0, verify = 0, status = 0, ppn = 0;
     nh_op op = NH_OP_ALLTOALL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -66,6 +66,11 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--procs") && v) {
             if (parse_int(argv[++i], 1, 16384, &K)) {
                 fprintf(stderr, "nhood-stfw-metrics: --procs %s: expected 1..16384\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--ppn") && v) {
+            if (parse_int(argv[++i], 1, 16384, &ppn)) {
+                fprintf(stderr, "nhood-stfw-metrics: --ppn %s: expected 1..16384\n", v);
                 return 2;
             }
         } else if (!strcmp(a, "--partition") && v)
@@ -144,14 +149,24 @@ int main(int argc, char **argv)
     if (dmax > 0 && dmax < nmax)
         nmax = dmax;
     nh_sched **s = calloc((size_t)K, sizeof(*s));
-    if (!s)
+    int *loc = malloc(2 * (size_t)K * sizeof(int));
+    if (!s || !loc)
         return 2;
+    for (int r = 0; r < K; r++) { /* block placement, ppn ranks per node */
+        loc[2 * r] = ppn > 0 ? r / ppn : 0;
+        loc[2 * r + 1] = -1;
+    }
     for (int n = 2; n <= nmax; n++) {
         nh_vpt v;
         char vpt[64], name[16], why[256];
-        if (nh_vpt_init(&v, K, n, 0))
+        int grouped = ppn > 0 ? nh_vpt_grouped(&v, K, n, loc) : 0;
+        if (grouped < 0)
+            return 2;
+        if (!grouped && nh_vpt_init(&v, K, n, 0))
             continue;
         nh_vpt_format(&v, vpt, sizeof(vpt));
+        if (grouped)
+            strncat(vpt, ",node", sizeof(vpt) - strlen(vpt) - 1);
         snprintf(name, sizeof(name), "STFW%d", n);
         clock_t t0 = clock();
         int rc = nh_stfw_build(&g, &v, op, -1, s);
@@ -174,8 +189,10 @@ int main(int argc, char **argv)
             nh_sched_free(s[r]);
             s[r] = NULL;
         }
+        nh_vpt_fini(&v);
     }
     free(s);
+    free(loc);
     free(owner);
     nh_cgraph_free(&cg);
     nh_csr_free(&m);
