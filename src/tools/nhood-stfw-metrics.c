@@ -166,7 +166,7 @@ int main(int argc, char **argv)
             continue;
         nh_vpt_format(&v, vpt, sizeof(vpt));
         if (grouped)
-            strncat(vpt, ",node", sizeof(vpt) - strlen(vpt) - 1);
+            strncat(vpt, "+node", sizeof(vpt) - strlen(vpt) - 1);
         snprintf(name, sizeof(name), "STFW%d", n);
         clock_t t0 = clock();
         int rc = nh_stfw_build(&g, &v, op, -1, s);

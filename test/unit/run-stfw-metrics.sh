@@ -3,7 +3,8 @@
 # schedules for all parts simulated (--verify) on generated power-law
 # matrices up to K = 4096; at K = 256 STFW4's largest message count must be
 # at most 0.15 of the baseline's (the paper's Table 2 regime) and volumes
-# must grow with the dimension; bad arguments are refused.
+# must grow with the dimension; the node-aware placement (--ppn) delivers
+# too; bad arguments are refused.
 : "${TOP_BUILDDIR:=.}"
 tool=$TOP_BUILDDIR/nhood-stfw-metrics
 pass=0
@@ -22,12 +23,17 @@ check "K=256 volume grows with the dimension" \
 out=$("$tool" --matrix powerlaw:262144:6:2.2:2 --procs 4096 --dims-max 12 --verify --csv)
 check "K=4096 dimensions 2..12 deliver" "$?"
 check "K=4096 rows" "$(echo "$out" | grep -c '^STFW.*,ok' | grep -qx 11; echo $?)"
+out=$("$tool" --matrix powerlaw:20000:8:2.2:0 --procs 128 --ppn 16 --verify --csv)
+check "K=128, 16 per node: node-aware VPTs deliver" "$?"
+check "K=128, 16 per node: every VPT node-aware" "$(echo "$out" | grep -c '^STFW[0-9]*,[0-9x]*+node,.*,ok' | grep -qx 6; echo $?)"
 out=$("$tool" --matrix rmat:12:8:3 --procs 1000 --verify --csv)
 check "K=1000 (not a power of two) delivers" "$?"
 out=$("$tool" --matrix rmat:10:8:3 --procs 97 --op allgather --verify --csv)
 check "K=97 (prime: baseline only) allgather" "$?"
 "$tool" --matrix powerlaw:1000:4:2.0 --procs 0 >/dev/null 2>&1
 check "--procs 0 refused" "$([ $? -eq 2 ]; echo $?)"
+"$tool" --matrix powerlaw:1000:4:2.0 --procs 8 --ppn 0 >/dev/null 2>&1
+check "--ppn 0 refused" "$([ $? -eq 2 ]; echo $?)"
 "$tool" --matrix nonsense:1 --procs 4 >/dev/null 2>&1
 check "bad matrix spec refused" "$([ $? -eq 2 ]; echo $?)"
 echo "$pass passed, $fail failed"
