@@ -31,10 +31,13 @@ mkdir -p "$out"
 # solves its bandwidth-sharing system again, and at 128 ranks on the torus
 # 10 ns polling took more than 7 minutes for one experiment.  A probe then
 # sees its message up to 1 us late, which charges store-and-forward, not
-# native, up to 1 us per stage.
+# native, up to 1 us per stage; and SMPI's collectives as in Open MPI: with
+# its default (MPICH's) selection, store-and-forward's set-up collectives
+# never returned from 128 ranks on when several ranks share a simulated node
+# (nhood's own exchanges do not use SMPI's collectives).
 simcfg() {
     case "$1" in
-    stfw-*) echo "${NHOOD_SIM_CFG:-} --cfg=maxmin/precision:1e-4 --cfg=smpi/iprobe:1e-6" ;;
+    stfw-*) echo "${NHOOD_SIM_CFG:-} --cfg=maxmin/precision:1e-4 --cfg=smpi/iprobe:1e-6 --cfg=smpi/coll-selector:ompi" ;;
     *) echo "${NHOOD_SIM_CFG:-}" ;;
     esac
 }
@@ -121,17 +124,17 @@ experiments() {
     # 64..512; at 512 its matrices average 872 words per rank, this one 856)
     # and Table 3 (Cray XC40 dragonfly at 4096).  native = one message per
     # neighbor (BL); stfw:N forces an N-dimensional virtual process topology,
-    # auto decides by nhood's model.  Only K = 64 for now: from 128 ranks
-    # with several ranks per simulated node, the store-and-forward runs do
-    # not finish (96 ranks do, and 128 with one rank per node; the same
-    # schedules deliver in nhood's own simulator up to 4096 ranks, see
-    # docs/simulation.md), so 128..4096 wait for that to be understood.
-    for pf in torus dragonfly flat; do
-        for K in 64; do
+    # auto decides by nhood's model.  4096 ranks: dragonfly only (Table 3's
+    # XC40), three choices (the simulation holds every rank's copy of the
+    # graph: ~6 GB).
+    for pf in dragonfly torus flat; do
+        for K in 64 128 256 512 4096; do
+            case "$pf,$K" in torus,4096 | flat,4096) continue ;; esac
             lg=0 k=$K
             while [ "$k" -gt 1 ]; do k=$((k / 2)); lg=$((lg + 1)); done
             algos=auto,stfw:2,stfw:3,stfw:4,stfw:$lg
             [ $((lg / 2 + 1)) -gt 4 ] && [ $((lg / 2 + 1)) -lt "$lg" ] && algos=$algos,stfw:$((lg / 2 + 1))
+            [ "$K" -eq 4096 ] && algos=auto,stfw:3,stfw:7
             $1 "stfw-p$K-$pf" --platform $pf --procs $K --op spmv --matrix powerlaw:200000:8:2.2:0 \
                 --algos $algos --reps 1
             # A ten times smaller matrix: messages of ~100 B, latency-bound.
