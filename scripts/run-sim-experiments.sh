@@ -26,18 +26,13 @@ mkdir -p "$out"
 # SimGrid settings for experiment NAME: SimGrid's max-min solver trips over
 # its own rounding ("Cannot saturate more a constraint") on the large
 # store-and-forward runs at its default precision (1e-5), hence a coarser
-# one; and store-and-forward's matched probes poll every microsecond
-# instead of every 10 ns: every poll is a simulation event at which SimGrid
-# solves its bandwidth-sharing system again, and at 128 ranks on the torus
-# 10 ns polling took more than 7 minutes for one experiment.  A probe then
-# sees its message up to 1 us late, which charges store-and-forward, not
-# native, up to 1 us per stage; and SMPI's collectives as in Open MPI: with
-# its default (MPICH's) selection, store-and-forward's set-up collectives
-# never returned from 128 ranks on when several ranks share a simulated node
-# (nhood's own exchanges do not use SMPI's collectives).
+# one; and SMPI's collectives as in Open MPI: with its default (MPICH's)
+# selection, store-and-forward's set-up collectives never returned from 128
+# ranks on when several ranks share a simulated node (nhood's own exchanges
+# use point-to-point only, so the selector changes no measured time).
 simcfg() {
     case "$1" in
-    stfw-*) echo "${NHOOD_SIM_CFG:-} --cfg=maxmin/precision:1e-4 --cfg=smpi/iprobe:1e-6 --cfg=smpi/coll-selector:ompi" ;;
+    stfw-*) echo "${NHOOD_SIM_CFG:-} --cfg=maxmin/precision:1e-4 --cfg=smpi/coll-selector:ompi" ;;
     *) echo "${NHOOD_SIM_CFG:-}" ;;
     esac
 }
