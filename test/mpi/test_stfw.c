@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "../check.h"
+#include "../randgraph.h"
 #include "../reference.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
@@ -25,60 +26,7 @@
 static int rank, p;
 static int (*algo_for)(MPI_Comm, const char *, int, char *, int);
 
-static unsigned long long rng;
-static unsigned rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (unsigned)(rng >> 11);
-}
-
 static MPI_Info graph_info = MPI_INFO_NULL;
-
-/* Every rank draws the same global graph and keeps its own lists. */
-static void make_graph(int kind, unsigned seed, MPI_Comm *g, int *outdeg, int *indeg)
-{
-    int cap = 4 * p + 16, no = 0, ni = 0;
-    int *dst = malloc(sizeof(int) * cap * p), *deg = calloc((size_t)p, sizeof(int));
-    rng = 0x9E3779B97F4A7C15ULL ^ (seed * 0x2545F4914F6CDD1DULL);
-    for (int s = 0; s < p; s++) {
-        int d = kind == 0   ? (rnd() % 4 == 0 ? 0 : (int)(rnd() % (unsigned)(2 * p + 2)))
-                : kind == 1 ? (s == 0 ? p : 1)
-                            : 0;
-        for (int j = 0; j < d; j++) {
-            unsigned x = rnd() % 8;
-            int t = kind == 1         ? (s == 0 ? j : 0)
-                    : x == 0          ? s
-                    : x == 1 && j > 0 ? dst[s * cap + j - 1]
-                                      : (int)(rnd() % (unsigned)p);
-            dst[s * cap + j] = t;
-        }
-        deg[s] = d;
-    }
-    int *mydst = malloc(sizeof(int) * (cap + 1)), *mysrc = malloc(sizeof(int) * (cap * p + 1));
-    for (int j = 0; j < deg[rank]; j++)
-        mydst[no++] = dst[rank * cap + j];
-    for (int s = 0; s < p; s++)
-        for (int j = 0; j < deg[s]; j++)
-            if (dst[s * cap + j] == rank)
-                mysrc[ni++] = s;
-    /* A rank-dependent order of the sources (MPI matches duplicates by
-     * order within one source, not by position). */
-    for (int i = ni - 1; i > 0; i--) {
-        int k = (int)(rnd() % (unsigned)(i + 1)), t = mysrc[i];
-        mysrc[i] = mysrc[k];
-        mysrc[k] = t;
-    }
-    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, ni, mysrc, MPI_UNWEIGHTED, no, mydst,
-                                   MPI_UNWEIGHTED, graph_info, 0, g);
-    *outdeg = no;
-    *indeg = ni;
-    free(dst);
-    free(deg);
-    free(mydst);
-    free(mysrc);
-}
 
 /* Point-to-point reference for the v forms (allgatherv: sdispl NULL). */
 static void reference_v(MPI_Comm g, const void *sbuf, const int *scounts, const int *sdispls,
@@ -276,7 +224,7 @@ static void test_graph(const char *what, int kind, unsigned seed)
 {
     MPI_Comm g;
     int outdeg, indeg;
-    make_graph(kind, seed, &g, &outdeg, &indeg);
+    random_graph(kind, seed, rank, p, graph_info, &g, &outdeg, &indeg);
     MPI_Datatype vec;
     MPI_Type_vector(2, 1, 3, MPI_INT, &vec); /* strided: gaps must stay untouched */
     MPI_Type_commit(&vec);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../check.h"
+#include "../randgraph.h"
 #include "../reference.h"
 #include "nhood.h"
 
@@ -27,57 +28,6 @@
 
 static int rank, p;
 static int (*algo_for)(MPI_Comm, const char *, int, char *, int);
-
-static unsigned long long rng;
-static unsigned rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (unsigned)(rng >> 11);
-}
-
-/* Every rank draws the same global graph (as test_stfw.c: empty lists,
- * self and duplicate edges; kind 1 a star, 2 empty) and keeps its own
- * lists. */
-static void make_graph(int kind, unsigned seed, MPI_Comm *g)
-{
-    int cap = 4 * p + 16, no = 0, ni = 0;
-    int *dst = malloc(sizeof(int) * cap * p), *deg = calloc((size_t)p, sizeof(int));
-    rng = 0x9E3779B97F4A7C15ULL ^ (seed * 0x2545F4914F6CDD1DULL);
-    for (int s = 0; s < p; s++) {
-        int d = kind == 0   ? (rnd() % 4 == 0 ? 0 : (int)(rnd() % (unsigned)(2 * p + 2)))
-                : kind == 1 ? (s == 0 ? p : 1)
-                            : 0;
-        for (int j = 0; j < d; j++) {
-            unsigned x = rnd() % 8;
-            int t = kind == 1         ? (s == 0 ? j : 0)
-                    : x == 0          ? s
-                    : x == 1 && j > 0 ? dst[s * cap + j - 1]
-                                      : (int)(rnd() % (unsigned)p);
-            dst[s * cap + j] = t;
-        }
-        deg[s] = d;
-    }
-    int *mydst = malloc(sizeof(int) * (cap + 1)), *mysrc = malloc(sizeof(int) * (cap * p + 1));
-    for (int j = 0; j < deg[rank]; j++)
-        mydst[no++] = dst[rank * cap + j];
-    for (int s = 0; s < p; s++)
-        for (int j = 0; j < deg[s]; j++)
-            if (dst[s * cap + j] == rank)
-                mysrc[ni++] = s;
-    for (int i = ni - 1; i > 0; i--) {
-        int k = (int)(rnd() % (unsigned)(i + 1)), t = mysrc[i];
-        mysrc[i] = mysrc[k];
-        mysrc[k] = t;
-    }
-    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, ni, mysrc, MPI_UNWEIGHTED, no, mydst,
-                                   MPI_UNWEIGHTED, MPI_INFO_NULL, 0, g);
-    free(dst);
-    free(deg);
-    free(mydst);
-    free(mysrc);
-}
 
 /* Does nhood pass nonblocking and persistent op on g to PMPI?  Then
  * PMPI's answer is expected.  nhood runs them with store-and-forward only
@@ -346,7 +296,7 @@ static void test_persistent(const char *graph, MPI_Comm g, MPI_Datatype vec)
 static void test_graph(const char *name, int kind, unsigned seed)
 {
     MPI_Comm g;
-    make_graph(kind, seed, &g);
+    random_graph(kind, seed, rank, p, MPI_INFO_NULL, &g, NULL, NULL);
     MPI_Datatype vec;
     MPI_Type_vector(2, 1, 3, MPI_INT, &vec); /* strided: gaps must stay untouched */
     MPI_Type_commit(&vec);
