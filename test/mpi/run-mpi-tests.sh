@@ -358,8 +358,11 @@ for np in $nps; do
     done
 done
 # Forced store-and-forward: the ring with MPI_PROC_NULL neighbors keeps the
-# other algorithms and says why (it once reported a failed build).
-for np in 2 4; do
+# other algorithms and says why (it once reported a failed build).  Not
+# under Open MPI: test_neighbor_v leaves that ring out there (Open MPI
+# 4.1's own neighborhood collectives crash on it, nothing to compare with).
+case "$MPIEXEC" in *openmpi*) procnull_nps="" ;; *) procnull_nps="2 4" ;; esac
+for np in $procnull_nps; do
     name="neighbor_v np=$np NHOOD_ALGO=stfw (MPI_PROC_NULL ring declined by name)"
     if run "$name" $np "NHOOD_ALGO=stfw" "$t/test_neighbor_v" &&
         grep -q "has MPI_PROC_NULL neighbors, which store-and-forward does not route" "$log.err" &&
