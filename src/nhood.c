@@ -137,8 +137,8 @@ static int hint_or_fail(MPI_Comm comm_old, MPI_Info info, nh_hint *h)
 }
 
 int nh_impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
-                                           const int sourceweights[], int outdegree,
-                                           const int destinations[], const int destweights[],
+                                           const int *sourceweights, int outdegree,
+                                           const int destinations[], const int *destweights,
                                            MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
     nh_hint h;
