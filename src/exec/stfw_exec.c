@@ -134,16 +134,29 @@ static int distinct_peers(int n, const int *list, int self)
     return c;
 }
 
-/* Every rank's lists, gathered (counts first, then the lists). */
-static int gather_lists(MPI_Comm graph, int K, int deg, const int *list, int **degs_out,
-                        int **all_out, int ***rows_out)
+/* Every rank's lists, gathered (counts first, then the lists) on every
+ * rank, or on rank 0 only when root0 is set (the others get NULLs). */
+static int gather_lists(MPI_Comm graph, int K, int deg, const int *list, int root0,
+                        int **degs_out, int **all_out, int ***rows_out)
 {
-    int rc = MPI_ERR_NO_MEM;
+    int rank, rc;
+    if ((rc = PMPI_Comm_rank(graph, &rank)))
+        return rc;
+    if (root0 && rank != 0) {
+        *degs_out = NULL;
+        *all_out = NULL;
+        *rows_out = NULL;
+        if ((rc = PMPI_Gather(&deg, 1, MPI_INT, NULL, 1, MPI_INT, 0, graph)))
+            return rc;
+        return PMPI_Gatherv(list, deg, MPI_INT, NULL, NULL, NULL, MPI_INT, 0, graph);
+    }
+    rc = MPI_ERR_NO_MEM;
     int *degs = malloc((size_t)K * sizeof(int)), *displs = malloc((size_t)K * sizeof(int));
     int *all = NULL, **rows = malloc((size_t)K * sizeof(int *));
     if (!degs || !displs || !rows)
         goto out;
-    if ((rc = PMPI_Allgather(&deg, 1, MPI_INT, degs, 1, MPI_INT, graph)))
+    if ((rc = root0 ? PMPI_Gather(&deg, 1, MPI_INT, degs, 1, MPI_INT, 0, graph)
+                    : PMPI_Allgather(&deg, 1, MPI_INT, degs, 1, MPI_INT, graph)))
         goto out;
     long tot = 0;
     for (int r = 0; r < K; r++) {
@@ -153,7 +166,8 @@ static int gather_lists(MPI_Comm graph, int K, int deg, const int *list, int **d
     rc = MPI_ERR_NO_MEM;
     if (tot > INT32_MAX || !(all = malloc(((size_t)tot + 1) * sizeof(int))))
         goto out;
-    if ((rc = PMPI_Allgatherv(list, deg, MPI_INT, all, degs, displs, MPI_INT, graph)))
+    if ((rc = root0 ? PMPI_Gatherv(list, deg, MPI_INT, all, degs, displs, MPI_INT, 0, graph)
+                    : PMPI_Allgatherv(list, deg, MPI_INT, all, degs, displs, MPI_INT, graph)))
         goto out;
     for (int r = 0; r < K; r++)
         rows[r] = all + displs[r];
@@ -170,6 +184,46 @@ out:
     free(rows);
     return rc;
 }
+
+/* Simulation (SimGrid SMPI) only: every simulated rank lives in one
+ * address space, and K ranks each building its schedule from all K
+ * ranks' lists costs the simulator O(K * edges).  There rank 0 alone
+ * gathers the lists and builds every rank's schedule in one pass of the
+ * same builder (me < 0), and hands each rank its own by address.  The
+ * schedules are the ones each rank would have built. */
+#ifdef NHOOD_SMPI
+#define NH_STFW_BUILD_ON_0 1
+static int build_on_0(MPI_Comm graph, const nh_stfw_graph *g, const nh_vpt *v, nh_op op,
+                      int rank, int *ok, nh_sched **mine)
+{
+    nh_sched **all = NULL;
+    MPI_Aint addr = 0;
+    int rc;
+    if (rank == 0 && *ok && (all = calloc((size_t)g->K, sizeof(*all)))) {
+        if (nh_stfw_build(g, v, op, -1, all) == NH_STFW_OK)
+            addr = (MPI_Aint)(uintptr_t)all;
+        else
+            free(all);
+    }
+    if ((rc = PMPI_Bcast(&addr, 1, MPI_AINT, 0, graph)))
+        return rc;
+    if (addr) {
+        nh_sched *s = ((nh_sched **)(uintptr_t)addr)[rank];
+        if (*ok)
+            *mine = s;
+        else /* this rank failed before; the reduction after turns STFW off */
+            nh_sched_free(s);
+    }
+    *ok = *ok && addr != 0;
+    /* every rank has taken its own before rank 0 frees the array */
+    rc = PMPI_Barrier(graph);
+    if (rank == 0 && addr)
+        free(all);
+    return rc;
+}
+#else
+#define NH_STFW_BUILD_ON_0 0
+#endif
 
 void nh_stfw_free(nh_plan *p)
 {
@@ -257,8 +311,8 @@ int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int ou
     if (!st)
         return MPI_ERR_NO_MEM;
     st->comm = MPI_COMM_NULL;
-    if ((rc = gather_lists(graph, K, outdeg, dsts, &odeg, &oall, &orow)) ||
-        (rc = gather_lists(graph, K, indeg, srcs, &ideg, &iall, &irow)))
+    if ((rc = gather_lists(graph, K, outdeg, dsts, NH_STFW_BUILD_ON_0, &odeg, &oall, &orow)) ||
+        (rc = gather_lists(graph, K, indeg, srcs, NH_STFW_BUILD_ON_0, &ideg, &iall, &irow)))
         goto out;
     /* A local failure of the node-aware placement (memory) must not leave
      * this rank with another VPT than the others: it fails the build
@@ -267,9 +321,14 @@ int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int ou
     st->node_aware = applied;
     ok = nrc == MPI_SUCCESS && (applied || nh_vpt_init(&st->v, K, n, 0) == 0);
     nh_stfw_graph g = {K, odeg, ideg, orow, irow};
-    for (int o = 0; o < NH_OP_COUNT && ok; o++)
+    for (int o = 0; o < NH_OP_COUNT; o++)
         if (use[o]) {
-            ok = nh_stfw_build(&g, &st->v, (nh_op)o, rank, &st->sched[o]) == NH_STFW_OK;
+#if NH_STFW_BUILD_ON_0
+            if ((rc = build_on_0(graph, &g, &st->v, (nh_op)o, rank, &ok, &st->sched[o])))
+                goto out;
+#else
+            ok = ok && nh_stfw_build(&g, &st->v, (nh_op)o, rank, &st->sched[o]) == NH_STFW_OK;
+#endif
             if (ok)
                 mine[o] = nh_stfw_sched_msgs(st->sched[o]);
         }
