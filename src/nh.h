@@ -33,6 +33,8 @@ typedef struct nh_cost {
     double delta;        /* us per block described in a zero-copy struct datatype */
     double eager;        /* bytes: larger contiguous messages use the rendezvous protocol */
     double rndv;         /* us of rendezvous handshake per such message */
+    double stage;        /* us per store-and-forward stage */
+    double fwd;          /* us per byte a store-and-forward stage packs, sends on and unpacks */
 } nh_cost;
 
 typedef struct nh_config {

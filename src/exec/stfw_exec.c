@@ -73,9 +73,12 @@ typedef struct nh_stfw {
 
 /* ---- set-up ---- */
 
-/* Modeled time of one call for blocks of NH_STFW_MODEL_BYTES: alpha per
- * stage, o per message, beta (and pack and unpack for STFW) per byte a
- * rank sends at most. */
+/* Modeled time of one call for blocks of NH_STFW_MODEL_BYTES: one phase
+ * (alpha) for one message per neighbor, a stage cost per STFW stage (a
+ * dependent latency plus probing and matching), o per message, beta (and
+ * for STFW the forwarding work: pack, send on, unpack) per byte a rank
+ * sends at most.  NHOOD_COST_STAGE and NHOOD_COST_FWD default to values
+ * fitted on the simulated experiments (docs/simulation.md, "Calibration"). */
 static double model_bl(double maxout, double maxin)
 {
     const nh_cost *c = &nh_cfg.cost;
@@ -92,7 +95,7 @@ static double model_stfw(const nh_vpt *v, double maxout, double maxin, double av
         vol = maxout;
     if (maxin > vol)
         vol = maxin;
-    return c->alpha * v->n + c->o * msgs + (c->beta + 2 * c->pack) * NH_STFW_MODEL_BYTES * vol;
+    return c->stage * v->n + c->o * msgs + (c->beta + c->fwd) * NH_STFW_MODEL_BYTES * vol;
 }
 
 /* The VPT dimension for K ranks: want if > 0 (clamped to what K allows),

@@ -17,7 +17,9 @@ int nh_iso_knob(const char *name, size_t n); /* src/iso/iso.c */
 
 /* Default cost parameters, fitted to nhood-bench runs on the development
  * machine (MPICH 4.0.2 ch4:ucx, 2 ranks on 2 cores; 2-D and 3-D Moore,
- * 8 B to 64 KiB blocks; see README, "Cost model"). */
+ * 8 B to 64 KiB blocks; see README, "Cost model"); stage and fwd (store-
+ * and-forward, which 2 ranks cannot exercise) to the simulated SpMV
+ * experiments on three platforms (docs/simulation.md, "Calibration"). */
 nh_config nh_cfg = {
     .algo = NH_ALGO_AUTO,
     .binding = NH_BIND_AUTO,
@@ -31,7 +33,9 @@ nh_config nh_cfg = {
              .gather_small = 0.00065,
              .delta = 0.01,
              .eager = 8192,
-             .rndv = 4.0},
+             .rndv = 4.0,
+             .stage = 1.0,
+             .fwd = 0.0006},
 };
 
 static const char *const binding_names[NH_BIND_COUNT] = {"auto", "pack", "zcopy"};
@@ -91,6 +95,10 @@ static const knob knobs[] = {
     {"NHOOD_COST_EAGER", NULL, K_DOUBLE, &nh_cfg.cost.eager, "cost model: eager limit in bytes"},
     {"NHOOD_COST_RNDV", NULL, K_DOUBLE, &nh_cfg.cost.rndv, "cost model: us per rendezvous"},
     {"NHOOD_COST_DELTA", NULL, K_DOUBLE, &nh_cfg.cost.delta, "cost model: us per zero-copy block"},
+    {"NHOOD_COST_STAGE", NULL, K_DOUBLE, &nh_cfg.cost.stage,
+     "cost model: us per store-and-forward stage"},
+    {"NHOOD_COST_FWD", NULL, K_DOUBLE, &nh_cfg.cost.fwd,
+     "cost model: us per byte forwarded by store-and-forward"},
     {"NHOOD_STFW_DIMS", "nhood_stfw_dims", K_STFW_DIMS, &nh_cfg.stfw_dims,
      "store-and-forward VPT dimension on irregular graphs"},
 };

@@ -87,6 +87,19 @@ if run "$name" 4 "NHOOD_ALGO=stfw NHOOD_STFW_DIMS=1 NHOOD_REPORT=1" "$t/test_stf
 else
     bad "$name"
 fi
+# auto's store-and-forward decision follows the stage and forwarding
+# costs: free stages and forwarding make some graph worth it at 4 ranks
+# (the star: three messages against two stages of one), a stage dearer
+# than any exchange makes none.
+name="auto and NHOOD_COST_STAGE / NHOOD_COST_FWD"
+if run "$name" 4 "NHOOD_COST_STAGE=0 NHOOD_COST_FWD=0 NHOOD_REPORT=1" "$t/test_stfw" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=irregular .*algorithm=stfw ' "$log.err" &&
+    run "$name" 4 "NHOOD_COST_STAGE=1000 NHOOD_REPORT=1" "$t/test_stfw" &&
+    ! grep -Eq 'algorithm=stfw ' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
 
 # Nonblocking and persistent store-and-forward (test_stfw_nb: ialltoall,
 # iallgather, alltoall_init, allgather_init): under NHOOD_PROGRESS=poll
@@ -275,6 +288,8 @@ expect_reject NHOOD_FALLBACK loud "warn|error|silent"
 expect_reject NHOOD_PROGRESS thread "safe|poll"
 expect_reject NHOOD_REPORT yes "0|1"
 expect_reject NHOOD_COST_ALPHA 1.5us "a non-negative number"
+expect_reject NHOOD_COST_STAGE -1 "a non-negative number"
+expect_reject NHOOD_COST_FWD 1e-3x "a non-negative number"
 expect_reject NHOOD_INPLACE_ALGO mpich "auto|pmpi|lsa|hsa"
 expect_reject NHOOD_INPLACE_AUXMEM 1k "a non-negative integer"
 # Every other setting, and the number forms strtol/strtod would accept:
