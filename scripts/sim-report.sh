@@ -118,7 +118,7 @@ END {
             split("8 64 512 2048", B, " ")
             for (q = 1; q <= 4; q++) {
                 b = B[q]
-                if (!((k, pf, b) in auto) || best[k, pf, b] == "") continue
+                if (!((k, pf, b) in auto) || autoalg[k, pf, b] == "" || best[k, pf, b] == "") continue
                 x = autous[k, pf, b] / best[k, pf, b]
                 if (x > worst) worst = x
                 printf "| %s | %s | %d | %s | %.2f | %s | %.2f | %.3f%s |\n", k, pf, b, autoalg[k, pf, b],
