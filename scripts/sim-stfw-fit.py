@@ -16,6 +16,7 @@ then every experiment's choice under the chosen pair.
 In-sample: the pair is fitted on the experiments it is scored on.
 """
 import csv
+import functools
 import glob
 import math
 import os
@@ -61,6 +62,7 @@ def est_msgs(dims, maxout, avg):
     return t
 
 
+@functools.lru_cache(maxsize=None)
 def cost(platform):
     c = {}
     with open(os.path.join(TOP, "platforms", platform + ".cost")) as fh:
@@ -133,12 +135,13 @@ def main():
     else:
         grid = [(s, f) for s in (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
                 for f in (0, 1e-4, 2e-4, 3e-4, 4e-4, 6e-4, 8e-4, 1e-3)]
+        scores = {sf: score(exps, *sf) for sf in grid}
         # most within 10 %, then the smallest geometric-mean regret, then
         # the dearer stage (fewer stages when the data cannot tell)
-        ranked = sorted(grid, key=lambda sf: (-score(exps, *sf)[0], round(score(exps, *sf)[3], 3), -sf[0]))
+        ranked = sorted(grid, key=lambda sf: (-scores[sf][0], round(scores[sf][3], 3), -sf[0]))
         print("stage fwd     within10% known worst geomean")
         for s, f in ranked[:8]:
-            ok, known, worst, gm = score(exps, s, f)
+            ok, known, worst, gm = scores[(s, f)]
             print("%-5g %-7g %9d %5d %5.3f %7.3f" % (s, f, ok, known, worst, gm))
         stage, fwd = ranked[0]
     print("\nstage %g us, fwd %g us/B:" % (stage, fwd))
