@@ -7,7 +7,7 @@
 #  - nhood-sim end to end: results checked against native inside the run,
 #    native = direct on distinct neighbors, message combining wins at 8 B,
 #    in-place alltoallv against MPICH's order, the SpMV halo exchange of a
-#    generated matrix.
+#    generated matrix, forced store-and-forward (schedules built on rank 0).
 # Prints "N passed, N failed".
 : "${NHOOD_SMPI_DIR:=build-smpi}"
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -105,6 +105,22 @@ name="nhood-sim spmv: halo exchange of a generated matrix, 16 ranks, checked aga
 if "$sim" --platform flat --procs 16 --ppn 4 --op spmv --matrix powerlaw:4096:8:2.1:1 \
     >"$log.out" 2>"$log.err" && grep -q '^spmv,powerlaw:4096:8:2.1:1,0,0,16,[0-9]*,auto:' "$log.out" &&
     grep -q 'mmax 15, mavg' "$log.err"; then
+    ok "$name"
+else cat "$log.out" >>"$log.err"; bad "$name"; fi
+
+# Store-and-forward under SMPI: rank 0 builds every rank's schedule and
+# hands them out (src/exec/stfw_exec.c, build_on_0); results are checked
+# against native (poisoned receive buffer) inside the run, which exits 1 on
+# a mismatch.  --warmup 0: native's timed call is the reference; with
+# --no-native one untimed native call still is.
+name="nhood-sim spmv forced stfw:2 and stfw:4, 16 ranks, --warmup 0 (with and without native)"
+if "$sim" --platform flat --procs 16 --ppn 4 --op spmv --matrix powerlaw:4096:8:2.1:1 \
+    --algos stfw:2,stfw:4 --reps 1 --warmup 0 >"$log.out" 2>"$log.err" &&
+    grep -q '^spmv,powerlaw:4096:8:2.1:1,0,0,16,[0-9]*,stfw:2,[0-9.]*,[0-9.]*,[0-9.]*,flat,2,' "$log.out" &&
+    grep -q '^spmv,powerlaw:4096:8:2.1:1,0,0,16,[0-9]*,stfw:4,[0-9.]*,[0-9.]*,[0-9.]*,flat,4,' "$log.out" &&
+    "$sim" --platform flat --procs 16 --ppn 4 --op spmv --matrix powerlaw:4096:8:2.1:1 \
+        --algos stfw:2 --reps 1 --warmup 0 --no-native >"$log.out" 2>>"$log.err" &&
+    grep -q ',stfw:2,0.000,' "$log.out"; then
     ok "$name"
 else cat "$log.out" >>"$log.err"; bad "$name"; fi
 
