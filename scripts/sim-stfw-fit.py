@@ -2,7 +2,8 @@
 """Fit NHOOD_COST_STAGE and NHOOD_COST_FWD, the store-and-forward terms of
 nhood's cost model, to the simulated SpMV experiments (docs/sim/stfw-*.csv).
 
-Replays auto's decision (src/exec/stfw_exec.c: choose_dims, model_bl,
+Replays auto's decision (src/exec/stfw_exec.c: choose_dims at a nominal
+256-byte block, then recheck at the first call's mean block; model_bl,
 model_stfw; src/sched/stfw.c: nh_vpt_init's balanced dimensions,
 nh_stfw_est_msgs, nh_stfw_est_hops) offline for every experiment, with each
 platform's alpha, o and beta (platforms/*.cost) and one (stage, fwd) pair
@@ -73,19 +74,33 @@ def cost(platform):
     return c
 
 
-def choose(k, maxdeg, avg, c, stage, fwd):
-    """auto's choice: 'native' or 'stfw:N' (maxin taken equal to maxout)."""
-    bl = c["ALPHA"] + c["O"] * maxdeg + c["BETA"] * BYTES * maxdeg
+def model_bl(maxdeg, c, nbytes):
+    return c["ALPHA"] + c["O"] * maxdeg + c["BETA"] * nbytes * maxdeg
+
+
+def model_stfw(dims, maxdeg, avg, c, stage, fwd, nbytes):
+    vol = max(avg * sum((d - 1) / d for d in dims), maxdeg)
+    return stage * len(dims) + c["O"] * est_msgs(dims, maxdeg, avg) + (c["BETA"] + fwd) * nbytes * vol
+
+
+def choose(k, maxdeg, avg, c, stage, fwd, block):
+    """auto's choice: 'native' or 'stfw:N' (maxin taken equal to maxout):
+    the dimension at graph creation for 256-byte blocks, then the re-check
+    at the first call's mean block (block bytes) that may turn it off."""
     best = None
     for n in range(2, min(len(factors(k)), 32) + 1):
         dims = balanced(k, n)
         if not dims:
             continue
-        vol = max(avg * sum((d - 1) / d for d in dims), maxdeg)
-        t = stage * n + c["O"] * est_msgs(dims, maxdeg, avg) + (c["BETA"] + fwd) * BYTES * vol
+        t = model_stfw(dims, maxdeg, avg, c, stage, fwd, BYTES)
         if best is None or t < best[0]:
             best = (t, n)
-    return "stfw:%d" % best[1] if best and best[0] < bl else "native"
+    if not best or best[0] >= model_bl(maxdeg, c, BYTES):
+        return "native"
+    dims = balanced(k, best[1])
+    if model_stfw(dims, maxdeg, avg, c, stage, fwd, block) >= model_bl(maxdeg, c, block):
+        return "native"
+    return "stfw:%d" % best[1]
 
 
 def experiments():
@@ -100,7 +115,7 @@ def experiments():
         times, auto = {}, None
         with open(path) as fh:
             for r in csv.DictReader(l for l in fh if not l.startswith("#")):
-                k, plat = int(r["procs"]), r["platform"]
+                k, plat, block = int(r["procs"]), r["platform"], float(r["bytes"])
                 times["native"] = float(r["native_us"])
                 a = r["algorithm"]
                 if a.startswith("auto:"):
@@ -108,15 +123,16 @@ def experiments():
                 else:
                     times[a.split(">")[-1]] = float(r["nhood_us"])
         if len(times) > 1:
-            out.append((os.path.basename(path)[:-4], k, plat, float(m.group(1)), float(m.group(2)), times, auto))
+            out.append((os.path.basename(path)[:-4], k, plat, float(m.group(1)), float(m.group(2)),
+                        block, times, auto))
     return out
 
 
 def score(exps, stage, fwd):
     ok = known = 0
     worst = logsum = 0.0
-    for _, k, plat, mmax, mavg, times, _ in exps:
-        ch = choose(k, mmax, mavg, cost(plat), stage, fwd)
+    for _, k, plat, mmax, mavg, block, times, _ in exps:
+        ch = choose(k, mmax, mavg, cost(plat), stage, fwd, block)
         if ch not in times:
             continue
         r = times[ch] / min(times.values())
@@ -145,8 +161,8 @@ def main():
             print("%-5g %-7g %9d %5d %5.3f %7.3f" % (s, f, ok, known, worst, gm))
         stage, fwd = ranked[0]
     print("\nstage %g us, fwd %g us/B:" % (stage, fwd))
-    for name, k, plat, mmax, mavg, times, auto in exps:
-        ch = choose(k, mmax, mavg, cost(plat), stage, fwd)
+    for name, k, plat, mmax, mavg, block, times, auto in exps:
+        ch = choose(k, mmax, mavg, cost(plat), stage, fwd, block)
         best = min(times, key=times.get)
         r = "%.3f" % (times[ch] / times[best]) if ch in times else "  ?  "
         print("  %-28s %-8s %s  best %-8s simulated auto %s" % (name, ch, r, best, auto or "-"))

@@ -241,6 +241,10 @@ typedef struct nh_report_rec {
     char stfw_vpt[64];
     long stfw_mmax, bl_mmax;
     double stfw_mavg, bl_mavg;
+    /* auto's re-check at the first blocking call: mean block in bytes (0:
+     * none made) and whether it turned STFW off */
+    double stfw_block;
+    int stfw_off;
 } nh_report_rec;
 nh_report_rec *nh_report_rec_get(nh_plan *p, nh_op op, nh_form form);
 /* A record for an operation the plan does not index (v/w calls): schedule

@@ -44,7 +44,7 @@ NH_EXPORT int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes
     /* Store-and-forward runs first where set up (blocking alltoall[v],
      * allgather[v]; not alltoallw). */
     if (p && f == NH_FORM_BLOCKING && strcmp(base, "alltoallw") != 0 &&
-        nh_stfw_dims_for(p, o) > 0) {
+        nh_stfw_predict(p, o, block_bytes) > 0) {
         snprintf(name, (size_t)len, "%s", nh_algos[NH_ALGO_STFW].name);
         return MPI_SUCCESS;
     }

@@ -72,12 +72,18 @@ void nh_report_print(void)
         static const char *const suffix[NH_FORM_COUNT] = {"", "", "_init"};
         /* Store-and-forward: the VPT and the messages a rank sends (max and
          * average over ranks) with it and with one message per neighbor. */
-        char stfw[192] = "";
-        if (r->stfw_dims)
-            snprintf(stfw, sizeof(stfw),
-                     " stfw_dims=%d stfw_vpt=%s stfw_mmax=%ld stfw_mavg=%.1f pmpi_mmax=%ld "
-                     "pmpi_mavg=%.1f",
-                     r->stfw_dims, r->stfw_vpt, r->stfw_mmax, r->stfw_mavg, r->bl_mmax, r->bl_mavg);
+        char stfw[256] = "";
+        if (r->stfw_dims) {
+            int k = snprintf(stfw, sizeof(stfw),
+                             " stfw_dims=%d stfw_vpt=%s stfw_mmax=%ld stfw_mavg=%.1f pmpi_mmax=%ld "
+                             "pmpi_mavg=%.1f",
+                             r->stfw_dims, r->stfw_vpt, r->stfw_mmax, r->stfw_mavg, r->bl_mmax,
+                             r->bl_mavg);
+            /* auto's re-check at the first blocking call: its mean block */
+            if (r->stfw_block > 0 && k > 0 && (size_t)k < sizeof(stfw))
+                snprintf(stfw + k, sizeof(stfw) - (size_t)k, " stfw_block=%.0f stfw_kept=%s",
+                         r->stfw_block, r->stfw_off ? "no" : "yes");
+        }
         fprintf(stderr,
                 "nhood: comm=%d op=%s%s%s pattern=%s source=%s dims=%s periods=%s neighbors=%d "
                 "algorithm=%s binding=%s calls=%ld rounds=%d messages=%ld%s%s%s\n",

@@ -33,8 +33,10 @@
 #include <string.h>
 
 /* Block size in bytes at which the creation-time cost model compares the
- * schemes (latency-bound halo exchanges send small blocks; the choice
- * cannot depend on the size of later calls, which may differ per rank). */
+ * schemes (latency-bound halo exchanges send small blocks).  Under auto,
+ * the first blocking call of an operation checks the choice again with
+ * the mean block it moves (recheck below); since STFW sends more bytes
+ * than one message per neighbor, larger blocks can only turn it off. */
 #define NH_STFW_MODEL_BYTES 256.0
 
 /* Run-time buffers of one execution (a blocking call, or one nonblocking
@@ -67,26 +69,33 @@ typedef struct nh_stfw {
     nh_sched *sched[NH_OP_COUNT]; /* this rank's schedule; NULL: op not under STFW */
     long mmax[NH_OP_COUNT], bl_mmax;
     double mavg[NH_OP_COUNT], bl_mavg;
+    /* auto's re-check at the first blocking call of each operation: the
+     * graph's figures for the model, whether it is still due, its mean
+     * block in bytes (0: not made) and its outcome (off: one message per
+     * neighbor from then on; the schedule stays for requests made before) */
+    double maxout, maxin, avg, edges;
+    int recheck[NH_OP_COUNT], off[NH_OP_COUNT];
+    double block[NH_OP_COUNT];
     MPI_Comm comm; /* private duplicate */
     xbuf xb;       /* blocking calls' buffers, grown as needed and reused */
 } nh_stfw;
 
 /* ---- set-up ---- */
 
-/* Modeled time of one call for blocks of NH_STFW_MODEL_BYTES: one phase
+/* Modeled time of one call for blocks of `bytes`: one phase
  * (alpha) for one message per neighbor, a stage cost per STFW stage (a
  * dependent latency plus probing and matching), o per message, beta (and
  * for STFW the forwarding work: pack, send on, unpack) per byte a rank
  * sends at most.  NHOOD_COST_STAGE and NHOOD_COST_FWD default to values
  * fitted on the simulated experiments (docs/simulation.md, "Calibration"). */
-static double model_bl(double maxout, double maxin)
+static double model_bl(double maxout, double maxin, double bytes)
 {
     const nh_cost *c = &nh_cfg.cost;
     double deg = maxout > maxin ? maxout : maxin;
-    return c->alpha + c->o * deg + c->beta * NH_STFW_MODEL_BYTES * deg;
+    return c->alpha + c->o * deg + c->beta * bytes * deg;
 }
 
-static double model_stfw(const nh_vpt *v, double maxout, double maxin, double avg)
+static double model_stfw(const nh_vpt *v, double maxout, double maxin, double avg, double bytes)
 {
     const nh_cost *c = &nh_cfg.cost;
     double msgs = nh_stfw_est_msgs(v, maxout, maxin, avg);
@@ -95,7 +104,7 @@ static double model_stfw(const nh_vpt *v, double maxout, double maxin, double av
         vol = maxout;
     if (maxin > vol)
         vol = maxin;
-    return c->stage * v->n + c->o * msgs + (c->beta + c->fwd) * NH_STFW_MODEL_BYTES * vol;
+    return c->stage * v->n + c->o * msgs + (c->beta + c->fwd) * bytes * vol;
 }
 
 /* The VPT dimension for K ranks: want if > 0 (clamped to what K allows),
@@ -108,14 +117,14 @@ static int choose_dims(int K, int want, double maxout, double maxin, double avg,
     *gain = 0;
     if (nmax < 1)
         nmax = 1;
-    double bl = model_bl(maxout, maxin), best = -1;
+    double bl = model_bl(maxout, maxin, NH_STFW_MODEL_BYTES), best = -1;
     int bn = 1;
     int lo = want > 0 ? (want < nmax ? want : nmax) : (nmax >= 2 ? 2 : 1);
     int hi = want > 0 ? lo : nmax;
     for (int n = lo; n <= hi; n++) {
         if (nh_vpt_init(&v, K, n, 0))
             continue;
-        double t = model_stfw(&v, maxout, maxin, avg);
+        double t = model_stfw(&v, maxout, maxin, avg, NH_STFW_MODEL_BYTES);
         if (best < 0 || t < best) {
             best = t;
             bn = n;
@@ -354,7 +363,12 @@ int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int ou
     for (int o = 0; o < NH_OP_COUNT; o++) {
         st->mmax[o] = mine[o];
         st->mavg[o] = (double)msum[o] / K;
+        st->recheck[o] = use[o] && want[o] == 1;
     }
+    st->maxout = maxout;
+    st->maxin = maxin;
+    st->avg = avg;
+    st->edges = (double)sum;
     st->bl_mmax = mine[NH_OP_COUNT];
     st->bl_mavg = (double)msum[NH_OP_COUNT] / K;
     if ((rc = nh_comm_dup(graph, &st->comm)))
@@ -375,9 +389,28 @@ out:
     return rc;
 }
 
+/* Is op under STFW on p?  Before auto's re-check (the first blocking
+ * call), a blocking call of uniform blocks of block_bytes (< 0: unknown)
+ * is predicted as the re-check would decide it. */
+static int stfw_on(const nh_plan *p, nh_op op, double block_bytes)
+{
+    const nh_stfw *st = p ? p->stfw : NULL;
+    if (!st || !st->sched[op] || st->off[op])
+        return 0;
+    if (!st->recheck[op] || block_bytes < 0)
+        return 1;
+    return model_stfw(&st->v, st->maxout, st->maxin, st->avg, block_bytes) <
+           model_bl(st->maxout, st->maxin, block_bytes);
+}
+
 int nh_stfw_dims_for(const nh_plan *p, nh_op op)
 {
-    return p && p->stfw && p->stfw->sched[op] ? p->stfw->v.n : 0;
+    return stfw_on(p, op, -1) ? p->stfw->v.n : 0;
+}
+
+int nh_stfw_predict(const nh_plan *p, nh_op op, int block_bytes)
+{
+    return stfw_on(p, op, block_bytes) ? p->stfw->v.n : 0;
 }
 
 void nh_stfw_report_fill(const nh_plan *p, nh_op op, nh_report_rec *r)
@@ -397,6 +430,8 @@ void nh_stfw_report_fill(const nh_plan *p, nh_op op, nh_report_rec *r)
     r->bl_mavg = st->bl_mavg;
     r->rounds[NH_ALGO_STFW] = st->v.n;
     r->msgs[NH_ALGO_STFW] = st->sched[op]->tmpl_msgs;
+    r->stfw_block = st->block[op];
+    r->stfw_off = st->off[op];
 }
 
 /* ---- execution ---- */
@@ -416,6 +451,43 @@ typedef struct xargs {
     MPI_Aint rext;
     MPI_Comm comm; /* the private duplicate */
 } xargs;
+
+/* Auto's re-check, at the first blocking call of op (collective: every
+ * rank makes that call, and makes it before the next blocking call of op):
+ * one reduction of the bytes this rank sends gives the mean block of the
+ * call, and the model compares STFW with one message per neighbor again
+ * at that size.  Identical on every rank (reduced inputs); the outcome
+ * holds for every later call of op.  Pending nonblocking operations are
+ * progressed while the reduction completes. */
+static int recheck(nh_plan *p, nh_op op, const xargs *a)
+{
+    nh_stfw *st = p->stfw;
+    int tsize, rc;
+    if ((rc = PMPI_Type_size(a->stype, &tsize)))
+        return rc;
+    double mine = 0, total = 0;
+    if (a->scounts) /* alltoallv */
+        for (int j = 0; j < p->outdeg; j++)
+            mine += (double)a->scounts[j] * tsize;
+    else
+        mine = (double)a->scount * tsize * p->outdeg;
+    MPI_Request req;
+    int done = 0;
+    if ((rc = PMPI_Iallreduce(&mine, &total, 1, MPI_DOUBLE, MPI_SUM, st->comm, &req)))
+        return rc;
+    while (!done) {
+        if ((rc = PMPI_Test(&req, &done, MPI_STATUS_IGNORE)))
+            return rc;
+        if (!done)
+            nh_req_progress();
+    }
+    double block = total / st->edges;
+    st->recheck[op] = 0;
+    st->block[op] = block > 0 ? block : 0;
+    st->off[op] = !(model_stfw(&st->v, st->maxout, st->maxin, st->avg, block) <
+                    model_bl(st->maxout, st->maxin, block));
+    return MPI_SUCCESS;
+}
 
 /* A user block: address, count, type. */
 static void user_block(const xargs *a, int buf, int slot, const char **ptr, int *count,
@@ -703,14 +775,17 @@ static int try_run(nh_op op, xargs *a, MPI_Comm comm)
     if (!p || !p->stfw || !p->stfw->sched[op] || a->sbuf == MPI_IN_PLACE)
         return NH_STFW_PASS;
     if ((rc = PMPI_Type_get_extent(a->stype, &lb, &a->sext)) ||
-        (rc = PMPI_Type_get_extent(a->rtype, &lb, &a->rext)))
+        (rc = PMPI_Type_get_extent(a->rtype, &lb, &a->rext)) ||
+        (p->stfw->recheck[op] && (rc = recheck(p, op, a))))
         return PMPI_Comm_call_errhandler(comm, rc), rc;
     nh_req_progress();
     nh_report_rec *rec = nh_report_rec_get(p, op, NH_FORM_BLOCKING);
-    if (rec) {
-        rec->calls[NH_ALGO_STFW]++;
+    if (rec)
         nh_stfw_report_fill(p, op, rec);
-    }
+    if (p->stfw->off[op])
+        return NH_STFW_PASS;
+    if (rec)
+        rec->calls[NH_ALGO_STFW]++;
     a->op = op;
     a->comm = p->stfw->comm;
     rc = run(&p->stfw->xb, p->stfw->sched[op], a);
@@ -917,7 +992,7 @@ static int try_nb(nh_op op, int persistent, xargs *a, MPI_Comm comm, MPI_Request
     nh_plan *p = nh_active ? nh_plan_get(comm) : NULL;
     MPI_Aint lb;
     int rc;
-    if (!p || !p->stfw || !p->stfw->sched[op] || a->sbuf == MPI_IN_PLACE ||
+    if (!p || !p->stfw || !p->stfw->sched[op] || p->stfw->off[op] || a->sbuf == MPI_IN_PLACE ||
         p->stfw->sched[op]->nphases - 1 > NH_STFW_TAGS)
         return NH_STFW_PASS;
     /* Under NHOOD_PROGRESS=safe the call goes on to the other algorithms

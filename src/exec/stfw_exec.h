@@ -44,8 +44,13 @@ int nh_stfw_try_iallgather(const void *sbuf, int scount, MPI_Datatype stype, voi
                            MPI_Datatype rtype, MPI_Comm comm, int persistent, MPI_Request *req);
 
 /* For NHOOD_REPORT and nhood_algorithm_for: the VPT dimension STFW runs
- * op with on this communicator, 0 if it does not. */
+ * op with on this communicator, 0 if it does not.  Under auto, the first
+ * blocking call of op checks the choice again with the size of its blocks
+ * (one reduction; larger blocks can turn STFW off for op from then on);
+ * nh_stfw_predict tells what that check would decide for uniform blocks of
+ * block_bytes, and afterwards what it decided. */
 int nh_stfw_dims_for(const nh_plan *p, nh_op op);
+int nh_stfw_predict(const nh_plan *p, nh_op op, int block_bytes);
 /* Fills the report record's STFW fields (dims, VPT, message counts). */
 void nh_stfw_report_fill(const nh_plan *p, nh_op op, nh_report_rec *r);
 

@@ -101,6 +101,19 @@ else
     bad "$name"
 fi
 
+# auto checks its choice again at the first blocking call with the blocks
+# it moves: with forwarding priced (NHOOD_COST_FWD), the star keeps STFW
+# when its first alltoall[v] moves 16-byte blocks and turns it off when it
+# moves 64 KiB blocks (test_stfw recheck), and the report says so.
+name="auto re-checks store-and-forward at the first call's block size"
+if run "$name" 4 "NHOOD_COST_STAGE=0 NHOOD_COST_FWD=0.0001 NHOOD_REPORT=1" "$t/test_stfw" recheck &&
+    grep -Eq '^nhood: comm=[0-9]+ op=alltoall .*algorithm=stfw .*stfw_block=16 stfw_kept=yes$' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=alltoall .*algorithm=pmpi .*stfw_block=65536 stfw_kept=no$' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+
 # Nonblocking and persistent store-and-forward (test_stfw_nb: ialltoall,
 # iallgather, alltoall_init, allgather_init): under NHOOD_PROGRESS=poll
 # forced, with a fixed dimension, and auto; under the safe default they go

@@ -8,7 +8,9 @@
  * calls with other counts (v forms) and other buffers.  With
  * NHOOD_ALGO=stfw in the environment it also checks that nhood reports
  * stfw for the blocking forms.  With "info": one graph created with info
- * nhood_stfw_dims=2 and one without.  Prints "N passed, N failed" on rank 0. */
+ * nhood_stfw_dims=2 and one without.  With "recheck": auto's re-check of
+ * its choice at the first blocking call (see test_recheck).  Prints
+ * "N passed, N failed" on rank 0. */
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -220,6 +222,74 @@ static void test_truncate(const char *what, MPI_Comm g, int outdeg, int indeg)
     free(r);
 }
 
+/* alltoallv with count ints on every edge, against the reference. */
+static void uniform_v(const char *what, MPI_Comm g, int outdeg, int indeg, int count)
+{
+    int *sc = malloc(sizeof(int) * (outdeg + 1)), *sd = malloc(sizeof(int) * (outdeg + 1));
+    int *rcs = malloc(sizeof(int) * (indeg + 1)), *rd = malloc(sizeof(int) * (indeg + 1));
+    for (int j = 0; j < outdeg; j++) {
+        sc[j] = count;
+        sd[j] = j * count;
+    }
+    for (int i = 0; i < indeg; i++) {
+        rcs[i] = count;
+        rd[i] = (indeg - 1 - i) * count;
+    }
+    size_t sb = sizeof(int) * ((size_t)outdeg * count + 1),
+           rb = sizeof(int) * ((size_t)indeg * count + 1);
+    unsigned char *s = malloc(sb), *ref = malloc(rb), *got = malloc(rb);
+    fill(s, sb, count);
+    memset(ref, 0xA5, rb);
+    memset(got, 0xA5, rb);
+    reference_v(g, s, sc, sd, MPI_INT, ref, rcs, rd, MPI_INT);
+    int rc = MPI_Neighbor_alltoallv(s, sc, sd, MPI_INT, got, rcs, rd, MPI_INT, g);
+    CHECK(rc == MPI_SUCCESS, "%s alltoallv count %d: rc %d", what, count, rc);
+    CHECK(memcmp(ref, got, rb) == 0, "%s alltoallv count %d: differs from the reference", what,
+          count);
+    free(sc);
+    free(sd);
+    free(rcs);
+    free(rd);
+    free(s);
+    free(ref);
+    free(got);
+}
+
+/* auto's re-check at the first blocking call.  Run with a cost model
+ * under which STFW wins on the star for small blocks and loses for large
+ * ones (run-mpi-tests.sh: NHOOD_COST_STAGE=0 NHOOD_COST_FWD=0.0001): a
+ * star whose first alltoall (alltoallv) moves 16-byte blocks keeps STFW
+ * for later 64 KiB calls; one whose first call moves 64 KiB blocks turns
+ * it off, also for later small calls.  nhood_algorithm_for predicts the
+ * re-check before the first call and reports its outcome after; every
+ * result is checked against the point-to-point reference. */
+static void test_recheck(void)
+{
+    const int small = 4, big = 16384; /* ints per block */
+    for (int v = 0; v < 2; v++)
+        for (int large = 0; large < 2; large++) {
+            MPI_Comm g;
+            int outdeg, indeg, first = large ? big : small, then = large ? small : big;
+            const char *op = v ? "alltoallv" : "alltoall", *want = large ? "pmpi" : "stfw";
+            char what[64], pred[32] = "", after[32] = "";
+            snprintf(what, sizeof(what), "re-check %s first %d B", op, 4 * first);
+            random_graph(1, 0, rank, p, graph_info, &g, &outdeg, &indeg);
+            algo_for(g, op, 4 * first, pred, sizeof(pred));
+            CHECK(strcmp(pred, want) == 0, "%s: predicted %s, expected %s", what, pred, want);
+            for (int call = 0; call < 2; call++) {
+                int count = call ? then : first;
+                if (v)
+                    uniform_v(what, g, outdeg, indeg, count);
+                else
+                    test_plain(what, g, outdeg, indeg, 1, count, MPI_INT, call);
+            }
+            algo_for(g, op, 4 * then, after, sizeof(after));
+            CHECK(strcmp(after, want) == 0, "%s: %s after the calls, expected %s", what, after,
+                  want);
+            MPI_Comm_free(&g);
+        }
+}
+
 static void test_graph(const char *what, int kind, unsigned seed)
 {
     MPI_Comm g;
@@ -256,6 +326,11 @@ int main(int argc, char **argv)
         MPI_Info_free(&graph_info);
         graph_info = MPI_INFO_NULL;
         test_graph("no info", 0, 7);
+        return check_finish_mpi();
+    }
+    if (argc > 1 && strcmp(argv[1], "recheck") == 0) {
+        if (algo_for)
+            test_recheck();
         return check_finish_mpi();
     }
     for (unsigned seed = 1; seed <= 6; seed++) {
