@@ -457,8 +457,11 @@ typedef struct xargs {
  * one reduction of the bytes this rank sends gives the mean block of the
  * call, and the model compares STFW with one message per neighbor again
  * at that size.  Identical on every rank (reduced inputs); the outcome
- * holds for every later call of op.  Pending nonblocking operations are
- * progressed while the reduction completes. */
+ * holds for every later call of op.  nhood's own nonblocking operations
+ * are progressed while the reduction completes: another rank may wait
+ * for one of them, which needs this rank's forwarding, before it makes
+ * this call.  (Every rank must use the same kind of reduction: blocking
+ * and nonblocking collectives do not match.) */
 static int recheck(nh_plan *p, nh_op op, const xargs *a)
 {
     nh_stfw *st = p->stfw;
@@ -471,6 +474,12 @@ static int recheck(nh_plan *p, nh_op op, const xargs *a)
             mine += (double)a->scounts[j] * tsize;
     else
         mine = (double)a->scount * tsize * p->outdeg;
+#ifdef NHOOD_SMPI
+    /* simulation: no pending operations of nhood's (simbench), and SMPI's
+     * nonblocking reduction is slow to simulate */
+    if ((rc = PMPI_Allreduce(&mine, &total, 1, MPI_DOUBLE, MPI_SUM, st->comm)))
+        return rc;
+#else
     MPI_Request req;
     int done = 0;
     if ((rc = PMPI_Iallreduce(&mine, &total, 1, MPI_DOUBLE, MPI_SUM, st->comm, &req)))
@@ -481,6 +490,7 @@ static int recheck(nh_plan *p, nh_op op, const xargs *a)
         if (!done)
             nh_req_progress();
     }
+#endif
     double block = total / st->edges;
     st->recheck[op] = 0;
     st->block[op] = block > 0 ? block : 0;

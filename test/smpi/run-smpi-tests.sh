@@ -109,10 +109,10 @@ if "$sim" --platform flat --procs 16 --ppn 4 --op spmv --matrix powerlaw:4096:8:
 else cat "$log.out" >>"$log.err"; bad "$name"; fi
 
 # Store-and-forward under SMPI: rank 0 builds every rank's schedule and
-# hands them out (src/exec/stfw_exec.c, build_on_0); results are checked
-# against native (poisoned receive buffer) inside the run, which exits 1 on
-# a mismatch.  --warmup 0: native's timed call is the reference; with
-# --no-native one untimed native call still is.
+# hands them out (src/exec/stfw_exec.c, build_on_0); results, native's
+# too, are checked against the values each rank computes for its messages
+# (poisoned receive buffer) inside the run, which exits 1 on a mismatch;
+# with --no-native native does not run.
 name="nhood-sim spmv forced stfw:2 and stfw:4, 16 ranks, --warmup 0 (with and without native)"
 if "$sim" --platform flat --procs 16 --ppn 4 --op spmv --matrix powerlaw:4096:8:2.1:1 \
     --algos stfw:2,stfw:4 --reps 1 --warmup 0 >"$log.out" 2>"$log.err" &&
