@@ -36,9 +36,9 @@
  * algorithm: the one forced, or auto:<chosen>; rounds: communication
  * rounds (phases) of that schedule; max_msgs, max_volume: messages and
  * bytes sent by the busiest rank in one call (native: one per neighbor).
- * --no-native: native is not timed (native_us and ratio are 0); it runs
- * once per size as the reference, except for spmv, whose messages carry
- * values every rank can compute (spmv_word), so it does not run at all. */
+ * Every result, native's too, is checked against what each rank computes
+ * it must receive (expected, spmv_word); --no-native: native does not run
+ * (native_us and ratio are 0). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,15 +69,6 @@ typedef struct result {
     double us;
     long rounds, msgs, volume;
 } result;
-
-/* Native calls before its timed ones.  --warmup 0 (a simulation has no
- * caches to warm): none, the timed call fills the reference result, unless
- * native is not timed (--no-native), which still needs one.  The nhood
- * algorithms' first call, checked against that reference, is theirs. */
-static int native_warmups(const opts *o)
-{
-    return o->warmup > 0 ? o->warmup : o->no_native;
-}
 
 static double max_time(double t)
 {
@@ -202,6 +193,26 @@ static void layout(nbr *n, int m)
     }
 }
 
+/* What this rank must receive in one call with blocks of m bytes, when
+ * rank r's send buffer holds (char)(r * 31 + x * 7) at byte x: slot i gets
+ * source i's block i (alltoall[v|w]) or its only block (allgather).  Every
+ * rank's lists follow one offset list (tc_graph: destinations rank + off_t,
+ * sources rank - off_t), so the k-th message between a pair, in list order
+ * at both ends, is the same offset t: MPI's pairing, duplicates included. */
+static void expected(int op, const nbr *n, int m, char *ref)
+{
+    int *src = malloc(sizeof(int) * ((size_t)n->indeg + 1)),
+        *dst = malloc(sizeof(int) * ((size_t)n->outdeg + 1));
+    MPI_Dist_graph_neighbors(n->g, n->indeg, src, MPI_UNWEIGHTED, n->outdeg, dst, MPI_UNWEIGHTED);
+    for (int i = 0; i < n->indeg; i++)
+        for (int b = 0; b < m; b++) {
+            size_t x = op == OP_ALLGATHER ? (size_t)b : (size_t)i * m + b;
+            ref[(size_t)i * m + b] = (char)(src[i] * 31 + x * 7);
+        }
+    free(src);
+    free(dst);
+}
+
 static void free_nbr(nbr *n)
 {
     layout(n, 0);
@@ -238,11 +249,23 @@ static int run_neighbor(const opts *o)
         char *sbuf = malloc(sb), *rbuf = malloc(rb), *ref = malloc(rb);
         for (size_t i = 0; i < sb; i++)
             sbuf[i] = (char)(rank * 31 + i * 7);
-        /* native, once per size, on the first communicator */
+        /* native, once per size, on the first communicator, checked like
+         * the others; with --no-native not called at all */
         layout(&g[0], m);
-        for (int w = 0; w < native_warmups(o); w++)
-            call(o->op, 1, &g[0], sbuf, ref, m);
-        double native = o->no_native ? 0 : time_calls(o->op, 1, &g[0], sbuf, ref, m, o->reps);
+        expected(o->op, &g[0], m, ref);
+        double native = 0;
+        if (!o->no_native) {
+            memset(rbuf, 0x5a, rb);
+            for (int w = 0; w < o->warmup; w++)
+                call(o->op, 1, &g[0], sbuf, rbuf, m);
+            native = time_calls(o->op, 1, &g[0], sbuf, rbuf, m, o->reps);
+            int wrong = memcmp(rbuf, ref, rb - 1) != 0, anywrong;
+            MPI_Allreduce(&wrong, &anywrong, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            bad |= anywrong;
+            if (anywrong && rank == 0)
+                fprintf(stderr, "nhood-simbench: %s native %d B: result differs from the expected\n",
+                        op_names[o->op], m);
+        }
         long nmsgs = max_long(g[0].outdeg), nvol = max_long((long)g[0].outdeg * m);
         /* Forced algorithms first, auto last: when auto chooses an
          * algorithm this run already simulated, its row reuses that
@@ -312,7 +335,7 @@ static int run_neighbor(const opts *o)
                     fflush(stdout);
                 }
                 if (anywrong && rank == 0)
-                    fprintf(stderr, "nhood-simbench: %s %s %d B: result differs from native\n",
+                    fprintf(stderr, "nhood-simbench: %s %s %d B: result differs from the expected\n",
                             op_names[o->op], algos[a], m);
             }
         free(sbuf);
@@ -436,6 +459,12 @@ static int run_inplace(const opts *o)
 
 /* ---- SpMV halo exchange (store-and-forward paper, Tables 2 and 3) ---- */
 
+/* The value of word w of the SpMV message from rank s to rank d. */
+static double spmv_word(int s, int d, int w, int p)
+{
+    return ((double)s * p + d) * 1048576.0 + w;
+}
+
 /* Rank 0 builds the matrix, partition and communication graph (one copy in
  * the simulator's memory, not one per simulated rank) and hands every rank
  * its sources, destinations and word counts.  The exchange is
@@ -444,12 +473,6 @@ static int run_inplace(const opts *o)
  * compat.c).  The bytes column is the average message size, max_msgs and
  * max_volume are those of the communication graph (mmax and the busiest
  * rank's bytes). */
-/* The value of word w of the SpMV message from rank s to rank d. */
-static double spmv_word(int s, int d, int w, int p)
-{
-    return ((double)s * p + d) * 1048576.0 + w;
-}
-
 static int run_spmv(const opts *o)
 {
     int err_flag = 0, bad = 0;
@@ -715,7 +738,7 @@ int main(int argc, char **argv)
             o.header = 0;
             continue;
         }
-        if (strcmp(a, "--no-native") == 0) { /* native only as the reference */
+        if (strcmp(a, "--no-native") == 0) { /* native not run */
             o.no_native = 1;
             continue;
         }
