@@ -130,6 +130,15 @@ int nh_recv_init(void *buf, int count, MPI_Datatype type, int peer, int tag, MPI
     return rc;
 }
 
+int nh_iallreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op,
+                  MPI_Comm comm, MPI_Request *req)
+{
+    int rc = PMPI_Iallreduce(in, out, count, type, op, comm, req);
+    if (rc == MPI_SUCCESS)
+        nh_res_add(NH_RES_REQUEST, 1);
+    return rc;
+}
+
 int nh_request_free(MPI_Request *req)
 {
     int rc = PMPI_Request_free(req);

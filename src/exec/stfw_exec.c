@@ -481,11 +481,12 @@ static int recheck(nh_plan *p, nh_op op, const xargs *a)
         return rc;
 #else
     MPI_Request req;
+    MPI_Status status;
     int done = 0;
-    if ((rc = PMPI_Iallreduce(&mine, &total, 1, MPI_DOUBLE, MPI_SUM, st->comm, &req)))
+    if ((rc = nh_iallreduce(&mine, &total, 1, MPI_DOUBLE, MPI_SUM, st->comm, &req)))
         return rc;
     while (!done) {
-        if ((rc = PMPI_Test(&req, &done, MPI_STATUS_IGNORE)))
+        if ((rc = nh_testall(1, &req, &done, &status)))
             return rc;
         if (!done)
             nh_req_progress();

@@ -20,6 +20,7 @@
 #include "../check.h"
 #include "../randgraph.h"
 #include "../reference.h"
+#include "nhood.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wstringop-overread"
@@ -270,6 +271,13 @@ static void uniform_v(const char *what, MPI_Comm g, int outdeg, int indeg, int c
 static void test_recheck(void)
 {
     const int small = 4, big = 16384; /* ints per block */
+    /* the re-check's reduction request is counted and freed: nhood's
+     * resource counts come back to where they were */
+    int (*counts_fn)(nhood_resources *);
+    *(void **)&counts_fn = dlsym(RTLD_DEFAULT, "nhood_resource_counts");
+    nhood_resources res0 = {0}, res1 = {0};
+    if (counts_fn)
+        counts_fn(&res0);
     for (int v = 0; v < 2; v++)
         for (int large = 0; large < 2; large++) {
             MPI_Comm g;
@@ -312,6 +320,12 @@ static void test_recheck(void)
                   want);
             MPI_Comm_free(&g);
         }
+    if (counts_fn) {
+        counts_fn(&res1);
+        CHECK(res1.requests == res0.requests && res1.comms == res0.comms,
+              "re-check: nhood holds %ld requests and %ld communicators, %ld and %ld before",
+              res1.requests, res1.comms, res0.requests, res0.comms);
+    }
 }
 
 static void test_graph(const char *what, int kind, unsigned seed)
