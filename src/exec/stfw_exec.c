@@ -389,6 +389,14 @@ out:
     return rc;
 }
 
+/* Does STFW over st's VPT beat one message per neighbor for blocks of
+ * `bytes`?  (auto's re-check, and its prediction) */
+static int stfw_wins(const nh_stfw *st, double bytes)
+{
+    return model_stfw(&st->v, st->maxout, st->maxin, st->avg, bytes) <
+           model_bl(st->maxout, st->maxin, bytes);
+}
+
 /* Is op under STFW on p?  Before auto's re-check (the first blocking
  * call), a blocking call of uniform blocks of block_bytes (< 0: unknown)
  * is predicted as the re-check would decide it. */
@@ -397,10 +405,7 @@ static int stfw_on(const nh_plan *p, nh_op op, double block_bytes)
     const nh_stfw *st = p ? p->stfw : NULL;
     if (!st || !st->sched[op] || st->off[op])
         return 0;
-    if (!st->recheck[op] || block_bytes < 0)
-        return 1;
-    return model_stfw(&st->v, st->maxout, st->maxin, st->avg, block_bytes) <
-           model_bl(st->maxout, st->maxin, block_bytes);
+    return !st->recheck[op] || block_bytes < 0 || stfw_wins(st, block_bytes);
 }
 
 int nh_stfw_dims_for(const nh_plan *p, nh_op op)
@@ -495,8 +500,7 @@ static int recheck(nh_plan *p, nh_op op, const xargs *a)
     double block = total / st->edges;
     st->recheck[op] = 0;
     st->block[op] = block > 0 ? block : 0;
-    st->off[op] = !(model_stfw(&st->v, st->maxout, st->maxin, st->avg, block) <
-                    model_bl(st->maxout, st->maxin, block));
+    st->off[op] = !stfw_wins(st, block);
     return MPI_SUCCESS;
 }
 
