@@ -77,6 +77,14 @@ static double max_time(double t)
     return m;
 }
 
+/* Does got differ from ref (n bytes) on any rank?  Collective. */
+static int differs_anywhere(const void *got, const void *ref, size_t n)
+{
+    int wrong = memcmp(got, ref, n) != 0, any;
+    MPI_Allreduce(&wrong, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return any;
+}
+
 static long max_long(long v)
 {
     long m;
@@ -259,8 +267,7 @@ static int run_neighbor(const opts *o)
             for (int w = 0; w < o->warmup; w++)
                 call(o->op, 1, &g[0], sbuf, rbuf, m);
             native = time_calls(o->op, 1, &g[0], sbuf, rbuf, m, o->reps);
-            int wrong = memcmp(rbuf, ref, rb - 1) != 0, anywrong;
-            MPI_Allreduce(&wrong, &anywrong, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            int anywrong = differs_anywhere(rbuf, ref, rb - 1);
             bad |= anywrong;
             if (anywrong && rank == 0)
                 fprintf(stderr, "nhood-simbench: %s native %d B: result differs from the expected\n",
@@ -295,8 +302,7 @@ static int run_neighbor(const opts *o)
                 if (us < 0) {
                     memset(rbuf, 0x5a, rb);
                     call(o->op, 0, n, sbuf, rbuf, m); /* builds schedules; checked */
-                    int wrong = memcmp(rbuf, ref, rb - 1) != 0;
-                    MPI_Allreduce(&wrong, &anywrong, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+                    anywrong = differs_anywhere(rbuf, ref, rb - 1);
                     bad |= anywrong;
                     for (int w = 1; w < o->warmup; w++)
                         call(o->op, 0, n, sbuf, rbuf, m);
@@ -432,8 +438,7 @@ static int run_inplace(const opts *o)
             memcpy(buf, orig, sizeof(double) * (size_t)total);
             MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, buf, counts, displs,
                           MPI_DOUBLE, comm);
-            int wrong = memcmp(buf, ref, sizeof(double) * (size_t)total) != 0, anywrong;
-            MPI_Allreduce(&wrong, &anywrong, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            int anywrong = differs_anywhere(buf, ref, sizeof(double) * (size_t)total);
             bad |= anywrong;
             double us = time_inplace(0, buf, orig, total, counts, displs, comm, NULL, 0, o->reps);
             if (rank == 0) {
@@ -631,8 +636,7 @@ static int run_spmv(const opts *o)
             PMPI_Neighbor_alltoallv(sbuf, scounts, sdispls, MPI_DOUBLE, rbuf, rcounts, rdispls,
                                     MPI_DOUBLE, g[0]);
             t[k] = max_time((MPI_Wtime() - t0) * 1e6);
-            int wrong = memcmp(rbuf, ref, sizeof(double) * (size_t)nrecv) != 0, anywrong;
-            MPI_Allreduce(&wrong, &anywrong, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            int anywrong = differs_anywhere(rbuf, ref, sizeof(double) * (size_t)nrecv);
             bad |= anywrong;
             if (anywrong && rank == 0)
                 fprintf(stderr, "nhood-simbench: spmv native: result differs from the expected\n");
@@ -643,8 +647,7 @@ static int run_spmv(const opts *o)
         memset(rbuf, 0x5a, sizeof(double) * ((size_t)nrecv + 1));
         MPI_Neighbor_alltoallv(sbuf, scounts, sdispls, MPI_DOUBLE, rbuf, rcounts, rdispls,
                                MPI_DOUBLE, g[a]);
-        int wrong = memcmp(rbuf, ref, sizeof(double) * (size_t)nrecv) != 0, anywrong;
-        MPI_Allreduce(&wrong, &anywrong, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        int anywrong = differs_anywhere(rbuf, ref, sizeof(double) * (size_t)nrecv);
         bad |= anywrong;
         for (int w = 1; w < o->warmup; w++)
             MPI_Neighbor_alltoallv(sbuf, scounts, sdispls, MPI_DOUBLE, rbuf, rcounts, rdispls,
