@@ -223,7 +223,8 @@ static void test_truncate(const char *what, MPI_Comm g, int outdeg, int indeg)
     free(r);
 }
 
-/* alltoallv with count ints on every edge, against the reference. */
+/* alltoallv with count ints on every edge, against the reference and,
+ * on graphs without duplicate sources, PMPI (poisoned buffers). */
 static void uniform_v(const char *what, MPI_Comm g, int outdeg, int indeg, int count)
 {
     int *sc = malloc(sizeof(int) * (outdeg + 1)), *sd = malloc(sizeof(int) * (outdeg + 1));
@@ -238,15 +239,20 @@ static void uniform_v(const char *what, MPI_Comm g, int outdeg, int indeg, int c
     }
     size_t sb = sizeof(int) * ((size_t)outdeg * count + 1),
            rb = sizeof(int) * ((size_t)indeg * count + 1);
-    unsigned char *s = malloc(sb), *ref = malloc(rb), *got = malloc(rb);
+    unsigned char *s = malloc(sb), *ref = malloc(rb), *got = malloc(rb), *pm = malloc(rb);
     fill(s, sb, count);
     memset(ref, 0xA5, rb);
     memset(got, 0xA5, rb);
+    memset(pm, 0xA5, rb);
     reference_v(g, s, sc, sd, MPI_INT, ref, rcs, rd, MPI_INT);
     int rc = MPI_Neighbor_alltoallv(s, sc, sd, MPI_INT, got, rcs, rd, MPI_INT, g);
     CHECK(rc == MPI_SUCCESS, "%s alltoallv count %d: rc %d", what, count, rc);
     CHECK(memcmp(ref, got, rb) == 0, "%s alltoallv count %d: differs from the reference", what,
           count);
+    if (!duplicate_sources(g)) {
+        PMPI_Neighbor_alltoallv(s, sc, sd, MPI_INT, pm, rcs, rd, MPI_INT, g);
+        CHECK(memcmp(pm, got, rb) == 0, "%s alltoallv count %d: differs from PMPI", what, count);
+    }
     free(sc);
     free(sd);
     free(rcs);
@@ -254,6 +260,7 @@ static void uniform_v(const char *what, MPI_Comm g, int outdeg, int indeg, int c
     free(s);
     free(ref);
     free(got);
+    free(pm);
 }
 
 /* auto's re-check at the first blocking call.  Run with a cost model
@@ -290,12 +297,15 @@ static void test_recheck(void)
             CHECK(strcmp(pred, want) == 0, "%s: predicted %s, expected %s", what, pred, want);
             int *ns = malloc(sizeof(int) * (2 * (size_t)outdeg + 1)),
                 *nr = malloc(sizeof(int) * (2 * (size_t)indeg + 1)),
-                *nref = malloc(sizeof(int) * (2 * (size_t)indeg + 1));
+                *nref = malloc(sizeof(int) * (2 * (size_t)indeg + 1)),
+                *npm = malloc(sizeof(int) * (2 * (size_t)indeg + 1));
             for (int k = 0; k < 2 * outdeg; k++)
                 ns[k] = rank * 1000 + k;
             memset(nr, 0xA5, sizeof(int) * (2 * (size_t)indeg + 1));
             memset(nref, 0xA5, sizeof(int) * (2 * (size_t)indeg + 1));
+            memset(npm, 0xA5, sizeof(int) * (2 * (size_t)indeg + 1));
             reference(1, g, ns, 2, MPI_INT, nref, 2, MPI_INT);
+            PMPI_Neighbor_alltoall(ns, 2, MPI_INT, npm, 2, MPI_INT, g); /* the star: no duplicates */
             MPI_Request req = MPI_REQUEST_NULL;
             if (!v)
                 MPI_Ineighbor_alltoall(ns, 2, MPI_INT, nr, 2, MPI_INT, g, &req);
@@ -310,11 +320,14 @@ static void test_recheck(void)
             }
             MPI_Wait(&req, MPI_STATUS_IGNORE);
             if (!v)
-                CHECK(memcmp(nr, nref, sizeof(int) * 2 * (size_t)indeg) == 0,
-                      "%s: the pending ineighbor_alltoall differs from the reference", what);
+                CHECK(memcmp(nr, nref, sizeof(int) * 2 * (size_t)indeg) == 0 &&
+                          memcmp(nr, npm, sizeof(int) * 2 * (size_t)indeg) == 0,
+                      "%s: the pending ineighbor_alltoall differs from the reference or PMPI",
+                      what);
             free(ns);
             free(nr);
             free(nref);
+            free(npm);
             algo_for(g, op, 4 * then, after, sizeof(after));
             CHECK(strcmp(after, want) == 0, "%s: %s after the calls, expected %s", what, after,
                   want);
