@@ -23,6 +23,11 @@ while [ $# -gt 0 ]; do
     esac
 done
 mkdir -p "$out"
+# The SMPI programs from the current sources (a stale build would measure
+# the old code; nothing to do when it is up to date).
+if [ -z "${NHOOD_SMPI_DIR:-}" ] && [ "$report_only" -eq 0 ] && [ -f "$top/Makefile" ]; then
+    make -s -C "$top" smpi >/dev/null
+fi
 
 # SimGrid settings for experiment NAME: SimGrid's max-min solver trips over
 # its own rounding ("Cannot saturate more a constraint") on the large

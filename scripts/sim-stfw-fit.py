@@ -3,7 +3,8 @@
 nhood's cost model, to the simulated SpMV experiments (docs/sim/stfw-*.csv).
 
 Replays auto's decision (src/exec/stfw_exec.c: choose_dims at a nominal
-256-byte block, then recheck at the first call's mean block; model_bl,
+256-byte block, schedules built if STFW wins for 1-byte blocks, then
+recheck at the first call's mean block, either way; model_bl,
 model_stfw; src/sched/stfw.c: nh_vpt_init's balanced dimensions,
 nh_stfw_est_msgs, nh_stfw_est_hops) offline for every experiment, with each
 platform's alpha, o and beta (platforms/*.cost) and one (stage, fwd) pair
@@ -26,6 +27,7 @@ import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BYTES = 256.0  # NH_STFW_MODEL_BYTES
+ARM = 1.0  # NH_STFW_ARM_BYTES
 
 
 def factors(k):
@@ -75,7 +77,7 @@ def cost(platform):
 
 
 def model_bl(maxdeg, c, nbytes):
-    return c["ALPHA"] + c["O"] * maxdeg + c["BETA"] * nbytes * maxdeg
+    return c["ALPHA"] + max(c["O"] * maxdeg, c["BETA"] * nbytes * maxdeg)
 
 
 def model_stfw(dims, maxdeg, avg, c, stage, fwd, nbytes):
@@ -85,8 +87,9 @@ def model_stfw(dims, maxdeg, avg, c, stage, fwd, nbytes):
 
 def choose(k, maxdeg, avg, c, stage, fwd, block):
     """auto's choice: 'native' or 'stfw:N' (maxin taken equal to maxout):
-    the dimension at graph creation for 256-byte blocks, then the re-check
-    at the first call's mean block (block bytes) that may turn it off."""
+    the dimension at graph creation for 256-byte blocks, schedules only if
+    it wins for 1-byte blocks, then the re-check at the first call's mean
+    block (block bytes) that decides."""
     best = None
     for n in range(2, min(len(factors(k)), 32) + 1):
         dims = balanced(k, n)
@@ -95,9 +98,11 @@ def choose(k, maxdeg, avg, c, stage, fwd, block):
         t = model_stfw(dims, maxdeg, avg, c, stage, fwd, BYTES)
         if best is None or t < best[0]:
             best = (t, n)
-    if not best or best[0] >= model_bl(maxdeg, c, BYTES):
+    if not best:
         return "native"
     dims = balanced(k, best[1])
+    if model_stfw(dims, maxdeg, avg, c, stage, fwd, ARM) >= model_bl(maxdeg, c, ARM):
+        return "native"
     if model_stfw(dims, maxdeg, avg, c, stage, fwd, block) >= model_bl(maxdeg, c, block):
         return "native"
     return "stfw:%d" % best[1]

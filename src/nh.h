@@ -242,7 +242,7 @@ typedef struct nh_report_rec {
     long stfw_mmax, bl_mmax;
     double stfw_mavg, bl_mavg;
     /* auto's re-check at the first blocking call: mean block in bytes (0:
-     * none made) and whether it turned STFW off */
+     * none made) and whether STFW is off for the operation */
     double stfw_block;
     int stfw_off;
 } nh_report_rec;

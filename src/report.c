@@ -81,8 +81,8 @@ void nh_report_print(void)
                              r->bl_mavg);
             /* auto's re-check at the first blocking call: its mean block */
             if (r->stfw_block > 0 && k > 0 && (size_t)k < sizeof(stfw))
-                snprintf(stfw + k, sizeof(stfw) - (size_t)k, " stfw_block=%.0f stfw_kept=%s",
-                         r->stfw_block, r->stfw_off ? "no" : "yes");
+                snprintf(stfw + k, sizeof(stfw) - (size_t)k, " stfw_block=%.0f stfw_recheck=%s",
+                         r->stfw_block, r->stfw_off ? "off" : "on");
         }
         fprintf(stderr,
                 "nhood: comm=%d op=%s%s%s pattern=%s source=%s dims=%s periods=%s neighbors=%d "

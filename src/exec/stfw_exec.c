@@ -7,8 +7,8 @@
  * (NHOOD_ALGO / nhood_algorithm, NHOOD_STFW_DIMS / nhood_stfw_dims) as
  * their minimum and maximum, so ranks that disagree are detected rather
  * than left in different collectives.  The cost model compares one
- * message per neighbor with each VPT dimension; where STFW wins (or is
- * forced) every rank gathers all neighbor lists (an allgatherv of the
+ * message per neighbor with each VPT dimension; where STFW can win (or
+ * is forced) every rank gathers all neighbor lists (an allgatherv of the
  * destination and source lists: O(edges) memory at creation only), runs
  * the pure builder for itself, and caches its schedule.  A last reduction
  * confirms every rank built it (an allocation failure on one rank turns
@@ -32,12 +32,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Block size in bytes at which the creation-time cost model compares the
- * schemes (latency-bound halo exchanges send small blocks).  Under auto,
- * the first blocking call of an operation checks the choice again with
- * the mean block it moves (recheck below); since STFW sends more bytes
- * than one message per neighbor, larger blocks can only turn it off. */
+/* Block sizes are unknown at graph creation.  The VPT dimension is the
+ * model's best for blocks of NH_STFW_MODEL_BYTES (latency-bound halo
+ * exchanges send small blocks), and so is the choice that nonblocking and
+ * persistent calls made before the first blocking call get.  The
+ * schedules are built wherever STFW wins for blocks of NH_STFW_ARM_BYTES:
+ * STFW sends at least the bytes of one message per neighbor, so its lead
+ * shrinks as blocks grow, and a graph where it loses even for one-byte
+ * blocks never needs them.  Under auto, the first blocking call of an
+ * operation decides again with the mean block it moves (recheck below),
+ * either way, for every later call of that operation. */
 #define NH_STFW_MODEL_BYTES 256.0
+#define NH_STFW_ARM_BYTES 1.0
 
 /* Run-time buffers of one execution (a blocking call, or one nonblocking
  * or persistent operation), grown as needed and reused. */
@@ -82,17 +88,22 @@ typedef struct nh_stfw {
 
 /* ---- set-up ---- */
 
-/* Modeled time of one call for blocks of `bytes`: one phase
- * (alpha) for one message per neighbor, a stage cost per STFW stage (a
- * dependent latency plus probing and matching), o per message, beta (and
- * for STFW the forwarding work: pack, send on, unpack) per byte a rank
- * sends at most.  NHOOD_COST_STAGE and NHOOD_COST_FWD default to values
- * fitted on the simulated experiments (docs/simulation.md, "Calibration"). */
+/* Modeled time of one call for blocks of `bytes`, for the busiest rank.
+ * One message per neighbor: one phase (alpha), then the larger of o per
+ * message and beta per byte: every message is posted at once, so the
+ * network carries earlier messages while the later ones pay their
+ * overhead.  STFW: a stage cost per stage (a dependent latency plus
+ * probing and matching), o per message and beta plus the forwarding work
+ * (pack, send on, unpack) per byte, added: each stage's few messages
+ * wait for the previous stage's.  NHOOD_COST_STAGE and NHOOD_COST_FWD
+ * default to values fitted on the simulated experiments
+ * (docs/simulation.md, "Calibration"). */
 static double model_bl(double maxout, double maxin, double bytes)
 {
     const nh_cost *c = &nh_cfg.cost;
     double deg = maxout > maxin ? maxout : maxin;
-    return c->alpha + c->o * deg + c->beta * bytes * deg;
+    double over = c->o * deg, wire = c->beta * bytes * deg;
+    return c->alpha + (over > wire ? over : wire);
 }
 
 static double model_stfw(const nh_vpt *v, double maxout, double maxin, double avg, double bytes)
@@ -108,13 +119,15 @@ static double model_stfw(const nh_vpt *v, double maxout, double maxin, double av
 }
 
 /* The VPT dimension for K ranks: want if > 0 (clamped to what K allows),
- * else the best by the model among 2..max (1 if K allows no more); *gain
- * tells whether it beats one message per neighbor. */
-static int choose_dims(int K, int want, double maxout, double maxin, double avg, int *gain)
+ * else the best by the model among 2..max for NH_STFW_MODEL_BYTES blocks
+ * (1 if K allows no more); *gain tells whether it beats one message per
+ * neighbor for such blocks, *arm whether it does for NH_STFW_ARM_BYTES. */
+static int choose_dims(int K, int want, double maxout, double maxin, double avg, int *gain,
+                       int *arm)
 {
     int nmax = nh_vpt_max_dims(K);
     nh_vpt v;
-    *gain = 0;
+    *gain = *arm = 0;
     if (nmax < 1)
         nmax = 1;
     double bl = model_bl(maxout, maxin, NH_STFW_MODEL_BYTES), best = -1;
@@ -128,9 +141,12 @@ static int choose_dims(int K, int want, double maxout, double maxin, double avg,
         if (best < 0 || t < best) {
             best = t;
             bn = n;
+            *arm = model_stfw(&v, maxout, maxin, avg, NH_STFW_ARM_BYTES) <
+                   model_bl(maxout, maxin, NH_STFW_ARM_BYTES);
         }
     }
     *gain = best >= 0 && bn >= 2 && best < bl;
+    *arm = (*arm || *gain) && bn >= 2;
     return bn;
 }
 
@@ -303,14 +319,14 @@ int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int ou
         return MPI_SUCCESS;
     }
     double maxout = (double)mx[0], maxin = (double)mx[1], avg = K ? (double)sum / K : 0;
-    int gain, n = choose_dims(K, dims_req, maxout, maxin, avg, &gain);
-    if (dims_req > 0 && n != dims_req && (want[0] == 2 || want[1] == 2 || gain))
+    int gain, arm, n = choose_dims(K, dims_req, maxout, maxin, avg, &gain, &arm);
+    if (dims_req > 0 && n != dims_req && (want[0] == 2 || want[1] == 2 || arm))
         nh_warn("communicator %d: NHOOD_STFW_DIMS/nhood_stfw_dims=%d is more than %d processes "
                 "allow; using %d",
                 p->id, dims_req, K, n);
     int use[NH_OP_COUNT], any = 0;
     for (int o = 0; o < NH_OP_COUNT; o++) {
-        use[o] = want[o] == 2 || (want[o] == 1 && gain);
+        use[o] = want[o] == 2 || (want[o] == 1 && arm);
         any |= use[o];
     }
     if (!any || sum == 0)
@@ -364,6 +380,7 @@ int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int ou
         st->mmax[o] = mine[o];
         st->mavg[o] = (double)msum[o] / K;
         st->recheck[o] = use[o] && want[o] == 1;
+        st->off[o] = st->recheck[o] && !gain;
     }
     st->maxout = maxout;
     st->maxin = maxin;
@@ -403,9 +420,11 @@ static int stfw_wins(const nh_stfw *st, double bytes)
 static int stfw_on(const nh_plan *p, nh_op op, double block_bytes)
 {
     const nh_stfw *st = p ? p->stfw : NULL;
-    if (!st || !st->sched[op] || st->off[op])
+    if (!st || !st->sched[op])
         return 0;
-    return !st->recheck[op] || block_bytes < 0 || stfw_wins(st, block_bytes);
+    if (st->recheck[op] && block_bytes >= 0)
+        return stfw_wins(st, block_bytes);
+    return !st->off[op];
 }
 
 int nh_stfw_dims_for(const nh_plan *p, nh_op op)

@@ -46,7 +46,7 @@ int nh_stfw_try_iallgather(const void *sbuf, int scount, MPI_Datatype stype, voi
 /* For NHOOD_REPORT and nhood_algorithm_for: the VPT dimension STFW runs
  * op with on this communicator, 0 if it does not.  Under auto, the first
  * blocking call of op checks the choice again with the size of its blocks
- * (one reduction; larger blocks can turn STFW off for op from then on);
+ * (one reduction, which turns STFW on or off for op from then on);
  * nh_stfw_predict tells what that check would decide for uniform blocks of
  * block_bytes, and afterwards what it decided. */
 int nh_stfw_dims_for(const nh_plan *p, nh_op op);

@@ -265,16 +265,18 @@ static void uniform_v(const char *what, MPI_Comm g, int outdeg, int indeg, int c
 
 /* auto's re-check at the first blocking call.  Run with a cost model
  * under which STFW wins on the star for small blocks and loses for large
- * ones (run-mpi-tests.sh: NHOOD_COST_STAGE=0 NHOOD_COST_FWD=0.0001): a
- * star whose first alltoall (alltoallv) moves 16-byte blocks keeps STFW
- * for later 64 KiB calls; one whose first call moves 64 KiB blocks turns
- * it off, also for later small calls.  nhood_algorithm_for predicts the
- * re-check before the first call and reports its outcome after; every
- * result is checked against the point-to-point reference.  An
- * MPI_Ineighbor_alltoall is pending across the first blocking alltoall on
- * even ranks while odd ranks wait for it first (under NHOOD_PROGRESS=poll
- * STFW runs it, and the re-check must progress it while its reduction
- * completes, or the odd ranks never get there). */
+ * ones (run-mpi-tests.sh: NHOOD_COST_STAGE=0 and NHOOD_COST_FWD=0.0001,
+ * where it also wins for creation's nominal block, or 0.001, where it
+ * does not and the first call turns it on): a star whose first alltoall
+ * (alltoallv) moves 16-byte blocks runs STFW for later 64 KiB calls; one
+ * whose first call moves 64 KiB blocks turns it off, also for later small
+ * calls.  nhood_algorithm_for predicts the re-check before the first
+ * call and reports its outcome after; every result is checked against the
+ * point-to-point reference.  An MPI_Ineighbor_alltoall is pending across
+ * the first blocking alltoall on even ranks while odd ranks wait for it
+ * first (under NHOOD_PROGRESS=poll STFW runs it where it wins at creation,
+ * and the re-check must progress it while its reduction completes, or the
+ * odd ranks never get there). */
 static void test_recheck(void)
 {
     const int small = 4, big = 16384; /* ints per block */
