@@ -77,8 +77,9 @@ typedef struct nh_stfw {
     double mavg[NH_OP_COUNT], bl_mavg;
     /* auto's re-check at the first blocking call of each operation: the
      * graph's figures for the model, whether it is still due, its mean
-     * block in bytes (0: not made) and its outcome (off: one message per
-     * neighbor from then on; the schedule stays for requests made before) */
+     * block in bytes (0: not made), and off: one message per neighbor (the
+     * choice for NH_STFW_MODEL_BYTES until the re-check, its outcome after;
+     * the schedule stays for requests made before) */
     double maxout, maxin, avg, edges;
     int recheck[NH_OP_COUNT], off[NH_OP_COUNT];
     double block[NH_OP_COUNT];
@@ -126,7 +127,7 @@ static int choose_dims(int K, int want, double maxout, double maxin, double avg,
                        int *arm)
 {
     int nmax = nh_vpt_max_dims(K);
-    nh_vpt v;
+    nh_vpt v, bv;
     *gain = *arm = 0;
     if (nmax < 1)
         nmax = 1;
@@ -141,12 +142,14 @@ static int choose_dims(int K, int want, double maxout, double maxin, double avg,
         if (best < 0 || t < best) {
             best = t;
             bn = n;
-            *arm = model_stfw(&v, maxout, maxin, avg, NH_STFW_ARM_BYTES) <
-                   model_bl(maxout, maxin, NH_STFW_ARM_BYTES);
+            bv = v;
         }
     }
-    *gain = best >= 0 && bn >= 2 && best < bl;
-    *arm = (*arm || *gain) && bn >= 2;
+    if (best < 0 || bn < 2)
+        return bn;
+    *gain = best < bl;
+    *arm = *gain || model_stfw(&bv, maxout, maxin, avg, NH_STFW_ARM_BYTES) <
+                        model_bl(maxout, maxin, NH_STFW_ARM_BYTES);
     return bn;
 }
 
