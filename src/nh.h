@@ -35,6 +35,8 @@ typedef struct nh_cost {
     double rndv;         /* us of rendezvous handshake per such message */
     double stage;        /* us per store-and-forward stage */
     double fwd;          /* us per byte a store-and-forward stage packs, sends on and unpacks */
+    double node;         /* us per phase in which some message leaves its node */
+    double link;         /* us per byte through a node's network link */
 } nh_cost;
 
 typedef struct nh_config {
@@ -97,6 +99,11 @@ typedef struct nh_plan {
     int hinted;           /* created with isomorphic=true: uniform block sizes promised */
     struct nh_vstate *v;  /* v/w calls (vcoll/vcoll.h) */
     struct nh_stfw *stfw; /* store-and-forward state (exec/stfw_exec.c), NULL if none */
+    /* The node of every rank (its lowest rank) where the cost model charges
+     * traffic leaving nodes (NHOOD_COST_NODE/LINK), with scratch for
+     * nh_sched_node_stats; NULL otherwise, on every rank alike. */
+    int *node_of;
+    long *node_scratch;
 } nh_plan;
 
 /* nhood's MPI_Info keys on graph creation. */

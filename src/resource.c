@@ -34,6 +34,18 @@ int nh_comm_split_type(MPI_Comm comm, int type, int key, MPI_Comm *out)
     return rc;
 }
 
+int nh_node_leader(MPI_Comm comm, int *node)
+{
+    int rc, rank;
+    MPI_Comm nc = MPI_COMM_NULL;
+    if ((rc = PMPI_Comm_rank(comm, &rank)) ||
+        (rc = nh_comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, &nc)))
+        return rc;
+    rc = PMPI_Allreduce(&rank, node, 1, MPI_INT, MPI_MIN, nc);
+    nh_comm_free(&nc);
+    return rc;
+}
+
 int nh_comm_free(MPI_Comm *comm)
 {
     int rc = PMPI_Comm_free(comm);

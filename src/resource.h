@@ -18,6 +18,8 @@ int nh_comm_dup(MPI_Comm comm, MPI_Comm *out);
 int nh_comm_free(MPI_Comm *comm);
 /* MPI_Comm_split_type without info (counted unless MPI_COMM_NULL). */
 int nh_comm_split_type(MPI_Comm comm, int type, int key, MPI_Comm *out);
+/* The lowest rank of comm that shares the caller's node (collective). */
+int nh_node_leader(MPI_Comm comm, int *node);
 /* Creates and commits; *out is valid only on success. */
 int nh_type_create_struct(int n, const int *lens, const MPI_Aint *disps, const MPI_Datatype *types,
                           MPI_Datatype *out);

@@ -137,6 +137,14 @@ static void transfer(nh_sched *s, const nh_nbhd *nb, nh_op op, int round, const 
         nh_sched_add_recv(s, round, to.buf, to.slot);
 }
 
+/* A round that sends k steps along dimension j (and receives from -k). */
+static int step_round(nh_sched *s, const nh_nbhd *nb, int phase, int j, int k)
+{
+    int hop[NH_MAXDIMS] = {0};
+    hop[j] = k;
+    return nh_sched_add_hop(s, phase, nb, hop);
+}
+
 static int dim_torus(nh_sched *s, const nh_nbhd *nb, nh_op op, int j, int *phase, rlist *cur,
                      rlist *next, int *vals, int *round_of)
 {
@@ -153,13 +161,9 @@ static int dim_torus(nh_sched *s, const nh_nbhd *nb, nh_op op, int j, int *phase
     for (int h = 1; h <= hmax; h++) {
         round_of[2 * (h - 1)] = round_of[2 * (h - 1) + 1] = -1;
         if (h <= hpos)
-            round_of[2 * (h - 1)] =
-                nh_sched_add_round(s, *phase + h - 1, nh_grid_step(&nb->g, nb->coords, j, +1),
-                                   nh_grid_step(&nb->g, nb->coords, j, -1), 0);
+            round_of[2 * (h - 1)] = step_round(s, nb, *phase + h - 1, j, +1);
         if (h <= hneg)
-            round_of[2 * (h - 1) + 1] =
-                nh_sched_add_round(s, *phase + h - 1, nh_grid_step(&nb->g, nb->coords, j, -1),
-                                   nh_grid_step(&nb->g, nb->coords, j, +1), 0);
+            round_of[2 * (h - 1) + 1] = step_round(s, nb, *phase + h - 1, j, -1);
     }
     if (s->oom)
         return -1;
@@ -224,8 +228,7 @@ static int dim_direct(nh_sched *s, const nh_nbhd *nb, nh_op op, int j, int *phas
         if (dimvals[k] == 0)
             continue;
         any = 1;
-        round_of[k] = nh_sched_add_round(s, *phase, nh_grid_step(&nb->g, nb->coords, j, dimvals[k]),
-                                         nh_grid_step(&nb->g, nb->coords, j, -dimvals[k]), 0);
+        round_of[k] = step_round(s, nb, *phase, j, dimvals[k]);
     }
     for (int i = 0; i < cur->n && !s->oom; i++) {
         rnode m = cur->v[i];

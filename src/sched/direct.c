@@ -27,8 +27,7 @@ int nh_build_direct(const nh_nbhd *nb, nh_op op, nh_sched **out)
                 copy = nh_sched_add_round(s, 1, NH_NONE, NH_NONE, 1);
             r = copy;
         } else {
-            r = nh_sched_add_round(s, 0, nh_grid_shift(&nb->g, nb->coords, c, +1),
-                                   nh_grid_shift(&nb->g, nb->coords, c, -1), 0);
+            r = nh_sched_add_hop(s, 0, nb, c);
         }
         if (r < 0)
             break;

@@ -50,6 +50,17 @@ int nh_sched_add_round(nh_sched *s, int phase, int sendpeer, int recvpeer, int c
     return s->nrounds++;
 }
 
+int nh_sched_add_hop(nh_sched *s, int phase, const nh_nbhd *nb, const int *hop)
+{
+    int r = nh_sched_add_round(s, phase, nh_grid_shift(&nb->g, nb->coords, hop, +1),
+                               nh_grid_shift(&nb->g, nb->coords, hop, -1), 0);
+    if (r >= 0) {
+        s->rounds[r].has_hop = 1;
+        memcpy(s->rounds[r].hop, hop, (size_t)nb->g.ndims * sizeof(int));
+    }
+    return r;
+}
+
 static void push(nh_sched *s, nh_blk **v, int *n, int *cap, int buf, int slot)
 {
     if (*n == *cap) {
@@ -199,6 +210,36 @@ int nh_sched_finish(nh_sched *s)
     s->nrounds = k;
     s->nphases = phase + 1;
     return pack_temps(s);
+}
+
+void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, long *scratch)
+{
+    int p = g->size, d = g->ndims, lastphase = -1;
+    s->node_phases = 0;
+    s->node_blocks = 0;
+    memset(scratch, 0, (size_t)p * sizeof(long));
+    for (int i = 0; i < s->nrounds; i++) {
+        const nh_round *r = &s->rounds[i];
+        if (r->copy || !r->has_hop)
+            continue;
+        int c[NH_MAXDIMS] = {0}, cross = 0;
+        for (int q = 0; q < p; q++) { /* c: coordinates of q, row-major */
+            int t = nh_grid_shift(g, c, r->hop, +1);
+            if (t != NH_NONE && node_of[t] != node_of[q]) {
+                scratch[node_of[q]] += r->tmpl_blocks;
+                cross = 1;
+            }
+            for (int j = d - 1; j >= 0 && ++c[j] == g->dims[j]; j--)
+                c[j] = 0;
+        }
+        if (cross && r->phase != lastphase) {
+            lastphase = r->phase;
+            s->node_phases++;
+        }
+    }
+    for (int q = 0; q < p; q++)
+        if (scratch[q] > s->node_blocks)
+            s->node_blocks = scratch[q];
 }
 
 void nh_sched_free(nh_sched *s)

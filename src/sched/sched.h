@@ -34,6 +34,8 @@ typedef struct nh_round {
     int nsend, nrecv, capsend, caprecv;
     nh_blk *send, *recv;
     int tmpl_blocks; /* blocks this round moves on an interior rank */
+    int has_hop;     /* grid schedules: every rank sends to itself + hop (nh_sched_add_hop) */
+    int hop[NH_MAXDIMS];
 } nh_round;
 
 typedef enum { NH_OP_ALLTOALL = 0, NH_OP_ALLGATHER, NH_OP_COUNT } nh_op;
@@ -63,18 +65,31 @@ typedef struct nh_sched {
     long tmpl_blocks; /* blocks sent (volume in blocks) */
     long tmpl_copies; /* blocks copied locally */
     long tmpl_multi;  /* blocks sent in messages holding more than one block */
+    /* Traffic that leaves a node, for one placement of the grid's ranks on
+     * nodes (nh_sched_node_stats; 0 until it is called). */
+    int node_phases;    /* communication phases in which some rank sends off its node */
+    long node_blocks;   /* most blocks the ranks of one node send off it */
     int cur_key;      /* while building: key recorded with added blocks (see nh_blk) */
 } nh_sched;
 
 /* Builder API shared by the algorithm files. */
 nh_sched *nh_sched_new(nh_algo algo, nh_op op);
 int nh_sched_add_round(nh_sched *s, int phase, int sendpeer, int recvpeer, int copy);
+/* A message round of a grid schedule: every rank sends to its coordinates
+ * + hop and receives from its coordinates - hop (NH_NONE off a mesh). */
+int nh_sched_add_hop(nh_sched *s, int phase, const nh_nbhd *nb, const int *hop);
 void nh_sched_add_send(nh_sched *s, int round, int buf, int slot);
 void nh_sched_add_recv(nh_sched *s, int round, int buf, int slot);
 int nh_sched_temp(nh_sched *s);
 /* Drops rounds no rank uses, fills phase count and statistics.  Returns 0 or -1 (oom). */
 int nh_sched_finish(nh_sched *s);
 void nh_sched_free(nh_sched *s);
+/* Fills node_phases and node_blocks of a finished grid schedule for a
+ * placement of the grid's ranks on nodes: node_of[r] in [0, g->size) names
+ * rank r's node (its lowest rank, say).  Interior-rank block counts, so the
+ * result is the same on every rank.  scratch holds g->size longs.
+ * O(size * message rounds). */
+void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, long *scratch);
 
 /* One common signature for every algorithm. */
 typedef int (*nh_builder_fn)(const nh_nbhd *nb, nh_op op, nh_sched **out);
@@ -110,18 +125,21 @@ typedef struct nh_sim_result {
 typedef struct nh_sched_stats {
     int rounds, nphases, ntemp;
     long msgs, blocks, copies;
+    int node_phases; /* with ppn > 0: see nh_sched_node_stats */
+    long node_blocks;
 } nh_sched_stats;
 
 /* End to end without MPI: the neighbor lists every rank of g would pass
  * for the user's offsets (shuffled per rank when seed != 0), the template
  * agreement and canonicalization detection performs, algo's schedule on
  * every rank, and the simulation (skipped when simulate is 0, for quick
- * statistics at large scale; then only rank 0 is built).  Returns 0 and
+ * statistics at large scale; then only rank 0 is built).  ppn > 0: node
+ * statistics for ppn consecutive ranks per node as well.  Returns 0 and
  * fills res and st; 1 if detection would decline (no rank sees the whole
  * neighborhood, or some rank's lists do not fit); -1 on allocation or
  * build failure. */
 int nh_sim_offsets(const nh_grid *g, int s, const int *off, unsigned seed, nh_op op, nh_algo algo,
-                   int simulate, nh_sim_result *res, nh_sched_stats *st);
+                   int simulate, int ppn, nh_sim_result *res, nh_sched_stats *st);
 
 /* dests[r], srcs[r]: rank r's neighbor lists (as the user gave them). */
 void nh_sim_run(int p, const nh_nbhd *nbs, nh_sched *const *scheds, int *const *dests,

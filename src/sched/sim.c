@@ -281,7 +281,7 @@ static void shuffle(int *v, int n, unsigned *seed)
 }
 
 int nh_sim_offsets(const nh_grid *g, int s, const int *off, unsigned seed, nh_op op, nh_algo algo,
-                   int simulate, nh_sim_result *res, nh_sched_stats *st)
+                   int simulate, int ppn, nh_sim_result *res, nh_sched_stats *st)
 {
     int p = g->size, d = g->ndims, rc = -1, ninit = 0, nbuild = simulate ? p : 1;
     int **dests = calloc((size_t)p, sizeof(int *)), **srcs = calloc((size_t)p, sizeof(int *));
@@ -342,6 +342,23 @@ int nh_sim_offsets(const nh_grid *g, int s, const int *off, unsigned seed, nh_op
     st->msgs = sch[0]->tmpl_msgs;
     st->blocks = sch[0]->tmpl_blocks;
     st->copies = sch[0]->tmpl_copies;
+    st->node_phases = 0;
+    st->node_blocks = 0;
+    if (ppn > 0) {
+        int *node_of = malloc(sizeof(int) * (size_t)p);
+        long *scratch = malloc(sizeof(long) * (size_t)p);
+        if (node_of && scratch) {
+            for (int r = 0; r < p; r++)
+                node_of[r] = r / ppn * ppn;
+            nh_sched_node_stats(sch[0], g, node_of, scratch);
+            st->node_phases = sch[0]->node_phases;
+            st->node_blocks = sch[0]->node_blocks;
+        }
+        free(node_of);
+        free(scratch);
+        if (!node_of || !scratch)
+            goto out;
+    }
     rc = 0;
 out:
     for (int r = 0; r < p && dests; r++) {

@@ -35,7 +35,9 @@ nh_config nh_cfg = {
              .eager = 8192,
              .rndv = 4.0,
              .stage = 1.0,
-             .fwd = 0.0006},
+             .fwd = 0.0006,
+             .node = 0,
+             .link = 0},
 };
 
 static const char *const binding_names[NH_BIND_COUNT] = {"auto", "pack", "zcopy"};
@@ -99,6 +101,10 @@ static const knob knobs[] = {
      "cost model: us per store-and-forward stage"},
     {"NHOOD_COST_FWD", NULL, K_DOUBLE, &nh_cfg.cost.fwd,
      "cost model: us per byte forwarded by store-and-forward"},
+    {"NHOOD_COST_NODE", NULL, K_DOUBLE, &nh_cfg.cost.node,
+     "cost model: us per phase in which a message leaves its node"},
+    {"NHOOD_COST_LINK", NULL, K_DOUBLE, &nh_cfg.cost.link,
+     "cost model: us per byte through a node's network link"},
     {"NHOOD_STFW_DIMS", "nhood_stfw_dims", K_STFW_DIMS, &nh_cfg.stfw_dims,
      "store-and-forward VPT dimension on irregular graphs"},
 };

@@ -15,7 +15,10 @@
 
 /* Cost of a schedule in microseconds for blocks of m bytes, summed over
  * its rounds with interior-rank block counts (identical on every rank):
- *   alpha per communication round, gamma per byte copied locally, and per message of S
+ *   alpha per communication round, gamma per byte copied locally;
+ *   where ranks share nodes (plan->node_of), node per phase in which some
+ *   message leaves its node and link per byte through the busiest node's
+ *   link (the bytes all its ranks send off it); and per message of S
  *   bytes in n blocks (rounds split as the executor splits them): o + beta * S
  *   + rndv if the message goes out contiguous (one block, or packed) and
  *     S exceeds the eager limit
@@ -25,7 +28,8 @@
 double nh_cost_of(const nh_sched *s, nh_binding b, size_t m)
 {
     const nh_cost *c = &nh_cfg.cost;
-    double t = c->alpha * s->tmpl_rounds + c->gamma * (double)m * (double)s->tmpl_copies;
+    double t = c->alpha * s->tmpl_rounds + c->gamma * (double)m * (double)s->tmpl_copies +
+               c->node * s->node_phases + c->link * (double)m * (double)s->node_blocks;
     for (int i = 0; i < s->nrounds; i++) {
         const nh_round *r = &s->rounds[i];
         if (r->copy)

@@ -144,6 +144,22 @@ static double time_calls(int op, int native, const nbr *n, const char *sbuf, cha
 }
 
 /* Rounds, messages and bytes this rank sends per call under schedule s. */
+/* If comm runs store-and-forward (chosen "stfw"): chosen becomes
+ * "stfw:N", rounds its N stages and msgs the most messages a rank sends. */
+static void stfw_figures(MPI_Comm comm, char *chosen, size_t len, long *rounds, long *msgs)
+{
+    nh_plan *pl = nh_plan_get(comm);
+    int sd = pl ? nh_stfw_dims_for(pl, NH_OP_ALLTOALL) : 0;
+    if (sd > 0 && strcmp(chosen, "stfw") == 0) {
+        nh_report_rec rec;
+        memset(&rec, 0, sizeof(rec));
+        nh_stfw_report_fill(pl, NH_OP_ALLTOALL, &rec);
+        *rounds = sd;
+        *msgs = rec.stfw_mmax;
+        snprintf(chosen, len, "stfw:%d", sd);
+    }
+}
+
 static void sched_counts(const nh_sched *s, size_t m, long *msgs, long *volume)
 {
     *msgs = *volume = 0;
@@ -315,7 +331,9 @@ static int run_neighbor(const opts *o)
                     nhood_algorithm_for(n->g, op_names[o->op], m, chosen, sizeof(chosen));
                     nh_plan *pl = nh_plan_get(n->g);
                     nh_algo al;
-                    if (pl && nh_parse_algo(chosen, &al) == 0 && al >= NH_ALGO_DIRECT) {
+                    /* A graph nhood does not detect may get store-and-forward. */
+                    stfw_figures(n->g, chosen, sizeof(chosen), &rounds, &msgs);
+                    if (pl && nh_parse_algo(chosen, &al) == 0 && nh_algos[al].build) {
                         const nh_sched *sc = nh_plan_sched(pl, nop, al);
                         long mm, vv;
                         sched_counts(sc, (size_t)m, &mm, &vv);
@@ -664,16 +682,7 @@ static int run_spmv(const opts *o)
         /* Store-and-forward: its stages and the most messages a rank sends
          * (the graph's own figures otherwise). */
         long rounds = 1, msgs = (long)stv[0];
-        nh_plan *pl = nh_plan_get(g[a]);
-        int sd = pl ? nh_stfw_dims_for(pl, NH_OP_ALLTOALL) : 0;
-        if (sd > 0 && strcmp(chosen, "stfw") == 0) {
-            nh_report_rec rec;
-            memset(&rec, 0, sizeof(rec));
-            nh_stfw_report_fill(pl, NH_OP_ALLTOALL, &rec);
-            rounds = sd;
-            msgs = rec.stfw_mmax;
-            snprintf(chosen, sizeof(chosen), "stfw:%d", sd);
-        }
+        stfw_figures(g[a], chosen, sizeof(chosen), &rounds, &msgs);
         if (strcmp(algos[a], "auto") == 0)
             snprintf(name, sizeof(name), "auto:%s", chosen);
         else if (strcmp(algos[a], chosen) == 0)

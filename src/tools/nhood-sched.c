@@ -4,9 +4,13 @@
  * every algorithm's schedule as nhood would and prints per-rank rounds,
  * messages, volume (blocks sent), local copies and temp slots; --verify
  * also builds every rank's schedule and runs the simulator, which checks
- * that every block lands exactly once in the right slot.
+ * that every block lands exactly once in the right slot; --ppn K adds what
+ * leaves a node with K consecutive ranks per node (the cost model's node
+ * terms): phases in which some message does, and the most blocks one node
+ * sends off it.
  * CSV:
  * nbhd,dims,radius,procs,grid,periodic,op,algorithm,neighbors,rounds,messages,volume,copies,temp,verified
+ * (with --ppn: ,ppn,node_phases,node_blocks)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +23,7 @@
 static void usage(void)
 {
     fprintf(stderr, "usage: nhood-sched --nbhd moore|vonneumann|octant|shales --dims D --radius R\n"
-                    "                   --procs P[,P...] [--mesh] [--verify] [--no-header]\n"
+                    "                   --procs P[,P...] [--mesh] [--verify] [--ppn K] [--no-header]\n"
                     "       nhood-sched --inplace --procs P[,P...] [--no-header]\n");
 }
 
@@ -27,7 +31,7 @@ int main(int argc, char **argv)
 {
     const char *nbhd = "moore";
     char procs[256] = "480";
-    int d = 3, r = 1, mesh = 0, verify = 0, header = 1, inplace = 0;
+    int d = 3, r = 1, mesh = 0, verify = 0, header = 1, inplace = 0, ppn = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--mesh") == 0)
@@ -44,6 +48,8 @@ int main(int argc, char **argv)
             d = atoi(argv[++i]);
         else if (v && strcmp(a, "--radius") == 0)
             r = atoi(argv[++i]);
+        else if (v && strcmp(a, "--ppn") == 0 && (ppn = atoi(argv[++i])) > 0)
+            ;
         else if (v && strcmp(a, "--procs") == 0)
             snprintf(procs, sizeof(procs), "%s", argv[++i]);
         else {
@@ -81,7 +87,8 @@ int main(int argc, char **argv)
     }
     if (header)
         printf("nbhd,dims,radius,procs,grid,periodic,op,algorithm,neighbors,rounds,messages,volume,"
-               "copies,temp,verified\n");
+               "copies,temp,verified%s\n",
+               ppn ? ",ppn,node_phases,node_blocks" : "");
     int status = 0;
     for (char *tok = strtok(procs, ","); tok; tok = strtok(NULL, ",")) {
         int p = atoi(tok), dims[NH_MAXDIMS], per[NH_MAXDIMS];
@@ -101,10 +108,10 @@ int main(int argc, char **argv)
                     continue; /* stfw: nhood-stfw-metrics */
                 nh_sim_result res;
                 nh_sched_stats st;
-                int rc = nh_sim_offsets(&g, s, off, 0, (nh_op)op, (nh_algo)a, verify, &res, &st);
+                int rc = nh_sim_offsets(&g, s, off, 0, (nh_op)op, (nh_algo)a, verify, ppn, &res, &st);
                 if (rc == 1) {
-                    printf("%s,%d,%d,%d,%s,%d,%s,%s,%d,,,,,,declined\n", nbhd, d, r, p, gs, !mesh,
-                           nh_op_name((nh_op)op), nh_algos[a].name, s);
+                    printf("%s,%d,%d,%d,%s,%d,%s,%s,%d,,,,,,declined%s\n", nbhd, d, r, p, gs, !mesh,
+                           nh_op_name((nh_op)op), nh_algos[a].name, s, ppn ? ",,," : "");
                     continue;
                 }
                 if (rc || !res.ok) {
@@ -113,9 +120,12 @@ int main(int argc, char **argv)
                     status = 1;
                     continue;
                 }
-                printf("%s,%d,%d,%d,%s,%d,%s,%s,%d,%d,%ld,%ld,%ld,%d,%s\n", nbhd, d, r, p, gs,
-                       !mesh, nh_op_name((nh_op)op), nh_algos[a].name, s, st.rounds, st.msgs,
-                       st.blocks, st.copies, st.ntemp, verify ? "yes" : "no");
+                printf("%s,%d,%d,%d,%s,%d,%s,%s,%d,%d,%ld,%ld,%ld,%d,%s", nbhd, d, r, p, gs, !mesh,
+                       nh_op_name((nh_op)op), nh_algos[a].name, s, st.rounds, st.msgs, st.blocks,
+                       st.copies, st.ntemp, verify ? "yes" : "no");
+                if (ppn)
+                    printf(",%d,%d,%ld", ppn, st.node_phases, st.node_blocks);
+                printf("\n");
             }
     }
     free(off);

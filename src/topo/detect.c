@@ -48,6 +48,8 @@ void nh_plan_unref(nh_plan *p)
     if (p->pcomm != MPI_COMM_NULL)
         nh_comm_free(&p->pcomm);
     nh_stfw_free(p);
+    free(p->node_of);
+    free(p->node_scratch);
     free(p);
     nh_res_add(NH_RES_PLAN, -1);
 }
@@ -242,6 +244,31 @@ static unsigned cand_hash(const cand *c, int n)
     return (h ^ (unsigned)n) & 0x3fffffff;
 }
 
+/* Where the cost model charges traffic that leaves nodes (NHOOD_COST_NODE
+ * or NHOOD_COST_LINK) and auto chooses by block size: every rank's node.
+ * Collective over graph; every rank gets a map, or none (a failed
+ * allocation anywhere), so decisions stay identical. */
+static int node_map(nh_plan *p, MPI_Comm graph, int size)
+{
+    if (!p->coupled || (nh_cfg.cost.node <= 0 && nh_cfg.cost.link <= 0))
+        return MPI_SUCCESS;
+    int rc, node, ok;
+    if ((rc = nh_node_leader(graph, &node)))
+        return rc;
+    int *map = malloc((size_t)size * sizeof(int));
+    long *scratch = malloc((size_t)size * sizeof(long));
+    ok = map && scratch;
+    if (!(rc = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, graph)) && ok &&
+        !(rc = PMPI_Allgather(&node, 1, MPI_INT, map, 1, MPI_INT, graph))) {
+        p->node_of = map;
+        p->node_scratch = scratch;
+        return MPI_SUCCESS;
+    }
+    free(map);
+    free(scratch);
+    return rc;
+}
+
 int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h)
 {
     int rc, rank, size, old_rank, old_size, indeg, outdeg, weighted;
@@ -352,6 +379,8 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h)
         p->tag_ub = 32767;
         if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag) == MPI_SUCCESS && flag)
             p->tag_ub = *ub;
+        if ((rc = node_map(p, graph, size)))
+            goto fail;
     }
 attach:
     /* Store-and-forward for irregular graphs (or where forced): every
@@ -371,6 +400,8 @@ fail:
         if (p->pcomm != MPI_COMM_NULL)
             nh_comm_free(&p->pcomm);
         nh_stfw_free(p);
+        free(p->node_of);
+        free(p->node_scratch);
         free(p);
         nh_res_add(NH_RES_PLAN, -1);
     }
@@ -386,7 +417,10 @@ fail:
 
 const nh_sched *nh_plan_sched(nh_plan *p, nh_op op, nh_algo a)
 {
-    if (!p->sched[op][a] && nh_algos[a].build)
+    if (!p->sched[op][a] && nh_algos[a].build) {
         nh_algos[a].build(&p->nb, op, &p->sched[op][a]);
+        if (p->sched[op][a] && p->node_of)
+            nh_sched_node_stats(p->sched[op][a], &p->nb.g, p->node_of, p->node_scratch);
+    }
     return p->sched[op][a];
 }

@@ -61,19 +61,13 @@ static int numa_index(void)
 
 int nh_vpt_node(MPI_Comm comm, int n, nh_vpt *v, int *applied)
 {
-    int rc, K, rank, node = 0;
-    MPI_Comm nc = MPI_COMM_NULL;
+    int rc, K, node = 0;
     *applied = 0;
-    if ((rc = PMPI_Comm_size(comm, &K)) || (rc = PMPI_Comm_rank(comm, &rank)))
+    if ((rc = PMPI_Comm_size(comm, &K)))
         return rc;
     if (n < 2) /* one stage: everything is direct anyway */
         return MPI_SUCCESS;
-    /* The node is named by its lowest rank. */
-    if ((rc = nh_comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, &nc)))
-        return rc;
-    rc = PMPI_Allreduce(&rank, &node, 1, MPI_INT, MPI_MIN, nc);
-    nh_comm_free(&nc);
-    if (rc)
+    if ((rc = nh_node_leader(comm, &node)))
         return rc;
     int me[2] = {node, numa_index()}, *all = malloc((size_t)K * 2 * sizeof(int));
     if (!all)

@@ -98,7 +98,7 @@ static int run_case(const nbhd_def *n, const nh_grid *g, int permute, nh_op op, 
 {
     nh_sim_result res;
     nh_sched_stats st;
-    int rc = nh_sim_offsets(g, n->s, n->off, permute ? rnd() | 1 : 0, op, algo, 1, &res, &st);
+    int rc = nh_sim_offsets(g, n->s, n->off, permute ? rnd() | 1 : 0, op, algo, 1, 0, &res, &st);
     if (rc == 1) {
         out->msgs = -1;
         return 0;
@@ -300,12 +300,44 @@ static void test_canon(void)
     CHECK(nh_sizes_coupled(&g, 8, moore), "2-D Moore is size-coupled");
 }
 
+/* Node statistics (the cost model's node terms), 2-D Moore on a 4x4 torus.
+ * Rows of 4 ranks per node: 6 of each rank's 8 neighbors are off its node
+ * (24 blocks per node), and the torus schedule's hops along rows stay in.
+ * Pairs of ranks per node: 7 of 8 are off (14 per node), and both of the
+ * torus schedule's phases leave nodes. */
+static void test_node_stats(void)
+{
+    int dims[2] = {4, 4}, per[2] = {1, 1};
+    int moore[16] = {-1, -1, -1, 0, -1, 1, 0, -1, 0, 1, 1, -1, 1, 0, 1, 1};
+    nh_grid g;
+    CHECK(nh_grid_init(&g, 2, dims, per) == 0, "4x4 grid");
+    static const struct {
+        nh_algo algo;
+        int ppn, phases;
+        long blocks;
+    } cases[] = {{NH_ALGO_DIRECT, 4, 1, 24}, {NH_ALGO_DIRECT, 2, 1, 14},
+                 {NH_ALGO_DIRECT, 16, 0, 0}, {NH_ALGO_TORUS, 4, 1, 24},
+                 {NH_ALGO_TORUS, 2, 2, -1},  {NH_ALGO_TORUS_DIRECT, 4, 1, 24}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        nh_sim_result res;
+        nh_sched_stats st;
+        int rc = nh_sim_offsets(&g, 8, moore, 0, NH_OP_ALLTOALL, cases[i].algo, 0, cases[i].ppn,
+                                &res, &st);
+        CHECK(rc == 0 && st.node_phases == cases[i].phases &&
+                  (cases[i].blocks < 0 || st.node_blocks == cases[i].blocks),
+              "%s, %d ranks per node: %d phases leave nodes, %ld blocks per node (want %d, %ld)",
+              nh_algos[cases[i].algo].name, cases[i].ppn, st.node_phases, st.node_blocks,
+              cases[i].phases, cases[i].blocks);
+    }
+}
+
 /* --quick: 1-D and 2-D neighborhoods and a few random lists only, for
  * slow checkers (scripts/check-valgrind.sh). */
 int main(int argc, char **argv)
 {
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     test_canon();
+    test_node_stats();
     test_catalog(quick ? 2 : 4);
     test_random(quick ? 4 : 40);
     printf("%d passed, %d failed\n", passed, failed);
