@@ -241,7 +241,7 @@ fi
 # loaded machine; an injected leak fails after 50).
 cycles=10000
 case "$MPIEXEC" in *openmpi*) cycles=2000 ;; esac
-for vars in "NHOOD_ALGO=torus NHOOD_BINDING=zcopy NH_TEST_EXPECT_TYPES=1" "NHOOD_BINDING=pack NHOOD_PROGRESS=poll" "NHOOD_ALGO=stfw"; do
+for vars in "NHOOD_ALGO=torus NHOOD_BINDING=zcopy NH_TEST_EXPECT_TYPES=1" "NHOOD_BINDING=pack NHOOD_PROGRESS=poll" "NHOOD_ALGO=stfw" "NHOOD_COST_NODE=1 NHOOD_COST_LINK=0.001"; do
     name="leaks np=2 $cycles cycles $vars"
     if run "$name" 2 "$vars NHOOD_FALLBACK=silent" "$t/test_leaks" $cycles &&
         grep -q 'at end 0/0/0/0' "$log.err"; then
@@ -293,6 +293,10 @@ else
 fi
 name="neighbor np=4 NHOOD_AUTOTUNE=1"
 if run "$name" 4 "NHOOD_AUTOTUNE=1" "$t/test_neighbor"; then ok "$name"; else bad "$name"; fi
+# The cost model's node terms: a node map at graph creation (one node
+# here, so nothing leaves it), results as before.
+name="neighbor np=4 NHOOD_COST_NODE=1 NHOOD_COST_LINK=0.001"
+if run "$name" 4 "NHOOD_COST_NODE=1 NHOOD_COST_LINK=0.001" "$t/test_neighbor"; then ok "$name"; else bad "$name"; fi
 
 # Bad settings fail loudly, naming the variable and the allowed values.
 expect_reject() {
