@@ -48,8 +48,8 @@ int main(int argc, char **argv)
             d = atoi(argv[++i]);
         else if (v && strcmp(a, "--radius") == 0)
             r = atoi(argv[++i]);
-        else if (v && strcmp(a, "--ppn") == 0 && (ppn = atoi(argv[++i])) > 0)
-            ;
+        else if (v && strcmp(a, "--ppn") == 0 && atoi(v) > 0)
+            ppn = atoi(argv[++i]);
         else if (v && strcmp(a, "--procs") == 0)
             snprintf(procs, sizeof(procs), "%s", argv[++i]);
         else {

@@ -1,7 +1,8 @@
 #!/bin/sh
 # nhood-sched at scale: every algorithm's schedules for all ranks are
 # simulated (--verify) and must pass; rows and counts are checked against
-# the paper's formulas for 3-D Moore r=1 (D = 6 messages, V = 54 blocks).
+# the paper's formulas for 3-D Moore r=1 (D = 6 messages, V = 54 blocks);
+# --ppn's node figures on a small torus.
 : "${TOP_BUILDDIR:=.}"
 tool=$TOP_BUILDDIR/nhood-sched
 pass=0
@@ -19,5 +20,11 @@ out=$("$tool" --nbhd octant --dims 3 --radius 2 --procs 216 --mesh --verify --no
 check "octant d3 r2 mesh at 216 verified" "$(echo "$out" | grep -c ',yes$' | grep -qx 6; echo $?)"
 out=$("$tool" --nbhd shales --dims 2 --radius 1 --procs 100 --verify --no-header)
 check "shales d2 at 100 verified" "$(echo "$out" | grep -c ',yes$' | grep -qx 6; echo $?)"
+# --ppn: rows of 4 ranks per node on a 4x4 torus put 6 of 8 neighbors off
+# the node (24 blocks per node); a process count per node below 1 is refused.
+out=$("$tool" --nbhd moore --dims 2 --radius 1 --procs 16 --ppn 4 --no-header)
+check "moore d2 r1, 4 ranks per node: direct leaves nodes in 1 phase, 24 blocks" \
+    "$(echo "$out" | grep -q '^moore,2,1,16,4x4,1,alltoall,direct,.*,4,1,24$' ; echo $?)"
+check "--ppn 0 refused" "$("$tool" --nbhd moore --dims 2 --procs 16 --ppn 0 >/dev/null 2>&1; [ $? -eq 2 ]; echo $?)"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
