@@ -143,7 +143,6 @@ static double time_calls(int op, int native, const nbr *n, const char *sbuf, cha
     return med;
 }
 
-/* Rounds, messages and bytes this rank sends per call under schedule s. */
 /* If comm runs store-and-forward (chosen "stfw"): chosen becomes
  * "stfw:N", rounds its N stages and msgs the most messages a rank sends. */
 static void stfw_figures(MPI_Comm comm, char *chosen, size_t len, long *rounds, long *msgs)
@@ -160,6 +159,7 @@ static void stfw_figures(MPI_Comm comm, char *chosen, size_t len, long *rounds, 
     }
 }
 
+/* Rounds, messages and bytes this rank sends per call under schedule s. */
 static void sched_counts(const nh_sched *s, size_t m, long *msgs, long *volume)
 {
     *msgs = *volume = 0;
