@@ -347,7 +347,8 @@ int nh_sim_offsets(const nh_grid *g, int s, const int *off, unsigned seed, nh_op
     if (ppn > 0) {
         int *node_of = malloc(sizeof(int) * (size_t)p);
         long *scratch = malloc(sizeof(long) * (size_t)p);
-        if (node_of && scratch) {
+        int got = node_of && scratch;
+        if (got) {
             for (int r = 0; r < p; r++)
                 node_of[r] = r / ppn * ppn;
             nh_sched_node_stats(sch[0], g, node_of, scratch);
@@ -356,7 +357,7 @@ int nh_sim_offsets(const nh_grid *g, int s, const int *off, unsigned seed, nh_op
         }
         free(node_of);
         free(scratch);
-        if (!node_of || !scratch)
+        if (!got)
             goto out;
     }
     rc = 0;
