@@ -36,7 +36,11 @@ int nhood_comm_query(MPI_Comm comm, nhood_comm_info *info);
  * written into name (e.g. "torus", "pmpi").  Where auto set up
  * store-and-forward, the first blocking call re-checks that choice with
  * its own blocks; before it, the answer is what that re-check would decide
- * for blocks of block_bytes, after it, what it decided. */
+ * for blocks of block_bytes, after it, what it decided.  For
+ * "inplace_alltoall", "inplace_alltoallv" or "inplace_alltoallw" on any
+ * intracommunicator: the order ("lsa", "hsa" or "pmpi") its in-place calls
+ * take, known once one has been made (MPI_ERR_COMM before), block_bytes
+ * unused. */
 int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes, char *name, int len);
 
 /* Advances nhood's outstanding nonblocking and persistent neighborhood

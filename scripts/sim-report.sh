@@ -83,7 +83,9 @@ function stfwpaper(K, pf) {
     return "-"
 }
 FNR > 1 && $1 ~ /^inplace-/ {
-    p = $6; ip[p] = 1; ipb[p] = $7; ipn[p] = $9; ipt[p, $8] = $10; ips[p, $8] = $13
+    p = $6; ip[p] = 1; ipb[p] = $7; ipn[p] = $9
+    if ($8 ~ /^auto:/) { ipauto[p] = substr($8, 6); ipautous[p] = $10 }
+    else { ipt[p, $8] = $10; ips[p, $8] = $13 }
 }
 END {
     n = split("alltoall moore d2r1|alltoall moore d3r1|alltoall moore d4r1|alltoall moore d5r1|alltoall moore d3r3|alltoall octant d3r3|allgather moore d3r1|allgather moore d3r3|allgather octant d3r3|alltoall shales d3r3", order, "|")
@@ -173,8 +175,11 @@ END {
         print ""
         print "### In-place alltoallv (flat, 8 ranks per node, 2 MiB per rank)"
         print ""
-        print "| procs | MPICH order us | lsa us | hsa us | lsa/MPICH | hsa/MPICH | steps MPICH/lsa/hsa |"
-        print "|---|---|---|---|---|---|---|"
+        print "auto: the order nhood takes by default (lsa on two nodes split at p/2, else hsa);"
+        print "auto/best against the faster of lsa and hsa."
+        print ""
+        print "| procs | MPICH order us | lsa us | hsa us | lsa/MPICH | hsa/MPICH | auto | auto us | auto/best | steps MPICH/lsa/hsa |"
+        print "|---|---|---|---|---|---|---|---|---|---|"
         m = 0
         for (p in ip) ps[++m] = p + 0
         # insertion sort: POSIX awk has no asort
@@ -182,8 +187,12 @@ END {
             for (j = i; j > 1 && ps[j - 1] > ps[j]; j--) { x = ps[j]; ps[j] = ps[j - 1]; ps[j - 1] = x }
         for (i = 1; i <= m; i++) {
             p = ps[i]
-            printf "| %d | %.1f | %.1f | %.1f | %.3f | %.3f | %d/%d/%d |\n", p, ipn[p], ipt[p, "lsa"], ipt[p, "hsa"],
-                ipt[p, "lsa"] / ipn[p], ipt[p, "hsa"] / ipn[p], 2 * p - 1, ips[p, "lsa"], ips[p, "hsa"]
+            b = ipt[p, "lsa"] < ipt[p, "hsa"] ? ipt[p, "lsa"] : ipt[p, "hsa"]
+            x = ipautous[p] == "" ? "" : ipautous[p] / b
+            printf "| %d | %.1f | %.1f | %.1f | %.3f | %.3f | %s | %s | %s | %d/%d/%d |\n", p, ipn[p], ipt[p, "lsa"], ipt[p, "hsa"],
+                ipt[p, "lsa"] / ipn[p], ipt[p, "hsa"] / ipn[p], ipauto[p] == "" ? "-" : ipauto[p],
+                x == "" ? "-" : sprintf("%.1f", ipautous[p]), x == "" ? "-" : sprintf("%.3f%s", x, x > 1.10 ? " **>10 %**" : ""),
+                2 * p - 1, ips[p, "lsa"], ips[p, "hsa"]
         }
     }
 }' stfw-bl.tmp all.csv >summary.md
@@ -194,7 +203,7 @@ if command -v gnuplot >/dev/null 2>&1; then
     rm -f series-*.dat
     awk -F, 'NR > 1 && $1 ~ /^iso-.*-flat$/ && $8 ~ /^auto:/ {
         f = "series-" $2 "-" $3 "-d" $4 "r" $5 ".dat"; print $7, $11 >> f }' all.csv
-    awk -F, 'NR > 1 && $1 ~ /^inplace-/ { print $6, $9, $10 >> ("inplace-" $8 ".dat") }' all.csv
+    awk -F, 'NR > 1 && $1 ~ /^inplace-/ && $8 !~ /^auto:/ { print $6, $9, $10 >> ("inplace-" $8 ".dat") }' all.csv
     gnuplot <<'EOF'
 set terminal pngcairo size 900,560
 set output 'iso-flat.png'

@@ -220,6 +220,9 @@ typedef struct nh_inplace_args {
 /* Runs an in-place all-to-all with nhood's algorithm; returns MPI_SUCCESS,
  * an MPI error, or -1 when the call should go to PMPI. */
 int nh_inplace(MPI_Comm comm, const nh_inplace_args *a);
+/* The order the in-place calls on comm take now (the configured one, or
+ * what auto decided at the first of them); MPI_ERR_COMM before that. */
+int nh_inplace_algorithm(MPI_Comm comm, const char **name);
 int nh_inplace_init(void);
 void nh_inplace_fini(void);
 void nh_inplace_report_print(void);

@@ -32,6 +32,13 @@ NH_EXPORT int nhood_comm_query(MPI_Comm comm, nhood_comm_info *info)
 NH_EXPORT int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes, char *name,
                                   int len)
 {
+    if (strncmp(op, "inplace_", 8) == 0) {
+        const char *ip;
+        int rc = nh_inplace_algorithm(comm, &ip);
+        if (rc == MPI_SUCCESS)
+            snprintf(name, (size_t)len, "%s", ip);
+        return rc;
+    }
     nh_plan *p = nh_plan_get(comm);
     nh_choice c = {NH_ALGO_PMPI, NH_BIND_AUTO, 0};
     /* "alltoall[v|w]", "ialltoall", "alltoall_init", and the same for allgather */

@@ -450,7 +450,9 @@ static int run_inplace(const opts *o)
         char *save2 = NULL;
         snprintf(alist, sizeof(alist), "%s", o->algos);
         for (char *a = strtok_r(alist, ",", &save2); a; a = strtok_r(NULL, ",", &save2)) {
-            nh_inplace_algo al = strcmp(a, "lsa") == 0 ? NH_INPLACE_LSA : NH_INPLACE_HSA;
+            nh_inplace_algo al = strcmp(a, "lsa") == 0   ? NH_INPLACE_LSA
+                                 : strcmp(a, "auto") == 0 ? NH_INPLACE_AUTO
+                                                          : NH_INPLACE_HSA;
             /* Per measurement, what NHOOD_INPLACE_ALGO sets for a whole run. */
             nh_cfg.inplace = al;
             memcpy(buf, orig, sizeof(double) * (size_t)total);
@@ -458,11 +460,21 @@ static int run_inplace(const opts *o)
                           MPI_DOUBLE, comm);
             int anywrong = differs_anywhere(buf, ref, sizeof(double) * (size_t)total);
             bad |= anywrong;
+            char name[32] = "";
+            const char *chosen = NULL;
+            if (al == NH_INPLACE_AUTO) { /* decided by the call above */
+                if (nhood_algorithm_for(comm, "inplace_alltoallv", 0, name, sizeof(name)))
+                    bad = 1;
+                al = strcmp(name, "lsa") == 0 ? NH_INPLACE_LSA : NH_INPLACE_HSA;
+                chosen = nh_inplace_names[al];
+            }
             double us = time_inplace(0, buf, orig, total, counts, displs, comm, NULL, 0, o->reps);
             if (rank == 0) {
+                snprintf(name, sizeof(name), "%s%s", chosen ? "auto:" : "",
+                         chosen ? chosen : nh_inplace_names[al]);
                 printf("%s,-,0,0,%d,%d,%s,%.3f,%.3f,%.3f,%s,%d,%d,%ld\n", op_names[o->op], p, bytes,
-                       nh_inplace_names[al], native, us, us / native, o->platform,
-                       nh_inplace_steps(al, p), p - 1, vol);
+                       name, native, us, us / native, o->platform, nh_inplace_steps(al, p), p - 1,
+                       vol);
                 fflush(stdout);
                 if (anywrong)
                     fprintf(stderr, "nhood-simbench: in-place %s %d B differs from MPICH's order\n",
@@ -721,7 +733,7 @@ static void usage(void)
         stderr,
         "usage: nhood-simbench --op alltoall|allgather|alltoallv|alltoallw|inplace_alltoallv|spmv\n"
         "         [--nbhd moore|vonneumann|octant|shales] [--dims D] [--radius R]\n"
-        "         [--bytes 8,64] [--algos auto,direct,torus,torus_direct | lsa,hsa]\n"
+        "         [--bytes 8,64] [--algos auto,direct,torus,torus_direct | auto,lsa,hsa]\n"
         "         [--reps N] [--warmup N] [--platform NAME] [--no-header] [--no-native]\n"
         "         [--matrix SPEC] [--part rowblock|nnz|metis|file:PATH]   (spmv)\n");
 }
@@ -801,7 +813,7 @@ int main(int argc, char **argv)
         free(off);
     snprintf(o.algos, sizeof(o.algos), "%s",
              algos                ? algos
-             : o.op == OP_INPLACE ? "lsa,hsa"
+             : o.op == OP_INPLACE ? "auto,lsa,hsa"
              : o.op == OP_SPMV    ? "auto"
                                   : "auto,direct,torus,torus_direct");
     if (rank == 0 && o.header)

@@ -2,8 +2,11 @@
  * MPI_Alltoallw through nhood must leave the buffer byte-identical to
  * PMPI's in-place call on the same input: random symmetric counts with
  * zeros, contiguous and strided types, per-peer types and byte
- * displacements with gaps (which must stay untouched).
+ * displacements with gaps (which must stay untouched).  Where nhood is
+ * loaded, its in-place order query must name what NHOOD_INPLACE_ALGO set,
+ * and for auto the order its rule gives for this rank placement.
  * Prints "N passed, N failed" on rank 0 (totals over ranks). */
+#include <dlfcn.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +109,41 @@ static void test_alltoallw(int seed)
     free(types);
 }
 
+/* The order nhood's in-place calls on MPI_COMM_WORLD take, by its query,
+ * against NHOOD_INPLACE_ALGO; for auto, lsa exactly where the ranks fill
+ * two nodes split at p/2, hsa elsewhere (worked out here independently).
+ * A fresh duplicate has made no in-place call: no answer yet. */
+static void test_query(void)
+{
+    int (*algo_for)(MPI_Comm, const char *, int, char *, int) = (int (*)(
+        MPI_Comm, const char *, int, char *, int))dlsym(RTLD_DEFAULT, "nhood_algorithm_for");
+    const char *env = getenv("NHOOD_INPLACE_ALGO");
+    char name[32] = "";
+    if (!algo_for) {
+        CHECK(!getenv("NHOOD_LIB"), "nhood is not preloaded");
+        return;
+    }
+    const char *want = env && strcmp(env, "auto") != 0 ? env : NULL;
+    if (!want) {
+        MPI_Comm node;
+        int lowest, two, mine;
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+        MPI_Allreduce(&rank, &lowest, 1, MPI_INT, MPI_MIN, node);
+        MPI_Comm_free(&node);
+        mine = p > 1 && lowest == (rank < p / 2 ? 0 : p / 2);
+        MPI_Allreduce(&mine, &two, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+        want = two ? "lsa" : "hsa";
+    }
+    CHECK(algo_for(MPI_COMM_WORLD, "inplace_alltoallv", 0, name, sizeof(name)) == MPI_SUCCESS &&
+              strcmp(name, want) == 0,
+          "in-place order query: %s, expected %s", name, want);
+    MPI_Comm fresh;
+    MPI_Comm_dup(MPI_COMM_WORLD, &fresh);
+    CHECK(algo_for(fresh, "inplace_alltoall", 0, name, sizeof(name)) == MPI_ERR_COMM,
+          "in-place order query answered before any in-place call");
+    MPI_Comm_free(&fresh);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -124,6 +162,7 @@ int main(int argc, char **argv)
         test_alltoallv(vec, seed, "vector");
         test_alltoallw(seed);
     }
+    test_query();
     /* A non-in-place call passes through untouched. */
     int *s = malloc(sizeof(int) * p), *r1 = malloc(sizeof(int) * p), *r2 = malloc(sizeof(int) * p);
     for (int j = 0; j < p; j++)

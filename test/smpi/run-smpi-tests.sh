@@ -110,10 +110,27 @@ if "$sim" --platform torus --procs 27 --ppn 1 --op allgather --nbhd octant --dim
     ok "$name"
 else cat "$log.out" >>"$log.err"; bad "$name"; fi
 
-name="nhood-sim inplace_alltoallv 16 ranks: lsa and hsa match MPICH's order and take fewer steps"
+name="nhood-sim inplace_alltoallv 16 ranks on 4 nodes: auto, lsa and hsa match MPICH's order and take fewer steps; auto is hsa"
 if "$sim" --platform dragonfly --procs 16 --ppn 4 --op inplace_alltoallv --bytes 65536 \
     >"$log.out" 2>"$log.err" &&
-    awk -F, 'NR > 1 { n++; if ($12 >= 31) bad = 1 } END { exit !(n == 2 && !bad) }' "$log.out"; then
+    awk -F, 'NR > 1 { n++; if ($12 >= 31) bad = 1 } END { exit !(n == 3 && !bad) }' "$log.out" &&
+    grep -q '^inplace_alltoallv,-,0,0,16,65536,auto:hsa,' "$log.out"; then
+    ok "$name"
+else cat "$log.out" >>"$log.err"; bad "$name"; fi
+
+# auto's in-place order from the node layout: lsa on two nodes split at p/2
+# (16 ranks, 8 per node), where it is the faster order, with lsa's time;
+# hsa on two nodes split elsewhere (12 ranks, 8 + 4) and on four.
+name="nhood-sim inplace_alltoallv auto: lsa on two nodes of 8, hsa on 8 + 4 and on 4 nodes"
+if "$sim" --platform flat --procs 16 --ppn 8 --op inplace_alltoallv --bytes 2097152 \
+    >"$log.out" 2>"$log.err" &&
+    "$sim" --platform flat --procs 12 --ppn 8 --op inplace_alltoallv --bytes 2097152 --algos auto \
+    --no-header >>"$log.out" 2>>"$log.err" &&
+    "$sim" --platform flat --procs 32 --ppn 8 --op inplace_alltoallv --bytes 65536 --algos auto \
+    --no-header >>"$log.out" 2>>"$log.err" &&
+    awk -F, '$5 == 16 { t[$7] = $9 } $5 == 12 { a12 = $7 } $5 == 32 { a32 = $7 }
+        END { exit !(t["auto:lsa"] != "" && t["auto:lsa"] == t["lsa"] && t["lsa"] < t["hsa"] &&
+                     a12 == "auto:hsa" && a32 == "auto:hsa") }' "$log.out"; then
     ok "$name"
 else cat "$log.out" >>"$log.err"; bad "$name"; fi
 
