@@ -162,11 +162,16 @@ experiments() {
         fi
     done
     # Shales (r = 3 and 7, 1396 offsets), Fig. 4b: torus against
-    # torus_direct, without native (its 1396 messages per rank, 670 K
-    # transfers at once, would take hours to simulate), at 8 and 64 B.
+    # torus_direct at 8 and 64 B, and native apart, one size per run (its
+    # 1396 messages per rank, 670 K transfers at once, take 10-25 minutes of
+    # simulation per size), with torus_direct beside it.
     if [ "$1" = exp ]; then
         exp "iso-alltoall-shales-d3r3-flat" --platform flat --procs 480 --op alltoall --nbhd shales \
             --dims 3 --radius 3 --bytes 8,64 --algos torus,torus_direct --reps 1 --no-native
+        for b in 8 64; do
+            exp "iso-alltoall-shales-d3r3-native$b-flat" --platform flat --procs 480 --op alltoall \
+                --nbhd shales --dims 3 --radius 3 --bytes $b --algos torus_direct --reps 1
+        done
     fi
     # Store-and-forward, SpMV halo exchange on one power-law matrix (200,000
     # rows, 8 nonzeros per row on average, exponent 2.2) partitioned over K
