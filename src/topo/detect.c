@@ -395,16 +395,8 @@ fail:
     for (int k = 0; k < NH_MAXCAND; k++)
         if (fit[k])
             nh_nbhd_fini(&nbs[k]);
-    if (p) {
-        nh_nbhd_fini(&p->nb);
-        if (p->pcomm != MPI_COMM_NULL)
-            nh_comm_free(&p->pcomm);
-        nh_stfw_free(p);
-        free(p->node_of);
-        free(p->node_scratch);
-        free(p);
-        nh_res_add(NH_RES_PLAN, -1);
-    }
+    if (p) /* not attached: its only reference */
+        nh_plan_unref(p);
     free(srcs);
     free(dsts);
     free(sw);
