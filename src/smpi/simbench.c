@@ -460,21 +460,18 @@ static int run_inplace(const opts *o)
                           MPI_DOUBLE, comm);
             int anywrong = differs_anywhere(buf, ref, sizeof(double) * (size_t)total);
             bad |= anywrong;
-            char name[32] = "";
-            const char *chosen = NULL;
-            if (al == NH_INPLACE_AUTO) { /* decided by the call above */
-                if (nhood_algorithm_for(comm, "inplace_alltoallv", 0, name, sizeof(name)))
+            int is_auto = al == NH_INPLACE_AUTO;
+            if (is_auto) { /* decided by the call above */
+                char chosen[32] = "";
+                if (nhood_algorithm_for(comm, "inplace_alltoallv", 0, chosen, sizeof(chosen)))
                     bad = 1;
-                al = strcmp(name, "lsa") == 0 ? NH_INPLACE_LSA : NH_INPLACE_HSA;
-                chosen = nh_inplace_names[al];
+                al = strcmp(chosen, "lsa") == 0 ? NH_INPLACE_LSA : NH_INPLACE_HSA;
             }
             double us = time_inplace(0, buf, orig, total, counts, displs, comm, NULL, 0, o->reps);
             if (rank == 0) {
-                snprintf(name, sizeof(name), "%s%s", chosen ? "auto:" : "",
-                         chosen ? chosen : nh_inplace_names[al]);
-                printf("%s,-,0,0,%d,%d,%s,%.3f,%.3f,%.3f,%s,%d,%d,%ld\n", op_names[o->op], p, bytes,
-                       name, native, us, us / native, o->platform, nh_inplace_steps(al, p), p - 1,
-                       vol);
+                printf("%s,-,0,0,%d,%d,%s%s,%.3f,%.3f,%.3f,%s,%d,%d,%ld\n", op_names[o->op], p,
+                       bytes, is_auto ? "auto:" : "", nh_inplace_names[al], native, us, us / native,
+                       o->platform, nh_inplace_steps(al, p), p - 1, vol);
                 fflush(stdout);
                 if (anywrong)
                     fprintf(stderr, "nhood-simbench: in-place %s %d B differs from MPICH's order\n",
