@@ -133,9 +133,13 @@ int Iso_neighbor_allgatherw(const void *sendbuf, int sendcount, MPI_Datatype sen
                             void *recvbuf, const int recvcounts[], const MPI_Aint recvdispls[],
                             const MPI_Datatype recvtypes[], MPI_Comm isocomm);
 
-/* Persistent forms: the init call binds buffers and precomputes what it
- * can, Iso_start runs the operation (blocking, as in the paper), and
- * Iso_request_free releases it (after which *request is NULL). */
+/* Persistent forms: the init call binds buffers and precomputes the
+ * schedule, its datatypes or pack buffers and its point-to-point
+ * requests; Iso_start starts the operation and Iso_wait completes it
+ * (the buffers belong to the operation in between; forwarding schedules
+ * progress inside Iso_wait and nhood's completion calls, as nonblocking
+ * MPI calls do, see NHOOD_PROGRESS); Iso_request_free releases it (after
+ * which *request is NULL).  Datatypes may be freed after the init call. */
 typedef struct Iso_request_s *Iso_request;
 int Iso_neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                void *recvbuf, int recvcount, MPI_Datatype recvtype,
@@ -160,6 +164,7 @@ int Iso_neighbor_allgatherw_init(const void *sendbuf, int sendcount, MPI_Datatyp
                                  const MPI_Datatype recvtypes[], MPI_Comm isocomm,
                                  Iso_request *request);
 int Iso_start(Iso_request *request);
+int Iso_wait(Iso_request *request);
 int Iso_request_free(Iso_request *request);
 
 /* Sparse reductions with a commutative op.  Iso_neighbor_reduce: every

@@ -22,6 +22,20 @@ typedef enum {
     NH_FORM_COUNT
 } nh_form;
 
+/* The five neighborhood collectives.  Each belongs to a schedule family
+ * (alltoall or allgather); the v and w forms describe every block alone. */
+typedef enum {
+    NH_COLL_ALLTOALL = 0,
+    NH_COLL_ALLGATHER,
+    NH_COLL_ALLTOALLV,
+    NH_COLL_ALLTOALLW,
+    NH_COLL_ALLGATHERV,
+    NH_COLL_COUNT
+} nh_coll;
+nh_op nh_coll_op(nh_coll c);
+int nh_coll_vec(nh_coll c); /* v and w forms */
+const char *nh_coll_name(nh_coll c);
+
 typedef struct nh_cost {
     double alpha;        /* us per phase (synchronization latency) */
     double o;            /* us per message */
@@ -68,6 +82,15 @@ void nh_config_help(char *buf, size_t len, const char *var); /* allowed values o
 /* ---- per-communicator plan (topo/detect.c) ---- */
 typedef struct nh_bind nh_bind;
 
+/* How the engine frames and addresses a call's messages (exec/engine.h). */
+typedef struct nh_bind_opts {
+    nh_binding kind; /* multi-block sized messages: AUTO (packed up to the eager limit, else a
+                        struct), PACK, ZCOPY */
+    int header;      /* header framing (sizes unknown at the receiver) */
+    int model;       /* typed temps: 0 a receive block (regular calls), 1 the local block of
+                        the temp's template entry (v/w calls under the promise) */
+} nh_bind_opts;
+
 typedef struct nh_stats {
     long calls[NH_ALGO_COUNT];
     int seen;
@@ -86,18 +109,17 @@ typedef struct nh_plan {
         size_t m;
         int valid;
         nh_algo algo;
-        nh_binding binding;
-    } last[NH_OP_COUNT][NH_FORM_COUNT]; /* the auto decision for the last block size */
+        nh_bind_opts o;
+    } last[NH_COLL_COUNT][NH_FORM_COUNT]; /* the auto decision for the last block size */
     int warned;
     nh_sched *sched[NH_OP_COUNT][NH_ALGO_COUNT];
-    nh_bind *bcache; /* small cache of bindings for predefined types */
-    struct nh_report_rec *rec[NH_OP_COUNT][NH_FORM_COUNT];
+    nh_bind *bcache; /* the engine's cache of bindings for predefined types */
+    struct nh_report_rec *rec[NH_COLL_COUNT][NH_FORM_COUNT];
     int outdeg, indeg; /* user's degrees (also for non-isomorphic graphs) */
     int refs;          /* the communicator's attribute + live requests */
     unsigned long seq; /* nonblocking and persistent operations created */
     int warned_progress;
     int hinted;           /* created with isomorphic=true: uniform block sizes promised */
-    struct nh_vstate *v;  /* v/w calls (vcoll/vcoll.h) */
     struct nh_stfw *stfw; /* store-and-forward state (exec/stfw_exec.c), NULL if none */
     /* The node of every rank (its lowest rank) where the cost model charges
      * traffic leaving nodes (NHOOD_COST_NODE/LINK), with scratch for
@@ -128,84 +150,19 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h);
 const nh_sched *nh_plan_sched(nh_plan *p, nh_op op, nh_algo a);
 void nh_plan_unref(nh_plan *p);
 
-/* ---- selection (select/select.c) ---- */
-typedef struct nh_choice {
-    nh_algo algo;
-    nh_binding binding;
-    int tuning; /* an autotune trial: time the call, nh_autotune_record */
-} nh_choice;
 /* The algorithm asked for op on p: info key, then NHOOD_ALGO_<OP>, then
  * NHOOD_ALGO (AUTO if none). */
 nh_algo nh_requested_algo(const nh_plan *p, nh_op op);
-/* The same, with a forced stfw counted as AUTO: store-and-forward is tried
- * before selection. */
-nh_algo nh_forced_algo(const nh_plan *p, nh_op op);
-/* A forced algorithm on a non-isomorphic communicator: warn once, fail
- * (NHOOD_FALLBACK=error) or stay silent; the call goes to PMPI. */
-int nh_forced_not_isomorphic(nh_plan *p, nh_algo forced, const char *opname);
-int nh_select(nh_plan *p, nh_op op, nh_form form, size_t blockbytes, nh_choice *out);
-/* NHOOD_AUTOTUNE (select/autotune.c): the algorithm to run, measured
- * rather than modeled; -1 where autotuning does not apply. */
-int nh_autotune_algo(nh_plan *p, nh_op op, size_t m, nh_algo *algo, int *tuning);
-int nh_autotune_record(nh_plan *p, nh_op op, size_t m, double seconds);
-double nh_cost_of(const nh_sched *s, nh_binding b, size_t m);
 
-/* ---- execution (exec/exec.c) ---- */
 /* Tag slots: blocking calls use slot 0, nonblocking and persistent ones
- * slots 1..NH_SLOTS-1 in creation order (see request.c). */
+ * slots 1..NH_SLOTS-1 in creation order (see exec/request.c). */
 #define NH_SLOTS 16
 
-/* One execution of a schedule on bound buffers: phase by phase, blocking
- * or by repeated nonblocking progress. */
-typedef struct nh_run {
-    nh_plan *p;
-    nh_bind *b;
-    int owned; /* the binding belongs to this run */
-    int slot;  /* tag slot */
-    int ph;    /* current phase; == nphases when complete or not started */
-    int posted, nreq, i0;
-} nh_run;
-/* Binds buffers (persistent: a private binding with MPI persistent
- * requests, built once). */
-int nh_run_bind(nh_run *x, nh_plan *p, const nh_sched *s, nh_binding kind, int persistent, int slot,
-                const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                MPI_Datatype rtype);
-/* Starts from phase 0 and makes what progress is possible without blocking. */
-int nh_run_start(nh_run *x, int *done);
-/* Advances; block=1 waits until complete.  *done tells whether it is. */
-int nh_run_progress(nh_run *x, int block, int *done);
-void nh_run_release(nh_run *x);
-int nh_exec_blocking(nh_plan *p, const nh_sched *s, nh_binding b, const void *sbuf, int scount,
-                     MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype);
-void nh_bind_cache_free(nh_plan *p);
 /* MPI_Pack / MPI_Unpack that also accept a block at MPI_BOTTOM (exec/pack.c). */
 int nh_pack(const void *in, int count, MPI_Datatype type, void *out, int outsize, int *pos,
             MPI_Comm comm);
 int nh_unpack(const void *in, int insize, int *pos, void *out, int count, MPI_Datatype type,
               MPI_Comm comm);
-/* Blocks per message when a round of n blocks of m bytes is split to stay
- * under the eager limit (n when it is not split). */
-int nh_chunk_blocks(size_t m, int n);
-
-/* ---- nonblocking and persistent requests (exec/request.c) ---- */
-/* Creates an operation and its handle; a nonblocking one starts now, a
- * persistent one counts its starts in *starts (if not NULL). */
-int nh_req_create(nh_plan *p, const nh_sched *s, nh_binding kind, int persistent, const void *sbuf,
-                  int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
-                  long *starts, MPI_Request *out);
-void nh_req_progress(void);
-void nh_req_fini(void);
-/* A store-and-forward operation (exec/stfw_exec.c): its state machine,
- * driven by request.c.  start restarts it in a tag slot; both make what
- * progress is possible without blocking and set *done when it has run to
- * the end (also on an error, which they return). */
-typedef struct nh_stfw_op nh_stfw_op;
-int nh_stfw_op_start(nh_stfw_op *x, int slot, int *done);
-int nh_stfw_op_progress(nh_stfw_op *x, int *done);
-void nh_stfw_op_free(nh_stfw_op *x);
-/* nh_req_create for a store-and-forward operation; takes x over (freed
- * on failure too). */
-int nh_req_create_stfw(nh_plan *p, nh_stfw_op *x, int persistent, long *starts, MPI_Request *out);
 
 /* ---- in-place all-to-all (exec/inplace.c) ---- */
 typedef enum { NH_INPLACE_ALLTOALL = 0, NH_INPLACE_ALLTOALLV, NH_INPLACE_ALLTOALLW } nh_inplace_op;
@@ -232,7 +189,7 @@ void nh_inplace_report_free(void);
 typedef struct nh_report_rec {
     struct nh_report_rec *next;
     int comm_id;
-    nh_op op;
+    nh_coll coll;
     nh_form form;
     int isomorphic;
     char dims[64];
@@ -243,7 +200,6 @@ typedef struct nh_report_rec {
     int rounds[NH_ALGO_COUNT];
     long msgs[NH_ALGO_COUNT];
     nh_binding last_binding;
-    const char *name; /* op name when not nh_op_name(op) (v/w calls) */
     /* store-and-forward (irregular graphs): VPT dimension (0 = none), its
      * sizes, and messages a rank sends, max and average over ranks, with
      * STFW and with one message per neighbor */
@@ -256,10 +212,10 @@ typedef struct nh_report_rec {
     double stfw_block;
     int stfw_off;
 } nh_report_rec;
-nh_report_rec *nh_report_rec_get(nh_plan *p, nh_op op, nh_form form);
-/* A record for an operation the plan does not index (v/w calls): schedule
- * statistics from op's schedules, printed under name. */
-nh_report_rec *nh_report_rec_new(nh_plan *p, nh_op op, nh_form form, const char *name);
+/* The record of calls of coll in form on p (NULL when out of memory). */
+nh_report_rec *nh_report_rec_get(nh_plan *p, nh_coll coll, nh_form form);
+/* Fills the record's store-and-forward fields (dims, VPT, message counts). */
+void nh_report_stfw(const nh_plan *p, nh_op op, nh_report_rec *r);
 void nh_report_print(void);
 void nh_report_free(void);
 

@@ -2,10 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "exec/stfw_exec.h"
-#include "nh.h"
+#include "api/api.h"
+#include "exec/request.h"
 #include "nhood.h"
-#include "vcoll/vcoll.h"
 
 #define NH_EXPORT __attribute__((visibility("default")))
 
@@ -40,28 +39,37 @@ NH_EXPORT int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes
         return rc;
     }
     nh_plan *p = nh_plan_get(comm);
-    nh_choice c = {NH_ALGO_PMPI, NH_BIND_AUTO, 0};
     /* "alltoall[v|w]", "ialltoall", "alltoall_init", and the same for allgather */
     const char *base = op[0] == 'i' ? op + 1 : op;
     nh_form f = op[0] == 'i' ? NH_FORM_NONBLOCKING : NH_FORM_BLOCKING;
+    char name0[16];
     size_t n = strlen(base);
-    if (n > 5 && strcmp(base + n - 5, "_init") == 0)
+    if (n > 5 && strcmp(base + n - 5, "_init") == 0) {
         f = NH_FORM_PERSISTENT;
-    nh_op o = strncmp(base, "allgather", 9) == 0 ? NH_OP_ALLGATHER : NH_OP_ALLTOALL;
-    /* Store-and-forward runs first where set up (blocking alltoall[v],
-     * allgather[v]; not alltoallw). */
-    if (p && f == NH_FORM_BLOCKING && strcmp(base, "alltoallw") != 0 &&
-        nh_stfw_predict(p, o, block_bytes) > 0) {
-        snprintf(name, (size_t)len, "%s", nh_algos[NH_ALGO_STFW].name);
-        return MPI_SUCCESS;
+        n -= 5;
     }
-    nh_algo va;
-    if (nh_valgorithm_for(p, op, block_bytes, &va) == 0) { /* alltoallv, alltoallw, allgatherv */
-        snprintf(name, (size_t)len, "%s", nh_algos[va].name);
-        return MPI_SUCCESS;
+    snprintf(name0, sizeof(name0), "%.*s", (int)(n < 15 ? n : 15), base);
+    nh_coll coll = NH_COLL_ALLTOALL;
+    for (int k = 0; k < NH_COLL_COUNT; k++)
+        if (strcmp(name0, nh_coll_name((nh_coll)k)) == 0)
+            coll = (nh_coll)k;
+    nh_op o = nh_coll_op(coll);
+    nh_algo algo = NH_ALGO_PMPI;
+    int rc = MPI_SUCCESS;
+    if (p && nh_active) {
+        /* Store-and-forward comes first where set up (as a blocking call of
+         * uniform blocks of block_bytes would find it, or as requests do
+         * under NHOOD_PROGRESS=poll). */
+        if (nh_stfw_predict(p, o, f == NH_FORM_BLOCKING ? block_bytes : -1) > 0 &&
+            (f == NH_FORM_BLOCKING || nh_cfg.progress == NH_PROGRESS_POLL)) {
+            algo = NH_ALGO_STFW;
+        } else {
+            nh_choice c;
+            rc = nh_select(p, coll, f, block_bytes > 0 ? (size_t)block_bytes : 0, &c);
+            algo = c.algo;
+        }
     }
-    int rc = p ? nh_select(p, o, f, (size_t)block_bytes, &c) : MPI_SUCCESS;
-    snprintf(name, (size_t)len, "%s", nh_algos[c.algo].name);
+    snprintf(name, (size_t)len, "%s", nh_algos[algo].name);
     return rc;
 }
 

@@ -4,26 +4,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/stfw_exec.h"
 #include "nh.h"
 
 static nh_report_rec *head, **tail = &head;
 
-nh_report_rec *nh_report_rec_get(nh_plan *p, nh_op op, nh_form form)
-{
-    if (!p->rec[op][form])
-        p->rec[op][form] = nh_report_rec_new(p, op, form, NULL);
-    return p->rec[op][form];
-}
-
-nh_report_rec *nh_report_rec_new(nh_plan *p, nh_op op, nh_form form, const char *name)
+static nh_report_rec *rec_new(nh_plan *p, nh_coll coll, nh_form form)
 {
     nh_report_rec *r = calloc(1, sizeof(*r));
     if (!r)
         return NULL;
     r->comm_id = p->id;
-    r->op = op;
+    r->coll = coll;
     r->form = form;
-    r->name = name;
     r->isomorphic = p->isomorphic;
     r->source = p->source;
     r->neighbors = p->outdeg;
@@ -36,7 +29,7 @@ nh_report_rec *nh_report_rec_new(nh_plan *p, nh_op op, nh_form form, const char 
             n += (size_t)snprintf(r->periods + n, sizeof(r->periods) - n, "%s%d", j ? "," : "",
                                   p->nb.g.periods[j]);
         for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++) {
-            const nh_sched *s = nh_plan_sched(p, op, (nh_algo)a);
+            const nh_sched *s = nh_plan_sched(p, nh_coll_op(coll), (nh_algo)a);
             if (s) {
                 r->rounds[a] = s->tmpl_rounds;
                 r->msgs[a] = s->tmpl_msgs;
@@ -48,6 +41,34 @@ nh_report_rec *nh_report_rec_new(nh_plan *p, nh_op op, nh_form form, const char 
     *tail = r;
     tail = &r->next;
     return r;
+}
+
+nh_report_rec *nh_report_rec_get(nh_plan *p, nh_coll coll, nh_form form)
+{
+    if (!p->rec[coll][form])
+        p->rec[coll][form] = rec_new(p, coll, form);
+    return p->rec[coll][form];
+}
+
+void nh_report_stfw(const nh_plan *p, nh_op op, nh_report_rec *r)
+{
+    const nh_stfw *st = p->stfw;
+    if (!r || !st || !st->sched[op])
+        return;
+    r->stfw_dims = st->v.n;
+    nh_vpt_format(&st->v, r->stfw_vpt, sizeof(r->stfw_vpt));
+    if (st->node_aware) {
+        size_t k = strlen(r->stfw_vpt);
+        snprintf(r->stfw_vpt + k, sizeof(r->stfw_vpt) - k, ",node");
+    }
+    r->stfw_mmax = st->mmax[op];
+    r->stfw_mavg = st->mavg[op];
+    r->bl_mmax = st->bl_mmax;
+    r->bl_mavg = st->bl_mavg;
+    r->rounds[NH_ALGO_STFW] = st->v.n;
+    r->msgs[NH_ALGO_STFW] = st->sched[op]->tmpl_msgs;
+    r->stfw_block = st->block[op];
+    r->stfw_off = st->off[op];
 }
 
 void nh_report_print(void)
@@ -87,7 +108,7 @@ void nh_report_print(void)
         fprintf(stderr,
                 "nhood: comm=%d op=%s%s%s pattern=%s source=%s dims=%s periods=%s neighbors=%d "
                 "algorithm=%s binding=%s calls=%ld rounds=%d messages=%ld%s%s%s\n",
-                r->comm_id, prefix[r->form], r->name ? r->name : nh_op_name(r->op), suffix[r->form],
+                r->comm_id, prefix[r->form], nh_coll_name(r->coll), suffix[r->form],
                 r->isomorphic  ? "isomorphic"
                 : r->stfw_dims ? "irregular"
                                : "none",

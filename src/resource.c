@@ -70,6 +70,14 @@ int nh_type_create_struct(int n, const int *lens, const MPI_Aint *disps, const M
     return MPI_SUCCESS;
 }
 
+int nh_type_dup(MPI_Datatype type, MPI_Datatype *out)
+{
+    int rc = PMPI_Type_dup(type, out);
+    if (rc == MPI_SUCCESS)
+        nh_res_add(NH_RES_DATATYPE, 1);
+    return rc;
+}
+
 int nh_type_free(MPI_Datatype *type)
 {
     int rc = PMPI_Type_free(type);

@@ -24,6 +24,8 @@ int nh_node_leader(MPI_Comm comm, int *node);
 int nh_type_create_struct(int n, const int *lens, const MPI_Aint *disps, const MPI_Datatype *types,
                           MPI_Datatype *out);
 int nh_type_free(MPI_Datatype *type);
+/* MPI_Type_dup (committed, as its original). */
+int nh_type_dup(MPI_Datatype type, MPI_Datatype *out);
 /* An indexed datatype made for the application (Type_create_triangular):
  * committed, returned to it and freed by it, so not counted. */
 int nh_type_create_user_indexed(int n, const int *lens, const int *disps, MPI_Datatype old,

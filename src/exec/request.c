@@ -30,8 +30,9 @@
  * stay in completion calls (or call nhood_progress()) while they are
  * outstanding, and nhood's blocking completion calls then poll every
  * operation instead of blocking in PMPI.  Store-and-forward operations
- * (irregular graphs, exec/stfw_exec.c) always forward: they exist only
- * under poll and count as multi-phase.
+ * (irregular graphs) always forward: they exist only under poll.  Whether
+ * an operation forwards is a property of this rank's binding: more than
+ * one phase with messages.
  *
  * Tags.  Operations on one plan take tag slots 1..NH_SLOTS-1 in creation
  * order (identical on every rank: collectives start in the same order
@@ -42,7 +43,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nh.h"
+#include "exec/engine.h"
+#include "exec/request.h"
 
 typedef struct nh_req {
     struct nh_req *next;
@@ -54,8 +56,7 @@ typedef struct nh_req {
     int multi;      /* the schedule forwards (more than one message phase) */
     int err;        /* first error while progressing */
     long *starts;   /* persistent: the report's call counter, or NULL */
-    nh_run run;     /* store-and-forward: only run.p and run.slot are used */
-    nh_stfw_op *sx; /* store-and-forward's state machine, or NULL */
+    nh_run run;     /* the engine's run of the schedule */
 } nh_req;
 
 static nh_req *live; /* all of nhood's operations */
@@ -88,7 +89,6 @@ static void destroy(nh_req *r)
         }
     nh_plan *p = r->run.p;
     nh_run_release(&r->run);
-    nh_stfw_op_free(r->sx);
     if (r->handle != MPI_REQUEST_NULL)
         nh_request_free(&r->handle);
     nh_plan_unref(p);
@@ -97,8 +97,7 @@ static void destroy(nh_req *r)
 
 static void step(nh_req *r, int block)
 {
-    int done = 0,
-        rc = r->sx ? nh_stfw_op_progress(r->sx, &done) : nh_run_progress(&r->run, block, &done);
+    int done = 0, rc = nh_run_progress(&r->run, block, &done);
     if (rc && !r->err)
         r->err = rc;
     if (done || rc) {
@@ -160,8 +159,7 @@ static int start(nh_req *r)
     if (r->starts)
         (*r->starts)++;
     set_running(r, 1);
-    int done = 0,
-        rc = r->sx ? nh_stfw_op_start(r->sx, r->run.slot, &done) : nh_run_start(&r->run, &done);
+    int done = 0, rc = nh_run_start(&r->run, &done);
     if (done || rc) {
         r->done = 1;
         set_running(r, 0);
@@ -193,36 +191,38 @@ static int enlist(nh_req *r, nh_plan *p, int persistent, int multi, long *starts
     return MPI_SUCCESS;
 }
 
-int nh_req_create(nh_plan *p, const nh_sched *s, nh_binding kind, int persistent, const void *sbuf,
-                  int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
-                  long *starts, MPI_Request *out)
+int nh_req_create(nh_plan *p, const nh_sched *s, const nh_call *c, const nh_bind_opts *o,
+                  int persistent, long *starts, int *zcopy, MPI_Request *out)
 {
     nh_req *r = calloc(1, sizeof(*r));
     if (!r)
         return MPI_ERR_NO_MEM;
     int slot = 1 + (int)(p->seq++ % (NH_SLOTS - 1));
-    int rc = nh_run_bind(&r->run, p, s, kind, persistent, slot, sbuf, scount, stype, rbuf, rcount,
-                         rtype);
+    int rc = nh_run_bind(&r->run, p, s, c, o, 1, persistent, slot);
     if (rc) {
         free(r);
         return rc;
     }
-    return enlist(r, p, persistent, s->tmpl_rounds > 1, starts, out);
+    *zcopy = nh_run_zcopy(&r->run);
+    return enlist(r, p, persistent, nh_run_msg_phases(&r->run) > 1, starts, out);
 }
 
-/* Store-and-forward forwards data: always multi-phase (NHOOD_PROGRESS=poll
- * only, see stfw_exec.c). */
-int nh_req_create_stfw(nh_plan *p, nh_stfw_op *x, int persistent, long *starts, MPI_Request *out)
+int nh_req_allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op,
+                     MPI_Comm comm)
 {
-    nh_req *r = calloc(1, sizeof(*r));
-    if (!r) {
-        nh_stfw_op_free(x);
-        return MPI_ERR_NO_MEM;
-    }
-    r->sx = x;
-    r->run.p = p;
-    r->run.slot = 1 + (int)(p->seq++ % (NH_SLOTS - 1));
-    return enlist(r, p, persistent, 1, starts, out);
+#ifdef NHOOD_SMPI
+    /* simulation: no pending operations of nhood's (simbench), and SMPI's
+     * nonblocking reduction is slow to simulate */
+    return PMPI_Allreduce(in, out, count, type, op, comm);
+#else
+    MPI_Request req;
+    MPI_Status status;
+    int done = 0, rc = nh_iallreduce(in, out, count, type, op, comm, &req);
+    while (!rc && !done)
+        if (!(rc = nh_testall(1, &req, &done, &status)) && !done)
+            nh_req_progress();
+    return rc;
+#endif
 }
 
 void nh_req_fini(void)

@@ -7,52 +7,36 @@
 #include "nh.h"
 #include "sched/stfw.h"
 
-/* The call goes to the next candidate (combining algorithms or PMPI). */
-#define NH_STFW_PASS (-1)
+/* What a communicator keeps for store-and-forward (nh_plan.stfw). */
+typedef struct nh_stfw {
+    nh_vpt v;
+    int node_aware;
+    nh_sched *sched[NH_OP_COUNT]; /* this rank's schedule; NULL: op not under STFW */
+    long mmax[NH_OP_COUNT], bl_mmax;
+    double mavg[NH_OP_COUNT], bl_mavg;
+    /* auto's re-check at the first blocking call of each operation
+     * (select/stfw_choice.c): the graph's figures for the model, whether it
+     * is still due, its mean block in bytes (0: not made), and off: one
+     * message per neighbor (the choice for NH_STFW_MODEL_BYTES until the
+     * re-check, its outcome after; the schedule stays for requests made
+     * before) */
+    double maxout, maxin, avg, edges;
+    int recheck[NH_OP_COUNT], off[NH_OP_COUNT];
+    double block[NH_OP_COUNT];
+} nh_stfw;
 
 /* Collective over graph, called by every rank at graph creation once the
  * plan is known: agrees on whether STFW runs for each operation and at
  * which VPT dimension (from allreduced statistics, the same everywhere),
  * gathers the neighbor lists, builds this rank's schedules and caches
- * them in p->stfw.  Returns MPI_SUCCESS (also when STFW does not apply)
- * or an MPI error. */
+ * them in p->stfw (with p->pcomm for its traffic).  Returns MPI_SUCCESS
+ * (also when STFW does not apply) or an MPI error. */
 int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int outdeg,
                   const int *dsts, int hint_dims);
 void nh_stfw_free(nh_plan *p);
-
-/* Blocking neighborhood collectives with STFW where the communicator has
- * it for the operation: MPI_SUCCESS or an MPI error (the communicator's
- * error handler already called), or NH_STFW_PASS. */
-int nh_stfw_try_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                         MPI_Datatype rtype, MPI_Comm comm);
-int nh_stfw_try_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
-                          MPI_Datatype stype, void *rbuf, const int *rcounts, const int *rdispls,
-                          MPI_Datatype rtype, MPI_Comm comm);
-int nh_stfw_try_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                          MPI_Datatype rtype, MPI_Comm comm);
-int nh_stfw_try_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                           const int *rcounts, const int *rdispls, MPI_Datatype rtype,
-                           MPI_Comm comm);
-
-/* Nonblocking (persistent = 0) and persistent (1) forms with STFW where
- * the communicator has it for the operation and NHOOD_PROGRESS=poll:
- * MPI_SUCCESS with *req nhood's request (exec/request.c), an MPI error
- * (the error handler already called), or NH_STFW_PASS. */
-int nh_stfw_try_ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                          MPI_Datatype rtype, MPI_Comm comm, int persistent, MPI_Request *req);
-int nh_stfw_try_iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                           MPI_Datatype rtype, MPI_Comm comm, int persistent, MPI_Request *req);
-
-/* For NHOOD_REPORT and nhood_algorithm_for: the VPT dimension STFW runs
- * op with on this communicator, 0 if it does not.  Under auto, the first
- * blocking call of op checks the choice again with the size of its blocks
- * (one reduction, which turns STFW on or off for op from then on);
- * nh_stfw_predict tells what that check would decide for uniform blocks of
- * block_bytes, and afterwards what it decided. */
-int nh_stfw_dims_for(const nh_plan *p, nh_op op);
-int nh_stfw_predict(const nh_plan *p, nh_op op, int block_bytes);
-/* Fills the report record's STFW fields (dims, VPT, message counts). */
-void nh_stfw_report_fill(const nh_plan *p, nh_op op, nh_report_rec *r);
+/* Does STFW over st's VPT beat one message per neighbor for blocks of
+ * `bytes` (the cost model; auto's re-check and its prediction)? */
+int nh_stfw_wins(const nh_stfw *st, double bytes);
 
 /* Node-aware VPT (topo/vpt_node.c): collective over comm.  Places the
  * ranks of each shared-memory node (and within it, of each hwloc package

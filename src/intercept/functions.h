@@ -16,14 +16,6 @@ NH_FN(MPI_Dist_graph_create,
       (MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[],
        const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph),
       (comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph))
-NH_FN(MPI_Neighbor_alltoall,
-      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-       MPI_Datatype recvtype, MPI_Comm comm),
-      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
-NH_FN(MPI_Neighbor_allgather,
-      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-       MPI_Datatype recvtype, MPI_Comm comm),
-      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 NH_FN(MPI_Alltoall,
       (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
        MPI_Datatype recvtype, MPI_Comm comm),
@@ -38,24 +30,6 @@ NH_FN(MPI_Alltoallw,
        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
        const MPI_Datatype recvtypes[], MPI_Comm comm),
       (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm))
-NH_FN(MPI_Ineighbor_alltoall,
-      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),
-      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))
-NH_FN(MPI_Ineighbor_allgather,
-      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),
-      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))
-#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
-NH_FN(MPI_Neighbor_alltoall_init,
-      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request),
-      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request))
-NH_FN(MPI_Neighbor_allgather_init,
-      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request),
-      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request))
-#endif
 /* Completion calls: nhood's requests are completed by nhood (exec/request.c). */
 NH_FN(MPI_Wait, (MPI_Request * request, MPI_Status *status), (request, status))
 NH_FN(MPI_Test, (MPI_Request * request, int *flag, MPI_Status *status), (request, flag, status))
@@ -83,18 +57,22 @@ NH_FN(MPI_Request_free, (MPI_Request * request), (request))
 NH_FN(MPI_Cancel, (MPI_Request * request), (request))
 NH_FN(MPI_Start, (MPI_Request * request), (request))
 NH_FN(MPI_Startall, (int count, MPI_Request array_of_requests[]), (count, array_of_requests))
-/* v/w neighborhood collectives (vcoll/vcoll.c). */
-NH_FN(MPI_Neighbor_alltoallv,
-      (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-       void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-       MPI_Comm comm),
-      (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm))
-NH_FN(MPI_Neighbor_alltoallw,
-      (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-       const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
-      (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm))
-NH_FN(MPI_Neighbor_allgatherv,
-      (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-       const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),
-      (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
+/* The neighborhood collectives in every form (api/colls.h, api/neighbor.c). */
+#define NH_UNWRAP_(...) __VA_ARGS__
+#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
+#define NH_COLL_INIT_FN(name, params, args)                                                        \
+    NH_FN(MPI_Neighbor_##name##_init,                                                              \
+          (NH_UNWRAP_ params, MPI_Comm comm, MPI_Info info, MPI_Request *request),                 \
+          (NH_UNWRAP_ args, comm, info, request))
+#else
+#define NH_COLL_INIT_FN(name, params, args)
+#endif
+#define NH_COLL(name, ID, params, args)                                                            \
+    NH_FN(MPI_Neighbor_##name, (NH_UNWRAP_ params, MPI_Comm comm), (NH_UNWRAP_ args, comm))        \
+    NH_FN(MPI_Ineighbor_##name, (NH_UNWRAP_ params, MPI_Comm comm, MPI_Request *request),          \
+          (NH_UNWRAP_ args, comm, request))                                                        \
+    NH_COLL_INIT_FN(name, params, args)
+#include "api/colls.h"
+#undef NH_COLL
+#undef NH_COLL_INIT_FN
+#undef NH_UNWRAP_

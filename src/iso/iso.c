@@ -18,40 +18,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api.h"
 #include "iso/iso.h"
 #include "nhood.h"
-#include "vcoll/vcoll.h"
 
 #define NH_EXPORT __attribute__((visibility("default")))
 
-/* The entry points of nhood (src/intercept/functions.h); alltoallw: nh_valltoallw
- * (src/vcoll/vcoll.h). */
+/* The entry points of nhood (src/intercept/functions.h). */
 /* Weights as pointers, not arrays: MPI_UNWEIGHTED is an address constant
  * (Open MPI: (int *)2) that gcc would flag as a zero-size array read. */
 int nh_impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
                                            const int *sourceweights, int outdegree,
                                            const int destinations[], const int *destweights,
                                            MPI_Info info, int reorder, MPI_Comm *comm_dist_graph);
-int nh_impl_MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                                  MPI_Comm comm);
-int nh_impl_MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                                   MPI_Comm comm);
-int nh_impl_MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
-int nh_impl_MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                    void *recvbuf, const int recvcounts[], const int displs[],
-                                    MPI_Datatype recvtype, MPI_Comm comm);
-#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
-int nh_impl_MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                       void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                                       MPI_Comm comm, MPI_Info info, MPI_Request *request);
-int nh_impl_MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                        void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                                        MPI_Comm comm, MPI_Info info, MPI_Request *request);
-#endif
 int nh_impl_MPI_Start(MPI_Request *request);
 int nh_impl_MPI_Wait(MPI_Request *request, MPI_Status *status);
 int nh_impl_MPI_Request_free(MPI_Request *request);
@@ -672,26 +651,67 @@ static int alltoallw_packed(const void *sendbuf, const int sendcounts[], const M
     return rc;
 }
 
-static int call_run(const call *c)
+/* The prepared call as nhood's arguments. */
+static nh_coll call_args(const call *c, nh_args *a)
+{
+    static const nh_coll colls[] = {[C_ALLTOALL] = NH_COLL_ALLTOALL,
+                                    [C_ALLGATHER] = NH_COLL_ALLGATHER,
+                                    [C_ALLTOALLV] = NH_COLL_ALLTOALLV,
+                                    [C_ALLGATHERV] = NH_COLL_ALLGATHERV,
+                                    [C_ALLTOALLW] = NH_COLL_ALLTOALLW};
+    *a = (nh_args){.sbuf = c->sbuf,
+                   .rbuf = c->rbuf,
+                   .scount = c->scount,
+                   .rcount = c->rcount,
+                   .stype = c->stype,
+                   .rtype = c->rtype,
+                   .scounts = c->scounts,
+                   .rcounts = c->rcounts,
+                   .sdispls = c->sdispls,
+                   .rdispls = c->rdispls,
+                   .sdisplsw = c->sdisplsa,
+                   .rdisplsw = c->rdisplsa,
+                   .stypes = c->stypes,
+                   .rtypes = c->rtypes};
+    return colls[c->kind];
+}
+
+/* Where nhood hands the call to MPI. */
+static int call_mpi(const call *c)
 {
     switch (c->kind) {
     case C_ALLTOALL:
-        return nh_impl_MPI_Neighbor_alltoall(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount,
-                                             c->rtype, c->comm);
+        return PMPI_Neighbor_alltoall(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype,
+                                      c->comm);
     case C_ALLGATHER:
-        return nh_impl_MPI_Neighbor_allgather(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount,
-                                              c->rtype, c->comm);
+        return PMPI_Neighbor_allgather(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount,
+                                       c->rtype, c->comm);
     case C_ALLTOALLV:
-        return nh_impl_MPI_Neighbor_alltoallv(c->sbuf, c->scounts, c->sdispls, c->stype, c->rbuf,
-                                              c->rcounts, c->rdispls, c->rtype, c->comm);
+        return PMPI_Neighbor_alltoallv(c->sbuf, c->scounts, c->sdispls, c->stype, c->rbuf,
+                                       c->rcounts, c->rdispls, c->rtype, c->comm);
     case C_ALLGATHERV:
-        return nh_impl_MPI_Neighbor_allgatherv(c->sbuf, c->scount, c->stype, c->rbuf, c->rcounts,
-                                               c->rdispls, c->rtype, c->comm);
+        return PMPI_Neighbor_allgatherv(c->sbuf, c->scount, c->stype, c->rbuf, c->rcounts,
+                                        c->rdispls, c->rtype, c->comm);
     case C_ALLTOALLW:
-        return nh_valltoallw(c->sbuf, c->scounts, c->sdisplsa, c->stypes, c->rbuf, c->rcounts,
-                             c->rdisplsa, c->rtypes, c->comm, alltoallw_packed);
+        return alltoallw_packed(c->sbuf, c->scounts, c->sdisplsa, c->stypes, c->rbuf, c->rcounts,
+                                c->rdisplsa, c->rtypes, c->comm);
     }
     return MPI_ERR_INTERN;
+}
+
+/* Runs the call (form blocking), or makes nhood's persistent request for
+ * it (*req); NH_TO_PMPI where nhood does not run it. */
+static int call_nhood(const call *c, nh_form form, MPI_Request *req)
+{
+    nh_args a;
+    nh_coll coll = call_args(c, &a);
+    return nh_neighbor(coll, form, &a, c->comm, req);
+}
+
+static int call_run(const call *c)
+{
+    int rc = call_nhood(c, NH_FORM_BLOCKING, NULL);
+    return rc != NH_TO_PMPI ? rc : call_mpi(c);
 }
 
 /* Arrays of n (+1: never a zero-size allocation) elements. */
@@ -942,24 +962,18 @@ static int persistent(const char *fn, MPI_Comm comm, call_kind user, int w, cons
     }
     if ((rc = prepare(fn, I, comm, user, a, &r->c)))
         goto out;
-#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
-    /* The regular forms bind once: nhood's persistent request (schedule,
-     * zero-copy datatypes or pack buffers, persistent point-to-point
-     * requests), started by Iso_start. */
-    if (r->c.kind == C_ALLTOALL || r->c.kind == C_ALLGATHER) {
-        const call *c = &r->c;
-        rc = c->kind == C_ALLTOALL
-                 ? nh_impl_MPI_Neighbor_alltoall_init(c->sbuf, c->scount, c->stype, c->rbuf,
-                                                      c->rcount, c->rtype, comm, MPI_INFO_NULL,
-                                                      &r->req)
-                 : nh_impl_MPI_Neighbor_allgather_init(c->sbuf, c->scount, c->stype, c->rbuf,
-                                                       c->rcount, c->rtype, comm, MPI_INFO_NULL,
-                                                       &r->req);
-        if (rc)
-            goto out;
+    /* Every form binds once: nhood's persistent request (schedule, struct
+     * datatypes or pack buffers, persistent point-to-point requests),
+     * started by Iso_start and completed by Iso_wait.  Where nhood does
+     * not run the call (NHOOD_DISABLE, algorithm pmpi, a graph it does not
+     * run), each Iso_start makes the blocking call. */
+    rc = call_nhood(&r->c, NH_FORM_PERSISTENT, &r->req);
+    if (rc == NH_TO_PMPI)
+        rc = MPI_SUCCESS;
+    else if (rc)
+        goto out;
+    else
         r->mpi = 1;
-    }
-#endif
     *request = r;
     r = NULL;
 out:
@@ -1071,12 +1085,22 @@ NH_EXPORT int Iso_start(Iso_request *request)
         nh_error("Iso_start: no request");
         rc = MPI_ERR_REQUEST;
     } else if ((*request)->mpi) {
-        /* Blocking, as the paper defines Iso_start. */
         rc = nh_impl_MPI_Start(&(*request)->req);
-        if (!rc)
-            rc = nh_impl_MPI_Wait(&(*request)->req, MPI_STATUS_IGNORE);
     } else {
         rc = call_run(&(*request)->c);
+    }
+    nh_guard_leave(g0);
+    return rc;
+}
+
+NH_EXPORT int Iso_wait(Iso_request *request)
+{
+    int g0 = nh_guard_enter(), rc = MPI_SUCCESS;
+    if (!request || !*request) {
+        nh_error("Iso_wait: no request");
+        rc = MPI_ERR_REQUEST;
+    } else if ((*request)->mpi) {
+        rc = nh_impl_MPI_Wait(&(*request)->req, MPI_STATUS_IGNORE);
     }
     nh_guard_leave(g0);
     return rc;

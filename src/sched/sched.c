@@ -18,6 +18,23 @@ const char *nh_op_name(nh_op op)
     return op == NH_OP_ALLTOALL ? "alltoall" : "allgather";
 }
 
+int nh_eager_take(const size_t *sz, int n, double eager)
+{
+    int k = 0;
+    double bytes = 0;
+    while (k < n && (k == 0 || eager <= 0 || bytes + (double)sz[k] <= eager))
+        bytes += (double)sz[k++];
+    return k;
+}
+
+int nh_eager_chunk(size_t m, int n, double eager)
+{
+    if (m == 0 || eager <= 0 || (double)m * n <= eager)
+        return n;
+    int k = (int)(eager / (double)m);
+    return k >= 1 ? k : 1;
+}
+
 nh_sched *nh_sched_new(nh_algo algo, nh_op op)
 {
     nh_sched *s = calloc(1, sizeof(*s));
@@ -193,6 +210,7 @@ int nh_sched_finish(nh_sched *s)
             phase++;
         }
         r->phase = phase;
+        r->tag = k;
         s->rounds[k++] = *r;
         if (r->copy) {
             s->tmpl_copies += r->tmpl_blocks;
@@ -208,6 +226,7 @@ int nh_sched_finish(nh_sched *s)
         }
     }
     s->nrounds = k;
+    s->ntags = k;
     s->nphases = phase + 1;
     return pack_temps(s);
 }

@@ -11,8 +11,11 @@
  * Builders are pure functions of the neighborhood (no MPI), so the same
  * schedule feeds the executor, the simulator and the unit tests.  Every
  * rank builds the same sequence of rounds (only block lists differ at mesh
- * boundaries), so round i on one rank matches round i on its peer; the
- * executor uses the round index as the message tag. */
+ * boundaries), so round i on one rank matches round i on its peer.  A
+ * round's tag names its message at both ends: the round index for grid
+ * schedules, the stage for store-and-forward (whose ranks build different
+ * rounds, but exchange at most one message per pair of ranks and stage);
+ * the engine derives the MPI tag from it. */
 #ifndef NH_SCHED_H
 #define NH_SCHED_H
 
@@ -28,6 +31,7 @@ typedef struct nh_blk {
 
 typedef struct nh_round {
     int phase;
+    int tag;      /* the message's name at both ends (see top); 0 <= tag < nh_sched.ntags */
     int copy;     /* local copy round: send[i] -> recv[i] */
     int sendpeer; /* rank or NH_NONE */
     int recvpeer; /* rank or NH_NONE */
@@ -56,6 +60,7 @@ typedef struct nh_sched {
     int nrounds, caprounds;
     nh_round *rounds;
     int nphases;
+    int ntags; /* round tags are below this */
     int ntemp; /* temporary block slots */
     int oom;   /* set when an allocation failed while building */
     /* Interior-rank statistics, identical on every rank (used by the cost
@@ -90,6 +95,15 @@ void nh_sched_free(nh_sched *s);
  * result is the same on every rank.  scratch holds g->size longs.
  * O(size * message rounds). */
 void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, long *scratch);
+
+/* The eager split, one rule for the engine and the cost model: how many
+ * of the n blocks of sizes sz[] go in the next message so that it stays
+ * under the eager limit (at least one: a block larger than the limit
+ * travels alone, as in the native exchange; all of them when eager <= 0).
+ * Both ends of a message see the same sizes, so they split alike. */
+int nh_eager_take(const size_t *sz, int n, double eager);
+/* The same rule for n blocks of m bytes each: blocks per message. */
+int nh_eager_chunk(size_t m, int n, double eager);
 
 /* One common signature for every algorithm. */
 typedef int (*nh_builder_fn)(const nh_nbhd *nb, nh_op op, nh_sched **out);

@@ -487,9 +487,11 @@ int nh_stfw_build(const nh_stfw_graph *g, const nh_vpt *v, nh_op op, int me, nh_
         if (s->oom)
             goto fail;
         s->nphases = n + 2;
+        s->ntags = n + 2;
         int last = -1;
         for (int k = 0; k < s->nrounds; k++) {
             nh_round *r = &s->rounds[k];
+            r->tag = r->phase; /* one message per pair of ranks and stage */
             r->tmpl_blocks = r->copy ? r->nsend : r->sendpeer != NH_NONE ? r->nsend : 0;
             if (r->copy) {
                 s->tmpl_copies += r->nsend;

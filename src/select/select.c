@@ -2,16 +2,21 @@
  *
  * The choice must be identical on every rank without communication.  It
  * depends only on the configuration, the plan (identical everywhere by
- * construction) and the block size.  The block size is the same on every
- * rank only when MPI's signature matching couples all ranks' sizes
- * (plan->coupled, decided once at creation from the template); otherwise
- * `auto` makes a size-independent choice (direct).
+ * construction) and, where every rank provably sees the same block size,
+ * that size.  Regular calls see one size everywhere when MPI's signature
+ * matching couples all ranks' sizes (plan->coupled, decided once at
+ * creation from the template); v/w calls only under the isomorphic=true
+ * promise on a template every rank holds whole.  Elsewhere `auto` makes a
+ * size-independent choice (direct), and a forced forwarding schedule runs
+ * with header framing (exec/engine.h): intermediates learn the sizes of
+ * blocks in transit from the messages.
  *
  * Nonblocking and persistent calls under NHOOD_PROGRESS=safe use only
  * schedules with a single message phase (see exec/request.c): `auto`
  * chooses among those, and a forced multi-phase algorithm becomes direct
- * under the NHOOD_FALLBACK policy. */
-#include "nh.h"
+ * under the NHOOD_FALLBACK policy.  Store-and-forward (irregular graphs,
+ * set up at creation) is tried first (select/stfw_choice.c). */
+#include "select/select.h"
 
 /* Cost of a schedule in microseconds for blocks of m bytes, summed over
  * its rounds with interior-rank block counts (identical on every rank):
@@ -19,7 +24,7 @@
  *   where ranks share nodes (plan->node_of), node per phase in which some
  *   message leaves its node and link per byte through the busiest node's
  *   link (the bytes all its ranks send off it); and per message of S
- *   bytes in n blocks (rounds split as the executor splits them): o + beta * S
+ *   bytes in n blocks (rounds split as the engine splits them): o + beta * S
  *   + rndv if the message goes out contiguous (one block, or packed) and
  *     S exceeds the eager limit
  *   + for n > 1: pack binding 2 * pack * S (gather and scatter copies);
@@ -34,7 +39,7 @@ double nh_cost_of(const nh_sched *s, nh_binding b, size_t m)
         const nh_round *r = &s->rounds[i];
         if (r->copy)
             continue;
-        int k = nh_chunk_blocks(m, r->tmpl_blocks);
+        int k = nh_eager_chunk(m, r->tmpl_blocks, c->eager);
         for (int first = 0; first < r->tmpl_blocks; first += k) {
             int n = r->tmpl_blocks - first < k ? r->tmpl_blocks - first : k;
             double S = n * (double)m;
@@ -67,22 +72,11 @@ static int form_allows(nh_plan *p, nh_op op, nh_form form, nh_algo a)
     return s && s->tmpl_rounds <= 1;
 }
 
-nh_algo nh_requested_algo(const nh_plan *p, nh_op op)
-{
-    nh_algo a = p->algo_info[op];
-    if (a == NH_ALGO_AUTO)
-        a = nh_cfg.algo_op[op];
-    if (a == NH_ALGO_AUTO)
-        a = nh_cfg.algo;
-    return a;
-}
-
 nh_algo nh_forced_algo(const nh_plan *p, nh_op op)
 {
     nh_algo forced = nh_requested_algo(p, op);
-    /* Store-and-forward runs before selection where the communicator has
-     * it (exec/stfw_exec.c, blocking calls); calls that get here choose
-     * as under auto. */
+    /* Store-and-forward is tried before selection where the communicator
+     * has it; calls that get here choose as under auto. */
     return forced == NH_ALGO_STFW ? NH_ALGO_AUTO : forced;
 }
 
@@ -105,57 +99,66 @@ int nh_forced_not_isomorphic(nh_plan *p, nh_algo forced, const char *opname)
     return MPI_SUCCESS;
 }
 
-int nh_select(nh_plan *p, nh_op op, nh_form form, size_t m, nh_choice *out)
+int nh_forced_needs_poll(nh_plan *p, nh_algo forced, const char *opname)
 {
+    if (nh_cfg.fallback == NH_FALLBACK_ERROR) {
+        nh_error("algorithm %s was forced for nonblocking or persistent %s on communicator %d; "
+                 "it forwards data and needs NHOOD_PROGRESS=poll (NHOOD_FALLBACK=error)",
+                 nh_algos[forced].name, opname, p->id);
+        return MPI_ERR_UNSUPPORTED_OPERATION;
+    }
+    if (nh_cfg.fallback == NH_FALLBACK_WARN && !p->warned_progress) {
+        p->warned_progress = 1;
+        nh_warn("algorithm %s forwards data between ranks, which nonblocking and persistent "
+                "calls on communicator %d do only with NHOOD_PROGRESS=poll; using %s",
+                nh_algos[forced].name, p->id, forced == NH_ALGO_STFW ? "the other algorithms"
+                                                                     : "direct");
+    }
+    return MPI_SUCCESS;
+}
+
+/* Every rank holds every template entry: each dimension that offsets can
+ * leave is periodic (size 1 dimensions have nothing to leave). */
+static int full_template(const nh_plan *p)
+{
+    for (int j = 0; j < p->nb.g.ndims; j++)
+        if (p->nb.g.dims[j] > 1 && !p->nb.g.periods[j])
+            return 0;
+    return 1;
+}
+
+int nh_sizes_known(const nh_plan *p, nh_coll coll)
+{
+    return nh_coll_vec(coll) ? p->hinted && full_template(p) : p->coupled;
+}
+
+int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
+{
+    nh_op op = nh_coll_op(coll);
     nh_algo forced = nh_forced_algo(p, op);
+    int known = nh_sizes_known(p, coll), rc;
+    memset(out, 0, sizeof(*out));
     out->algo = NH_ALGO_PMPI;
-    out->binding = NH_BIND_AUTO;
-    out->tuning = 0;
     if (forced == NH_ALGO_PMPI)
         return MPI_SUCCESS;
     if (!p->isomorphic)
-        return nh_forced_not_isomorphic(p, forced, nh_op_name(op));
+        return nh_forced_not_isomorphic(p, forced, nh_coll_name(coll));
     nh_algo best = forced;
-    if (!p->coupled && (forced == NH_ALGO_TORUS || forced == NH_ALGO_TORUS_DIRECT)) {
-        /* Blocks of different sizes may legally meet at intermediate ranks:
-         * only direct is safe here. */
+    if (forced != NH_ALGO_AUTO && !form_allows(p, op, form, forced)) {
         best = NH_ALGO_DIRECT;
-        if (nh_cfg.fallback == NH_FALLBACK_ERROR) {
-            nh_error("algorithm %s was forced for %s on communicator %d, whose block sizes may "
-                     "differ per rank (NHOOD_FALLBACK=error)",
-                     nh_algos[forced].name, nh_op_name(op), p->id);
-            return MPI_ERR_UNSUPPORTED_OPERATION;
-        }
-        if (nh_cfg.fallback == NH_FALLBACK_WARN && !p->warned) {
-            p->warned = 1;
-            nh_warn("algorithm %s does not apply to communicator %d (block sizes may differ per "
-                    "rank); using direct",
-                    nh_algos[forced].name, p->id);
-        }
-    } else if (forced != NH_ALGO_AUTO && !form_allows(p, op, form, forced)) {
-        best = NH_ALGO_DIRECT;
-        if (nh_cfg.fallback == NH_FALLBACK_ERROR) {
-            nh_error("algorithm %s was forced for nonblocking or persistent %s on communicator "
-                     "%d; it forwards data and needs NHOOD_PROGRESS=poll (NHOOD_FALLBACK=error)",
-                     nh_algos[forced].name, nh_op_name(op), p->id);
-            return MPI_ERR_UNSUPPORTED_OPERATION;
-        }
-        if (nh_cfg.fallback == NH_FALLBACK_WARN && !p->warned_progress) {
-            p->warned_progress = 1;
-            nh_warn("algorithm %s forwards data between ranks, which nonblocking and persistent "
-                    "calls on communicator %d do only with NHOOD_PROGRESS=poll; using direct",
-                    nh_algos[forced].name, p->id);
-        }
-    } else if (forced == NH_ALGO_AUTO && p->last[op][form].valid && p->last[op][form].m == m) {
-        out->algo = p->last[op][form].algo;
-        out->binding = p->last[op][form].binding;
-        return MPI_SUCCESS;
+        if ((rc = nh_forced_needs_poll(p, forced, nh_coll_name(coll))))
+            return rc;
+    } else if (forced == NH_ALGO_AUTO && p->last[coll][form].valid && p->last[coll][form].m == m) {
+        out->algo = p->last[coll][form].algo;
+        out->o = p->last[coll][form].o;
+        out->s = nh_plan_sched(p, op, out->algo);
+        return out->s ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     } else if (forced == NH_ALGO_AUTO) {
         best = NH_ALGO_DIRECT;
-        if (p->coupled && form == NH_FORM_BLOCKING &&
+        if (known && !nh_coll_vec(coll) && form == NH_FORM_BLOCKING &&
             nh_autotune_algo(p, op, m, &best, &out->tuning) == 0) {
-            /* measured (NHOOD_AUTOTUNE, blocking calls) */
-        } else if (p->coupled) {
+            /* measured (NHOOD_AUTOTUNE, blocking regular calls) */
+        } else if (known) {
             double bc = -1;
             for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++) {
                 const nh_sched *s = nh_plan_sched(p, op, (nh_algo)a);
@@ -173,12 +176,17 @@ int nh_select(nh_plan *p, nh_op op, nh_form form, size_t m, nh_choice *out)
     if (!s)
         return MPI_ERR_NO_MEM;
     out->algo = best;
-    out->binding = pick_binding(s, m);
+    out->s = s;
+    /* v/w calls decide packing per message (the engine's AUTO rule) unless
+     * NHOOD_BINDING forces one; regular calls by the cost model. */
+    out->o.kind = nh_coll_vec(coll) ? nh_cfg.binding : pick_binding(s, m);
+    out->o.header = !known && s->tmpl_rounds > 1;
+    out->o.model = nh_coll_vec(coll);
     if (forced == NH_ALGO_AUTO && !out->tuning) {
-        p->last[op][form].valid = 1;
-        p->last[op][form].m = m;
-        p->last[op][form].algo = out->algo;
-        p->last[op][form].binding = out->binding;
+        p->last[coll][form].valid = 1;
+        p->last[coll][form].m = m;
+        p->last[coll][form].algo = out->algo;
+        p->last[coll][form].o = out->o;
     }
     return MPI_SUCCESS;
 }

@@ -48,6 +48,7 @@
 #include "../../test/common.h"
 #include "exec/stfw_exec.h"
 #include "nh.h"
+#include "select/select.h"
 #include "nhood.h"
 #include "sync.h"
 #include "tools/matgen.h"
@@ -148,13 +149,10 @@ static double time_calls(int op, int native, const nbr *n, const char *sbuf, cha
 static void stfw_figures(MPI_Comm comm, char *chosen, size_t len, long *rounds, long *msgs)
 {
     nh_plan *pl = nh_plan_get(comm);
-    int sd = pl ? nh_stfw_dims_for(pl, NH_OP_ALLTOALL) : 0;
+    int sd = pl ? nh_stfw_predict(pl, NH_OP_ALLTOALL, -1) : 0;
     if (sd > 0 && strcmp(chosen, "stfw") == 0) {
-        nh_report_rec rec;
-        memset(&rec, 0, sizeof(rec));
-        nh_stfw_report_fill(pl, NH_OP_ALLTOALL, &rec);
         *rounds = sd;
-        *msgs = rec.stfw_mmax;
+        *msgs = pl->stfw->mmax[NH_OP_ALLTOALL];
         snprintf(chosen, len, "stfw:%d", sd);
     }
 }
@@ -167,7 +165,7 @@ static void sched_counts(const nh_sched *s, size_t m, long *msgs, long *volume)
         const nh_round *r = &s->rounds[i];
         if (r->copy || r->nsend == 0)
             continue;
-        int k = nh_chunk_blocks(m, r->nsend);
+        int k = nh_eager_chunk(m, r->nsend, nh_cfg.cost.eager);
         *msgs += (r->nsend + k - 1) / k;
         *volume += (long)r->nsend * (long)m;
     }

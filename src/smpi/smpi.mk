@@ -18,9 +18,10 @@ NHOOD_SRC = src/topo/grid.c src/sched/sched.c src/sched/direct.c src/sched/dimwi
 	src/sched/torus.c src/sched/torus_direct.c src/sched/sim.c \
 	src/inplace/lsa.c src/inplace/hsa.c src/inplace/steps.c src/select/parse.c src/resource.c \
 	src/nhood.c src/report.c src/query.c src/intercept/intercept.c src/topo/detect.c \
-	src/exec/exec.c src/exec/request.c src/exec/pack.c src/exec/inplace.c \
-	src/select/config.c src/select/select.c src/select/autotune.c \
-	src/sched/reduce.c src/iso/iso.c src/iso/iso_reduce.c src/vcoll/vcoll.c src/vcoll/vexec.c \
+	src/exec/engine.c src/exec/blocks.c src/exec/request.c src/exec/pack.c src/exec/inplace.c \
+	src/select/config.c src/select/select.c src/select/stfw_choice.c src/select/autotune.c \
+	src/api/neighbor.c src/api/call.c \
+	src/sched/reduce.c src/iso/iso.c src/iso/iso_reduce.c \
 	src/sched/stfw.c src/exec/stfw_exec.c src/topo/vpt_node.c
 COMPAT_SRC = src/smpi/compat.c
 # The SpMV test matrices (no MPI), for nhood-simbench --op spmv.

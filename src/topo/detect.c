@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/engine.h"
 #include "exec/stfw_exec.h"
 #include "nh.h"
-#include "vcoll/vcoll.h"
 #include "select/parse.h"
 
 #define NH_MAXCAND 6
@@ -40,7 +40,6 @@ void nh_plan_unref(nh_plan *p)
     if (--p->refs > 0)
         return;
     nh_bind_cache_free(p); /* bindings point into the schedules */
-    nh_vplan_free(p);
     for (int o = 0; o < NH_OP_COUNT; o++)
         for (int a = 0; a < NH_ALGO_COUNT; a++)
             nh_sched_free(p->sched[o][a]);
@@ -52,6 +51,16 @@ void nh_plan_unref(nh_plan *p)
     free(p->node_scratch);
     free(p);
     nh_res_add(NH_RES_PLAN, -1);
+}
+
+nh_algo nh_requested_algo(const nh_plan *p, nh_op op)
+{
+    nh_algo a = p->algo_info[op];
+    if (a == NH_ALGO_AUTO)
+        a = nh_cfg.algo_op[op];
+    if (a == NH_ALGO_AUTO)
+        a = nh_cfg.algo;
+    return a;
 }
 
 int nh_plan_init(void)
@@ -284,6 +293,10 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h)
     memset(nbs, 0, sizeof(nbs));
     p->pcomm = MPI_COMM_NULL;
     p->refs = 1;
+    int *ub, flag = 0;
+    p->tag_ub = 32767; /* the least MPI allows */
+    if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag) == MPI_SUCCESS && flag)
+        p->tag_ub = *ub;
     p->id = next_plan_id++;
     for (int o = 0; o < NH_OP_COUNT; o++)
         p->algo_info[o] = h->algo;
@@ -375,10 +388,6 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h)
             (long)size * (s + 1) <= 50000000L && nh_sizes_coupled(&c[chosen].g, s, p->nb.off);
         if ((rc = nh_comm_dup(graph, &p->pcomm)))
             goto fail;
-        int *ub, flag = 0;
-        p->tag_ub = 32767;
-        if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag) == MPI_SUCCESS && flag)
-            p->tag_ub = *ub;
         if ((rc = node_map(p, graph, size)))
             goto fail;
     }

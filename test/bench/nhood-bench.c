@@ -44,6 +44,21 @@ typedef int (*wcoll_fn)(const void *, const int *, const MPI_Aint *, const MPI_D
                         const int *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm);
 typedef int (*gvcoll_fn)(const void *, int, MPI_Datatype, void *, const int *, const int *,
                          MPI_Datatype, MPI_Comm);
+/* Their nonblocking and persistent forms. */
+typedef int (*ivcoll_fn)(const void *, const int *, const int *, MPI_Datatype, void *, const int *,
+                         const int *, MPI_Datatype, MPI_Comm, MPI_Request *);
+typedef int (*iwcoll_fn)(const void *, const int *, const MPI_Aint *, const MPI_Datatype *, void *,
+                         const int *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm,
+                         MPI_Request *);
+typedef int (*igvcoll_fn)(const void *, int, MPI_Datatype, void *, const int *, const int *,
+                          MPI_Datatype, MPI_Comm, MPI_Request *);
+typedef int (*pvcoll_fn)(const void *, const int *, const int *, MPI_Datatype, void *, const int *,
+                         const int *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
+typedef int (*pwcoll_fn)(const void *, const int *, const MPI_Aint *, const MPI_Datatype *, void *,
+                         const int *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm, MPI_Info,
+                         MPI_Request *);
+typedef int (*pgvcoll_fn)(const void *, int, MPI_Datatype, void *, const int *, const int *,
+                          MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *);
 
 /* --op alltoallv|alltoallw|allgatherv: per-neighbor counts (bytes) and
  * displacements, blocks packed one after another. */
@@ -68,6 +83,12 @@ typedef struct side {
     vcoll_fn vcoll;
     wcoll_fn wcoll;
     gvcoll_fn gvcoll;
+    ivcoll_fn ivcoll;
+    iwcoll_fn iwcoll;
+    igvcoll_fn igvcoll;
+    pvcoll_fn pvcoll;
+    pwcoll_fn pwcoll;
+    pgvcoll_fn pgvcoll;
 } side;
 
 /* Computation: a spin of us microseconds; with every > 0, a test of the
@@ -90,14 +111,29 @@ static double timed(side *sd, enum form f, double compute, double every, const c
 {
     MPI_Request req = MPI_REQUEST_NULL, *rp = f == PERSISTENT ? &sd->preq : &req;
     double t0 = MPI_Wtime();
-    if (vc.op == VOP_ALLTOALLV) {
-        sd->vcoll(sbuf, vc.scounts, vc.sdispls, MPI_BYTE, rbuf, vc.rcounts, vc.rdispls, MPI_BYTE,
-                  g);
-    } else if (vc.op == VOP_ALLTOALLW) {
-        sd->wcoll(sbuf, vc.scounts, vc.sbdispls, vc.stypes, rbuf, vc.rcounts, vc.rbdispls,
-                  vc.rtypes, g);
-    } else if (vc.op == VOP_ALLGATHERV) {
-        sd->gvcoll(sbuf, bytes, MPI_BYTE, rbuf, vc.rcounts, vc.rdispls, MPI_BYTE, g);
+    if (vc.op != VOP_NONE && f == BLOCKING) {
+        if (vc.op == VOP_ALLTOALLV)
+            sd->vcoll(sbuf, vc.scounts, vc.sdispls, MPI_BYTE, rbuf, vc.rcounts, vc.rdispls,
+                      MPI_BYTE, g);
+        else if (vc.op == VOP_ALLTOALLW)
+            sd->wcoll(sbuf, vc.scounts, vc.sbdispls, vc.stypes, rbuf, vc.rcounts, vc.rbdispls,
+                      vc.rtypes, g);
+        else
+            sd->gvcoll(sbuf, bytes, MPI_BYTE, rbuf, vc.rcounts, vc.rdispls, MPI_BYTE, g);
+        spin(compute, 0, sd, rp);
+    } else if (vc.op != VOP_NONE) {
+        if (f == PERSISTENT)
+            sd->start(&sd->preq);
+        else if (vc.op == VOP_ALLTOALLV)
+            sd->ivcoll(sbuf, vc.scounts, vc.sdispls, MPI_BYTE, rbuf, vc.rcounts, vc.rdispls,
+                       MPI_BYTE, g, &req);
+        else if (vc.op == VOP_ALLTOALLW)
+            sd->iwcoll(sbuf, vc.scounts, vc.sbdispls, vc.stypes, rbuf, vc.rcounts, vc.rbdispls,
+                       vc.rtypes, g, &req);
+        else
+            sd->igvcoll(sbuf, bytes, MPI_BYTE, rbuf, vc.rcounts, vc.rdispls, MPI_BYTE, g, &req);
+        spin(compute, every, sd, rp);
+        sd->wait(rp, MPI_STATUS_IGNORE);
     } else if (f == BLOCKING) {
         sd->coll(sbuf, bytes, MPI_BYTE, rbuf, bytes, MPI_BYTE, g);
         spin(compute, 0, sd, rp);
@@ -207,8 +243,6 @@ int main(int argc, char **argv)
         if (nclass != d || (vc.op != VOP_ALLTOALLV && vc.op != VOP_ALLTOALLW))
             bad = 1;
     }
-    if (vc.op != VOP_NONE && f != BLOCKING)
-        bad = 1;
     if (bad || (!alltoall && strcmp(op, "allgather") != 0 && vc.op != VOP_ALLGATHERV) || d < 1 ||
         d > TC_MAXD || r < 1 || reps < 4 || compute < 0 ||
         (f == BLOCKING && strcmp(formname, "blocking") != 0)) {
@@ -257,7 +291,13 @@ int main(int argc, char **argv)
                    MPI_REQUEST_NULL,
                    PMPI_Neighbor_alltoallv,
                    PMPI_Neighbor_alltoallw,
-                   PMPI_Neighbor_allgatherv};
+                   PMPI_Neighbor_allgatherv,
+                   PMPI_Ineighbor_alltoallv,
+                   PMPI_Ineighbor_alltoallw,
+                   PMPI_Ineighbor_allgatherv,
+                   NULL,
+                   NULL,
+                   NULL};
     side nhood = {alltoall ? MPI_Neighbor_alltoall : MPI_Neighbor_allgather,
                   alltoall ? MPI_Ineighbor_alltoall : MPI_Ineighbor_allgather,
                   NULL,
@@ -267,10 +307,22 @@ int main(int argc, char **argv)
                   MPI_REQUEST_NULL,
                   MPI_Neighbor_alltoallv,
                   MPI_Neighbor_alltoallw,
-                  MPI_Neighbor_allgatherv};
+                  MPI_Neighbor_allgatherv,
+                  MPI_Ineighbor_alltoallv,
+                  MPI_Ineighbor_alltoallw,
+                  MPI_Ineighbor_allgatherv,
+                  NULL,
+                  NULL,
+                  NULL};
 #ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
     native.pcoll = alltoall ? PMPI_Neighbor_alltoall_init : PMPI_Neighbor_allgather_init;
     nhood.pcoll = alltoall ? MPI_Neighbor_alltoall_init : MPI_Neighbor_allgather_init;
+    native.pvcoll = PMPI_Neighbor_alltoallv_init;
+    native.pwcoll = PMPI_Neighbor_alltoallw_init;
+    native.pgvcoll = PMPI_Neighbor_allgatherv_init;
+    nhood.pvcoll = MPI_Neighbor_alltoallv_init;
+    nhood.pwcoll = MPI_Neighbor_alltoallw_init;
+    nhood.pgvcoll = MPI_Neighbor_allgatherv_init;
 #endif
     int (*algo_for)(MPI_Comm, const char *, int, char *, int) =
         (int (*)(MPI_Comm, const char *, int, char *, int))dlsym(RTLD_DEFAULT,
@@ -334,10 +386,21 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < sblk; i++)
             sbuf[i] = (char)(rank + i);
         side *sides[2] = {&native, &nhood};
-        if (f == PERSISTENT)
-            for (int k = 0; k < 2; k++)
-                sides[k]->pcoll(sbuf, bytes, MPI_BYTE, rbuf, bytes, MPI_BYTE, graph, MPI_INFO_NULL,
-                                &sides[k]->preq);
+        for (int k = 0; f == PERSISTENT && k < 2; k++) {
+            side *sd = sides[k];
+            if (vc.op == VOP_ALLTOALLV)
+                sd->pvcoll(sbuf, vc.scounts, vc.sdispls, MPI_BYTE, rbuf, vc.rcounts, vc.rdispls,
+                           MPI_BYTE, graph, MPI_INFO_NULL, &sd->preq);
+            else if (vc.op == VOP_ALLTOALLW)
+                sd->pwcoll(sbuf, vc.scounts, vc.sbdispls, vc.stypes, rbuf, vc.rcounts,
+                           vc.rbdispls, vc.rtypes, graph, MPI_INFO_NULL, &sd->preq);
+            else if (vc.op == VOP_ALLGATHERV)
+                sd->pgvcoll(sbuf, bytes, MPI_BYTE, rbuf, vc.rcounts, vc.rdispls, MPI_BYTE, graph,
+                            MPI_INFO_NULL, &sd->preq);
+            else
+                sd->pcoll(sbuf, bytes, MPI_BYTE, rbuf, bytes, MPI_BYTE, graph, MPI_INFO_NULL,
+                          &sd->preq);
+        }
         for (int w = 0; w < 10; w++) /* warm-up, also builds nhood's schedules */
             for (int k = 0; k < 2; k++)
                 timed(sides[k], f, 0, 0, sbuf, rbuf, bytes, graph);

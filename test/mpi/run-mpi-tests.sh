@@ -445,6 +445,53 @@ if run "$name" 4 "NHOOD_REPORT=1" "$t/test_neighbor_v" &&
 else
     bad "$name"
 fi
+# Nonblocking and persistent v/w forms (test_neighbor_v nonblocking|persistent:
+# MPI_Ineighbor_* completed by MPI_Wait or an MPI_Test loop, one
+# MPI_Neighbor_*_init request started for every call with new data):
+# auto and forced algorithms under the safe default (single-phase
+# schedules) and under NHOOD_PROGRESS=poll (forwarding with size headers,
+# or zero-copy under the promise; store-and-forward), small eager limits,
+# both bindings; the report lines of every form.
+case "$MPIEXEC" in *openmpi*) vnps="2 4 8" ;; *) vnps="1 2 3 4" ;; esac
+for np in $vnps; do
+    for form in nonblocking persistent; do
+        for vars in "NHOOD_ALGO=auto" "NHOOD_PROGRESS=poll NHOOD_ALGO=torus" "NHOOD_PROGRESS=poll NHOOD_ALGO=stfw"; do
+            name="neighbor_v $form np=$np $vars"
+            if run "$name" $np "$vars NHOOD_FALLBACK=silent" "$t/test_neighbor_v" $form; then ok "$name"; else bad "$name"; fi
+        done
+    done
+done
+for form in nonblocking persistent; do
+    for vars in "NHOOD_ALGO=torus" "NHOOD_ALGO=pmpi" "NHOOD_PROGRESS=poll NHOOD_ALGO=torus_direct NHOOD_BINDING=zcopy" \
+        "NHOOD_PROGRESS=poll NHOOD_ALGO=torus NHOOD_BINDING=pack NHOOD_CHECK=1" "NHOOD_PROGRESS=poll NHOOD_ALGO=torus NHOOD_COST_EAGER=40" \
+        "NHOOD_ALGO=direct NHOOD_COST_EAGER=300"; do
+        name="neighbor_v $form np=4 $vars"
+        if run "$name" 4 "$vars NHOOD_FALLBACK=silent" "$t/test_neighbor_v" $form; then ok "$name"; else bad "$name"; fi
+    done
+done
+name="NHOOD_REPORT=1 nonblocking and persistent v/w lines"
+if run "$name" 4 "NHOOD_REPORT=1 NHOOD_PROGRESS=poll" "$t/test_neighbor_v" nonblocking &&
+    grep -Eq '^nhood: comm=[0-9]+ op=ialltoallv pattern=isomorphic .*algorithm=(direct|torus|torus_direct) binding=(pack|zcopy) calls=[1-9]' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=ialltoallw pattern=isomorphic .*algorithm=(direct|torus|torus_direct) binding=(pack|zcopy) calls=[1-9]' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=iallgatherv pattern=isomorphic .*algorithm=(direct|torus|torus_direct) binding=(pack|zcopy) calls=[1-9]' "$log.err" &&
+    { ! grep -q 'HAVE_MPI_NEIGHBOR_ALLTOALL_INIT=1' "$TOP_BUILDDIR/Makefile" ||
+        { run "$name" 4 "NHOOD_REPORT=1" "$t/test_neighbor_v" persistent &&
+            grep -Eq '^nhood: comm=[0-9]+ op=alltoallv_init pattern=isomorphic .*algorithm=direct binding=(pack|zcopy) calls=[1-9]' "$log.err" &&
+            grep -Eq '^nhood: comm=[0-9]+ op=alltoallw_init pattern=isomorphic .*algorithm=direct .*calls=[1-9]' "$log.err" &&
+            grep -Eq '^nhood: comm=[0-9]+ op=allgatherv_init pattern=isomorphic .*algorithm=direct .*calls=[1-9]' "$log.err"; }; }; then
+    ok "$name"
+else
+    bad "$name"
+fi
+name="NHOOD_REPORT=1 store-and-forward v forms under poll"
+if run "$name" 4 "NHOOD_REPORT=1 NHOOD_PROGRESS=poll NHOOD_ALGO=stfw" "$t/test_neighbor_v" nonblocking &&
+    grep -Eq '^nhood: comm=[0-9]+ op=ialltoallv pattern=irregular .*algorithm=stfw binding=- calls=[1-9]' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=iallgatherv pattern=irregular .*algorithm=stfw binding=- calls=[1-9]' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=ialltoallw pattern=irregular .*algorithm=stfw binding=- calls=[1-9]' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
 name="nhood-bench --op alltoallw --class-bytes CSV"
 if run "$name" 2 "" "$TOP_BUILDDIR/nhood-bench" --op alltoallw --class-bytes 8,64,512 --reps 20 --no-header &&
     grep -Eq '^alltoallw,moore,3,1,2,8:64:512,direct,[0-9.]+,[0-9.]+,[0-9.]+$' "$log.out"; then

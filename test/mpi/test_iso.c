@@ -289,6 +289,8 @@ static void check_collectives(MPI_Comm iso, int s, const int *src, int persisten
             }
             if (persistent && rc == MPI_SUCCESS)
                 rc = Iso_start(&req);
+            if (persistent && rc == MPI_SUCCESS)
+                rc = Iso_wait(&req);
             snprintf(what, sizeof(what), "Iso_neighbor_%s%s (start %d)", names[kind],
                      persistent ? "_init" : "", rep);
             CHECK(rc == MPI_SUCCESS, "%s returned %d", what, rc);

@@ -1,0 +1,43 @@
+/* The API layer: nhood's neighborhood collectives behind the MPI entry
+ * points (neighbor.c), the call's arguments (call.c), life cycle and
+ * graph creation (lifecycle.c), report and queries. */
+#ifndef NH_API_H
+#define NH_API_H
+
+#include "select/select.h"
+
+/* A call's arguments as the user gave them (the fields its form has). */
+typedef struct nh_args {
+    const void *sbuf;
+    void *rbuf;
+    int scount, rcount;
+    MPI_Datatype stype, rtype;          /* regular; v: the one type per side */
+    const int *scounts, *rcounts;       /* v, w (allgatherv: rcounts) */
+    const int *sdispls, *rdispls;       /* v: in extents (allgatherv: rdispls) */
+    const MPI_Aint *sdisplsw, *rdisplsw; /* w: in bytes */
+    const MPI_Datatype *stypes, *rtypes; /* w */
+} nh_args;
+
+/* The call goes to MPI (the caller makes it with its own arguments). */
+#define NH_TO_PMPI (-1)
+
+/* Runs coll in form on comm with nhood's schedule (blocking), or creates
+ * nhood's request for it (nonblocking, persistent: *req); MPI_SUCCESS, an
+ * MPI error (the communicator's error handler called), or NH_TO_PMPI. */
+int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI_Request *req);
+
+/* The engine's description of a call (call.c): 0, NH_TO_PMPI for
+ * arguments nhood leaves to MPI to report, or an MPI error.  Frees with
+ * nh_call_fini. */
+int nh_call_init(nh_call *c, nh_coll coll, const nh_args *a, const nh_plan *p);
+void nh_call_fini(nh_call *c);
+/* The block size selection uses: regular calls their block, v/w calls
+ * the mean over the template (the same everywhere under the promise). */
+size_t nh_call_block(const nh_call *c, const nh_plan *p);
+/* Bytes this rank sends in the call. */
+double nh_call_bytes(const nh_call *c, const nh_plan *p);
+/* NHOOD_CHECK: the isomorphic=true promise holds for this call (collective;
+ * aborts with a message naming the first neighbor index that breaks it). */
+int nh_call_check(const nh_plan *p, nh_coll coll, const nh_call *c, MPI_Comm comm);
+
+#endif

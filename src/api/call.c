@@ -1,0 +1,187 @@
+/* A call's arguments as the engine sees them (exec/engine.h), the block
+ * size selection uses, and NHOOD_CHECK's test of the isomorphic=true
+ * promise. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "api/api.h"
+#include "exec/request.h"
+
+/* Facts about the type of the previous block (w calls mostly repeat one). */
+typedef struct tmemo {
+    nh_desc d; /* addr unused */
+    int valid, named;
+} tmemo;
+
+static int block(nh_desc *d, const void *buf, MPI_Aint disp, int count, MPI_Datatype type,
+                 tmemo *m)
+{
+    if (!m->valid || m->d.type != type) {
+        if (nh_desc_init(&m->d, NULL, 0, 1, type))
+            return -1;
+        m->valid = 1;
+        m->named = nh_type_named(type);
+    }
+    if (count < 0)
+        return -1;
+    *d = m->d;
+    d->addr = (char *)buf + disp;
+    d->count = count;
+    d->bytes = m->d.bytes * (size_t)count;
+    return 0;
+}
+
+int nh_call_init(nh_call *c, nh_coll coll, const nh_args *a, const nh_plan *p)
+{
+    int w = coll == NH_COLL_ALLTOALLW, gv = coll == NH_COLL_ALLGATHERV, size;
+    MPI_Aint lb, sext = 1, rext = 1;
+    memset(c, 0, sizeof(*c));
+    c->op = nh_coll_op(coll);
+    c->sbuf = a->sbuf;
+    c->rbuf = a->rbuf;
+    c->scount = a->scount;
+    c->rcount = a->rcount;
+    c->stype = a->stype;
+    c->rtype = a->rtype;
+    if (!nh_coll_vec(coll)) {
+        if (a->stype == MPI_DATATYPE_NULL || a->rtype == MPI_DATATYPE_NULL ||
+            PMPI_Type_size(a->stype, &size) || PMPI_Type_size(a->rtype, &size))
+            return NH_TO_PMPI;
+        c->named = nh_type_named(a->stype) && nh_type_named(a->rtype);
+        return MPI_SUCCESS;
+    }
+    c->vec = 1;
+    c->ns = gv ? 1 : p->outdeg;
+    c->nr = p->indeg;
+    c->s = malloc(((size_t)c->ns + 1) * sizeof(nh_desc));
+    c->r = malloc(((size_t)c->nr + 1) * sizeof(nh_desc));
+    if (!c->s || !c->r)
+        return MPI_ERR_NO_MEM;
+    if (!w && ((c->ns > 0 && (a->stype == MPI_DATATYPE_NULL ||
+                              PMPI_Type_get_extent(a->stype, &lb, &sext))) ||
+               (c->nr > 0 && (a->rtype == MPI_DATATYPE_NULL ||
+                              PMPI_Type_get_extent(a->rtype, &lb, &rext)))))
+        return NH_TO_PMPI;
+    c->named = 1;
+    tmemo memo = {0};
+    for (int i = 0; i < c->ns; i++) {
+        MPI_Datatype t = w ? a->stypes[i] : a->stype;
+        MPI_Aint disp = gv ? 0 : w ? a->sdisplsw[i] : (MPI_Aint)a->sdispls[i] * sext;
+        if (block(&c->s[i], a->sbuf, disp, gv ? a->scount : a->scounts[i], t, &memo))
+            return NH_TO_PMPI;
+        c->named &= memo.named;
+    }
+    for (int j = 0; j < c->nr; j++) {
+        MPI_Datatype t = w ? a->rtypes[j] : a->rtype;
+        MPI_Aint disp = w ? a->rdisplsw[j] : (MPI_Aint)a->rdispls[j] * rext;
+        if (block(&c->r[j], a->rbuf, disp, a->rcounts[j], t, &memo))
+            return NH_TO_PMPI;
+        c->named &= memo.named;
+    }
+    return MPI_SUCCESS;
+}
+
+void nh_call_fini(nh_call *c)
+{
+    if (c->vec) {
+        free(c->s);
+        free(c->r);
+    }
+    c->s = c->r = NULL;
+}
+
+static size_t type_bytes(MPI_Datatype t, int count)
+{
+    int size = 0;
+    PMPI_Type_size(t, &size); /* valid: checked by nh_call_init */
+    return (size_t)size * (size_t)count;
+}
+
+size_t nh_call_block(const nh_call *c, const nh_plan *p)
+{
+    if (!c->vec) /* a rank without out-edges reads it off its receive arguments */
+        return p->outdeg > 0 ? type_bytes(c->stype, c->scount) : type_bytes(c->rtype, c->rcount);
+    double sum = 0;
+    int n = 0;
+    for (int t = 0; p->isomorphic && t < p->nb.s; t++)
+        if (p->nb.recv_slot[t] != NH_NONE) {
+            sum += (double)c->r[p->nb.recv_slot[t]].bytes;
+            n++;
+        }
+    return n ? (size_t)(sum / n) : 0;
+}
+
+double nh_call_bytes(const nh_call *c, const nh_plan *p)
+{
+    double sum = 0;
+    if (!c->vec)
+        return (double)type_bytes(c->stype, c->scount) * p->outdeg;
+    if (c->op == NH_OP_ALLGATHER)
+        return c->ns ? (double)c->s[0].bytes * p->outdeg : 0;
+    for (int i = 0; i < c->ns; i++)
+        sum += (double)c->s[i].bytes;
+    return sum;
+}
+
+/* The isomorphic=true promise is that every process uses the same block
+ * size for each template entry (the same size per neighbor index when all
+ * processes list their neighbors in one order).  One reduction of [size,
+ * -size] per entry and direction with MPI_MAX gives the largest and
+ * smallest size; a rank without that entry (mesh boundary) contributes
+ * neutral values. */
+int nh_call_check(const nh_plan *p, nh_coll coll, const nh_call *c, MPI_Comm comm)
+{
+    int s = p->nb.s, n = 4 * s, rc, rank;
+    long *v = calloc((size_t)n + 1, sizeof(long)), *res = calloc((size_t)n + 1, sizeof(long));
+    if (!v || !res) {
+        free(v);
+        free(res);
+        return MPI_ERR_NO_MEM;
+    }
+    for (int t = 0; t < s; t++)
+        for (int dir = 0; dir < 2; dir++) {
+            int slot = dir ? p->nb.recv_slot[t] : p->nb.send_slot[t];
+            const nh_desc *d = slot == NH_NONE            ? NULL
+                               : dir                      ? &c->r[slot]
+                               : c->op == NH_OP_ALLGATHER ? &c->s[0]
+                                                          : &c->s[slot];
+            v[4 * t + 2 * dir] = d ? (long)d->bytes : LONG_MIN;
+            v[4 * t + 2 * dir + 1] = d ? -(long)d->bytes : LONG_MIN;
+        }
+    rc = nh_req_allreduce(v, res, n, MPI_LONG, MPI_MAX, p->pcomm);
+    if (!rc)
+        rc = PMPI_Comm_rank(p->pcomm, &rank);
+    int bad = -1, dir = 0;
+    for (int t = 0; t < s && !rc && bad < 0; t++)
+        for (dir = 0; dir < 2; dir++) {
+            long hi = res[4 * t + 2 * dir], lo = -res[4 * t + 2 * dir + 1];
+            if (hi != LONG_MIN && hi != lo) {
+                bad = t;
+                break;
+            }
+        }
+    if (!rc && bad >= 0) {
+        if (rank == 0) {
+            char off[96];
+            size_t k = 0;
+            for (int j = 0; j < p->nb.g.ndims && k < sizeof(off); j++)
+                k += (size_t)snprintf(off + k, sizeof(off) - k, "%s%d", j ? "," : "",
+                                      p->nb.off[(size_t)bad * p->nb.g.ndims + j]);
+            int idx = dir ? p->nb.recv_slot[bad] : p->nb.send_slot[bad];
+            nh_error("NHOOD_CHECK: communicator %d, MPI_Neighbor_%s: the isomorphic=true hint "
+                     "promises equal block sizes on every process, but %s neighbor index %d "
+                     "(offset (%s)) has %ld to %ld bytes across processes",
+                     p->id, nh_coll_name(coll), dir ? "source" : "destination",
+                     c->op == NH_OP_ALLGATHER && !dir ? 0 : idx, off, -res[4 * bad + 2 * dir + 1],
+                     res[4 * bad + 2 * dir]);
+            fflush(stderr);
+        }
+        PMPI_Barrier(p->pcomm); /* the message is out before anyone aborts */
+        PMPI_Abort(comm, MPI_ERR_ARG);
+        rc = MPI_ERR_ARG;
+    }
+    free(v);
+    free(res);
+    return rc;
+}

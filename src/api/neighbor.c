@@ -1,0 +1,170 @@
+/* The neighborhood collectives, every one in every form (api/colls.h):
+ * each entry point describes its arguments, nh_neighbor runs the call
+ * with nhood's schedule (blocking: start + wait on the engine;
+ * nonblocking and persistent: nhood's request) or hands it to PMPI. */
+#include "api/api.h"
+#include "exec/request.h"
+
+nh_op nh_coll_op(nh_coll c)
+{
+    return c == NH_COLL_ALLGATHER || c == NH_COLL_ALLGATHERV ? NH_OP_ALLGATHER : NH_OP_ALLTOALL;
+}
+
+int nh_coll_vec(nh_coll c)
+{
+    return c >= NH_COLL_ALLTOALLV;
+}
+
+const char *nh_coll_name(nh_coll c)
+{
+    static const char *const names[NH_COLL_COUNT] = {"alltoall", "allgather", "alltoallv",
+                                                     "alltoallw", "allgatherv"};
+    return names[c];
+}
+
+/* The binding the report shows: the cost model's, or for v/w calls the
+ * one the binding ended up with (a struct somewhere: zcopy). */
+static nh_binding shown_binding(const nh_choice *ch, int zcopy)
+{
+    if (ch->o.kind != NH_BIND_AUTO)
+        return ch->o.kind;
+    return zcopy ? NH_BIND_ZCOPY : NH_BIND_PACK;
+}
+
+int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI_Request *req)
+{
+    nh_plan *p = nh_active ? nh_plan_get(comm) : NULL;
+    nh_call c;
+    nh_choice ch;
+    int rc, zcopy = 0;
+    if (!p || a->sbuf == MPI_IN_PLACE)
+        return NH_TO_PMPI;
+    if ((rc = nh_call_init(&c, coll, a, p)))
+        goto out;
+    nh_req_progress();
+    if (nh_coll_vec(coll) && p->isomorphic && p->hinted && nh_cfg.check &&
+        (rc = nh_call_check(p, coll, &c, comm)))
+        goto out;
+    size_t m = nh_call_block(&c, p);
+    if ((rc = nh_stfw_choose(p, coll, form, nh_call_bytes(&c, p), &ch)) < 0 ||
+        (rc == 0 && (rc = nh_select(p, coll, form, m, &ch))))
+        goto out;
+    nh_report_rec *rec = nh_report_rec_get(p, coll, form);
+    nh_report_stfw(p, nh_coll_op(coll), rec); /* where set up, also when not chosen */
+    if (rec && (form != NH_FORM_PERSISTENT || ch.algo == NH_ALGO_PMPI))
+        rec->calls[ch.algo]++; /* nhood's persistent requests count their starts */
+    if (ch.algo == NH_ALGO_PMPI) {
+        rc = NH_TO_PMPI;
+        goto out;
+    }
+    double t0 = ch.tuning ? PMPI_Wtime() : 0;
+    if (form == NH_FORM_BLOCKING)
+        rc = nh_run_blocking(p, ch.s, &c, &ch.o, &zcopy);
+    else
+        rc = nh_req_create(p, ch.s, &c, &ch.o, form == NH_FORM_PERSISTENT,
+                           rec ? &rec->calls[ch.algo] : NULL, &zcopy, req);
+    if (rec)
+        rec->last_binding = shown_binding(&ch, zcopy);
+    if (!rc && ch.tuning)
+        rc = nh_autotune_record(p, nh_coll_op(coll), m, PMPI_Wtime() - t0);
+out:
+    nh_call_fini(&c);
+    if (rc > 0)
+        PMPI_Comm_call_errhandler(comm, rc);
+    return rc;
+}
+
+/* Each collective's arguments. */
+static void args_alltoall(nh_args *a, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, int recvcount, MPI_Datatype recvtype)
+{
+    *a = (nh_args){.sbuf = sendbuf,
+                   .scount = sendcount,
+                   .stype = sendtype,
+                   .rbuf = recvbuf,
+                   .rcount = recvcount,
+                   .rtype = recvtype};
+}
+
+static void args_allgather(nh_args *a, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, int recvcount, MPI_Datatype recvtype)
+{
+    args_alltoall(a, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+}
+
+static void args_alltoallv(nh_args *a, const void *sendbuf, const int sendcounts[],
+                           const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                           const int recvcounts[], const int rdispls[], MPI_Datatype recvtype)
+{
+    *a = (nh_args){.sbuf = sendbuf,
+                   .scounts = sendcounts,
+                   .sdispls = sdispls,
+                   .stype = sendtype,
+                   .rbuf = recvbuf,
+                   .rcounts = recvcounts,
+                   .rdispls = rdispls,
+                   .rtype = recvtype};
+}
+
+static void args_alltoallw(nh_args *a, const void *sendbuf, const int sendcounts[],
+                           const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                           const int recvcounts[], const MPI_Aint rdispls[],
+                           const MPI_Datatype recvtypes[])
+{
+    *a = (nh_args){.sbuf = sendbuf,
+                   .scounts = sendcounts,
+                   .sdisplsw = sdispls,
+                   .stypes = sendtypes,
+                   .rbuf = recvbuf,
+                   .rcounts = recvcounts,
+                   .rdisplsw = rdispls,
+                   .rtypes = recvtypes};
+}
+
+static void args_allgatherv(nh_args *a, const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                            const int displs[], MPI_Datatype recvtype)
+{
+    *a = (nh_args){.sbuf = sendbuf,
+                   .scount = sendcount,
+                   .stype = sendtype,
+                   .rbuf = recvbuf,
+                   .rcounts = recvcounts,
+                   .rdispls = displs,
+                   .rtype = recvtype};
+}
+
+/* The entry points: nhood's run, or MPI's with the caller's arguments. */
+#define NH_UNWRAP(...) __VA_ARGS__
+#define NH_RUN(name, ID, form, args, req, pmpi)                                                    \
+    nh_args a;                                                                                     \
+    args_##name(&a, NH_UNWRAP args);                                                               \
+    int rc = nh_neighbor(NH_COLL_##ID, form, &a, comm, req);                                       \
+    return rc != NH_TO_PMPI ? rc : pmpi;
+
+#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
+/* MPI-4 persistent forms.  nhood reads none of the info keys here. */
+#define NH_COLL_INIT(name, ID, params, args)                                                       \
+    int nh_impl_MPI_Neighbor_##name##_init(NH_UNWRAP params, MPI_Comm comm, MPI_Info info,        \
+                                           MPI_Request *request)                                   \
+    {                                                                                              \
+        NH_RUN(name, ID, NH_FORM_PERSISTENT, args, request,                                        \
+               PMPI_Neighbor_##name##_init(NH_UNWRAP args, comm, info, request))                   \
+    }
+#else
+#define NH_COLL_INIT(name, ID, params, args)
+#endif
+
+#define NH_COLL(name, ID, params, args)                                                            \
+    int nh_impl_MPI_Neighbor_##name(NH_UNWRAP params, MPI_Comm comm)                               \
+    {                                                                                              \
+        NH_RUN(name, ID, NH_FORM_BLOCKING, args, NULL, PMPI_Neighbor_##name(NH_UNWRAP args, comm)) \
+    }                                                                                              \
+    int nh_impl_MPI_Ineighbor_##name(NH_UNWRAP params, MPI_Comm comm, MPI_Request *request)        \
+    {                                                                                              \
+        NH_RUN(name, ID, NH_FORM_NONBLOCKING, args, request,                                       \
+               PMPI_Ineighbor_##name(NH_UNWRAP args, comm, request))                               \
+    }                                                                                              \
+    NH_COLL_INIT(name, ID, params, args)
+#include "api/colls.h"
+#undef NH_COLL

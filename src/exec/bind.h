@@ -1,0 +1,88 @@
+/* The engine's binding (engine.h), shared by engine.c (messages, phases,
+ * the binding cache) and blocks.c (block addresses, temp storage, packing,
+ * the header wire format).  Private to src/exec/engine*. */
+#ifndef NH_BIND_H
+#define NH_BIND_H
+
+#include "exec/engine.h"
+
+/* One message: blocks [first, first + n) of a round's send or recv list. */
+typedef struct nh_msg {
+    int round, send, first, n, peer;
+    long index; /* chunk * ntags + round tag: the MPI tag before the slot (engine.h) */
+    void *buf; /* sized: what MPI sends or receives */
+    int count;
+    MPI_Datatype type;
+    int owned;  /* type is a struct this binding created */
+    int packed; /* sized: packed into pbuf + off, bytes long */
+    size_t off, bytes;
+} nh_msg;
+
+struct nh_bind {
+    nh_bind *next;
+    const nh_sched *s;
+    nh_call c; /* the call (per-block arrays owned) */
+    nh_bind_opts o;
+    const nh_nbhd *nb; /* template slots of model-1 temps */
+    MPI_Comm comm;
+    int tag_ub;
+    /* regular calls: extents, block bytes, contiguity */
+    MPI_Aint sext, rext;
+    size_t ms, m;
+    int scontig, rcontig;
+    /* typed temps: slot t at temp + toff[t]; kdesc[key] describes a temp
+     * of template entry key (model 1; entry 0 for model 0), klo its
+     * lowest byte relative to its address */
+    char *temp;
+    size_t *toff;
+    nh_desc *kdesc;
+    MPI_Aint *klo;
+    int nkeys;
+    /* byte temps (header framing): slot t is store[tpos[t]], tlen[t] bytes */
+    char *store;
+    size_t storecap, storeused;
+    size_t *tpos, *tlen;
+    /* messages sorted by phase, sized receives first within a phase */
+    nh_msg *msgs;
+    int nmsgs;
+    int *phase_start; /* nphases + 1 */
+    int *copies;      /* copy rounds sorted by phase */
+    int *copy_start;  /* nphases + 1 */
+    int msg_phases;   /* phases with messages */
+    char *pbuf;       /* sized packed messages */
+    size_t plen;
+    char *hbuf; /* header framing: a phase's outgoing messages */
+    size_t hcap;
+    char *inbuf; /* header framing: one incoming message */
+    size_t incap;
+    char *got; /* header framing: receive taken this phase, per message */
+    MPI_Request *reqs;
+    MPI_Status *stats;
+    MPI_Request *preq; /* persistent bindings: one MPI persistent request per sized message */
+    char *scratch;
+    size_t scratch_len;
+    MPI_Datatype *dups; /* held bindings: duplicates of derived types */
+    int ndups;
+    int zcopy; /* some message is a struct datatype */
+    int busy;  /* in use by a run (cached bindings are shared by calls) */
+};
+
+/* Block k of the binding as a typed block (not for byte temps). */
+void nh_blk_desc(const nh_bind *b, nh_blk k, nh_desc *out);
+/* Lays out typed temps; returns an MPI error code. */
+int nh_temps_layout(nh_bind *b);
+/* Packs d at out + *pos (outsize bytes in all); unpacks the reverse. */
+int nh_desc_pack(const nh_desc *d, char *out, int outsize, int *pos, MPI_Comm comm);
+int nh_desc_unpack(const char *in, int insize, int *pos, const nh_desc *d, MPI_Comm comm);
+/* Local copy of block from to block to (typed, or bytes under header framing). */
+int nh_blk_copy(nh_bind *b, nh_blk from, nh_blk to, int *uerr);
+/* Header framing: bytes a block takes at most in a message; appends a
+ * block to a message; takes n received bytes as block k (user blocks are
+ * unpacked, a size mismatch sets *uerr; temps keep the bytes). */
+int nh_hdr_bound(const nh_bind *b, nh_blk k, size_t *out);
+int nh_hdr_put(const nh_bind *b, nh_blk k, char *out, size_t room, size_t *len);
+int nh_hdr_take(nh_bind *b, nh_blk k, const char *in, size_t n, int *uerr);
+/* Grows *buf to at least need bytes. */
+int nh_grow(char **buf, size_t *cap, size_t need);
+
+#endif

@@ -1,0 +1,323 @@
+/* Blocks of a bound call (see engine.h): where a block lives, how it is
+ * described to MPI, packed, unpacked and copied, how temp blocks are laid
+ * out, and the header wire format's per-block part. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/bind.h"
+
+int nh_type_named(MPI_Datatype t)
+{
+    int ni, na, nd, comb;
+    return PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS &&
+           comb == MPI_COMBINER_NAMED;
+}
+
+/* Contiguous means the packed form is the memory image: a predefined type
+ * with no gaps, or contiguous/dup of one.  Other derived types may permute
+ * bytes even when they have no holes. */
+int nh_type_contig(MPI_Datatype t)
+{
+    int ni, na, nd, comb, size;
+    MPI_Aint lb, ext, tlb, text;
+    if (PMPI_Type_size(t, &size) || PMPI_Type_get_extent(t, &lb, &ext) ||
+        PMPI_Type_get_true_extent(t, &tlb, &text))
+        return 0;
+    if (lb != 0 || tlb != 0 || ext != size || text != size)
+        return 0;
+    if (PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb))
+        return 0;
+    if (comb == MPI_COMBINER_NAMED)
+        return 1;
+    if ((comb != MPI_COMBINER_CONTIGUOUS && comb != MPI_COMBINER_DUP) || nd != 1 || ni > 1)
+        return 0;
+    int ints[1], named;
+    MPI_Aint a[1];
+    MPI_Datatype inner;
+    if (nh_type_inner(t, ni, na, nd, ints, a, &inner, &named))
+        return 0;
+    int r = nh_type_contig(inner);
+    if (!named)
+        nh_type_free(&inner);
+    return r;
+}
+
+int nh_desc_init(nh_desc *d, const void *buf, MPI_Aint disp, int count, MPI_Datatype type)
+{
+    int size;
+    if (count < 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size))
+        return -1;
+    d->addr = (char *)buf + disp;
+    d->count = count;
+    d->type = type;
+    d->bytes = (size_t)size * (size_t)count;
+    d->contig = nh_type_contig(type);
+    return 0;
+}
+
+/* Which model describes a temp block: its template entry for v/w
+ * alltoall under the promise, the one model otherwise. */
+static int temp_key(const nh_bind *b, nh_blk k)
+{
+    return b->o.model && b->c.op == NH_OP_ALLTOALL ? k.key : 0;
+}
+
+void nh_blk_desc(const nh_bind *b, nh_blk k, nh_desc *out)
+{
+    const nh_call *c = &b->c;
+    if (k.buf == NH_BUF_TEMP) {
+        int key = temp_key(b, k);
+        *out = b->kdesc[key];
+        out->addr = b->temp + b->toff[k.slot] - b->klo[key];
+    } else if (c->vec) {
+        *out = k.buf == NH_BUF_SEND ? c->s[k.slot] : c->r[k.slot];
+    } else if (k.buf == NH_BUF_SEND) {
+        out->addr = (char *)c->sbuf + (MPI_Aint)k.slot * c->scount * b->sext;
+        out->count = c->scount;
+        out->type = c->stype;
+        out->bytes = b->ms;
+        out->contig = b->scontig;
+    } else {
+        out->addr = (char *)c->rbuf + (MPI_Aint)k.slot * c->rcount * b->rext;
+        out->count = c->rcount;
+        out->type = c->rtype;
+        out->bytes = b->m;
+        out->contig = b->rcontig;
+    }
+}
+
+/* Span of a block's data relative to its address: [lo, hi). */
+static int desc_span(const nh_desc *d, MPI_Aint *lo, MPI_Aint *hi)
+{
+    MPI_Aint lb, ext, tlb, text;
+    int rc;
+    *lo = *hi = 0;
+    if (d->count == 0)
+        return MPI_SUCCESS;
+    if ((rc = PMPI_Type_get_extent(d->type, &lb, &ext)) ||
+        (rc = PMPI_Type_get_true_extent(d->type, &tlb, &text)))
+        return rc;
+    MPI_Aint step = (MPI_Aint)(d->count - 1) * ext;
+    *lo = tlb + (step < 0 ? step : 0);
+    *hi = tlb + text + (step > 0 ? step : 0);
+    return MPI_SUCCESS;
+}
+
+/* The model of a temp of template entry key: regular calls take a receive
+ * block; v/w calls under the promise the local block of the same entry
+ * (alltoall: its receive block; allgather: the send block, which has the
+ * one size every rank sends).  NULL if the rank has no such block. */
+static const nh_desc *temp_model(const nh_bind *b, int key, nh_desc *tmp)
+{
+    const nh_call *c = &b->c;
+    if (!b->o.model) {
+        nh_blk k = {NH_BUF_RECV, 0, -1};
+        nh_blk_desc(b, k, tmp);
+        return tmp;
+    }
+    if (c->op == NH_OP_ALLGATHER)
+        return c->ns > 0 ? &c->s[0] : NULL;
+    if (key < 0 || key >= b->nb->s || b->nb->recv_slot[key] == NH_NONE)
+        return NULL;
+    return &c->r[b->nb->recv_slot[key]];
+}
+
+/* Typed temps: every slot as large as the largest block it ever holds. */
+int nh_temps_layout(nh_bind *b)
+{
+    const nh_sched *s = b->s;
+    int rc = MPI_SUCCESS;
+    size_t total = 0;
+    b->nkeys = b->o.model && b->c.op == NH_OP_ALLTOALL ? b->nb->s : 1;
+    size_t *need = calloc((size_t)s->ntemp + 1, sizeof(size_t));
+    b->toff = calloc((size_t)s->ntemp + 1, sizeof(size_t));
+    b->kdesc = calloc((size_t)b->nkeys + 1, sizeof(nh_desc));
+    b->klo = calloc((size_t)b->nkeys + 1, sizeof(MPI_Aint));
+    MPI_Aint *khi = calloc((size_t)b->nkeys + 1, sizeof(MPI_Aint));
+    char *known = calloc((size_t)b->nkeys + 1, 1);
+    if (!need || !b->toff || !b->kdesc || !b->klo || !khi || !known)
+        rc = MPI_ERR_NO_MEM;
+    for (int i = 0; i < s->nrounds && !rc; i++)
+        for (int side = 0; side < 2 && !rc; side++) {
+            const nh_round *r = &s->rounds[i];
+            int n = side ? r->nsend : r->nrecv;
+            const nh_blk *blks = side ? r->send : r->recv;
+            for (int k = 0; k < n && !rc; k++) {
+                if (blks[k].buf != NH_BUF_TEMP)
+                    continue;
+                int key = temp_key(b, blks[k]);
+                if (key < 0 || key >= b->nkeys) {
+                    rc = MPI_ERR_INTERN;
+                    break;
+                }
+                if (!known[key]) {
+                    nh_desc tmp;
+                    const nh_desc *m = temp_model(b, key, &tmp);
+                    if (!m) {
+                        rc = MPI_ERR_INTERN;
+                        break;
+                    }
+                    b->kdesc[key] = *m;
+                    if ((rc = desc_span(m, &b->klo[key], &khi[key])))
+                        break;
+                    known[key] = 1;
+                }
+                size_t len = (size_t)(khi[key] - b->klo[key]);
+                if (len > need[blks[k].slot])
+                    need[blks[k].slot] = len;
+            }
+        }
+    for (int t = 0; t < s->ntemp && !rc; t++) {
+        b->toff[t] = total;
+        total += (need[t] + 15) & ~(size_t)15;
+    }
+    if (!rc && !(b->temp = malloc(total + 1)))
+        rc = MPI_ERR_NO_MEM;
+    free(need);
+    free(khi);
+    free(known);
+    return rc;
+}
+
+int nh_grow(char **buf, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return MPI_SUCCESS;
+    size_t c = *cap ? *cap : 256;
+    while (c < need)
+        c *= 2;
+    char *n = realloc(*buf, c);
+    if (!n)
+        return MPI_ERR_NO_MEM;
+    *buf = n;
+    *cap = c;
+    return MPI_SUCCESS;
+}
+
+int nh_desc_pack(const nh_desc *d, char *out, int outsize, int *pos, MPI_Comm comm)
+{
+    if (d->bytes == 0) /* also a zero-size type with a count: MPICH's MPI_Pack divides by 0 */
+        return MPI_SUCCESS;
+    if (d->contig) {
+        if ((size_t)(outsize - *pos) < d->bytes)
+            return MPI_ERR_TRUNCATE;
+        memcpy(out + *pos, d->addr, d->bytes);
+        *pos += (int)d->bytes;
+        return MPI_SUCCESS;
+    }
+    return nh_pack(d->addr, d->count, d->type, out, outsize, pos, comm);
+}
+
+int nh_desc_unpack(const char *in, int insize, int *pos, const nh_desc *d, MPI_Comm comm)
+{
+    if (d->bytes == 0)
+        return MPI_SUCCESS;
+    if (d->contig) {
+        if ((size_t)(insize - *pos) < d->bytes)
+            return MPI_ERR_TRUNCATE;
+        memcpy(d->addr, in + *pos, d->bytes);
+        *pos += (int)d->bytes;
+        return MPI_SUCCESS;
+    }
+    return nh_unpack(in, insize, pos, d->addr, d->count, d->type, comm);
+}
+
+static int pack_size(const nh_desc *d, MPI_Comm comm, size_t *size)
+{
+    int ps, rc;
+    if (d->contig || d->bytes == 0) {
+        *size = d->bytes;
+        return MPI_SUCCESS;
+    }
+    if ((rc = PMPI_Pack_size(d->count, d->type, comm, &ps)))
+        return rc;
+    *size = (size_t)ps;
+    return MPI_SUCCESS;
+}
+
+int nh_hdr_bound(const nh_bind *b, nh_blk k, size_t *out)
+{
+    if (k.buf == NH_BUF_TEMP) {
+        *out = b->tlen[k.slot];
+        return MPI_SUCCESS;
+    }
+    nh_desc d;
+    nh_blk_desc(b, k, &d);
+    return pack_size(&d, b->comm, out);
+}
+
+int nh_hdr_put(const nh_bind *b, nh_blk k, char *out, size_t room, size_t *len)
+{
+    if (k.buf == NH_BUF_TEMP) {
+        if (b->tlen[k.slot] > room)
+            return MPI_ERR_INTERN;
+        memcpy(out, b->store + b->tpos[k.slot], b->tlen[k.slot]);
+        *len = b->tlen[k.slot];
+        return MPI_SUCCESS;
+    }
+    nh_desc d;
+    int pos = 0, rc;
+    nh_blk_desc(b, k, &d);
+    if ((rc = nh_desc_pack(&d, out, room > INT32_MAX ? INT32_MAX : (int)room, &pos, b->comm)))
+        return rc;
+    *len = (size_t)pos;
+    return MPI_SUCCESS;
+}
+
+int nh_hdr_take(nh_bind *b, nh_blk k, const char *in, size_t n, int *uerr)
+{
+    if (k.buf == NH_BUF_TEMP) {
+        int rc = nh_grow(&b->store, &b->storecap, b->storeused + n + 1);
+        if (rc)
+            return rc;
+        memcpy(b->store + b->storeused, in, n);
+        b->tpos[k.slot] = b->storeused;
+        b->tlen[k.slot] = n;
+        b->storeused += n;
+        return MPI_SUCCESS;
+    }
+    /* This rank's own block: a size that differs from its arguments is an
+     * error of the call, but the run goes on so that other ranks complete. */
+    nh_desc d;
+    int pos = 0, e = MPI_SUCCESS;
+    nh_blk_desc(b, k, &d);
+    if (n > INT32_MAX)
+        e = MPI_ERR_TRUNCATE;
+    else if (!(e = nh_desc_unpack(in, (int)n, &pos, &d, b->comm)) && (size_t)pos != n)
+        e = MPI_ERR_TRUNCATE;
+    if (e && !*uerr)
+        *uerr = e;
+    return MPI_SUCCESS;
+}
+
+int nh_blk_copy(nh_bind *b, nh_blk from, nh_blk to, int *uerr)
+{
+    int rc, pos = 0;
+    size_t len;
+    if (b->o.header) {
+        if ((rc = nh_hdr_bound(b, from, &len)) ||
+            (rc = nh_grow(&b->scratch, &b->scratch_len, len + 1)) ||
+            (rc = nh_hdr_put(b, from, b->scratch, b->scratch_len, &len)))
+            return rc;
+        return nh_hdr_take(b, to, b->scratch, len, uerr);
+    }
+    nh_desc f, t;
+    nh_blk_desc(b, from, &f);
+    nh_blk_desc(b, to, &t);
+    if (f.bytes != t.bytes)
+        return MPI_ERR_TRUNCATE;
+    if (f.bytes == 0)
+        return MPI_SUCCESS;
+    if (f.contig && t.contig) {
+        memcpy(t.addr, f.addr, f.bytes);
+        return MPI_SUCCESS;
+    }
+    if ((rc = pack_size(&f, b->comm, &len)) ||
+        (rc = nh_grow(&b->scratch, &b->scratch_len, len + 1)) ||
+        (rc = nh_desc_pack(&f, b->scratch, (int)len, &pos, b->comm)))
+        return rc;
+    int used = pos;
+    pos = 0;
+    return nh_desc_unpack(b->scratch, used, &pos, &t, b->comm);
+}

@@ -1,0 +1,688 @@
+/* The engine: bindings, the message list and the phase state machine
+ * (see engine.h for the rules; blocks.c for block addressing). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/bind.h"
+
+#define NH_BIND_CACHE 8
+
+/* ---- bindings ---- */
+
+static void bind_free(nh_bind *b)
+{
+    if (!b)
+        return;
+    for (int i = 0; b->preq && i < b->nmsgs; i++)
+        if (b->preq[i] != MPI_REQUEST_NULL)
+            nh_request_free(&b->preq[i]);
+    for (int i = 0; b->msgs && i < b->nmsgs; i++)
+        if (b->msgs[i].owned)
+            nh_type_free(&b->msgs[i].type);
+    for (int i = 0; i < b->ndups; i++)
+        nh_type_free(&b->dups[i]);
+    free(b->dups);
+    free(b->preq);
+    free(b->msgs);
+    free(b->phase_start);
+    free(b->copies);
+    free(b->copy_start);
+    free(b->temp);
+    free(b->toff);
+    free(b->kdesc);
+    free(b->klo);
+    free(b->store);
+    free(b->tpos);
+    free(b->tlen);
+    free(b->pbuf);
+    free(b->hbuf);
+    free(b->inbuf);
+    free(b->got);
+    free(b->reqs);
+    free(b->stats);
+    free(b->scratch);
+    if (b->c.vec) {
+        free(b->c.s);
+        free(b->c.r);
+    }
+    free(b);
+}
+
+void nh_bind_cache_free(nh_plan *p)
+{
+    while (p->bcache) {
+        nh_bind *n = p->bcache->next;
+        bind_free(p->bcache);
+        p->bcache = n;
+    }
+}
+
+/* A held binding outlives the call: it describes blocks with duplicates of
+ * the call's derived datatypes (one per distinct handle), so the program
+ * may free its own types once the call has returned. */
+static int dup_types(nh_bind *b)
+{
+    nh_call *c = &b->c;
+    int n = c->vec ? c->ns + c->nr : 2, rc = MPI_SUCCESS;
+    MPI_Datatype *orig = malloc(((size_t)n + 1) * sizeof(MPI_Datatype));
+    b->dups = malloc(((size_t)n + 1) * sizeof(MPI_Datatype));
+    if (!orig || !b->dups) {
+        free(orig);
+        return MPI_ERR_NO_MEM;
+    }
+    for (int i = 0; i < n && !rc; i++) {
+        MPI_Datatype *t = !c->vec ? (i ? &c->rtype : &c->stype)
+                          : i < c->ns ? &c->s[i].type
+                                      : &c->r[i - c->ns].type;
+        if (nh_type_named(*t))
+            continue;
+        int k = 0;
+        while (k < b->ndups && orig[k] != *t)
+            k++;
+        if (k == b->ndups) {
+            if ((rc = nh_type_dup(*t, &b->dups[k])))
+                break;
+            orig[k] = *t;
+            b->ndups++;
+        }
+        *t = b->dups[k];
+    }
+    free(orig);
+    return rc;
+}
+
+static int copy_call(nh_bind *b, const nh_call *c)
+{
+    b->c = *c;
+    if (!c->vec)
+        return MPI_SUCCESS;
+    b->c.s = malloc(((size_t)c->ns + 1) * sizeof(nh_desc));
+    b->c.r = malloc(((size_t)c->nr + 1) * sizeof(nh_desc));
+    if (!b->c.s || !b->c.r)
+        return MPI_ERR_NO_MEM;
+    memcpy(b->c.s, c->s, (size_t)c->ns * sizeof(nh_desc));
+    memcpy(b->c.r, c->r, (size_t)c->nr * sizeof(nh_desc));
+    return MPI_SUCCESS;
+}
+
+/* Regular calls: extents, block sizes and contiguity, once per binding. */
+static int regular_facts(nh_bind *b)
+{
+    const nh_call *c = &b->c;
+    MPI_Aint lb;
+    int rc, ssize, rsize;
+    if ((rc = PMPI_Type_get_extent(c->stype, &lb, &b->sext)) ||
+        (rc = PMPI_Type_get_extent(c->rtype, &lb, &b->rext)) ||
+        (rc = PMPI_Type_size(c->stype, &ssize)) || (rc = PMPI_Type_size(c->rtype, &rsize)))
+        return rc;
+    b->ms = (size_t)ssize * (size_t)c->scount;
+    b->m = (size_t)rsize * (size_t)c->rcount;
+    b->scontig = nh_type_contig(c->stype);
+    b->rcontig = nh_type_contig(c->rtype);
+    return MPI_SUCCESS;
+}
+
+/* May the blocks travel packed?  Their packed size must be their data size. */
+static int packable(const nh_bind *b, const nh_blk *blks, int n, size_t *total)
+{
+    size_t sum = 0;
+    for (int k = 0; k < n; k++) {
+        nh_desc d;
+        int ps;
+        nh_blk_desc(b, blks[k], &d);
+        if (!d.contig && (PMPI_Pack_size(d.count, d.type, b->comm, &ps) || (size_t)ps != d.bytes))
+            return 0;
+        sum += d.bytes;
+    }
+    if (sum > INT32_MAX)
+        return 0;
+    *total = sum;
+    return 1;
+}
+
+/* A sized message of n blocks: the block itself, packed, or a struct. */
+static int sized_msg(nh_bind *b, nh_msg *g, const nh_blk *blks)
+{
+    int n = g->n, rc = MPI_SUCCESS;
+    size_t total;
+    if (n == 1) {
+        nh_desc d;
+        nh_blk_desc(b, blks[0], &d);
+        g->buf = d.addr;
+        g->count = d.count;
+        g->type = d.type;
+        return MPI_SUCCESS;
+    }
+    /* AUTO packs up to the eager limit (cheaper than MPI's datatype engine
+     * for small messages), above it a struct avoids the copies.  Each rank
+     * decides alone: packed and struct messages carry the same bytes. */
+    if (b->o.kind != NH_BIND_ZCOPY && packable(b, blks, n, &total) &&
+        (b->o.kind == NH_BIND_PACK || nh_cfg.cost.eager <= 0 ||
+         (double)total <= nh_cfg.cost.eager)) {
+        g->packed = 1;
+        g->off = b->plen;
+        g->bytes = total;
+        g->count = (int)total;
+        g->type = MPI_PACKED;
+        b->plen += total;
+        return MPI_SUCCESS;
+    }
+    int *len = malloc((size_t)n * sizeof(int));
+    MPI_Aint *disp = malloc((size_t)n * sizeof(MPI_Aint));
+    MPI_Datatype *types = malloc((size_t)n * sizeof(MPI_Datatype));
+    if (!len || !disp || !types)
+        rc = MPI_ERR_NO_MEM;
+    for (int k = 0; k < n && !rc; k++) {
+        nh_desc d;
+        nh_blk_desc(b, blks[k], &d);
+        len[k] = d.count;
+        types[k] = d.type;
+        rc = PMPI_Get_address(d.addr, &disp[k]);
+    }
+    if (!rc && !(rc = nh_type_create_struct(n, len, disp, types, &g->type))) {
+        g->owned = 1;
+        g->buf = MPI_BOTTOM;
+        g->count = 1;
+        b->zcopy = 1;
+    }
+    free(len);
+    free(disp);
+    free(types);
+    return rc;
+}
+
+static int tag_of(const nh_bind *b, long index, int slot)
+{
+    return (int)((index * NH_SLOTS + slot) % ((long)b->tag_ub + 1));
+}
+
+/* Appends the messages of one side of round i. */
+static int round_msgs(nh_bind *b, int i, int send, size_t *sz)
+{
+    const nh_round *r = &b->s->rounds[i];
+    int n = send ? r->nsend : r->nrecv, peer = send ? r->sendpeer : r->recvpeer, rc;
+    const nh_blk *blks = send ? r->send : r->recv;
+    if (n == 0 || peer == NH_NONE)
+        return MPI_SUCCESS;
+    for (int k = 0; k < n && !b->o.header; k++) {
+        nh_desc d;
+        nh_blk_desc(b, blks[k], &d);
+        sz[k] = d.bytes;
+    }
+    for (int first = 0, chunk = 0; first < n; chunk++) {
+        nh_msg *g = &b->msgs[b->nmsgs];
+        memset(g, 0, sizeof(*g));
+        g->round = i;
+        g->send = send;
+        g->first = first;
+        g->peer = peer;
+        g->n = b->o.header ? n : nh_eager_take(sz + first, n - first, nh_cfg.cost.eager);
+        g->index = (long)chunk * b->s->ntags + r->tag;
+        g->type = MPI_DATATYPE_NULL;
+        if (!b->o.header && (rc = sized_msg(b, g, blks + first)))
+            return rc;
+        b->nmsgs++;
+        first += g->n;
+    }
+    return MPI_SUCCESS;
+}
+
+/* The message list in phase order (sized receives first in a phase), the
+ * copy rounds by phase, and the run-time arrays. */
+static int plan_msgs(nh_bind *b)
+{
+    const nh_sched *s = b->s;
+    int np = s->nphases, rc = MPI_SUCCESS, maxn = 1;
+    size_t cap = 0;
+    for (int i = 0; i < s->nrounds; i++) {
+        const nh_round *r = &s->rounds[i];
+        cap += (size_t)r->nsend + r->nrecv;
+        maxn = r->nsend > maxn ? r->nsend : maxn;
+        maxn = r->nrecv > maxn ? r->nrecv : maxn;
+    }
+    size_t *sz = malloc((size_t)maxn * sizeof(size_t));
+    int *order = malloc(((size_t)s->nrounds + 1) * sizeof(int));
+    b->msgs = calloc(cap + 1, sizeof(nh_msg));
+    b->phase_start = calloc((size_t)np + 1, sizeof(int));
+    b->copy_start = calloc((size_t)np + 1, sizeof(int));
+    b->copies = malloc(((size_t)s->nrounds + 1) * sizeof(int));
+    if (!sz || !order || !b->msgs || !b->phase_start || !b->copy_start || !b->copies)
+        rc = MPI_ERR_NO_MEM;
+    /* Rounds stably sorted by phase (builders may list them out of order). */
+    int no = 0;
+    for (int ph = 0; ph < np && !rc; ph++) {
+        b->copy_start[ph] = 0;
+        for (int i = 0; i < s->nrounds; i++)
+            if (s->rounds[i].phase == ph)
+                order[no++] = i;
+    }
+    int ncopy = 0;
+    for (int ph = 0, at = 0; ph < np && !rc; ph++) {
+        int a0 = at;
+        while (at < no && s->rounds[order[at]].phase == ph)
+            at++;
+        b->phase_start[ph] = b->nmsgs;
+        b->copy_start[ph] = ncopy;
+        for (int side = 0; side < 2 && !rc; side++) /* receives, then sends */
+            for (int k = a0; k < at && !rc; k++)
+                if (!s->rounds[order[k]].copy)
+                    rc = round_msgs(b, order[k], side, sz);
+        for (int k = a0; k < at; k++)
+            if (s->rounds[order[k]].copy)
+                b->copies[ncopy++] = order[k];
+        if (b->nmsgs > b->phase_start[ph])
+            b->msg_phases++;
+    }
+    if (!rc) {
+        b->phase_start[np] = b->nmsgs;
+        b->copy_start[np] = ncopy;
+        b->reqs = malloc((size_t)(b->nmsgs + 1) * sizeof(MPI_Request));
+        b->stats = malloc((size_t)(b->nmsgs + 1) * sizeof(MPI_Status));
+        b->got = calloc((size_t)b->nmsgs + 1, 1);
+        b->pbuf = malloc(b->plen + 1);
+        if (!b->reqs || !b->stats || !b->got || !b->pbuf)
+            rc = MPI_ERR_NO_MEM;
+        for (int j = 0; j < b->nmsgs && !rc; j++)
+            if (b->msgs[j].packed)
+                b->msgs[j].buf = b->pbuf + b->msgs[j].off;
+    }
+    free(sz);
+    free(order);
+    return rc;
+}
+
+/* Persistent bindings: one MPI persistent request per sized message,
+ * created once, so every start only packs and starts them. */
+static int bind_persist(nh_bind *b, int slot)
+{
+    b->preq = malloc((size_t)(b->nmsgs + 1) * sizeof(MPI_Request));
+    if (!b->preq)
+        return MPI_ERR_NO_MEM;
+    for (int j = 0; j < b->nmsgs; j++)
+        b->preq[j] = MPI_REQUEST_NULL;
+    for (int j = 0; j < b->nmsgs && !b->o.header; j++) {
+        const nh_msg *g = &b->msgs[j];
+        int tag = tag_of(b, g->index, slot);
+        int rc = g->send ? nh_send_init(g->buf, g->count, g->type, g->peer, tag, b->comm,
+                                        &b->preq[j])
+                         : nh_recv_init(g->buf, g->count, g->type, g->peer, tag, b->comm,
+                                        &b->preq[j]);
+        if (rc)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+static int bind_new(nh_plan *p, const nh_sched *s, const nh_call *c, const nh_bind_opts *o,
+                    int held, int persistent, int slot, nh_bind **out)
+{
+    int rc;
+    nh_bind *b = calloc(1, sizeof(*b));
+    if (!b)
+        return MPI_ERR_NO_MEM;
+    b->s = s;
+    b->o = *o;
+    b->nb = &p->nb;
+    b->comm = p->pcomm;
+    b->tag_ub = p->tag_ub;
+    if ((rc = copy_call(b, c)) || (held && (rc = dup_types(b))) ||
+        (!c->vec && (rc = regular_facts(b))))
+        goto fail;
+    if (o->header) {
+        b->tpos = calloc((size_t)s->ntemp + 1, sizeof(size_t));
+        b->tlen = calloc((size_t)s->ntemp + 1, sizeof(size_t));
+        if (!b->tpos || !b->tlen) {
+            rc = MPI_ERR_NO_MEM;
+            goto fail;
+        }
+    } else if (s->ntemp > 0 && (rc = nh_temps_layout(b))) {
+        goto fail;
+    }
+    if ((rc = plan_msgs(b)) || (persistent && (rc = bind_persist(b, slot))))
+        goto fail;
+    *out = b;
+    return MPI_SUCCESS;
+fail:
+    bind_free(b);
+    return rc;
+}
+
+static int same_desc(const nh_desc *a, const nh_desc *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (a[i].addr != b[i].addr || a[i].count != b[i].count || a[i].type != b[i].type)
+            return 0;
+    return 1;
+}
+
+static int same_call(const nh_bind *b, const nh_sched *s, const nh_call *c, const nh_bind_opts *o)
+{
+    const nh_call *k = &b->c;
+    if (b->busy || b->s != s || k->vec != c->vec || b->o.kind != o->kind ||
+        b->o.header != o->header || b->o.model != o->model)
+        return 0;
+    if (!c->vec)
+        return k->sbuf == c->sbuf && k->rbuf == c->rbuf && k->scount == c->scount &&
+               k->rcount == c->rcount && k->stype == c->stype && k->rtype == c->rtype;
+    return k->ns == c->ns && k->nr == c->nr && same_desc(k->s, c->s, c->ns) &&
+           same_desc(k->r, c->r, c->nr);
+}
+
+/* Cached binding for exactly these arguments, or a new one (cached when
+ * every type is predefined).  *owned tells the caller to free it after
+ * use.  A binding in use by an outstanding operation is skipped. */
+static int bind_get(nh_plan *p, const nh_sched *s, const nh_call *c, const nh_bind_opts *o,
+                    nh_bind **out, int *owned)
+{
+    nh_bind **pp = &p->bcache, *b;
+    int n = 0, rc;
+    for (; c->named && (b = *pp); pp = &b->next, n++)
+        if (same_call(b, s, c, o)) {
+            *pp = b->next; /* move to front */
+            b->next = p->bcache;
+            p->bcache = b;
+            *out = b;
+            *owned = 0;
+            return MPI_SUCCESS;
+        }
+    if ((rc = bind_new(p, s, c, o, 0, 0, 0, &b)))
+        return rc;
+    *out = b;
+    *owned = !c->named;
+    if (c->named) {
+        b->next = p->bcache;
+        p->bcache = b;
+        if (++n > NH_BIND_CACHE) { /* drop the least recently used idle one */
+            nh_bind **q = &p->bcache, **last = NULL;
+            for (; *q; q = &(*q)->next)
+                if (!(*q)->busy)
+                    last = q;
+            if (last && *last != b) {
+                nh_bind *victim = *last;
+                *last = victim->next;
+                bind_free(victim);
+            }
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* ---- runs ---- */
+
+/* Header framing: the phase's messages, each its block lengths then its
+ * packed blocks, from one buffer (the previous phase's sends completed). */
+static int post_headers(nh_run *x, int m0, int m1)
+{
+    nh_bind *b = x->b;
+    size_t need = 0, at = 0;
+    int rc = MPI_SUCCESS;
+    for (int j = m0; j < m1 && !rc; j++) {
+        const nh_msg *g = &b->msgs[j];
+        const nh_blk *blks = b->s->rounds[g->round].send;
+        if (!g->send)
+            continue;
+        need += 8 * (size_t)g->n;
+        for (int i = 0; i < g->n && !rc; i++) {
+            size_t len;
+            rc = nh_hdr_bound(b, blks[i], &len);
+            need += len;
+        }
+    }
+    if (rc || (rc = nh_grow(&b->hbuf, &b->hcap, need + 8)))
+        return rc;
+    for (int j = m0; j < m1 && !rc; j++) {
+        nh_msg *g = &b->msgs[j];
+        const nh_blk *blks = b->s->rounds[g->round].send;
+        if (!g->send)
+            continue;
+        size_t start = at;
+        at += 8 * (size_t)g->n;
+        for (int i = 0; i < g->n && !rc; i++) {
+            size_t len = 0;
+            rc = nh_hdr_put(b, blks[i], b->hbuf + at, b->hcap - at, &len);
+            uint64_t l64 = len;
+            memcpy(b->hbuf + start + 8 * (size_t)i, &l64, 8);
+            at += len;
+        }
+        if (!rc && at - start > INT32_MAX)
+            rc = MPI_ERR_COUNT;
+        if (!rc)
+            rc = nh_isend(b->hbuf + start, (int)(at - start), MPI_BYTE, g->peer,
+                          tag_of(b, g->index, x->slot), b->comm, &b->reqs[x->nreq++]);
+    }
+    return rc;
+}
+
+static int post_sized(nh_run *x, const nh_msg *g, int j)
+{
+    nh_bind *b = x->b;
+    int rc;
+    if (g->send && g->packed) {
+        const nh_blk *blks = b->s->rounds[g->round].send + g->first;
+        int pos = 0;
+        for (int k = 0; k < g->n; k++) {
+            nh_desc d;
+            nh_blk_desc(b, blks[k], &d);
+            if ((rc = nh_desc_pack(&d, g->buf, g->count, &pos, b->comm)))
+                return rc;
+        }
+    }
+    MPI_Request *req = &b->reqs[x->nreq];
+    if (b->preq) {
+        rc = PMPI_Start(&b->preq[j]);
+        *req = b->preq[j];
+    } else {
+        int tag = tag_of(b, g->index, x->slot);
+        rc = g->send ? nh_isend(g->buf, g->count, g->type, g->peer, tag, b->comm, req)
+                     : nh_irecv(g->buf, g->count, g->type, g->peer, tag, b->comm, req);
+    }
+    if (!rc)
+        x->nreq++;
+    return rc;
+}
+
+/* Receives first (the list has them first in a phase), then sends. */
+static int post(nh_run *x)
+{
+    nh_bind *b = x->b;
+    int m0 = b->phase_start[x->ph], m1 = b->phase_start[x->ph + 1], rc = MPI_SUCCESS;
+    x->nreq = 0;
+    x->pending = 0;
+    for (int j = m0; j < m1 && !rc; j++) {
+        const nh_msg *g = &b->msgs[j];
+        if (b->o.header && !g->send) {
+            b->got[j] = 0;
+            x->pending++;
+        } else if (!b->o.header) {
+            rc = post_sized(x, g, j);
+        }
+    }
+    if (!rc && b->o.header)
+        rc = post_headers(x, m0, m1);
+    return rc;
+}
+
+/* A matched header message: its lengths, then its blocks. */
+static int recv_header(nh_run *x, const nh_msg *g, MPI_Message *msg, MPI_Status *st)
+{
+    nh_bind *b = x->b;
+    const nh_blk *blks = b->s->rounds[g->round].recv;
+    int bytes, rc;
+    if ((rc = PMPI_Get_count(st, MPI_BYTE, &bytes)))
+        return rc;
+    if (nh_grow(&b->inbuf, &b->incap, (size_t)bytes + 8)) {
+        char dummy[1]; /* the matched message must still be received */
+        PMPI_Mrecv(dummy, 0, MPI_BYTE, msg, MPI_STATUS_IGNORE);
+        return MPI_ERR_NO_MEM;
+    }
+    if ((rc = PMPI_Mrecv(b->inbuf, bytes, MPI_BYTE, msg, MPI_STATUS_IGNORE)))
+        return rc;
+    size_t at = 8 * (size_t)g->n;
+    if ((size_t)bytes < at)
+        return MPI_ERR_TRUNCATE;
+    for (int i = 0; i < g->n && !rc; i++) {
+        uint64_t l64;
+        memcpy(&l64, b->inbuf + 8 * (size_t)i, 8);
+        if (l64 > (uint64_t)bytes - at)
+            return MPI_ERR_TRUNCATE;
+        rc = nh_hdr_take(b, blks[i], b->inbuf + at, (size_t)l64, &x->uerr);
+        at += (size_t)l64;
+    }
+    return rc;
+}
+
+/* Header messages of the phase that have arrived (block: all of them). */
+static int take_headers(nh_run *x, int block)
+{
+    nh_bind *b = x->b;
+    int m0 = b->phase_start[x->ph], m1 = b->phase_start[x->ph + 1], rc = MPI_SUCCESS;
+    for (int j = m0; j < m1 && x->pending && !rc; j++) {
+        const nh_msg *g = &b->msgs[j];
+        MPI_Message msg;
+        MPI_Status st;
+        int flag = 1, tag = tag_of(b, g->index, x->slot);
+        if (g->send || b->got[j])
+            continue;
+        rc = block ? PMPI_Mprobe(g->peer, tag, b->comm, &msg, &st)
+                   : PMPI_Improbe(g->peer, tag, b->comm, &flag, &msg, &st);
+        if (rc || !flag)
+            continue;
+        b->got[j] = 1;
+        x->pending--;
+        rc = recv_header(x, g, &msg, &st);
+    }
+    return rc;
+}
+
+/* After the phase's messages completed: unpack what arrived packed, then
+ * the phase's local copies. */
+static int phase_finish(nh_run *x)
+{
+    nh_bind *b = x->b;
+    int rc = MPI_SUCCESS, ph = x->ph;
+    for (int j = b->phase_start[ph]; j < b->phase_start[ph + 1] && !rc; j++) {
+        const nh_msg *g = &b->msgs[j];
+        if (g->send || !g->packed)
+            continue;
+        const nh_blk *blks = b->s->rounds[g->round].recv + g->first;
+        for (int k = 0, pos = 0; k < g->n && !rc; k++) {
+            nh_desc d;
+            nh_blk_desc(b, blks[k], &d);
+            rc = nh_desc_unpack(g->buf, g->count, &pos, &d, b->comm);
+        }
+    }
+    for (int c = b->copy_start[ph]; c < b->copy_start[ph + 1] && !rc; c++) {
+        const nh_round *r = &b->s->rounds[b->copies[c]];
+        for (int k = 0; k < r->nsend && k < r->nrecv && !rc; k++)
+            rc = nh_blk_copy(b, r->send[k], r->recv[k], &x->uerr);
+    }
+    return rc;
+}
+
+int nh_run_progress(nh_run *x, int block, int *done)
+{
+    nh_bind *b = x->b;
+    int rc = MPI_SUCCESS;
+    *done = 0;
+    while (x->ph < b->s->nphases) {
+        if (!x->posted) {
+            x->posted = 1;
+            if ((rc = post(x)))
+                break;
+        }
+        if (x->pending && ((rc = take_headers(x, block)) || x->pending))
+            break;
+        if (x->nreq) {
+            int flag = 1;
+            rc = block ? nh_waitall(x->nreq, b->reqs, b->stats)
+                       : nh_testall(x->nreq, b->reqs, &flag, b->stats);
+            if (rc || !flag)
+                break;
+            x->nreq = 0;
+        }
+        if ((rc = phase_finish(x)))
+            break;
+        x->ph++;
+        x->posted = 0;
+    }
+    if (rc) { /* nothing more is posted; MPI errors stop the run */
+        x->ph = b->s->nphases;
+        *done = 1;
+        return rc;
+    }
+    if (x->ph < b->s->nphases)
+        return MPI_SUCCESS;
+    *done = 1;
+    return x->uerr;
+}
+
+static void reset(nh_run *x)
+{
+    x->ph = 0;
+    x->posted = 0;
+    x->nreq = 0;
+    x->pending = 0;
+    x->uerr = MPI_SUCCESS;
+    x->b->storeused = 0;
+}
+
+int nh_run_start(nh_run *x, int *done)
+{
+    reset(x);
+    return nh_run_progress(x, 0, done);
+}
+
+int nh_run_bind(nh_run *x, nh_plan *p, const nh_sched *s, const nh_call *c,
+                const nh_bind_opts *o, int held, int persistent, int slot)
+{
+    int rc;
+    memset(x, 0, sizeof(*x));
+    x->p = p;
+    x->slot = slot;
+    if (persistent || (held && !c->named)) {
+        rc = bind_new(p, s, c, o, held, persistent, slot, &x->b);
+        x->owned = 1;
+    } else {
+        rc = bind_get(p, s, c, o, &x->b, &x->owned);
+    }
+    if (rc)
+        return rc;
+    x->b->busy = 1;
+    x->ph = s->nphases; /* not started */
+    return MPI_SUCCESS;
+}
+
+void nh_run_release(nh_run *x)
+{
+    if (!x->b)
+        return;
+    x->b->busy = 0;
+    if (x->owned)
+        bind_free(x->b);
+    x->b = NULL;
+}
+
+int nh_run_msg_phases(const nh_run *x)
+{
+    return x->b->msg_phases;
+}
+
+int nh_run_zcopy(const nh_run *x)
+{
+    return x->b->zcopy;
+}
+
+int nh_run_blocking(nh_plan *p, const nh_sched *s, const nh_call *c, const nh_bind_opts *o,
+                    int *zcopy)
+{
+    nh_run x;
+    int done, rc = nh_run_bind(&x, p, s, c, o, 0, 0, 0);
+    if (rc)
+        return rc;
+    reset(&x);
+    rc = nh_run_progress(&x, 1, &done);
+    *zcopy = x.b->zcopy;
+    nh_run_release(&x);
+    return rc;
+}

@@ -1,0 +1,23 @@
+/* Nonblocking and persistent neighborhood collectives: nhood's requests
+ * (request.c) over the engine, and the completion calls that finish them. */
+#ifndef NH_REQUEST_H
+#define NH_REQUEST_H
+
+#include "exec/engine.h"
+
+/* Creates an operation running s on the call and its handle; a
+ * nonblocking one starts now, a persistent one counts its starts in
+ * *starts (if not NULL).  *zcopy: some message is a struct datatype. */
+int nh_req_create(nh_plan *p, const nh_sched *s, const nh_call *c, const nh_bind_opts *o,
+                  int persistent, long *starts, int *zcopy, MPI_Request *out);
+/* One nonblocking step of every running operation. */
+void nh_req_progress(void);
+/* MPI_Allreduce that progresses nhood's operations while it waits:
+ * another rank may be waiting for one of them, which needs this rank's
+ * forwarding, before it joins the reduction. */
+int nh_req_allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op,
+                     MPI_Comm comm);
+/* Frees every operation (MPI_Finalize). */
+void nh_req_fini(void);
+
+#endif

@@ -1,0 +1,47 @@
+/* Selection: which schedule and binding a call runs with (select.c,
+ * stfw_choice.c, autotune.c).  Above the engine, below the API layer. */
+#ifndef NH_SELECT_H
+#define NH_SELECT_H
+
+#include <string.h>
+
+#include "exec/engine.h"
+
+typedef struct nh_choice {
+    nh_algo algo; /* NH_ALGO_PMPI: the call goes to MPI */
+    const nh_sched *s;
+    nh_bind_opts o;
+    int tuning; /* an autotune trial: time the call, nh_autotune_record */
+} nh_choice;
+
+/* The algorithm for a call of coll in form with blocks of m bytes (the
+ * same on every rank where nh_sizes_known; ignored elsewhere). */
+int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out);
+/* Does every rank see the same block sizes for coll on p (see select.c)? */
+int nh_sizes_known(const nh_plan *p, nh_coll coll);
+double nh_cost_of(const nh_sched *s, nh_binding b, size_t m);
+/* The algorithm asked for op, with a forced stfw counted as AUTO:
+ * store-and-forward is tried before selection. */
+nh_algo nh_forced_algo(const nh_plan *p, nh_op op);
+/* A forced algorithm on a non-isomorphic communicator: warn once, fail
+ * (NHOOD_FALLBACK=error) or stay silent; the call goes to PMPI. */
+int nh_forced_not_isomorphic(nh_plan *p, nh_algo forced, const char *opname);
+/* A forced forwarding algorithm in a nonblocking or persistent call under
+ * NHOOD_PROGRESS=safe: warn once, or fail (NHOOD_FALLBACK=error). */
+int nh_forced_needs_poll(nh_plan *p, nh_algo forced, const char *opname);
+
+/* Store-and-forward (stfw_choice.c): 1 with *out filled where the call
+ * runs it, 0 where it does not, or an MPI error.  total is the bytes this
+ * rank sends in the call (auto's re-check at the first blocking call of
+ * op, a collective reduction). */
+int nh_stfw_choose(nh_plan *p, nh_coll coll, nh_form form, double total, nh_choice *out);
+/* What auto's re-check would decide for uniform blocks of block_bytes
+ * (afterwards: what it decided); the VPT dimension, or 0 without STFW. */
+int nh_stfw_predict(const nh_plan *p, nh_op op, int block_bytes);
+
+/* NHOOD_AUTOTUNE (autotune.c): the algorithm to run, measured rather
+ * than modeled; -1 where autotuning does not apply. */
+int nh_autotune_algo(nh_plan *p, nh_op op, size_t m, nh_algo *algo, int *tuning);
+int nh_autotune_record(nh_plan *p, nh_op op, size_t m, double seconds);
+
+#endif

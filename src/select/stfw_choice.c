@@ -1,0 +1,71 @@
+/* Store-and-forward for a call: on irregular graphs where it was set up
+ * at creation (exec/stfw_exec.c), before the other algorithms.
+ *
+ * Under auto, the first blocking call of an operation checks the choice
+ * again with the size of its blocks: one reduction of the bytes each rank
+ * sends gives the mean block of the call, and the model compares STFW
+ * with one message per neighbor at that size, which turns STFW on or off
+ * for every later call of the operation (identical on every rank: reduced
+ * inputs and the cost settings).  nhood's own pending operations progress
+ * while the reduction completes: another rank may be waiting for one of
+ * them, which needs this rank's forwarding, before it makes this call.
+ *
+ * STFW forwards data, so nonblocking and persistent calls run it only
+ * under NHOOD_PROGRESS=poll (see exec/request.c). */
+#include "exec/stfw_exec.h"
+#include "exec/request.h"
+#include "select/select.h"
+
+static int recheck(nh_plan *p, nh_op op, double mine)
+{
+    nh_stfw *st = p->stfw;
+    double total = 0;
+    int rc = nh_req_allreduce(&mine, &total, 1, MPI_DOUBLE, MPI_SUM, p->pcomm);
+    if (rc)
+        return rc;
+    double block = total / st->edges;
+    st->recheck[op] = 0;
+    st->block[op] = block > 0 ? block : 0;
+    st->off[op] = !nh_stfw_wins(st, block);
+    return MPI_SUCCESS;
+}
+
+int nh_stfw_choose(nh_plan *p, nh_coll coll, nh_form form, double total, nh_choice *out)
+{
+    nh_op op = nh_coll_op(coll);
+    nh_stfw *st = p->stfw;
+    int rc;
+    if (!st || !st->sched[op])
+        return 0;
+    if (form == NH_FORM_BLOCKING) {
+        if (st->recheck[op] && (rc = recheck(p, op, total)))
+            return rc;
+    } else if (nh_cfg.progress != NH_PROGRESS_POLL) {
+        /* The call goes on to the other algorithms (PMPI on irregular
+         * graphs); a forced stfw says so under the fallback policy. */
+        if (st->off[op] || nh_requested_algo(p, op) != NH_ALGO_STFW)
+            return 0;
+        return (rc = nh_forced_needs_poll(p, NH_ALGO_STFW, nh_coll_name(coll))) ? rc : 0;
+    }
+    if (st->off[op])
+        return 0;
+    memset(out, 0, sizeof(*out));
+    out->algo = NH_ALGO_STFW;
+    out->s = st->sched[op];
+    out->o.kind = NH_BIND_AUTO;
+    out->o.header = 1;
+    return 1;
+}
+
+/* Is op under STFW on p?  Before auto's re-check (the first blocking
+ * call), a blocking call of uniform blocks of block_bytes (< 0: unknown)
+ * is predicted as the re-check would decide it. */
+int nh_stfw_predict(const nh_plan *p, nh_op op, int block_bytes)
+{
+    const nh_stfw *st = p ? p->stfw : NULL;
+    if (!st || !st->sched[op])
+        return 0;
+    if (st->recheck[op] && block_bytes >= 0)
+        return nh_stfw_wins(st, block_bytes) ? st->v.n : 0;
+    return st->off[op] ? 0 : st->v.n;
+}
