@@ -67,6 +67,9 @@ one 2 "" $t/test_badenv info
 one 2 "NHOOD_ALGO=torus NHOOD_BINDING=zcopy NHOOD_FALLBACK=silent" $t/test_leaks 1000
 one 2 "" $t/test_neighbor_v
 one 4 "NHOOD_ALGO=torus NHOOD_CHECK=1 NHOOD_FALLBACK=silent" $t/test_neighbor_v
+one 4 "NHOOD_PROGRESS=poll NHOOD_ALGO=torus NHOOD_FALLBACK=silent" $t/test_neighbor_v nonblocking
+one 4 "NHOOD_PROGRESS=poll NHOOD_ALGO=stfw" $t/test_neighbor_v nonblocking
+one 2 "" $t/test_neighbor_v persistent
 one 2 "" $t/test_iso
 one 4 "NHOOD_ALGO=stfw NHOOD_STFW_DIMS=2" $t/test_stfw
 one 4 "NHOOD_PROGRESS=poll NHOOD_ALGO=stfw NHOOD_STFW_DIMS=2" $t/test_stfw_nb

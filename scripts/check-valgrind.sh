@@ -59,6 +59,10 @@ mpi test_badenv "$b/test/mpi/test_badenv"
 mpi "test_leaks 200" "$b/test/mpi/test_leaks" 200
 mpi test_iso "$b/test/mpi/test_iso"
 mpi test_neighbor_v "$b/test/mpi/test_neighbor_v"
+MPIVARS="NHOOD_PROGRESS=poll NHOOD_ALGO=torus NHOOD_FALLBACK=silent"
+mpi "test_neighbor_v nonblocking (poll, torus)" "$b/test/mpi/test_neighbor_v" nonblocking
+MPIVARS=""
+mpi "test_neighbor_v persistent" "$b/test/mpi/test_neighbor_v" persistent
 MPIVARS="NHOOD_ALGO=stfw"
 mpi "test_stfw NHOOD_ALGO=stfw" "$b/test/mpi/test_stfw"
 MPIVARS="NHOOD_PROGRESS=poll NHOOD_ALGO=stfw"
