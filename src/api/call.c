@@ -34,7 +34,7 @@ static int block(nh_desc *d, const void *buf, MPI_Aint disp, int count, MPI_Data
 
 int nh_call_init(nh_call *c, nh_coll coll, const nh_args *a, const nh_plan *p)
 {
-    int w = coll == NH_COLL_ALLTOALLW, gv = coll == NH_COLL_ALLGATHERV, size;
+    int w = coll == NH_COLL_ALLTOALLW, gv = coll == NH_COLL_ALLGATHERV, ssize, rsize;
     MPI_Aint lb, sext = 1, rext = 1;
     memset(c, 0, sizeof(*c));
     c->op = nh_coll_op(coll);
@@ -46,8 +46,10 @@ int nh_call_init(nh_call *c, nh_coll coll, const nh_args *a, const nh_plan *p)
     c->rtype = a->rtype;
     if (!nh_coll_vec(coll)) {
         if (a->stype == MPI_DATATYPE_NULL || a->rtype == MPI_DATATYPE_NULL ||
-            PMPI_Type_size(a->stype, &size) || PMPI_Type_size(a->rtype, &size))
+            PMPI_Type_size(a->stype, &ssize) || PMPI_Type_size(a->rtype, &rsize))
             return NH_TO_PMPI;
+        c->sbytes = (size_t)ssize * (size_t)a->scount;
+        c->rbytes = (size_t)rsize * (size_t)a->rcount;
         c->named = nh_type_named(a->stype) && nh_type_named(a->rtype);
         return MPI_SUCCESS;
     }
@@ -91,17 +93,10 @@ void nh_call_fini(nh_call *c)
     c->s = c->r = NULL;
 }
 
-static size_t type_bytes(MPI_Datatype t, int count)
-{
-    int size = 0;
-    PMPI_Type_size(t, &size); /* valid: checked by nh_call_init */
-    return (size_t)size * (size_t)count;
-}
-
 size_t nh_call_block(const nh_call *c, const nh_plan *p)
 {
     if (!c->vec) /* a rank without out-edges reads it off its receive arguments */
-        return p->outdeg > 0 ? type_bytes(c->stype, c->scount) : type_bytes(c->rtype, c->rcount);
+        return p->outdeg > 0 ? c->sbytes : c->rbytes;
     double sum = 0;
     int n = 0;
     for (int t = 0; p->isomorphic && t < p->nb.s; t++)
@@ -116,7 +111,7 @@ double nh_call_bytes(const nh_call *c, const nh_plan *p)
 {
     double sum = 0;
     if (!c->vec)
-        return (double)type_bytes(c->stype, c->scount) * p->outdeg;
+        return (double)c->sbytes * p->outdeg;
     if (c->op == NH_OP_ALLGATHER)
         return c->ns ? (double)c->s[0].bytes * p->outdeg : 0;
     for (int i = 0; i < c->ns; i++)

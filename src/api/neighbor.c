@@ -46,11 +46,12 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
         (rc = nh_call_check(p, coll, &c, comm)))
         goto out;
     size_t m = nh_call_block(&c, p);
-    if ((rc = nh_stfw_choose(p, coll, form, nh_call_bytes(&c, p), &ch)) < 0 ||
+    if ((rc = nh_stfw_choose(p, coll, form, p->stfw ? nh_call_bytes(&c, p) : 0, &ch)) < 0 ||
         (rc == 0 && (rc = nh_select(p, coll, form, m, &ch))))
         goto out;
     nh_report_rec *rec = nh_report_rec_get(p, coll, form);
-    nh_report_stfw(p, nh_coll_op(coll), rec); /* where set up, also when not chosen */
+    if (rec && !rec->stfw_dims) /* where set up, also when not chosen; after the re-check */
+        nh_report_stfw(p, nh_coll_op(coll), rec);
     if (rec && (form != NH_FORM_PERSISTENT || ch.algo == NH_ALGO_PMPI))
         rec->calls[ch.algo]++; /* nhood's persistent requests count their starts */
     if (ch.algo == NH_ALGO_PMPI) {

@@ -26,9 +26,8 @@ struct nh_bind {
     const nh_nbhd *nb; /* template slots of model-1 temps */
     MPI_Comm comm;
     int tag_ub;
-    /* regular calls: extents, block bytes, contiguity */
+    /* regular calls: extents, contiguity */
     MPI_Aint sext, rext;
-    size_t ms, m;
     int scontig, rcontig;
     /* typed temps: slot t at temp + toff[t]; kdesc[key] describes a temp
      * of template entry key (model 1; entry 0 for model 0), klo its

@@ -76,13 +76,13 @@ void nh_blk_desc(const nh_bind *b, nh_blk k, nh_desc *out)
         out->addr = (char *)c->sbuf + (MPI_Aint)k.slot * c->scount * b->sext;
         out->count = c->scount;
         out->type = c->stype;
-        out->bytes = b->ms;
+        out->bytes = c->sbytes;
         out->contig = b->scontig;
     } else {
         out->addr = (char *)c->rbuf + (MPI_Aint)k.slot * c->rcount * b->rext;
         out->count = c->rcount;
         out->type = c->rtype;
-        out->bytes = b->m;
+        out->bytes = c->rbytes;
         out->contig = b->rcontig;
     }
 }

@@ -106,18 +106,15 @@ static int copy_call(nh_bind *b, const nh_call *c)
     return MPI_SUCCESS;
 }
 
-/* Regular calls: extents, block sizes and contiguity, once per binding. */
+/* Regular calls: extents and contiguity, once per binding. */
 static int regular_facts(nh_bind *b)
 {
     const nh_call *c = &b->c;
     MPI_Aint lb;
-    int rc, ssize, rsize;
+    int rc;
     if ((rc = PMPI_Type_get_extent(c->stype, &lb, &b->sext)) ||
-        (rc = PMPI_Type_get_extent(c->rtype, &lb, &b->rext)) ||
-        (rc = PMPI_Type_size(c->stype, &ssize)) || (rc = PMPI_Type_size(c->rtype, &rsize)))
+        (rc = PMPI_Type_get_extent(c->rtype, &lb, &b->rext)))
         return rc;
-    b->ms = (size_t)ssize * (size_t)c->scount;
-    b->m = (size_t)rsize * (size_t)c->rcount;
     b->scontig = nh_type_contig(c->stype);
     b->rcontig = nh_type_contig(c->rtype);
     return MPI_SUCCESS;
@@ -252,7 +249,6 @@ static int plan_msgs(nh_bind *b)
     /* Rounds stably sorted by phase (builders may list them out of order). */
     int no = 0;
     for (int ph = 0; ph < np && !rc; ph++) {
-        b->copy_start[ph] = 0;
         for (int i = 0; i < s->nrounds; i++)
             if (s->rounds[i].phase == ph)
                 order[no++] = i;

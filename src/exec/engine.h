@@ -70,6 +70,7 @@ typedef struct nh_call {
     void *rbuf;
     int scount, rcount;
     MPI_Datatype stype, rtype;
+    size_t sbytes, rbytes; /* bytes of one send and one receive block */
     /* per block */
     int ns, nr;
     nh_desc *s, *r;
