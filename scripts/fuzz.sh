@@ -1,10 +1,10 @@
 #!/bin/sh
 # make fuzz: libFuzzer (clang -fsanitize=fuzzer) over nhood's pure core
-# (src/topo/grid.c canonicalization, src/sched/* builders and simulator),
+# (src/core: grid canonicalization, schedule builders and simulator),
 # with ASan and UBSan.  Targets: test/fuzz/fuzz_offsets.c (offset lists
 # end to end through nh_sim_offsets), test/fuzz/fuzz_graph.c (detection's
 # soundness on edited, shuffled graphs), test/fuzz/fuzz_parse.c (the
-# settings parsers of src/select/parse.c against an oracle).
+# settings parsers of src/core/parse.c against an oracle).
 #
 # Usage: scripts/fuzz.sh [seconds per target] [target...]
 #   FUZZ_CC (default clang), FUZZ_JOBS (parallel fuzzing processes, 1),
@@ -27,8 +27,8 @@ command -v "$cc" >/dev/null || { echo "fuzz: $cc not found (scripts/install-deps
 mkdir -p "$dir"
 for t in $targets; do
     "$cc" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-        -I"$top/src" -I"$top/include" "$top/test/fuzz/fuzz_$t.c" "$top/src/topo/grid.c" \
-        "$top"/src/sched/*.c "$top/src/select/parse.c" -o "$dir/fuzz_$t"
+        -I"$top/src" -I"$top/include" "$top/test/fuzz/fuzz_$t.c" "$top"/src/core/*.c \
+        -o "$dir/fuzz_$t"
     mkdir -p "$dir/corpus_$t"
     cp "$top/test/fuzz/corpus/$t/"* "$dir/corpus_$t/"
     echo "fuzz: $t for $secs s (log: $dir/fuzz_$t.log)"

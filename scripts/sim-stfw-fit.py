@@ -2,10 +2,10 @@
 """Fit NHOOD_COST_STAGE and NHOOD_COST_FWD, the store-and-forward terms of
 nhood's cost model, to the simulated SpMV experiments (docs/sim/stfw-*.csv).
 
-Replays auto's decision (src/exec/stfw_exec.c: choose_dims at a nominal
+Replays auto's decision (src/plan/stfw_setup.c: choose_dims at a nominal
 256-byte block, schedules built if STFW wins for 1-byte blocks, then
 recheck at the first call's mean block, either way; model_bl,
-model_stfw; src/sched/stfw.c: nh_vpt_init's balanced dimensions,
+model_stfw; src/core/vpt.c: nh_vpt_init's balanced dimensions,
 nh_stfw_est_msgs, nh_stfw_est_hops) offline for every experiment, with each
 platform's alpha, o and beta (platforms/*.cost) and one (stage, fwd) pair
 for all platforms, and scores a pair by how often its choice is within 10 %

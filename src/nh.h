@@ -1,16 +1,30 @@
-/* Internal declarations shared by the MPI-facing parts of nhood. */
+/* Internal declarations shared by the MPI-facing parts of nhood, by
+ * layer (src/: core <- util <- config <- plan <- exec <- select <- api <-
+ * iso <- intercept; test/unit/check-layers.sh keeps calls downward).  The
+ * engine, requests, selection and API have their own headers. */
 #ifndef NH_H
 #define NH_H
 
 #include <mpi.h>
 #include <stddef.h>
 
-#include "inplace/inplace.h"
-#include "resource.h"
-#include "sched/sched.h"
-#include "topo/grid.h"
+#include "core/grid.h"
+#include "core/inplace.h"
+#include "core/sched.h"
+#include "util/resource.h"
 
-/* ---- configuration (select/config.c) ---- */
+/* ---- utilities (util/) ---- */
+extern int nh_world_rank; /* set at start-up (api/lifecycle.c) */
+/* Messages on stderr (util/log.c): warnings from rank 0, errors from any. */
+void nh_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void nh_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* MPI_Pack / MPI_Unpack that also accept a block at MPI_BOTTOM (util/pack.c). */
+int nh_pack(const void *in, int count, MPI_Datatype type, void *out, int outsize, int *pos,
+            MPI_Comm comm);
+int nh_unpack(const void *in, int insize, int *pos, void *out, int count, MPI_Datatype type,
+              MPI_Comm comm);
+
+/* ---- configuration (config/config.c) ---- */
 typedef enum { NH_BIND_AUTO = 0, NH_BIND_PACK, NH_BIND_ZCOPY, NH_BIND_COUNT } nh_binding;
 typedef enum { NH_FALLBACK_WARN = 0, NH_FALLBACK_ERROR, NH_FALLBACK_SILENT } nh_fallback;
 typedef enum { NH_PROGRESS_SAFE = 0, NH_PROGRESS_POLL } nh_progress;
@@ -21,20 +35,6 @@ typedef enum {
     NH_FORM_PERSISTENT,
     NH_FORM_COUNT
 } nh_form;
-
-/* The five neighborhood collectives.  Each belongs to a schedule family
- * (alltoall or allgather); the v and w forms describe every block alone. */
-typedef enum {
-    NH_COLL_ALLTOALL = 0,
-    NH_COLL_ALLGATHER,
-    NH_COLL_ALLTOALLV,
-    NH_COLL_ALLTOALLW,
-    NH_COLL_ALLGATHERV,
-    NH_COLL_COUNT
-} nh_coll;
-nh_op nh_coll_op(nh_coll c);
-int nh_coll_vec(nh_coll c); /* v and w forms */
-const char *nh_coll_name(nh_coll c);
 
 typedef struct nh_cost {
     double alpha;        /* us per phase (synchronization latency) */
@@ -67,9 +67,11 @@ typedef struct nh_config {
     int autotune;                 /* NHOOD_AUTOTUNE */
     int check;                    /* NHOOD_CHECK: verify isomorphic=true on v/w calls */
     int stfw_dims;                /* NHOOD_STFW_DIMS (0 = chosen by the cost model) */
+    int iso_reduce;               /* NHOOD_ISO_REDUCE: an nh_red_algo, NH_RED_COUNT = auto */
 } nh_config;
 
 extern nh_config nh_cfg;
+extern int nh_active; /* 0 under MPI_THREAD_MULTIPLE or NHOOD_DISABLE */
 /* Parses the environment; on error fills msg and returns -1. */
 int nh_config_load(char *msg, size_t len);
 /* Rank 0 warns about NHOOD_* variables that name no setting (typos). */
@@ -79,7 +81,7 @@ int nh_parse_binding(const char *v, nh_binding *out);
 const char *nh_binding_name(nh_binding b);
 void nh_config_help(char *buf, size_t len, const char *var); /* allowed values of a knob */
 
-/* ---- per-communicator plan (topo/detect.c) ---- */
+/* ---- per-communicator plan (plan/detect.c) ---- */
 typedef struct nh_bind nh_bind;
 
 /* How the engine frames and addresses a call's messages (exec/engine.h). */
@@ -114,13 +116,14 @@ typedef struct nh_plan {
     int warned;
     nh_sched *sched[NH_OP_COUNT][NH_ALGO_COUNT];
     nh_bind *bcache; /* the engine's cache of bindings for predefined types */
+    void (*bcache_free)(struct nh_plan *p); /* set by the engine (above the plan) */
     struct nh_report_rec *rec[NH_COLL_COUNT][NH_FORM_COUNT];
     int outdeg, indeg; /* user's degrees (also for non-isomorphic graphs) */
     int refs;          /* the communicator's attribute + live requests */
     unsigned long seq; /* nonblocking and persistent operations created */
     int warned_progress;
     int hinted;           /* created with isomorphic=true: uniform block sizes promised */
-    struct nh_stfw *stfw; /* store-and-forward state (exec/stfw_exec.c), NULL if none */
+    struct nh_stfw *stfw; /* store-and-forward state (plan/stfw_setup.c), NULL if none */
     /* The node of every rank (its lowest rank) where the cost model charges
      * traffic leaving nodes (NHOOD_COST_NODE/LINK), with scratch for
      * nh_sched_node_stats; NULL otherwise, on every rank alike. */
@@ -151,18 +154,12 @@ const nh_sched *nh_plan_sched(nh_plan *p, nh_op op, nh_algo a);
 void nh_plan_unref(nh_plan *p);
 
 /* The algorithm asked for op on p: info key, then NHOOD_ALGO_<OP>, then
- * NHOOD_ALGO (AUTO if none). */
+ * NHOOD_ALGO (AUTO if none; plan/hint.c, with nh_hint_parse). */
 nh_algo nh_requested_algo(const nh_plan *p, nh_op op);
 
 /* Tag slots: blocking calls use slot 0, nonblocking and persistent ones
  * slots 1..NH_SLOTS-1 in creation order (see exec/request.c). */
 #define NH_SLOTS 16
-
-/* MPI_Pack / MPI_Unpack that also accept a block at MPI_BOTTOM (exec/pack.c). */
-int nh_pack(const void *in, int count, MPI_Datatype type, void *out, int outsize, int *pos,
-            MPI_Comm comm);
-int nh_unpack(const void *in, int insize, int *pos, void *out, int count, MPI_Datatype type,
-              MPI_Comm comm);
 
 /* ---- in-place all-to-all (exec/inplace.c) ---- */
 typedef enum { NH_INPLACE_ALLTOALL = 0, NH_INPLACE_ALLTOALLV, NH_INPLACE_ALLTOALLW } nh_inplace_op;
@@ -185,7 +182,7 @@ void nh_inplace_fini(void);
 void nh_inplace_report_print(void);
 void nh_inplace_report_free(void);
 
-/* ---- report (report.c) ---- */
+/* ---- report (api/report.c) ---- */
 typedef struct nh_report_rec {
     struct nh_report_rec *next;
     int comm_id;
@@ -219,13 +216,9 @@ void nh_report_stfw(const nh_plan *p, nh_op op, nh_report_rec *r);
 void nh_report_print(void);
 void nh_report_free(void);
 
-/* ---- misc ---- */
+/* ---- life cycle (api/lifecycle.c) ---- */
 /* nhood's start-up after MPI was initialized without it (a Fortran
  * binding calling PMPI_Init); does nothing if it already ran. */
 int nh_start_late(void);
-extern int nh_world_rank;
-extern int nh_active; /* 0 under MPI_THREAD_MULTIPLE or NHOOD_DISABLE */
-void nh_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void nh_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -11,9 +11,9 @@ typedef struct nh_args {
     const void *sbuf;
     void *rbuf;
     int scount, rcount;
-    MPI_Datatype stype, rtype;          /* regular; v: the one type per side */
-    const int *scounts, *rcounts;       /* v, w (allgatherv: rcounts) */
-    const int *sdispls, *rdispls;       /* v: in extents (allgatherv: rdispls) */
+    MPI_Datatype stype, rtype;           /* regular; v: the one type per side */
+    const int *scounts, *rcounts;        /* v, w (allgatherv: rcounts) */
+    const int *sdispls, *rdispls;        /* v: in extents (allgatherv: rdispls) */
     const MPI_Aint *sdisplsw, *rdisplsw; /* w: in bytes */
     const MPI_Datatype *stypes, *rtypes; /* w */
 } nh_args;
@@ -39,5 +39,23 @@ double nh_call_bytes(const nh_call *c, const nh_plan *p);
 /* NHOOD_CHECK: the isomorphic=true promise holds for this call (collective;
  * aborts with a message naming the first neighbor index that breaks it). */
 int nh_call_check(const nh_plan *p, nh_coll coll, const nh_call *c, MPI_Comm comm);
+
+/* Reentry guard (api/lifecycle.c): set while nhood runs an MPI entry
+ * point (intercept/intercept.c) or one of its own (iso/), so that MPI
+ * calls from below (an MPI library calling its own MPI_* entry points, a
+ * tool under nhood) go straight to PMPI. */
+extern __thread int nh_guard;
+
+static inline int nh_guard_enter(void)
+{
+    int prev = nh_guard;
+    nh_guard = 1;
+    return prev;
+}
+
+static inline void nh_guard_leave(int prev)
+{
+    nh_guard = prev;
+}
 
 #endif

@@ -5,23 +5,6 @@
 #include "api/api.h"
 #include "exec/request.h"
 
-nh_op nh_coll_op(nh_coll c)
-{
-    return c == NH_COLL_ALLGATHER || c == NH_COLL_ALLGATHERV ? NH_OP_ALLGATHER : NH_OP_ALLTOALL;
-}
-
-int nh_coll_vec(nh_coll c)
-{
-    return c >= NH_COLL_ALLTOALLV;
-}
-
-const char *nh_coll_name(nh_coll c)
-{
-    static const char *const names[NH_COLL_COUNT] = {"alltoall", "allgather", "alltoallv",
-                                                     "alltoallw", "allgatherv"};
-    return names[c];
-}
-
 /* The binding the report shows: the cost model's, or for v/w calls the
  * one the binding ended up with (a struct somewhere: zcopy). */
 static nh_binding shown_binding(const nh_choice *ch, int zcopy)
@@ -122,9 +105,9 @@ static void args_alltoallw(nh_args *a, const void *sendbuf, const int sendcounts
                    .rtypes = recvtypes};
 }
 
-static void args_allgatherv(nh_args *a, const void *sendbuf, int sendcount,
-                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                            const int displs[], MPI_Datatype recvtype)
+static void args_allgatherv(nh_args *a, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[], const int displs[],
+                            MPI_Datatype recvtype)
 {
     *a = (nh_args){.sbuf = sendbuf,
                    .scount = sendcount,
@@ -146,7 +129,7 @@ static void args_allgatherv(nh_args *a, const void *sendbuf, int sendcount,
 #ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
 /* MPI-4 persistent forms.  nhood reads none of the info keys here. */
 #define NH_COLL_INIT(name, ID, params, args)                                                       \
-    int nh_impl_MPI_Neighbor_##name##_init(NH_UNWRAP params, MPI_Comm comm, MPI_Info info,        \
+    int nh_impl_MPI_Neighbor_##name##_init(NH_UNWRAP params, MPI_Comm comm, MPI_Info info,         \
                                            MPI_Request *request)                                   \
     {                                                                                              \
         NH_RUN(name, ID, NH_FORM_PERSISTENT, args, request,                                        \
@@ -161,11 +144,9 @@ static void args_allgatherv(nh_args *a, const void *sendbuf, int sendcount,
     {                                                                                              \
         NH_RUN(name, ID, NH_FORM_BLOCKING, args, NULL, PMPI_Neighbor_##name(NH_UNWRAP args, comm)) \
     }                                                                                              \
-    int nh_impl_MPI_Ineighbor_##name(NH_UNWRAP params, MPI_Comm comm, MPI_Request *request)        \
-    {                                                                                              \
+    int nh_impl_MPI_Ineighbor_##name(NH_UNWRAP params, MPI_Comm comm, MPI_Request *request){       \
         NH_RUN(name, ID, NH_FORM_NONBLOCKING, args, request,                                       \
-               PMPI_Ineighbor_##name(NH_UNWRAP args, comm, request))                               \
-    }                                                                                              \
-    NH_COLL_INIT(name, ID, params, args)
+               PMPI_Ineighbor_##name(NH_UNWRAP args, comm, request))} NH_COLL_INIT(name, ID,       \
+                                                                                   params, args)
 #include "api/colls.h"
 #undef NH_COLL

@@ -49,7 +49,7 @@ static void bind_free(nh_bind *b)
     free(b);
 }
 
-void nh_bind_cache_free(nh_plan *p)
+static void bind_cache_free(nh_plan *p)
 {
     while (p->bcache) {
         nh_bind *n = p->bcache->next;
@@ -72,7 +72,7 @@ static int dup_types(nh_bind *b)
         return MPI_ERR_NO_MEM;
     }
     for (int i = 0; i < n && !rc; i++) {
-        MPI_Datatype *t = !c->vec ? (i ? &c->rtype : &c->stype)
+        MPI_Datatype *t = !c->vec     ? (i ? &c->rtype : &c->stype)
                           : i < c->ns ? &c->s[i].type
                                       : &c->r[i - c->ns].type;
         if (nh_type_named(*t))
@@ -300,10 +300,9 @@ static int bind_persist(nh_bind *b, int slot)
     for (int j = 0; j < b->nmsgs && !b->o.header; j++) {
         const nh_msg *g = &b->msgs[j];
         int tag = tag_of(b, g->index, slot);
-        int rc = g->send ? nh_send_init(g->buf, g->count, g->type, g->peer, tag, b->comm,
-                                        &b->preq[j])
-                         : nh_recv_init(g->buf, g->count, g->type, g->peer, tag, b->comm,
-                                        &b->preq[j]);
+        int rc = g->send
+                     ? nh_send_init(g->buf, g->count, g->type, g->peer, tag, b->comm, &b->preq[j])
+                     : nh_recv_init(g->buf, g->count, g->type, g->peer, tag, b->comm, &b->preq[j]);
         if (rc)
             return rc;
     }
@@ -389,7 +388,8 @@ static int bind_get(nh_plan *p, const nh_sched *s, const nh_call *c, const nh_bi
     if (c->named) {
         b->next = p->bcache;
         p->bcache = b;
-        if (++n > NH_BIND_CACHE) { /* drop the least recently used idle one */
+        p->bcache_free = bind_cache_free; /* the plan, below, frees it */
+        if (++n > NH_BIND_CACHE) {        /* drop the least recently used idle one */
             nh_bind **q = &p->bcache, **last = NULL;
             for (; *q; q = &(*q)->next)
                 if (!(*q)->busy)
@@ -629,8 +629,8 @@ int nh_run_start(nh_run *x, int *done)
     return nh_run_progress(x, 0, done);
 }
 
-int nh_run_bind(nh_run *x, nh_plan *p, const nh_sched *s, const nh_call *c,
-                const nh_bind_opts *o, int held, int persistent, int slot)
+int nh_run_bind(nh_run *x, nh_plan *p, const nh_sched *s, const nh_call *c, const nh_bind_opts *o,
+                int held, int persistent, int slot)
 {
     int rc;
     memset(x, 0, sizeof(*x));

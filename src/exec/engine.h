@@ -1,4 +1,4 @@
-/* The engine: runs any schedule (sched/sched.h) on one call's buffers.
+/* The engine: runs any schedule (core/sched.h) on one call's buffers.
  *
  * Every neighborhood collective nhood runs, in every form, goes through
  * the code below: blocking calls are start + wait, nonblocking and
@@ -101,8 +101,8 @@ typedef struct nh_run {
 /* Binds a call (persistent: a private binding with MPI persistent
  * requests for sized messages, built once; held: the binding outlives the
  * call, so it owns duplicates of derived datatypes). */
-int nh_run_bind(nh_run *x, nh_plan *p, const nh_sched *s, const nh_call *c,
-                const nh_bind_opts *o, int held, int persistent, int slot);
+int nh_run_bind(nh_run *x, nh_plan *p, const nh_sched *s, const nh_call *c, const nh_bind_opts *o,
+                int held, int persistent, int slot);
 /* Starts from phase 0 and makes what progress is possible without blocking. */
 int nh_run_start(nh_run *x, int *done);
 /* Advances; block=1 waits until complete.  *done tells whether it is. */
@@ -116,7 +116,5 @@ int nh_run_zcopy(const nh_run *x);
  * struct datatype. */
 int nh_run_blocking(nh_plan *p, const nh_sched *s, const nh_call *c, const nh_bind_opts *o,
                     int *zcopy);
-/* Frees the plan's binding cache. */
-void nh_bind_cache_free(nh_plan *p);
 
 #endif

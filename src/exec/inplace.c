@@ -1,5 +1,5 @@
 /* In-place MPI_Alltoall / MPI_Alltoallv / MPI_Alltoallw as pairwise swaps
- * in the order of the chosen algorithm (src/inplace/), on a private
+ * in the order of the chosen algorithm (src/core/inplace_*.c), on a private
  * duplicate of the communicator cached as an attribute.
  *
  * With NHOOD_INPLACE_AUXMEM=n (section 3.4 of the paper) a swap whose

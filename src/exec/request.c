@@ -45,18 +45,19 @@
 
 #include "exec/engine.h"
 #include "exec/request.h"
+#include "util/host.h"
 
 typedef struct nh_req {
     struct nh_req *next;
     MPI_Request handle;
     int persistent;
-    int active;     /* started, not yet completed by a completion call */
-    int done;       /* the schedule ran to the end */
-    int freed;      /* handle freed by the user while active: destroy when done */
-    int multi;      /* the schedule forwards (more than one message phase) */
-    int err;        /* first error while progressing */
-    long *starts;   /* persistent: the report's call counter, or NULL */
-    nh_run run;     /* the engine's run of the schedule */
+    int active;   /* started, not yet completed by a completion call */
+    int done;     /* the schedule ran to the end */
+    int freed;    /* handle freed by the user while active: destroy when done */
+    int multi;    /* the schedule forwards (more than one message phase) */
+    int err;      /* first error while progressing */
+    long *starts; /* persistent: the report's call counter, or NULL */
+    nh_run run;   /* the engine's run of the schedule */
 } nh_req;
 
 static nh_req *live; /* all of nhood's operations */
@@ -210,11 +211,8 @@ int nh_req_create(nh_plan *p, const nh_sched *s, const nh_call *c, const nh_bind
 int nh_req_allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op,
                      MPI_Comm comm)
 {
-#ifdef NHOOD_SMPI
-    /* simulation: no pending operations of nhood's (simbench), and SMPI's
-     * nonblocking reduction is slow to simulate */
-    return PMPI_Allreduce(in, out, count, type, op, comm);
-#else
+    if (nh_host_simulated()) /* and SMPI's nonblocking reduction is slow to simulate */
+        return PMPI_Allreduce(in, out, count, type, op, comm);
     MPI_Request req;
     MPI_Status status;
     int done = 0, rc = nh_iallreduce(in, out, count, type, op, comm, &req);
@@ -222,7 +220,6 @@ int nh_req_allreduce(const void *in, void *out, int count, MPI_Datatype type, MP
         if (!(rc = nh_testall(1, &req, &done, &status)) && !done)
             nh_req_progress();
     return rc;
-#endif
 }
 
 void nh_req_fini(void)

@@ -16,7 +16,12 @@
  *  - Open MPI: the common blocks themselves, mpi_fortran_in_place_ etc.,
  *    in each of the four manglings (OMPI_IS_FORTRAN_IN_PLACE).
  * Both are looked up with dlsym, so libnhood links no Fortran library and
- * C programs are unaffected.
+ * C programs are unaffected.  MPI_STATUS(ES)_IGNORE likewise (MPICH: the
+ * standard's MPI_F_STATUS(ES)_IGNORE pointers, set by the same routine).
+ *
+ * Requests.  A Fortran request is converted to C (MPI_Request_f2c) for
+ * the call and back (MPI_Request_c2f) after it, statuses with
+ * MPI_Status_c2f, indices from 0-based to 1-based.
  *
  * Start-up.  mpi_init / mpi_init_thread forward to the library's own
  * Fortran routine (found with RTLD_NEXT: it may set up Fortran state),
@@ -37,7 +42,15 @@
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "nhood's Fortran entry points assume "
                                                 "MPI_Fint is int");
 
-enum { F_IN_PLACE = 0, F_BOTTOM, F_UNWEIGHTED, F_WEIGHTS_EMPTY, F_NSENTINELS };
+enum {
+    F_IN_PLACE = 0,
+    F_BOTTOM,
+    F_UNWEIGHTED,
+    F_WEIGHTS_EMPTY,
+    F_STATUS_IGNORE,
+    F_STATUSES_IGNORE,
+    F_NSENTINELS
+};
 enum { F_NADDR = 5 }; /* MPICH's pointer, Open MPI's four manglings */
 
 static void *sentinel[F_NSENTINELS][F_NADDR];
@@ -45,12 +58,12 @@ static pthread_once_t sentinel_once = PTHREAD_ONCE_INIT;
 
 static void sentinel_lookup(void)
 {
-    static const char *const mpich[F_NSENTINELS] = {"MPIR_F_MPI_IN_PLACE", "MPIR_F_MPI_BOTTOM",
-                                                    "MPIR_F_MPI_UNWEIGHTED",
-                                                    "MPIR_F_MPI_WEIGHTS_EMPTY"};
-    static const char *const ompi[F_NSENTINELS] = {"mpi_fortran_in_place", "mpi_fortran_bottom",
-                                                   "mpi_fortran_unweighted",
-                                                   "mpi_fortran_weights_empty"};
+    static const char *const mpich[F_NSENTINELS] = {
+        "MPIR_F_MPI_IN_PLACE",      "MPIR_F_MPI_BOTTOM",   "MPIR_F_MPI_UNWEIGHTED",
+        "MPIR_F_MPI_WEIGHTS_EMPTY", "MPI_F_STATUS_IGNORE", "MPI_F_STATUSES_IGNORE"};
+    static const char *const ompi[F_NSENTINELS] = {
+        "mpi_fortran_in_place",      "mpi_fortran_bottom",        "mpi_fortran_unweighted",
+        "mpi_fortran_weights_empty", "mpi_fortran_status_ignore", "mpi_fortran_statuses_ignore"};
     int *need_init = dlsym(RTLD_DEFAULT, "MPIR_F_NeedInit");
     void (*mpich_initf)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "mpirinitf_");
     if (need_init && *need_init && mpich_initf) {
@@ -90,6 +103,78 @@ static const int *f_weights(const MPI_Fint *w)
     return is_sentinel(w, F_UNWEIGHTED)      ? MPI_UNWEIGHTED
            : is_sentinel(w, F_WEIGHTS_EMPTY) ? MPI_WEIGHTS_EMPTY
                                              : w;
+}
+
+#ifdef MPI_F_STATUS_SIZE
+#define F_STATUS_SIZE MPI_F_STATUS_SIZE
+#else /* Open MPI 4.1: MPI_STATUS_SIZE integers hold the C struct */
+#define F_STATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
+#endif
+/* Fortran .TRUE. is 1 in gfortran and in both libraries' conversions. */
+#define F_TRUE 1
+
+/* Where a call found an error before reaching MPI (out of memory). */
+static int f_fail(int rc)
+{
+    PMPI_Comm_call_errhandler(MPI_COMM_WORLD, rc);
+    return rc;
+}
+
+/* n C requests for Fortran handles (n + 1: never a zero-size allocation). */
+static MPI_Request *f_reqs(int n, const MPI_Fint *f)
+{
+    MPI_Request *c = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof(*c));
+    for (int i = 0; c && i < n; i++)
+        c[i] = PMPI_Request_f2c(f[i]);
+    return c;
+}
+
+/* C statuses for n Fortran ones, MPI_STATUSES_IGNORE for the sentinel;
+ * NULL when out of memory. */
+static MPI_Status *f_statuses(int n, const MPI_Fint *f)
+{
+    if (is_sentinel(f, F_STATUSES_IGNORE))
+        return MPI_STATUSES_IGNORE;
+    return malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof(MPI_Status));
+}
+
+static void f_statuses_free(MPI_Status *c)
+{
+    if (c != MPI_STATUSES_IGNORE)
+        free(c);
+}
+
+/* After a multiple-completion call: every handle back to Fortran, and
+ * the first n statuses (at the positions given by at[], if not NULL). */
+static void f_back(int nreq, const MPI_Request *c, MPI_Fint *f, int n, const MPI_Status *st,
+                   MPI_Fint *fst)
+{
+    for (int i = 0; i < nreq; i++)
+        f[i] = PMPI_Request_c2f(c[i]);
+    for (int i = 0; st != MPI_STATUSES_IGNORE && i < n; i++)
+        PMPI_Status_c2f(&st[i], fst + (size_t)i * F_STATUS_SIZE);
+}
+
+/* The C status for a Fortran status argument (MPI_STATUS_IGNORE for the
+ * sentinel), and its conversion back. */
+static MPI_Status *f_status(const MPI_Fint *f, MPI_Status *c)
+{
+    return is_sentinel(f, F_STATUS_IGNORE) ? MPI_STATUS_IGNORE : c;
+}
+
+static void f_status_back(const MPI_Status *c, MPI_Fint *f)
+{
+    if (c != MPI_STATUS_IGNORE)
+        PMPI_Status_c2f(c, f);
+}
+
+/* The n C datatypes of Fortran handles; NULL when out of memory. */
+static MPI_Datatype *f_types(int n, const MPI_Fint *f)
+{
+    MPI_Datatype *c = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof(*c));
+    for (int i = 0; c && i < n; i++)
+        c[i] = PMPI_Type_f2c(f[i]);
+    return c;
 }
 
 #define F_BUF(p) f_buf(p)
@@ -187,18 +272,13 @@ static void nh_f_mpi_alltoallw(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sd
         *ierr = rc;
         return;
     }
-    rt = malloc(((size_t)n + 1) * sizeof(MPI_Datatype));
+    rt = f_types(n, recvtypes);
     if (sbuf != MPI_IN_PLACE)
-        st = malloc(((size_t)n + 1) * sizeof(MPI_Datatype));
+        st = f_types(n, sendtypes);
     if (!rt || (sbuf != MPI_IN_PLACE && !st)) {
         rc = MPI_ERR_NO_MEM;
         PMPI_Comm_call_errhandler(c, rc);
     } else {
-        for (int i = 0; i < n; i++) {
-            rt[i] = PMPI_Type_f2c(recvtypes[i]);
-            if (st)
-                st[i] = PMPI_Type_f2c(sendtypes[i]);
-        }
         rc = MPI_Alltoallw(sbuf, sendcounts, sdispls, st, F_BUF(recvbuf), recvcounts, rdispls, rt,
                            c);
     }
@@ -207,10 +287,272 @@ static void nh_f_mpi_alltoallw(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sd
     *ierr = rc;
 }
 
+/* The degrees of comm's neighborhood (Cartesian, graph or distributed
+ * graph); 0 for other communicators, whose error MPI reports. */
+static int f_degrees(MPI_Comm c, int *in, int *out)
+{
+    int st, rc, n = 0, rank, weighted;
+    *in = *out = 0;
+    if (c == MPI_COMM_NULL || (rc = PMPI_Topo_test(c, &st)))
+        return MPI_SUCCESS; /* the C call reports it */
+    if (st == MPI_DIST_GRAPH)
+        return PMPI_Dist_graph_neighbors_count(c, in, out, &weighted);
+    if (st == MPI_CART && !(rc = PMPI_Cartdim_get(c, &n)))
+        n *= 2;
+    else if (st == MPI_GRAPH && !(rc = PMPI_Comm_rank(c, &rank)))
+        rc = PMPI_Graph_neighbors_count(c, rank, &n);
+    *in = *out = n;
+    return rc;
+}
+
+/* MPI_NEIGHBOR_ALLTOALLW in any form: one C handle per neighbor.  The
+ * converted type arrays are freed on return, also for nonblocking and
+ * persistent calls, as the libraries' own bindings do: nhood's requests
+ * keep their own description of the blocks. */
+static void f_neighbor_w(nh_form form, void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls,
+                         MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts,
+                         MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info,
+                         MPI_Fint *request, MPI_Fint *ierr)
+{
+    MPI_Comm c = F_COMM(comm);
+    MPI_Request r = MPI_REQUEST_NULL;
+    MPI_Datatype *st = NULL, *rt = NULL;
+    int in, out, rc = f_degrees(c, &in, &out);
+    (void)info;
+    if (rc)
+        goto out;
+    if (!(st = f_types(out, sendtypes)) || !(rt = f_types(in, recvtypes))) {
+        rc = MPI_ERR_NO_MEM;
+        PMPI_Comm_call_errhandler(c, rc);
+        goto out;
+    }
+    if (form == NH_FORM_BLOCKING)
+        rc = MPI_Neighbor_alltoallw(F_BUF(sendbuf), sendcounts, sdispls, st, F_BUF(recvbuf),
+                                    recvcounts, rdispls, rt, c);
+    else if (form == NH_FORM_NONBLOCKING)
+        rc = MPI_Ineighbor_alltoallw(F_BUF(sendbuf), sendcounts, sdispls, st, F_BUF(recvbuf),
+                                     recvcounts, rdispls, rt, c, &r);
+#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
+    else
+        rc = MPI_Neighbor_alltoallw_init(F_BUF(sendbuf), sendcounts, sdispls, st, F_BUF(recvbuf),
+                                         recvcounts, rdispls, rt, c, PMPI_Info_f2c(*info), &r);
+#endif
+    if (rc == MPI_SUCCESS && form != NH_FORM_BLOCKING)
+        *request = PMPI_Request_c2f(r);
+out:
+    free(st);
+    free(rt);
+    *ierr = rc;
+}
+
+static void nh_f_mpi_neighbor_alltoallw(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls,
+                                        MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts,
+                                        MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm,
+                                        MPI_Fint *ierr)
+{
+    f_neighbor_w(NH_FORM_BLOCKING, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                 rdispls, recvtypes, comm, NULL, NULL, ierr);
+}
+
+static void nh_f_mpi_ineighbor_alltoallw(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls,
+                                         MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts,
+                                         MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm,
+                                         MPI_Fint *request, MPI_Fint *ierr)
+{
+    f_neighbor_w(NH_FORM_NONBLOCKING, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                 rdispls, recvtypes, comm, NULL, request, ierr);
+}
+
+#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
+static void nh_f_mpi_neighbor_alltoallw_init(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls,
+                                             MPI_Fint *sendtypes, void *recvbuf,
+                                             MPI_Fint *recvcounts, MPI_Aint *rdispls,
+                                             MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info,
+                                             MPI_Fint *request, MPI_Fint *ierr)
+{
+    f_neighbor_w(NH_FORM_PERSISTENT, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                 rdispls, recvtypes, comm, info, request, ierr);
+}
+#endif
+
+/* ---- completion ---- */
+
+static void nh_f_mpi_wait(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Request r = PMPI_Request_f2c(*request);
+    MPI_Status cs, *st = f_status(status, &cs);
+    *ierr = MPI_Wait(&r, st);
+    *request = PMPI_Request_c2f(r);
+    if (*ierr == MPI_SUCCESS)
+        f_status_back(st, status);
+}
+
+static void nh_f_mpi_test(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Request r = PMPI_Request_f2c(*request);
+    MPI_Status cs, *st = f_status(status, &cs);
+    int f = 0;
+    *ierr = MPI_Test(&r, &f, st);
+    *request = PMPI_Request_c2f(r);
+    *flag = f ? F_TRUE : 0;
+    if (*ierr == MPI_SUCCESS && f)
+        f_status_back(st, status);
+}
+
+static void nh_f_mpi_request_get_status(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status,
+                                        MPI_Fint *ierr)
+{
+    MPI_Status cs, *st = f_status(status, &cs);
+    int f = 0;
+    *ierr = MPI_Request_get_status(PMPI_Request_f2c(*request), &f, st);
+    *flag = f ? F_TRUE : 0;
+    if (*ierr == MPI_SUCCESS && f)
+        f_status_back(st, status);
+}
+
+static void nh_f_mpi_waitall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *statuses,
+                             MPI_Fint *ierr)
+{
+    int n = *count;
+    MPI_Request *r = f_reqs(n, requests);
+    MPI_Status *st = f_statuses(n, statuses);
+    if (!r || !st)
+        *ierr = f_fail(MPI_ERR_NO_MEM);
+    else if ((*ierr = MPI_Waitall(n, r, st)) == MPI_SUCCESS || *ierr == MPI_ERR_IN_STATUS)
+        f_back(n, r, requests, n, st, statuses);
+    free(r);
+    f_statuses_free(st);
+}
+
+static void nh_f_mpi_testall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *flag,
+                             MPI_Fint *statuses, MPI_Fint *ierr)
+{
+    int n = *count, f = 0;
+    MPI_Request *r = f_reqs(n, requests);
+    MPI_Status *st = f_statuses(n, statuses);
+    if (!r || !st)
+        *ierr = f_fail(MPI_ERR_NO_MEM);
+    else if ((*ierr = MPI_Testall(n, r, &f, st)) == MPI_SUCCESS || *ierr == MPI_ERR_IN_STATUS)
+        f_back(n, r, requests, f ? n : 0, st, statuses);
+    *flag = f ? F_TRUE : 0;
+    free(r);
+    f_statuses_free(st);
+}
+
+/* MPI_WAITANY and MPI_TESTANY (flag NULL: wait). */
+static void f_any(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint *flag,
+                  MPI_Fint *status, MPI_Fint *ierr)
+{
+    int n = *count, i = MPI_UNDEFINED, f = 1;
+    MPI_Request *r = f_reqs(n, requests);
+    MPI_Status cs, *st = f_status(status, &cs);
+    if (!r) {
+        *ierr = f_fail(MPI_ERR_NO_MEM);
+        return;
+    }
+    *ierr = flag ? MPI_Testany(n, r, &i, &f, st) : MPI_Waitany(n, r, &i, st);
+    if (*ierr == MPI_SUCCESS) {
+        f_back(n, r, requests, 0, NULL, NULL);
+        *index = i == MPI_UNDEFINED ? MPI_UNDEFINED : i + 1;
+        if (f && i != MPI_UNDEFINED)
+            f_status_back(st, status);
+    }
+    if (flag)
+        *flag = f ? F_TRUE : 0;
+    free(r);
+}
+
+static void nh_f_mpi_waitany(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint *status,
+                             MPI_Fint *ierr)
+{
+    f_any(count, requests, index, NULL, status, ierr);
+}
+
+static void nh_f_mpi_testany(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint *flag,
+                             MPI_Fint *status, MPI_Fint *ierr)
+{
+    f_any(count, requests, index, flag, status, ierr);
+}
+
+/* MPI_WAITSOME and MPI_TESTSOME. */
+static void f_some(int test, MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount,
+                   MPI_Fint *indices, MPI_Fint *statuses, MPI_Fint *ierr)
+{
+    int n = *incount, out = MPI_UNDEFINED;
+    MPI_Request *r = f_reqs(n, requests);
+    MPI_Status *st = f_statuses(n, statuses);
+    if (!r || !st) {
+        *ierr = f_fail(MPI_ERR_NO_MEM);
+    } else {
+        *ierr =
+            test ? MPI_Testsome(n, r, &out, indices, st) : MPI_Waitsome(n, r, &out, indices, st);
+        if (*ierr == MPI_SUCCESS || *ierr == MPI_ERR_IN_STATUS) {
+            int k = out == MPI_UNDEFINED ? 0 : out;
+            f_back(n, r, requests, k, st, statuses);
+            for (int i = 0; i < k; i++)
+                indices[i] += 1;
+            *outcount = out;
+        }
+    }
+    free(r);
+    f_statuses_free(st);
+}
+
+static void nh_f_mpi_waitsome(MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount,
+                              MPI_Fint *indices, MPI_Fint *statuses, MPI_Fint *ierr)
+{
+    f_some(0, incount, requests, outcount, indices, statuses, ierr);
+}
+
+static void nh_f_mpi_testsome(MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount,
+                              MPI_Fint *indices, MPI_Fint *statuses, MPI_Fint *ierr)
+{
+    f_some(1, incount, requests, outcount, indices, statuses, ierr);
+}
+
+static void nh_f_mpi_request_free(MPI_Fint *request, MPI_Fint *ierr)
+{
+    MPI_Request r = PMPI_Request_f2c(*request);
+    if ((*ierr = MPI_Request_free(&r)) == MPI_SUCCESS)
+        *request = PMPI_Request_c2f(r);
+}
+
+static void nh_f_mpi_cancel(MPI_Fint *request, MPI_Fint *ierr)
+{
+    MPI_Request r = PMPI_Request_f2c(*request);
+    *ierr = MPI_Cancel(&r);
+}
+
+static void nh_f_mpi_start(MPI_Fint *request, MPI_Fint *ierr)
+{
+    MPI_Request r = PMPI_Request_f2c(*request);
+    if ((*ierr = MPI_Start(&r)) == MPI_SUCCESS)
+        *request = PMPI_Request_c2f(r);
+}
+
+static void nh_f_mpi_startall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ierr)
+{
+    int n = *count;
+    MPI_Request *r = f_reqs(n, requests);
+    if (!r)
+        *ierr = f_fail(MPI_ERR_NO_MEM);
+    else if ((*ierr = MPI_Startall(n, r)) == MPI_SUCCESS)
+        f_back(n, r, requests, 0, NULL, NULL);
+    free(r);
+}
+
 #define NH_FORTRAN_CALL(lower, UPPER, params, call)                                                \
     static void nh_f_##lower params                                                                \
     {                                                                                              \
         *ierr = call;                                                                              \
+    }                                                                                              \
+    NH_FORTRAN(lower, UPPER, params)
+#define NH_FORTRAN_REQ(lower, UPPER, params, call)                                                 \
+    static void nh_f_##lower params                                                                \
+    {                                                                                              \
+        MPI_Request r = MPI_REQUEST_NULL;                                                          \
+        if ((*ierr = call) == MPI_SUCCESS)                                                         \
+            *request = PMPI_Request_c2f(r);                                                        \
     }                                                                                              \
     NH_FORTRAN(lower, UPPER, params)
 #define NH_FORTRAN(lower, UPPER, params)                                                           \
@@ -221,3 +563,4 @@ static void nh_f_mpi_alltoallw(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sd
 #include "fortran.h"
 #undef NH_FORTRAN
 #undef NH_FORTRAN_CALL
+#undef NH_FORTRAN_REQ

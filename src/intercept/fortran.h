@@ -7,8 +7,15 @@
  *
  * NH_FORTRAN_CALL(lower, UPPER, params, call): the converter is
  *     *ierr = call;
+ * NH_FORTRAN_REQ(lower, UPPER, params, call): the same for a call that
+ *     makes a request (call writes it to the C request r), handed back as
+ *     *request;
  * NH_FORTRAN(lower, UPPER, params): the converter nh_f_<lower> is written
- *     out in fortran.c. */
+ *     out in fortran.c.
+ *
+ * The completion calls are here too: Open MPI's own Fortran MPI_WAIT etc.
+ * call PMPI_Wait, which would see nhood's request handles as the inactive
+ * requests they stand for and return before the operation completed. */
 /* clang-format would read "(MPI_Fint *x" as a multiplication. */
 /* clang-format off */
 NH_FORTRAN(mpi_init, MPI_INIT, (MPI_Fint *ierr))
@@ -48,4 +55,115 @@ NH_FORTRAN(mpi_alltoallw, MPI_ALLTOALLW,
            (void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes,
             void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes,
             MPI_Fint *comm, MPI_Fint *ierr))
+NH_FORTRAN_CALL(mpi_neighbor_alltoallv, MPI_NEIGHBOR_ALLTOALLV,
+                (void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype,
+                 void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype,
+                 MPI_Fint *comm, MPI_Fint *ierr),
+                MPI_Neighbor_alltoallv(F_BUF(sendbuf), sendcounts, sdispls, F_TYPE(sendtype),
+                                       F_BUF(recvbuf), recvcounts, rdispls, F_TYPE(recvtype),
+                                       F_COMM(comm)))
+NH_FORTRAN_CALL(mpi_neighbor_allgatherv, MPI_NEIGHBOR_ALLGATHERV,
+                (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                 MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
+                 MPI_Fint *ierr),
+                MPI_Neighbor_allgatherv(F_BUF(sendbuf), *sendcount, F_TYPE(sendtype),
+                                        F_BUF(recvbuf), recvcounts, displs, F_TYPE(recvtype),
+                                        F_COMM(comm)))
+NH_FORTRAN(mpi_neighbor_alltoallw, MPI_NEIGHBOR_ALLTOALLW,
+           (void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes,
+            void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes,
+            MPI_Fint *comm, MPI_Fint *ierr))
+NH_FORTRAN_REQ(mpi_ineighbor_alltoall, MPI_INEIGHBOR_ALLTOALL,
+               (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request,
+                MPI_Fint *ierr),
+               MPI_Ineighbor_alltoall(F_BUF(sendbuf), *sendcount, F_TYPE(sendtype),
+                                      F_BUF(recvbuf), *recvcount, F_TYPE(recvtype),
+                                      F_COMM(comm), &r))
+NH_FORTRAN_REQ(mpi_ineighbor_allgather, MPI_INEIGHBOR_ALLGATHER,
+               (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request,
+                MPI_Fint *ierr),
+               MPI_Ineighbor_allgather(F_BUF(sendbuf), *sendcount, F_TYPE(sendtype),
+                                       F_BUF(recvbuf), *recvcount, F_TYPE(recvtype),
+                                       F_COMM(comm), &r))
+NH_FORTRAN_REQ(mpi_ineighbor_alltoallv, MPI_INEIGHBOR_ALLTOALLV,
+               (void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype,
+                void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype,
+                MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr),
+               MPI_Ineighbor_alltoallv(F_BUF(sendbuf), sendcounts, sdispls, F_TYPE(sendtype),
+                                       F_BUF(recvbuf), recvcounts, rdispls, F_TYPE(recvtype),
+                                       F_COMM(comm), &r))
+NH_FORTRAN_REQ(mpi_ineighbor_allgatherv, MPI_INEIGHBOR_ALLGATHERV,
+               (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
+                MPI_Fint *request, MPI_Fint *ierr),
+               MPI_Ineighbor_allgatherv(F_BUF(sendbuf), *sendcount, F_TYPE(sendtype),
+                                        F_BUF(recvbuf), recvcounts, displs, F_TYPE(recvtype),
+                                        F_COMM(comm), &r))
+NH_FORTRAN(mpi_ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW,
+           (void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes,
+            void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes,
+            MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr))
+#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
+NH_FORTRAN_REQ(mpi_neighbor_alltoall_init, MPI_NEIGHBOR_ALLTOALL_INIT,
+               (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
+                MPI_Fint *request, MPI_Fint *ierr),
+               MPI_Neighbor_alltoall_init(F_BUF(sendbuf), *sendcount, F_TYPE(sendtype),
+                                          F_BUF(recvbuf), *recvcount, F_TYPE(recvtype),
+                                          F_COMM(comm), PMPI_Info_f2c(*info), &r))
+NH_FORTRAN_REQ(mpi_neighbor_allgather_init, MPI_NEIGHBOR_ALLGATHER_INIT,
+               (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
+                MPI_Fint *request, MPI_Fint *ierr),
+               MPI_Neighbor_allgather_init(F_BUF(sendbuf), *sendcount, F_TYPE(sendtype),
+                                           F_BUF(recvbuf), *recvcount, F_TYPE(recvtype),
+                                           F_COMM(comm), PMPI_Info_f2c(*info), &r))
+NH_FORTRAN_REQ(mpi_neighbor_alltoallv_init, MPI_NEIGHBOR_ALLTOALLV_INIT,
+               (void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype,
+                void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype,
+                MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr),
+               MPI_Neighbor_alltoallv_init(F_BUF(sendbuf), sendcounts, sdispls, F_TYPE(sendtype),
+                                           F_BUF(recvbuf), recvcounts, rdispls, F_TYPE(recvtype),
+                                           F_COMM(comm), PMPI_Info_f2c(*info), &r))
+NH_FORTRAN_REQ(mpi_neighbor_allgatherv_init, MPI_NEIGHBOR_ALLGATHERV_INIT,
+               (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
+                MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr),
+               MPI_Neighbor_allgatherv_init(F_BUF(sendbuf), *sendcount, F_TYPE(sendtype),
+                                            F_BUF(recvbuf), recvcounts, displs, F_TYPE(recvtype),
+                                            F_COMM(comm), PMPI_Info_f2c(*info), &r))
+NH_FORTRAN(mpi_neighbor_alltoallw_init, MPI_NEIGHBOR_ALLTOALLW_INIT,
+           (void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes,
+            void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes,
+            MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr))
+#endif
+/* completion */
+NH_FORTRAN(mpi_wait, MPI_WAIT, (MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr))
+NH_FORTRAN(mpi_test, MPI_TEST,
+           (MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr))
+NH_FORTRAN(mpi_request_get_status, MPI_REQUEST_GET_STATUS,
+           (MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr))
+NH_FORTRAN(mpi_waitall, MPI_WAITALL,
+           (MPI_Fint *count, MPI_Fint *requests, MPI_Fint *statuses, MPI_Fint *ierr))
+NH_FORTRAN(mpi_testall, MPI_TESTALL,
+           (MPI_Fint *count, MPI_Fint *requests, MPI_Fint *flag, MPI_Fint *statuses,
+            MPI_Fint *ierr))
+NH_FORTRAN(mpi_waitany, MPI_WAITANY,
+           (MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint *status,
+            MPI_Fint *ierr))
+NH_FORTRAN(mpi_testany, MPI_TESTANY,
+           (MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint *flag,
+            MPI_Fint *status, MPI_Fint *ierr))
+NH_FORTRAN(mpi_waitsome, MPI_WAITSOME,
+           (MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount, MPI_Fint *indices,
+            MPI_Fint *statuses, MPI_Fint *ierr))
+NH_FORTRAN(mpi_testsome, MPI_TESTSOME,
+           (MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount, MPI_Fint *indices,
+            MPI_Fint *statuses, MPI_Fint *ierr))
+NH_FORTRAN(mpi_request_free, MPI_REQUEST_FREE, (MPI_Fint *request, MPI_Fint *ierr))
+NH_FORTRAN(mpi_cancel, MPI_CANCEL, (MPI_Fint *request, MPI_Fint *ierr))
+NH_FORTRAN(mpi_start, MPI_START, (MPI_Fint *request, MPI_Fint *ierr))
+NH_FORTRAN(mpi_startall, MPI_STARTALL, (MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ierr))
 /* clang-format on */

@@ -2,11 +2,9 @@
  * itself go to PMPI_* directly; the thread-local guard additionally sends
  * any MPI call made while nhood is active (an MPI library calling its own
  * MPI_* entry points, a tool below us) straight to PMPI. */
-#include "nh.h"
+#include "api/api.h"
 
 #define NH_EXPORT __attribute__((visibility("default")))
-
-static __thread int nh_guard;
 
 #define NH_FN(name, params, args) int nh_impl_##name params;
 #include "functions.h"
@@ -24,17 +22,3 @@ static __thread int nh_guard;
     }
 #include "functions.h"
 #undef NH_FN
-
-/* The same guard for nhood's own API entry points (src/iso/iso.c): while
- * one runs, MPI calls from below go to PMPI. */
-int nh_guard_enter(void)
-{
-    int prev = nh_guard;
-    nh_guard = 1;
-    return prev;
-}
-
-void nh_guard_leave(int prev)
-{
-    nh_guard = prev;
-}

@@ -3,8 +3,10 @@
 #ifndef NH_ISO_H
 #define NH_ISO_H
 
+#include <stdlib.h>
+
 #include "nh.h"
-#include "sched/reduce.h"
+#include "core/reduce.h"
 
 /* What Iso_neighborhood_create attaches to the communicator it makes. */
 typedef struct nh_iso {
@@ -31,28 +33,31 @@ typedef struct nh_iso {
 /* The iso state of a communicator, or NULL (with an error message naming
  * fn) when it was not made by Iso_neighborhood_create. */
 nh_iso *nh_iso_get(MPI_Comm comm, const char *fn);
-/* The reduction schedule for blocks of m bytes: NHOOD_ISO_REDUCE, or
- * (auto) the cheaper by nhood's cost model for an interior rank; m is the
- * same on every rank (count x datatype must match), so is the choice.
- * Returns -1 when out of memory. */
-int nh_iso_red_algo(nh_iso *I, int scatter, size_t m, nh_red_algo *out);
-
-/* Reentry guard of the MPI entry points (intercept/intercept.c): Iso_*
- * functions hold it too, so MPI calls made while they run reach PMPI. */
-int nh_guard_enter(void);
-void nh_guard_leave(int prev);
-
-/* NHOOD_CHECK (nh_cfg.check): verify promises with extra collectives.
- * Returns 0 or 1 (the setting was validated at MPI_Init). */
-int nh_iso_check_env(char *msg, size_t len);
-/* NHOOD_ISO_REDUCE=auto|direct|dimwise: auto is NH_RED_COUNT; -1 if malformed. */
-int nh_iso_reduce_env(char *msg, size_t len);
-/* 1 if name (n characters) is one of the variables read here (for the
- * unknown-variable warning of select/config.c). */
-int nh_iso_knob(const char *name, size_t n);
 
 int nh_iso_reduce_run(nh_iso *I, MPI_Comm comm, int scatter, const void *sendbuf,
                       const int *sendcount, const MPI_Aint *senddisp, const MPI_Datatype *sendtype,
                       void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op);
+
+/* Entry points of the interface are exported from the library. */
+#define NH_EXPORT __attribute__((visibility("default")))
+
+/* Arrays of n (+1: never a zero-size allocation) elements. */
+#define ALLOC(p, n) (((p) = malloc(sizeof(*(p)) * ((size_t)(n) + 1))) != NULL)
+
+static inline int nh_iso_to_mpi(int r)
+{
+    return r == NH_NONE ? MPI_PROC_NULL : r;
+}
+
+/* Calls comm's error handler (unless MPI_COMM_NULL) and returns rc. */
+static inline int nh_iso_fail(MPI_Comm comm, int rc)
+{
+    if (comm != MPI_COMM_NULL)
+        PMPI_Comm_call_errhandler(comm, rc);
+    return rc;
+}
+/* The grid and this rank's coordinates of a Cartesian communicator; an
+ * error naming fn where comm is not one nhood handles (cart.c). */
+int nh_iso_cart_info(MPI_Comm comm, const char *fn, nh_grid *g, int *coords);
 
 #endif

@@ -1,4 +1,4 @@
-/* Executor of the sparse-reduction schedules (src/sched/reduce.h) for
+/* Executor of the sparse-reduction schedules (src/core/reduce.h) for
  * Iso_neighbor_reduce and Iso_neighbor_scatter_reduce.
  *
  * Accumulators are temp blocks of count x datatype laid out by extent.
@@ -185,6 +185,42 @@ static char *blocks_alloc(const rctx *c, int n, char **raw)
     return *raw ? *raw - c->tlb : NULL;
 }
 
+/* The reduction schedule for blocks of m bytes: NHOOD_ISO_REDUCE, or
+ * (auto) the cheaper by nhood's cost model for an interior rank; m is the
+ * same on every rank (count x datatype must match), so is the choice.
+ * Returns -1 when out of memory. */
+static int red_algo(nh_iso *I, int scatter, size_t m, nh_red_algo *out)
+{
+    if (I->red != NH_RED_COUNT) {
+        *out = I->red;
+        return 0;
+    }
+    /* phases * alpha + messages * o + bytes * beta on an interior rank */
+    double best = 0;
+    for (int a = 0; a < NH_RED_COUNT; a++) {
+        if (I->tmpl[scatter][a].msgs < 0) {
+            nh_grid torus = I->g;
+            nh_rsched *rs;
+            for (int j = 0; j < torus.ndims; j++)
+                torus.periods[j] = 1;
+            if (nh_rsched_build(&torus, 0, I->s, I->off, scatter, (nh_red_algo)a, &rs))
+                return -1;
+            I->tmpl[scatter][a].msgs = rs->msgs;
+            I->tmpl[scatter][a].blocks = rs->blocks;
+            I->tmpl[scatter][a].steps = rs->nsteps;
+            nh_rsched_free(rs);
+        }
+        const nh_cost *c = &nh_cfg.cost;
+        double cost = I->tmpl[scatter][a].steps * c->alpha + I->tmpl[scatter][a].msgs * c->o +
+                      (double)I->tmpl[scatter][a].blocks * (double)m * c->beta;
+        if (a == 0 || cost < best) {
+            best = cost;
+            *out = (nh_red_algo)a;
+        }
+    }
+    return 0;
+}
+
 int nh_iso_reduce_run(nh_iso *I, MPI_Comm comm, int scatter, const void *sendbuf,
                       const int *sendcount, const MPI_Aint *senddisp, const MPI_Datatype *sendtype,
                       void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op)
@@ -196,7 +232,7 @@ int nh_iso_reduce_run(nh_iso *I, MPI_Comm comm, int scatter, const void *sendbuf
         (rc = PMPI_Type_get_true_extent(datatype, &tlb, &text)) ||
         (rc = PMPI_Type_size(datatype, &size)))
         return rc;
-    if (nh_iso_red_algo(I, scatter, (size_t)size * (size_t)count, &algo))
+    if (red_algo(I, scatter, (size_t)size * (size_t)count, &algo))
         return MPI_ERR_NO_MEM;
     if (ext <= 0 && count > 1) {
         nh_error("Iso_neighbor_[scatter_]reduce: datatype with extent %ld", (long)ext);

@@ -1,5 +1,5 @@
 /* Store-and-forward for a call: on irregular graphs where it was set up
- * at creation (exec/stfw_exec.c), before the other algorithms.
+ * at creation (plan/stfw_setup.c), before the other algorithms.
  *
  * Under auto, the first blocking call of an operation checks the choice
  * again with the size of its blocks: one reduction of the bytes each rank
@@ -12,7 +12,7 @@
  *
  * STFW forwards data, so nonblocking and persistent calls run it only
  * under NHOOD_PROGRESS=poll (see exec/request.c). */
-#include "exec/stfw_exec.h"
+#include "plan/stfw_setup.h"
 #include "exec/request.h"
 #include "select/select.h"
 

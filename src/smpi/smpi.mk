@@ -14,18 +14,18 @@ OUT ?= build-smpi
 SMPI_CFLAGS ?= -O2
 CF = $(SMPI_CFLAGS) -Wall -Wextra -DNHOOD_SMPI -I$(top_srcdir)/include -I$(top_srcdir)/src
 
-NHOOD_SRC = src/topo/grid.c src/sched/sched.c src/sched/direct.c src/sched/dimwise.c \
-	src/sched/torus.c src/sched/torus_direct.c src/sched/sim.c \
-	src/inplace/lsa.c src/inplace/hsa.c src/inplace/steps.c src/select/parse.c src/resource.c \
-	src/nhood.c src/report.c src/query.c src/intercept/intercept.c src/topo/detect.c \
-	src/exec/engine.c src/exec/blocks.c src/exec/request.c src/exec/pack.c src/exec/inplace.c \
-	src/select/config.c src/select/select.c src/select/stfw_choice.c src/select/autotune.c \
-	src/api/neighbor.c src/api/call.c \
-	src/sched/reduce.c src/iso/iso.c src/iso/iso_reduce.c \
-	src/sched/stfw.c src/exec/stfw_exec.c src/topo/vpt_node.c
+NHOOD_SRC = src/core/grid.c src/core/parse.c src/core/sched.c src/core/algos.c src/core/direct.c \
+	src/core/dimwise.c src/core/torus.c src/core/torus_direct.c src/core/sim.c src/core/vpt.c src/core/stfw.c src/core/stfw_sim.c \
+	src/core/reduce.c src/core/inplace_lsa.c src/core/inplace_hsa.c src/core/inplace_steps.c \
+	src/util/log.c src/util/resource.c src/util/pack.c src/smpi/host.c src/config/config.c \
+	src/plan/hint.c src/plan/detect.c src/plan/vpt_node.c src/plan/stfw_setup.c \
+	src/exec/engine.c src/exec/blocks.c src/exec/request.c src/exec/inplace.c \
+	src/select/select.c src/select/stfw_choice.c src/select/autotune.c \
+	src/api/neighbor.c src/api/call.c src/api/lifecycle.c src/api/report.c src/api/query.c \
+	src/iso/iso.c src/iso/cart.c src/iso/iso_coll.c src/iso/iso_reduce.c src/intercept/intercept.c
 COMPAT_SRC = src/smpi/compat.c
 # The SpMV test matrices (no MPI), for nhood-simbench --op spmv.
-MAT_SRC = src/tools/matgen.c
+MAT_SRC = src/tools/matgen.c src/tools/matread.c src/tools/partition.c src/tools/triplets.c
 NHOOD_OBJ = $(NHOOD_SRC:%.c=$(OUT)/%.o)
 COMPAT_OBJ = $(COMPAT_SRC:%.c=$(OUT)/%.o)
 MAT_OBJ = $(MAT_SRC:%.c=$(OUT)/%.o)
@@ -56,9 +56,15 @@ $(OUT)/prog/nhood-simcalib.o: $(SRC_nhood-simcalib)
 $(OUT)/prog/nhood-bench.o: $(SRC_nhood-bench)
 $(OUT)/prog/nhood-bench-inplace.o: $(SRC_nhood-bench-inplace)
 $(OUT)/prog/test_neighbor.o: $(SRC_test_neighbor)
+# nhood-simbench's other files, linked into it.
+SIMBENCH_PARTS = simbench_neighbor simbench_inplace simbench_spmv
+$(foreach s,$(SIMBENCH_PARTS),$(eval SRC_$(s) = $(top_srcdir)/src/smpi/$(s).c)\
+	$(eval $(OUT)/prog/$(s).o: $(top_srcdir)/src/smpi/$(s).c))
+EXTRA_nhood-simbench = $(SIMBENCH_PARTS:%=$(OUT)/prog/%.o)
+$(OUT)/nhood-simbench: $(EXTRA_nhood-simbench)
 
 $(PROGS): $(OUT)/%: $(OUT)/prog/%.o $(NHOOD_OBJ) $(COMPAT_OBJ) $(MAT_OBJ)
-	$(SMPICC) -o $@ $< $(NHOOD_OBJ) $(COMPAT_OBJ) $(MAT_OBJ) -Wl,-Bsymbolic -lm -ldl -lpthread
+	$(SMPICC) -o $@ $< $(EXTRA_$*) $(NHOOD_OBJ) $(COMPAT_OBJ) $(MAT_OBJ) -Wl,-Bsymbolic -lm -ldl -lpthread
 
 clean:
 	rm -rf $(OUT)

@@ -17,14 +17,15 @@
 #include <string.h>
 
 #include "../../test/nbhd.h"
-#include "inplace/inplace.h"
-#include "sched/sched.h"
+#include "core/inplace.h"
+#include "core/sched.h"
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: nhood-sched --nbhd moore|vonneumann|octant|shales --dims D --radius R\n"
-                    "                   --procs P[,P...] [--mesh] [--verify] [--ppn K] [--no-header]\n"
-                    "       nhood-sched --inplace --procs P[,P...] [--no-header]\n");
+    fprintf(stderr,
+            "usage: nhood-sched --nbhd moore|vonneumann|octant|shales --dims D --radius R\n"
+            "                   --procs P[,P...] [--mesh] [--verify] [--ppn K] [--no-header]\n"
+            "       nhood-sched --inplace --procs P[,P...] [--no-header]\n");
 }
 
 int main(int argc, char **argv)
@@ -108,7 +109,8 @@ int main(int argc, char **argv)
                     continue; /* stfw: nhood-stfw-metrics */
                 nh_sim_result res;
                 nh_sched_stats st;
-                int rc = nh_sim_offsets(&g, s, off, 0, (nh_op)op, (nh_algo)a, verify, ppn, &res, &st);
+                int rc =
+                    nh_sim_offsets(&g, s, off, 0, (nh_op)op, (nh_algo)a, verify, ppn, &res, &st);
                 if (rc == 1) {
                     printf("%s,%d,%d,%d,%s,%d,%s,%s,%d,,,,,,declined%s\n", nbhd, d, r, p, gs, !mesh,
                            nh_op_name((nh_op)op), nh_algos[a].name, s, ppn ? ",,," : "");

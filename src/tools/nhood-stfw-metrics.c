@@ -15,21 +15,21 @@
 #include <string.h>
 #include <time.h>
 
-#include "sched/stfw.h"
+#include "core/stfw.h"
 #include "tools/matgen.h"
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: nhood-stfw-metrics --matrix SPEC --procs K [--partition HOW] [--dims-max N] [--ppn P]\n"
-            "                          [--op alltoall|allgather] [--csv] [--verify]\n"
-            "  SPEC: powerlaw:ROWS:AVGDEG:EXP[:DENSE[:SEED]] | rmat:SCALE:EF[:SEED] |\n"
-            "        mtx:PATH | edges:PATH                (see src/tools/matgen.h)\n"
-            "  K: 1..16384 parts; HOW: rowblock (default) | nnz | metis | file:PATH\n"
-            "  --dims-max N: largest VPT dimension (default: all K allows)\n"
-            "  --op allgather: one block per part to all its neighbors (unit words)\n"
-            "  --csv: comma-separated instead of an aligned table\n"
-            "  --verify: exit 1 unless every simulated schedule delivers correctly\n");
+    fprintf(f, "usage: nhood-stfw-metrics --matrix SPEC --procs K [--partition HOW] [--dims-max N] "
+               "[--ppn P]\n"
+               "                          [--op alltoall|allgather] [--csv] [--verify]\n"
+               "  SPEC: powerlaw:ROWS:AVGDEG:EXP[:DENSE[:SEED]] | rmat:SCALE:EF[:SEED] |\n"
+               "        mtx:PATH | edges:PATH                (see src/tools/matgen.h)\n"
+               "  K: 1..16384 parts; HOW: rowblock (default) | nnz | metis | file:PATH\n"
+               "  --dims-max N: largest VPT dimension (default: all K allows)\n"
+               "  --op allgather: one block per part to all its neighbors (unit words)\n"
+               "  --csv: comma-separated instead of an aligned table\n"
+               "  --verify: exit 1 unless every simulated schedule delivers correctly\n");
 }
 
 static int parse_int(const char *s, int lo, int hi, int *out)

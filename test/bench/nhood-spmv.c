@@ -19,7 +19,11 @@
  * mmax/mavg: messages sent per rank (max, average) in the communication
  * graph; vavg: average bytes sent per rank; comm_us: the exchange; spmv_us:
  * exchange plus multiply.  scheme: native, or nhood:ALGORITHM as
- * nhood_algorithm_for reports it (nhood:absent when not preloaded). */
+ * nhood_algorithm_for reports it (nhood:absent when not preloaded).
+ *
+ * --form nonblocking: the exchange is MPI_Ineighbor_alltoallv + MPI_Wait
+ * (PMPI_* for native), as PETSc and DOLFINx post it; the scheme names
+ * then end in "/nb". */
 #define _GNU_SOURCE /* dladdr */
 #include <dlfcn.h>
 #include <mpi.h>
@@ -34,6 +38,23 @@ typedef int (*dgc_fn)(MPI_Comm, int, const int[], const int[], int, const int[],
                       MPI_Info, int, MPI_Comm *);
 typedef int (*a2av_fn)(const void *, const int[], const int[], MPI_Datatype, void *, const int[],
                        const int[], MPI_Datatype, MPI_Comm);
+
+/* --form nonblocking: the exchange started and waited for at once. */
+static int native_nb(const void *sbuf, const int sc[], const int sd[], MPI_Datatype st, void *rbuf,
+                     const int rc[], const int rd[], MPI_Datatype rt, MPI_Comm comm)
+{
+    MPI_Request req;
+    int err = PMPI_Ineighbor_alltoallv(sbuf, sc, sd, st, rbuf, rc, rd, rt, comm, &req);
+    return err ? err : PMPI_Wait(&req, MPI_STATUS_IGNORE);
+}
+
+static int nhood_nb(const void *sbuf, const int sc[], const int sd[], MPI_Datatype st, void *rbuf,
+                    const int rc[], const int rd[], MPI_Datatype rt, MPI_Comm comm)
+{
+    MPI_Request req;
+    int err = MPI_Ineighbor_alltoallv(sbuf, sc, sd, st, rbuf, rc, rd, rt, comm, &req);
+    return err ? err : MPI_Wait(&req, MPI_STATUS_IGNORE);
+}
 
 /* This rank's share of the product. */
 typedef struct local {
@@ -56,11 +77,12 @@ static double xval(int j)
 
 static void usage(void)
 {
-    fprintf(stderr,
-            "usage: nhood-spmv [--matrix SPEC] [--part rowblock|nnz|metis|file:PATH]\n"
-            "                  [--reps N] [--name LABEL] [--no-header]\n"
-            "  SPEC: powerlaw:ROWS:AVGDEG:EXP[:DENSE[:SEED]] | rmat:SCALE:EDGEFACTOR[:SEED]\n"
-            "        | mtx:PATH | edges:PATH   (default powerlaw:20000:8:2.2:2)\n");
+    fprintf(
+        stderr,
+        "usage: nhood-spmv [--matrix SPEC] [--part rowblock|nnz|metis|file:PATH]\n"
+        "                  [--reps N] [--name LABEL] [--form blocking|nonblocking] [--no-header]\n"
+        "  SPEC: powerlaw:ROWS:AVGDEG:EXP[:DENSE[:SEED]] | rmat:SCALE:EDGEFACTOR[:SEED]\n"
+        "        | mtx:PATH | edges:PATH   (default powerlaw:20000:8:2.2:2)\n");
 }
 
 /* Local structures of part `me`; returns 0 or -1 (out of memory). */
@@ -239,7 +261,7 @@ static long verify(const nh_csr *m, const int *owner, local *L, a2av_fn a2av, MP
 int main(int argc, char **argv)
 {
     const char *spec = "powerlaw:20000:8:2.2:2", *how = "rowblock", *name = NULL;
-    int reps = 100, header = 1, rank, p, bad = 0, rc = 0;
+    int reps = 100, header = 1, rank, p, bad = 0, rc = 0, nb = 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
@@ -262,7 +284,10 @@ int main(int argc, char **argv)
             reps = atoi(v);
         else if (strcmp(a, "--name") == 0)
             name = v;
-        else
+        else if (strcmp(a, "--form") == 0) {
+            nb = strcmp(v, "nonblocking") == 0;
+            bad |= !nb && strcmp(v, "blocking") != 0;
+        } else
             bad = 1;
     }
     if (bad || reps < 4) {
@@ -321,6 +346,10 @@ int main(int argc, char **argv)
     MPI_Comm comm[2];
     dgc_fn create[2] = {PMPI_Dist_graph_create_adjacent, MPI_Dist_graph_create_adjacent};
     a2av_fn a2av[2] = {PMPI_Neighbor_alltoallv, MPI_Neighbor_alltoallv};
+    if (nb) {
+        a2av[0] = native_nb;
+        a2av[1] = nhood_nb;
+    }
     for (int k = 0; k < 2; k++)
         create[k](MPI_COMM_WORLD, L.nin, L.src, MPI_UNWEIGHTED, L.nout, L.dst, MPI_UNWEIGHTED,
                   MPI_INFO_NULL, 0, &comm[k]);
@@ -331,16 +360,18 @@ int main(int argc, char **argv)
     /* nhood:ALGORITHM when libnhood intercepts MPI_Neighbor_alltoallv;
      * nhood:pmpi when it is preloaded but passes the call through. */
     char scheme[2][48] = {"native", "nhood:absent"};
+    const char *suffix = nb ? "/nb" : "";
     if (algo_for) {
         char algo[32] = "pmpi";
         Dl_info info;
         void *fn = dlsym(RTLD_DEFAULT, "MPI_Neighbor_alltoallv");
         if (fn && dladdr(fn, &info) && info.dli_fname && strstr(info.dli_fname, "libnhood")) {
             int avgbytes = st.mavg > 0 ? (int)(8.0 * st.vavg / st.mavg) : 0;
-            algo_for(comm[1], "alltoallv", avgbytes, algo, sizeof(algo));
+            algo_for(comm[1], nb ? "ialltoallv" : "alltoallv", avgbytes, algo, sizeof(algo));
         }
-        snprintf(scheme[1], sizeof(scheme[1]), "nhood:%s", algo);
+        snprintf(scheme[1], sizeof(scheme[1]), "nhood:%s%s", algo, suffix);
     }
+    snprintf(scheme[0], sizeof(scheme[0]), "native%s", suffix);
 
     for (int k = 0; k < 2; k++) {
         long wrong = verify(&m, owner, &L, a2av[k], comm[k], rank, p);

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "sched/sched.h"
+#include "core/sched.h"
 
 typedef struct fz {
     const uint8_t *p;

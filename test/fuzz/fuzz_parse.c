@@ -1,4 +1,4 @@
-/* Fuzz target: the strict settings parsers (src/select/parse.c) against
+/* Fuzz target: the strict settings parsers (src/core/parse.c) against
  * an independent oracle written from their grammar.  A parser must accept
  * exactly the strings the oracle accepts, with the same value:
  *   uint:      [0-9]+ with value <= max
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "select/parse.h"
+#include "core/parse.h"
 
 static int digits(const char *s, size_t n)
 {

@@ -150,7 +150,7 @@ if "$sim" --platform flat --procs 16 --ppn 4 --op spmv --matrix powerlaw:4096:8:
 else cat "$log.out" >>"$log.err"; bad "$name"; fi
 
 # Store-and-forward under SMPI: rank 0 builds every rank's schedule and
-# hands them out (src/exec/stfw_exec.c, build_on_0); results, native's
+# hands them out (src/plan/stfw_setup.c, build_on_0); results, native's
 # too, are checked against the values each rank computes for its messages
 # (poisoned receive buffer) inside the run, which exits 1 on a mismatch;
 # with --no-native native does not run.

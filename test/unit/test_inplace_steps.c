@@ -3,7 +3,7 @@
  * paper's: linear shift p (p - 1 swaps per rank), hierarchical sets at most
  * p + ceil(log2 p) - 2 and p - 1 for powers of two, MPICH 2p - 1. */
 #include "../check.h"
-#include "inplace/inplace.h"
+#include "core/inplace.h"
 
 int main(void)
 {

@@ -1,5 +1,5 @@
 /* Unit tests without MPI for the sparse-reduction schedules
- * (src/sched/reduce.c): for named and random neighborhoods (duplicates,
+ * (src/core/reduce.c): for named and random neighborhoods (duplicates,
  * zero offsets, offsets larger than the grid) on periodic, non-periodic
  * and mixed grids with dimensions of size 1 and 2, both algorithms and
  * both operations are simulated on every rank with symbolic data: each
@@ -9,7 +9,7 @@
  * the trie's closed forms. */
 #include "../check.h"
 #include "../nbhd.h"
-#include "sched/reduce.h"
+#include "core/reduce.h"
 
 #include <stdio.h>
 #include <stdlib.h>

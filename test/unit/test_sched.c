@@ -5,7 +5,7 @@
  * the slot MPI's semantics assign; on large enough tori also check the
  * round and volume formulas. */
 #include "../check.h"
-#include "sched/sched.h"
+#include "core/sched.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Unit tests without MPI for the store-and-forward builder (sched/stfw.c):
+/* Unit tests without MPI for the store-and-forward builder (core/stfw.c):
  * VPT dimension sizes (powers of two as in the paper, other counts,
  * primes, a fixed first dimension), and delivery on random irregular
  * graphs with empty lists, self edges, duplicate edges and ranks without
@@ -8,7 +8,7 @@
  * schedule built for one rank alone must equal that rank's schedule from
  * the all-ranks build (the library builds only its own). */
 #include "../check.h"
-#include "sched/stfw.h"
+#include "core/stfw.h"
 
 #include <stdio.h>
 #include <stdlib.h>

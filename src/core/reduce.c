@@ -1,5 +1,5 @@
 /* Reduction schedules: direct and dimension-wise combining (see reduce.h). */
-#include "sched/reduce.h"
+#include "core/reduce.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,22 +1,8 @@
-/* Schedule construction helpers and the algorithm table. */
+/* Schedule construction helpers and the eager-split rule. */
 #include "sched.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-const nh_algo_info nh_algos[NH_ALGO_COUNT] = {
-    [NH_ALGO_AUTO] = {"auto", NULL},
-    [NH_ALGO_PMPI] = {"pmpi", NULL},
-    [NH_ALGO_DIRECT] = {"direct", nh_build_direct},
-    [NH_ALGO_TORUS] = {"torus", nh_build_torus},
-    [NH_ALGO_TORUS_DIRECT] = {"torus_direct", nh_build_torus_direct},
-    [NH_ALGO_STFW] = {"stfw", NULL}, /* built from all ranks' lists: sched/stfw.c */
-};
-
-const char *nh_op_name(nh_op op)
-{
-    return op == NH_OP_ALLTOALL ? "alltoall" : "allgather";
-}
 
 int nh_eager_take(const size_t *sz, int n, double eager)
 {

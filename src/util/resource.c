@@ -150,8 +150,8 @@ int nh_recv_init(void *buf, int count, MPI_Datatype type, int peer, int tag, MPI
     return rc;
 }
 
-int nh_iallreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op,
-                  MPI_Comm comm, MPI_Request *req)
+int nh_iallreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                  MPI_Request *req)
 {
     int rc = PMPI_Iallreduce(in, out, count, type, op, comm, req);
     if (rc == MPI_SUCCESS)

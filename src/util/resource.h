@@ -43,8 +43,8 @@ int nh_send_init(const void *buf, int count, MPI_Datatype type, int peer, int ta
                  MPI_Request *req);
 int nh_recv_init(void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
                  MPI_Request *req);
-int nh_iallreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op,
-                  MPI_Comm comm, MPI_Request *req);
+int nh_iallreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                  MPI_Request *req);
 int nh_request_free(MPI_Request *req);
 /* Complete nhood's requests: the nonpersistent ones that complete are
  * freed by MPI (persistent ones stay until nh_request_free). */

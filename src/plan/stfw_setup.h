@@ -1,11 +1,11 @@
 /* Store-and-forward (STFW) neighborhood collectives on irregular
  * distributed-graph communicators: set-up at graph creation and blocking
- * execution (see sched/stfw.h for the algorithm). */
+ * execution (see core/stfw.h for the algorithm). */
 #ifndef NH_STFW_EXEC_H
 #define NH_STFW_EXEC_H
 
 #include "nh.h"
-#include "sched/stfw.h"
+#include "core/stfw.h"
 
 /* What a communicator keeps for store-and-forward (nh_plan.stfw). */
 typedef struct nh_stfw {
@@ -38,7 +38,7 @@ void nh_stfw_free(nh_plan *p);
  * `bytes` (the cost model; auto's re-check and its prediction)? */
 int nh_stfw_wins(const nh_stfw *st, double bytes);
 
-/* Node-aware VPT (topo/vpt_node.c): collective over comm.  Places the
+/* Node-aware VPT (plan/vpt_node.c): collective over comm.  Places the
  * ranks of each shared-memory node (and within it, of each hwloc package
  * and NUMA node) at consecutive positions and sets k_1 so that every
  * first-dimension group lies inside one node: stage 1, which carries the

@@ -32,7 +32,7 @@
 
 #include <stddef.h>
 
-#include "topo/grid.h"
+#include "core/grid.h"
 
 /* A node: >= 0 an accumulator (temp block), < 0 the contribution of offset
  * i (leaf) in the user's send buffer. */

@@ -7,10 +7,9 @@
 #include <string.h>
 
 #include "nh.h"
-#include "sched/stfw.h"
-#include "select/parse.h"
-
-int nh_iso_knob(const char *name, size_t n); /* src/iso/iso.c */
+#include "core/reduce.h"
+#include "core/stfw.h"
+#include "core/parse.h"
 
 /* 2^40 bytes: larger auxiliary buffers are typos. */
 #define NH_MAX_BYTES (1LL << 40)
@@ -20,6 +19,8 @@ int nh_iso_knob(const char *name, size_t n); /* src/iso/iso.c */
  * 8 B to 64 KiB blocks; see README, "Cost model"); stage and fwd (store-
  * and-forward, which 2 ranks cannot exercise) to the simulated SpMV
  * experiments on three platforms (docs/simulation.md, "Calibration"). */
+int nh_active;
+
 nh_config nh_cfg = {
     .algo = NH_ALGO_AUTO,
     .binding = NH_BIND_AUTO,
@@ -38,6 +39,7 @@ nh_config nh_cfg = {
              .fwd = 0.0006,
              .node = 0,
              .link = 0},
+    .iso_reduce = NH_RED_COUNT,
 };
 
 static const char *const binding_names[NH_BIND_COUNT] = {"auto", "pack", "zcopy"};
@@ -54,7 +56,8 @@ enum kind {
     K_INPLACE,
     K_BYTES,
     K_PROGRESS,
-    K_STFW_DIMS
+    K_STFW_DIMS,
+    K_ISO_REDUCE
 };
 
 typedef struct knob {
@@ -107,6 +110,8 @@ static const knob knobs[] = {
      "cost model: us per byte through a node's network link"},
     {"NHOOD_STFW_DIMS", "nhood_stfw_dims", K_STFW_DIMS, &nh_cfg.stfw_dims,
      "store-and-forward VPT dimension on irregular graphs"},
+    {"NHOOD_ISO_REDUCE", NULL, K_ISO_REDUCE, &nh_cfg.iso_reduce,
+     "Iso_neighbor_[scatter_]reduce algorithm"},
 };
 
 static int parse_enum(const char *v, const char *const *names, int n)
@@ -158,12 +163,15 @@ static void list_names(char *buf, size_t len, enum kind k)
         return;
     }
     for (int i = 0;; i++) {
-        const char *name = k == K_ALGO       ? (i < NH_ALGO_COUNT ? nh_algos[i].name : NULL)
-                           : k == K_BINDING  ? (i < NH_BIND_COUNT ? binding_names[i] : NULL)
-                           : k == K_FALLBACK ? fallback_names[i]
-                           : k == K_PROGRESS ? progress_names[i]
-                           : k == K_INPLACE  ? (i < NH_INPLACE_MPICH ? nh_inplace_names[i] : NULL)
-                                             : bool_names[i];
+        const char *name = k == K_ALGO         ? (i < NH_ALGO_COUNT ? nh_algos[i].name : NULL)
+                           : k == K_BINDING    ? (i < NH_BIND_COUNT ? binding_names[i] : NULL)
+                           : k == K_FALLBACK   ? fallback_names[i]
+                           : k == K_PROGRESS   ? progress_names[i]
+                           : k == K_INPLACE    ? (i < NH_INPLACE_MPICH ? nh_inplace_names[i] : NULL)
+                           : k == K_ISO_REDUCE ? (i == 0              ? "auto"
+                                                  : i <= NH_RED_COUNT ? nh_red_algo_names[i - 1]
+                                                                      : NULL)
+                                               : bool_names[i];
         if (!name || n >= len)
             break;
         n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? "|" : "", name);
@@ -215,6 +223,13 @@ static int parse_knob(const knob *k, const char *v)
         *(long *)k->dst = (long)x;
         return 0;
     }
+    case K_ISO_REDUCE:
+        if (strcmp(v, "auto") == 0)
+            i = NH_RED_COUNT;
+        else if ((i = parse_enum(v, nh_red_algo_names, NH_RED_COUNT)) < 0)
+            return -1;
+        *(int *)k->dst = i;
+        return 0;
     case K_STFW_DIMS:
         return nh_parse_uint_list(v, (int *)k->dst, 1, 1, NH_STFW_MAXDIMS) == 1 ? 0 : -1;
     case K_DOUBLE: {
@@ -269,7 +284,6 @@ void nh_config_warn_unknown(void)
             known = strlen(knobs[i].env) == n && strncmp(knobs[i].env, *e, n) == 0;
         for (int i = 0; script_vars[i] && !known; i++)
             known = strlen(script_vars[i]) == n && strncmp(script_vars[i], *e, n) == 0;
-        known = known || nh_iso_knob(*e, n); /* read by src/iso/iso.c */
         if (!known)
             nh_warn("%.*s is not an nhood setting and is ignored (see the Configuration table "
                     "in README.md)",

@@ -13,10 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/engine.h"
-#include "exec/stfw_exec.h"
+#include "plan/stfw_setup.h"
 #include "nh.h"
-#include "select/parse.h"
+#include "core/parse.h"
 
 #define NH_MAXCAND 6
 
@@ -39,7 +38,8 @@ void nh_plan_unref(nh_plan *p)
 {
     if (--p->refs > 0)
         return;
-    nh_bind_cache_free(p); /* bindings point into the schedules */
+    if (p->bcache_free)
+        p->bcache_free(p); /* the engine's bindings point into the schedules */
     for (int o = 0; o < NH_OP_COUNT; o++)
         for (int a = 0; a < NH_ALGO_COUNT; a++)
             nh_sched_free(p->sched[o][a]);
@@ -51,16 +51,6 @@ void nh_plan_unref(nh_plan *p)
     free(p->node_scratch);
     free(p);
     nh_res_add(NH_RES_PLAN, -1);
-}
-
-nh_algo nh_requested_algo(const nh_plan *p, nh_op op)
-{
-    nh_algo a = p->algo_info[op];
-    if (a == NH_ALGO_AUTO)
-        a = nh_cfg.algo_op[op];
-    if (a == NH_ALGO_AUTO)
-        a = nh_cfg.algo;
-    return a;
 }
 
 int nh_plan_init(void)
@@ -83,122 +73,6 @@ nh_plan *nh_plan_get(MPI_Comm comm)
     if (PMPI_Comm_get_attr(comm, plan_keyval, &v, &flag) != MPI_SUCCESS || !flag)
         return NULL;
     return v;
-}
-
-/* ---- info keys ---- */
-
-#define NH_INFO_VALUE_MAX 255
-
-static const char *const info_keys[] = {"isomorphic",      "nhood_dims",      "nhood_periods",
-                                        "nhood_algorithm", "nhood_stfw_dims", NULL};
-
-/* 1 and the value in buf (NH_INFO_VALUE_MAX + 1 bytes) if key is set, 0 if
- * not, -1 with msg if the value is too long to be one of ours (MPI would
- * silently truncate it). */
-static int info_get(MPI_Info info, const char *key, char *buf, char *msg, size_t len)
-{
-    int flag = 0, vlen = 0;
-    if (info == MPI_INFO_NULL || PMPI_Info_get_valuelen(info, key, &vlen, &flag) != MPI_SUCCESS ||
-        !flag)
-        return 0;
-    if (vlen > NH_INFO_VALUE_MAX) {
-        snprintf(msg, len, "info %s has a %d-character value; nhood's values are at most %d", key,
-                 vlen, NH_INFO_VALUE_MAX);
-        return -1;
-    }
-    if (PMPI_Info_get(info, key, NH_INFO_VALUE_MAX, buf, &flag) != MPI_SUCCESS || !flag)
-        return 0;
-    buf[NH_INFO_VALUE_MAX] = '\0';
-    return 1;
-}
-
-/* Keys that look like nhood's but are not (a typo is otherwise silent). */
-static void warn_unknown_keys(MPI_Info info)
-{
-    int n = 0;
-    char key[MPI_MAX_INFO_KEY + 1];
-    if (info == MPI_INFO_NULL || PMPI_Info_get_nkeys(info, &n) != MPI_SUCCESS)
-        return;
-    for (int i = 0; i < n; i++) {
-        int known = 0;
-        if (PMPI_Info_get_nthkey(info, i, key) != MPI_SUCCESS || strncmp(key, "nhood", 5) != 0)
-            continue;
-        for (int k = 0; info_keys[k] && !known; k++)
-            known = strcmp(key, info_keys[k]) == 0;
-        if (!known)
-            nh_warn("info key %s is not one of nhood's (isomorphic, nhood_dims, nhood_periods, "
-                    "nhood_algorithm, nhood_stfw_dims) and is ignored",
-                    key);
-    }
-}
-
-int nh_hint_parse(MPI_Info info, nh_hint *h, char *msg, size_t len)
-{
-    char v[NH_INFO_VALUE_MAX + 1];
-    int got;
-    memset(h, 0, sizeof(*h));
-    h->iso = -1;
-    h->algo = NH_ALGO_AUTO;
-    warn_unknown_keys(info);
-    if ((got = info_get(info, "isomorphic", v, msg, len)) < 0)
-        return -1;
-    if (got) {
-        if (strcmp(v, "true") == 0)
-            h->iso = 1;
-        else if (strcmp(v, "false") == 0)
-            h->iso = 0;
-        else {
-            snprintf(msg, len, "info isomorphic=\"%s\" is not valid; allowed: true|false", v);
-            return -1;
-        }
-    }
-    if ((got = info_get(info, "nhood_dims", v, msg, len)) < 0)
-        return -1;
-    if (got) {
-        h->ndims = nh_parse_uint_list(v, h->dims, NH_MAXDIMS, 1, 1 << 30);
-        if (h->ndims < 0) {
-            snprintf(msg, len,
-                     "info nhood_dims=\"%s\" is not valid; expected 1 to %d positive integers "
-                     "separated by commas, e.g. 4,4,2",
-                     v, NH_MAXDIMS);
-            return -1;
-        }
-    }
-    if ((got = info_get(info, "nhood_periods", v, msg, len)) < 0)
-        return -1;
-    if (got) {
-        int n = nh_parse_uint_list(v, h->periods, NH_MAXDIMS, 0, 1);
-        if (h->ndims == 0) {
-            snprintf(msg, len, "info nhood_periods=\"%s\" is given without nhood_dims", v);
-            return -1;
-        }
-        if (n != h->ndims) {
-            snprintf(msg, len,
-                     "info nhood_periods=\"%s\" is not valid; expected one 0 or 1 per entry of "
-                     "nhood_dims (%d), e.g. 1,1,0",
-                     v, h->ndims);
-            return -1;
-        }
-        h->has_periods = 1;
-    }
-    if ((got = info_get(info, "nhood_algorithm", v, msg, len)) < 0)
-        return -1;
-    if (got && nh_parse_algo(v, &h->algo)) {
-        char allowed[128];
-        nh_config_help(allowed, sizeof(allowed), "NHOOD_ALGO");
-        snprintf(msg, len, "info nhood_algorithm=\"%s\" is not valid; allowed: %s", v, allowed);
-        return -1;
-    }
-    if ((got = info_get(info, "nhood_stfw_dims", v, msg, len)) < 0)
-        return -1;
-    if (got && nh_parse_uint_list(v, &h->stfw_dims, 1, 1, NH_STFW_MAXDIMS) != 1) {
-        snprintf(msg, len,
-                 "info nhood_stfw_dims=\"%s\" is not valid; expected a store-and-forward VPT "
-                 "dimension from 1 to %d",
-                 v, NH_STFW_MAXDIMS);
-        return -1;
-    }
-    return 0;
 }
 
 /* ---- detection ---- */

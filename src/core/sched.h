@@ -19,7 +19,7 @@
 #ifndef NH_SCHED_H
 #define NH_SCHED_H
 
-#include "topo/grid.h"
+#include "core/grid.h"
 
 enum { NH_BUF_SEND = 0, NH_BUF_RECV = 1, NH_BUF_TEMP = 2 };
 
@@ -72,8 +72,8 @@ typedef struct nh_sched {
     long tmpl_multi;  /* blocks sent in messages holding more than one block */
     /* Traffic that leaves a node, for one placement of the grid's ranks on
      * nodes (nh_sched_node_stats; 0 until it is called). */
-    int node_phases;    /* communication phases in which some rank sends off its node */
-    long node_blocks;   /* most blocks the ranks of one node send off it */
+    int node_phases;  /* communication phases in which some rank sends off its node */
+    long node_blocks; /* most blocks the ranks of one node send off it */
     int cur_key;      /* while building: key recorded with added blocks (see nh_blk) */
 } nh_sched;
 
@@ -124,6 +124,20 @@ typedef struct nh_algo_info {
 
 extern const nh_algo_info nh_algos[NH_ALGO_COUNT];
 const char *nh_op_name(nh_op op);
+
+/* The five neighborhood collectives.  Each belongs to a schedule family
+ * (alltoall or allgather); the v and w forms describe every block alone. */
+typedef enum {
+    NH_COLL_ALLTOALL = 0,
+    NH_COLL_ALLGATHER,
+    NH_COLL_ALLTOALLV,
+    NH_COLL_ALLTOALLW,
+    NH_COLL_ALLGATHERV,
+    NH_COLL_COUNT
+} nh_coll;
+nh_op nh_coll_op(nh_coll c);
+int nh_coll_vec(nh_coll c); /* v and w forms */
+const char *nh_coll_name(nh_coll c);
 
 /* Simulator: runs the schedules of all ranks of a grid on symbolic data,
  * without MPI, and checks MPI semantics against the neighbor lists. */

@@ -1,35 +1,13 @@
-/* Library life cycle, graph creation and the neighborhood collectives. */
-#include <stdarg.h>
+/* Library life cycle (MPI_Init, MPI_Finalize), graph creation, and the
+ * in-place all-to-all entry points. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "exec/request.h"
+#include "api/api.h"
 #include "nh.h"
 
-int nh_world_rank;
-int nh_active;
-
-void nh_warn(const char *fmt, ...)
-{
-    if (nh_world_rank != 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "nhood: warning: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-}
-
-void nh_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "nhood: error: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-}
+__thread int nh_guard;
 
 /* Configuration errors are fatal: a typo in NHOOD_ALGO must not silently
  * measure the wrong thing.  All ranks learn of any rank's error (one

@@ -16,7 +16,8 @@
  * The schedules run on the engine (exec/engine.h) with header framing:
  * counts may change from call to call, and intermediates learn the sizes
  * of blocks in transit from the messages. */
-#include "exec/stfw_exec.h"
+#include "plan/stfw_setup.h"
+#include "util/host.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -35,7 +36,6 @@
  * either way, for every later call of that operation. */
 #define NH_STFW_MODEL_BYTES 256.0
 #define NH_STFW_ARM_BYTES 1.0
-
 
 /* ---- set-up ---- */
 
@@ -117,8 +117,8 @@ static int distinct_peers(int n, const int *list, int self)
 
 /* Every rank's lists, gathered (counts first, then the lists) on every
  * rank, or on rank 0 only when root0 is set (the others get NULLs). */
-static int gather_lists(MPI_Comm graph, int K, int deg, const int *list, int root0,
-                        int **degs_out, int **all_out, int ***rows_out)
+static int gather_lists(MPI_Comm graph, int K, int deg, const int *list, int root0, int **degs_out,
+                        int **all_out, int ***rows_out)
 {
     int rank, rc;
     if ((rc = PMPI_Comm_rank(graph, &rank)))
@@ -166,16 +166,14 @@ out:
     return rc;
 }
 
-/* Simulation (SimGrid SMPI) only: every simulated rank lives in one
+/* Simulation (nh_host_simulated) only: every simulated rank lives in one
  * address space, and K ranks each building its schedule from all K
  * ranks' lists costs the simulator O(K * edges).  There rank 0 alone
  * gathers the lists and builds every rank's schedule in one pass of the
  * same builder (me < 0), and hands each rank its own by address.  The
  * schedules are the ones each rank would have built. */
-#ifdef NHOOD_SMPI
-#define NH_STFW_BUILD_ON_0 1
-static int build_on_0(MPI_Comm graph, const nh_stfw_graph *g, const nh_vpt *v, nh_op op,
-                      int rank, int *ok, nh_sched **mine)
+static int build_on_0(MPI_Comm graph, const nh_stfw_graph *g, const nh_vpt *v, nh_op op, int rank,
+                      int *ok, nh_sched **mine)
 {
     nh_sched **all = NULL;
     MPI_Aint addr = 0;
@@ -202,9 +200,6 @@ static int build_on_0(MPI_Comm graph, const nh_stfw_graph *g, const nh_vpt *v, n
         free(all);
     return rc;
 }
-#else
-#define NH_STFW_BUILD_ON_0 0
-#endif
 
 void nh_stfw_free(nh_plan *p)
 {
@@ -284,12 +279,12 @@ int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int ou
 
     nh_stfw *st = calloc(1, sizeof(*st));
     int *odeg = NULL, *oall = NULL, **orow = NULL, *ideg = NULL, *iall = NULL, **irow = NULL;
-    int ok = 0;
+    int ok = 0, on_0 = nh_host_simulated();
     long mine[NH_OP_COUNT + 2] = {0}, msum[NH_OP_COUNT + 1] = {0};
     if (!st)
         return MPI_ERR_NO_MEM;
-    if ((rc = gather_lists(graph, K, outdeg, dsts, NH_STFW_BUILD_ON_0, &odeg, &oall, &orow)) ||
-        (rc = gather_lists(graph, K, indeg, srcs, NH_STFW_BUILD_ON_0, &ideg, &iall, &irow)))
+    if ((rc = gather_lists(graph, K, outdeg, dsts, on_0, &odeg, &oall, &orow)) ||
+        (rc = gather_lists(graph, K, indeg, srcs, on_0, &ideg, &iall, &irow)))
         goto out;
     /* A local failure of the node-aware placement (memory) must not leave
      * this rank with another VPT than the others: it fails the build
@@ -300,12 +295,11 @@ int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int ou
     nh_stfw_graph g = {K, odeg, ideg, orow, irow};
     for (int o = 0; o < NH_OP_COUNT; o++)
         if (use[o]) {
-#if NH_STFW_BUILD_ON_0
-            if ((rc = build_on_0(graph, &g, &st->v, (nh_op)o, rank, &ok, &st->sched[o])))
-                goto out;
-#else
-            ok = ok && nh_stfw_build(&g, &st->v, (nh_op)o, rank, &st->sched[o]) == NH_STFW_OK;
-#endif
+            if (on_0) {
+                if ((rc = build_on_0(graph, &g, &st->v, (nh_op)o, rank, &ok, &st->sched[o])))
+                    goto out;
+            } else
+                ok = ok && nh_stfw_build(&g, &st->v, (nh_op)o, rank, &st->sched[o]) == NH_STFW_OK;
             if (ok)
                 mine[o] = nh_stfw_sched_msgs(st->sched[o]);
         }
@@ -360,4 +354,3 @@ int nh_stfw_wins(const nh_stfw *st, double bytes)
     return model_stfw(&st->v, st->maxout, st->maxin, st->avg, bytes) <
            model_bl(st->maxout, st->maxin, bytes);
 }
-

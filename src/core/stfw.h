@@ -13,7 +13,7 @@
  * Everything here is pure (no MPI): the builder takes every rank's
  * neighbor lists and produces the schedule (sched.h) of one rank or of
  * all; the simulator runs all ranks' schedules on symbolic data and
- * measures the paper's metrics.  The library (exec/stfw_exec.c), the
+ * measures the paper's metrics.  The library (plan/stfw_setup.c), the
  * metrics tool (tools/nhood-stfw-metrics.c) and the unit tests share it.
  *
  * Schedule layout: phase c (1..n) is stage c; a round is either a send
@@ -58,7 +58,7 @@ int nh_vpt_init(nh_vpt *v, int K, int n, int first);
 /* Places rank order[i] at position i (order is a permutation of 0..K-1).
  * Returns 0 or -1 (allocation or not a permutation). */
 int nh_vpt_set_order(nh_vpt *v, const int *order);
-/* Node-aware placement (see topo/vpt_node.c): loc[2r], loc[2r+1] are rank
+/* Node-aware placement (see plan/vpt_node.c): loc[2r], loc[2r+1] are rank
  * r's node and NUMA domain.  Ranks sorted by (node, NUMA, rank) take
  * consecutive positions and k_1 divides every node's rank count, so each
  * first-dimension group lies inside one node; node sizes may differ.

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/stfw_exec.h"
+#include "plan/stfw_setup.h"
 #include "nh.h"
 
 static nh_report_rec *head, **tail = &head;

@@ -1,0 +1,35 @@
+/* Names of nhood's algorithms, schedule families and collectives, and the
+ * builder behind each algorithm name: the one table the configuration,
+ * selection and report read. */
+#include "sched.h"
+
+const nh_algo_info nh_algos[NH_ALGO_COUNT] = {
+    [NH_ALGO_AUTO] = {"auto", NULL},
+    [NH_ALGO_PMPI] = {"pmpi", NULL},
+    [NH_ALGO_DIRECT] = {"direct", nh_build_direct},
+    [NH_ALGO_TORUS] = {"torus", nh_build_torus},
+    [NH_ALGO_TORUS_DIRECT] = {"torus_direct", nh_build_torus_direct},
+    [NH_ALGO_STFW] = {"stfw", NULL}, /* built from all ranks' lists: core/stfw.c */
+};
+
+const char *nh_op_name(nh_op op)
+{
+    return op == NH_OP_ALLTOALL ? "alltoall" : "allgather";
+}
+
+nh_op nh_coll_op(nh_coll c)
+{
+    return c == NH_COLL_ALLGATHER || c == NH_COLL_ALLGATHERV ? NH_OP_ALLGATHER : NH_OP_ALLTOALL;
+}
+
+int nh_coll_vec(nh_coll c)
+{
+    return c >= NH_COLL_ALLTOALLV;
+}
+
+const char *nh_coll_name(nh_coll c)
+{
+    static const char *const names[NH_COLL_COUNT] = {"alltoall", "allgather", "alltoallv",
+                                                     "alltoallw", "allgatherv"};
+    return names[c];
+}

@@ -1,0 +1,234 @@
+/* Store-and-forward's virtual process topology: its formation, the
+ * node-aware placement, and the cost-model estimates over it (stfw.h). */
+#include "stfw.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- virtual process topology ---- */
+
+static int prime_factors(int K, int *f, int max)
+{
+    int n = 0;
+    for (int p = 2; (long)p * p <= K; p++)
+        while (K % p == 0 && n < max) {
+            f[n++] = p;
+            K /= p;
+        }
+    if (K > 1 && n < max)
+        f[n++] = K;
+    return n; /* ascending */
+}
+
+int nh_vpt_max_dims(int K)
+{
+    int f[64];
+    if (K < 1)
+        return 0;
+    int n = prime_factors(K, f, 64);
+    return n < NH_STFW_MAXDIMS ? n : NH_STFW_MAXDIMS;
+}
+
+/* Balanced split of K into n factors >= 2 (largest first). */
+static int balance(int K, int n, int *dims)
+{
+    int f[64];
+    int nf = prime_factors(K, f, 64);
+    if (n < 1 || n > nf)
+        return -1;
+    for (int c = 0; c < n; c++)
+        dims[c] = 1;
+    for (int i = nf - 1; i >= 0; i--) {
+        /* Every dimension needs one factor: the first n factors (largest
+         * first) go one per dimension, the rest to the smallest product. */
+        int best = 0;
+        for (int c = 1; c < n; c++)
+            if (dims[c] < dims[best])
+                best = c;
+        dims[best] *= f[i];
+    }
+    for (int a = 1; a < n; a++) /* largest first */
+        for (int b = a; b > 0 && dims[b] > dims[b - 1]; b--) {
+            int t = dims[b];
+            dims[b] = dims[b - 1];
+            dims[b - 1] = t;
+        }
+    return 0;
+}
+
+int nh_vpt_init(nh_vpt *v, int K, int n, int first)
+{
+    memset(v, 0, sizeof(*v));
+    if (K < 1 || n < 1 || n > NH_STFW_MAXDIMS)
+        return -1;
+    v->K = K;
+    v->n = n;
+    if (K == 1) {
+        if (n != 1)
+            return -1;
+        v->dims[0] = 1;
+        return 0;
+    }
+    if (first > 0) {
+        if (first < 2 || K % first != 0)
+            return -1;
+        v->dims[0] = first;
+        if (n == 1)
+            return first == K ? 0 : -1;
+        return balance(K / first, n - 1, v->dims + 1);
+    }
+    return balance(K, n, v->dims);
+}
+
+int nh_vpt_set_order(nh_vpt *v, const int *order)
+{
+    int *pos = malloc((size_t)v->K * sizeof(int)), *rank = malloc((size_t)v->K * sizeof(int));
+    if (!pos || !rank) {
+        free(pos);
+        free(rank);
+        return -1;
+    }
+    for (int r = 0; r < v->K; r++)
+        pos[r] = -1;
+    for (int i = 0; i < v->K; i++) {
+        int r = order[i];
+        if (r < 0 || r >= v->K || pos[r] >= 0) {
+            free(pos);
+            free(rank);
+            return -1;
+        }
+        pos[r] = i;
+        rank[i] = r;
+    }
+    free(v->pos);
+    free(v->rank);
+    v->pos = pos;
+    v->rank = rank;
+    return 0;
+}
+
+typedef struct place {
+    int node, numa, rank;
+} place;
+
+static int place_cmp(const void *a, const void *b)
+{
+    const place *x = a, *y = b;
+    if (x->node != y->node)
+        return x->node < y->node ? -1 : 1;
+    if (x->numa != y->numa)
+        return x->numa < y->numa ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static int gcd(int a, int b)
+{
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+int nh_vpt_grouped(nh_vpt *v, int K, int n, const int *loc)
+{
+    int rc = -1, g = 0, nodes = 0, best = 0;
+    place *all = malloc(((size_t)K + 1) * sizeof(place));
+    int *order = malloc(((size_t)K + 1) * sizeof(int));
+    nh_vpt plain, t;
+    if (!all || !order)
+        goto out;
+    rc = 0;
+    if (n < 2 || nh_vpt_init(&plain, K, n, 0))
+        goto out;
+    for (int r = 0; r < K; r++)
+        all[r] = (place){loc[2 * r], loc[2 * r + 1], r};
+    qsort(all, (size_t)K, sizeof(place), place_cmp);
+    for (int i = 0; i < K;) {
+        int j = i;
+        while (j < K && all[j].node == all[i].node)
+            j++;
+        g = gcd(g, j - i);
+        nodes++;
+        i = j;
+    }
+    if (nodes < 2 || g < 2)
+        goto out;
+    /* k_1 among the divisors of g: the closest to the balanced VPT's
+     * largest dimension (ties: the larger). */
+    double target = log((double)plain.dims[0]), bd = 0;
+    for (int f = 2; f <= g; f++) {
+        if (g % f || nh_vpt_init(&t, K, n, f))
+            continue;
+        double d = fabs(log((double)f) - target);
+        if (!best || d <= bd) {
+            best = f;
+            bd = d;
+        }
+    }
+    if (!best)
+        goto out;
+    for (int i = 0; i < K; i++)
+        order[i] = all[i].rank;
+    if (nh_vpt_init(v, K, n, best) || nh_vpt_set_order(v, order)) {
+        rc = -1;
+        goto out;
+    }
+    rc = 1;
+out:
+    free(all);
+    free(order);
+    return rc;
+}
+
+void nh_vpt_fini(nh_vpt *v)
+{
+    free(v->pos);
+    free(v->rank);
+    v->pos = v->rank = NULL;
+}
+
+void nh_vpt_format(const nh_vpt *v, char *buf, size_t len)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    for (int c = 0; c < v->n && k < len; c++)
+        k += (size_t)snprintf(buf + k, len - k, "%s%d", c ? "x" : "", v->dims[c]);
+}
+
+/* ---- cost-model estimates ---- */
+
+/* Distinct values among b uniform draws from k - 1 peers (and self). */
+static double distinct(double k, double b)
+{
+    if (k <= 1 || b <= 0)
+        return 0;
+    return (k - 1) * (1 - pow(1 - 1 / k, b));
+}
+
+double nh_stfw_est_msgs(const nh_vpt *v, double maxout, double maxin, double avgdeg)
+{
+    /* Stage 1: the rank with the most destinations spreads them over its
+     * k_1 - 1 neighbors.  Later stages: a holder carries about the average
+     * degree plus its share of the heavy rank's blocks; the last stage
+     * also delivers the heaviest receiver's blocks. */
+    double t = 0, spread = 1;
+    (void)maxin;
+    for (int c = 0; c < v->n; c++) {
+        double load = c == 0 ? maxout : avgdeg + maxout / spread;
+        t += distinct(v->dims[c], load);
+        spread *= v->dims[c];
+    }
+    return t;
+}
+
+double nh_stfw_est_hops(const nh_vpt *v)
+{
+    double h = 0;
+    for (int c = 0; c < v->n; c++)
+        h += (v->dims[c] - 1.0) / v->dims[c];
+    return h;
+}

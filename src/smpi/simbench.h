@@ -1,0 +1,43 @@
+/* Shared by the nhood-simbench files (SMPI build only): options, results
+ * and the collective helpers every experiment uses (simbench.c). */
+#ifndef NH_SIMBENCH_H
+#define NH_SIMBENCH_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+enum { OP_ALLTOALL, OP_ALLGATHER, OP_ALLTOALLV, OP_ALLTOALLW, OP_INPLACE, OP_SPMV };
+
+extern const char *const op_names[]; /* by the enum above */
+extern int sb_rank, sb_p;            /* this rank, number of ranks (MPI_COMM_WORLD) */
+
+typedef struct opts {
+    int op;
+    const char *nbhd, *platform, *matrix, *part;
+    int d, r, reps, warmup, header, no_native;
+    char bytes[256], algos[256];
+} opts;
+
+typedef struct result {
+    double us;
+    long rounds, msgs, volume;
+} result;
+
+/* Maximum over ranks of t.  Collective. */
+double max_time(double t);
+/* Does got differ from ref (n bytes) on any rank?  Collective. */
+int differs_anywhere(const void *got, const void *ref, size_t n);
+/* Maximum over ranks of v.  Collective. */
+long max_long(long v);
+
+/* If comm runs store-and-forward (chosen "stfw"): chosen becomes
+ * "stfw:N", rounds its N stages and msgs the most messages a rank sends. */
+void stfw_figures(MPI_Comm comm, char *chosen, size_t len, long *rounds, long *msgs);
+
+/* The experiments: 0 when every result was right (simbench_neighbor.c,
+ * simbench_inplace.c, simbench_spmv.c). */
+int run_neighbor(const opts *o);
+int run_inplace(const opts *o);
+int run_spmv(const opts *o);
+
+#endif

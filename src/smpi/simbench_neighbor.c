@@ -1,0 +1,278 @@
+/* nhood-simbench: the neighborhood operations (see simbench.c). */
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../test/bench/stats.h"
+#include "../../test/common.h"
+#include "plan/stfw_setup.h"
+#include "nhood.h"
+#include "sync.h"
+#include "smpi/simbench.h"
+
+typedef struct nbr {
+    MPI_Comm g;
+    int indeg, outdeg;
+    int *scounts, *rcounts, *sdispls, *rdispls;
+    MPI_Aint *sdispw, *rdispw;
+    MPI_Datatype *stypes, *rtypes;
+} nbr;
+
+/* One call of op with blocks of m bytes; native: PMPI, else MPI (nhood). */
+static int call(int op, int native, const nbr *n, const char *sbuf, char *rbuf, int m)
+{
+    switch (op) {
+    case OP_ALLTOALL:
+        return (native ? PMPI_Neighbor_alltoall : MPI_Neighbor_alltoall)(sbuf, m, MPI_BYTE, rbuf, m,
+                                                                         MPI_BYTE, n->g);
+    case OP_ALLGATHER:
+        return (native ? PMPI_Neighbor_allgather : MPI_Neighbor_allgather)(sbuf, m, MPI_BYTE, rbuf,
+                                                                           m, MPI_BYTE, n->g);
+    case OP_ALLTOALLV:
+        return (native ? PMPI_Neighbor_alltoallv : MPI_Neighbor_alltoallv)(
+            sbuf, n->scounts, n->sdispls, MPI_BYTE, rbuf, n->rcounts, n->rdispls, MPI_BYTE, n->g);
+    default:
+        return (native ? PMPI_Neighbor_alltoallw : MPI_Neighbor_alltoallw)(
+            sbuf, n->scounts, n->sdispw, n->stypes, rbuf, n->rcounts, n->rdispw, n->rtypes, n->g);
+    }
+}
+
+static double time_calls(int op, int native, const nbr *n, const char *sbuf, char *rbuf, int m,
+                         int reps)
+{
+    double *t = malloc(sizeof(double) * (size_t)reps);
+    for (int k = 0; k < reps; k++) {
+        double t0 = sync_start(n->g);
+        call(op, native, n, sbuf, rbuf, m);
+        t[k] = max_time((MPI_Wtime() - t0) * 1e6);
+    }
+    double lo = t[0], hi = t[0];
+    for (int k = 1; k < reps; k++) {
+        lo = t[k] < lo ? t[k] : lo;
+        hi = t[k] > hi ? t[k] : hi;
+    }
+    if (sb_rank == 0 && hi > lo * 1.001)
+        fprintf(stderr, "nhood-simbench: %s %d B: repetitions differ (%.3f to %.3f us)\n",
+                native ? "native" : "nhood", m, lo, hi);
+    double med = robust_median(t, reps);
+    free(t);
+    return med;
+}
+
+/* Rounds, messages and bytes this rank sends per call under schedule s. */
+static void sched_counts(const nh_sched *s, size_t m, long *msgs, long *volume)
+{
+    *msgs = *volume = 0;
+    for (int i = 0; i < s->nrounds; i++) {
+        const nh_round *r = &s->rounds[i];
+        if (r->copy || r->nsend == 0)
+            continue;
+        int k = nh_eager_chunk(m, r->nsend, nh_cfg.cost.eager);
+        *msgs += (r->nsend + k - 1) / k;
+        *volume += (long)r->nsend * (long)m;
+    }
+}
+
+static int make_graph(const opts *o, int s, const int *off, const char *algo, nbr *n)
+{
+    int dims[TC_MAXD] = {0}, periods[TC_MAXD] = {1, 1, 1, 1, 1};
+    MPI_Info info = MPI_INFO_NULL;
+    MPI_Dims_create(sb_p, o->d, dims);
+    if (strcmp(algo, "auto") != 0) {
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "nhood_algorithm", algo);
+    }
+    memset(n, 0, sizeof(*n));
+    int rc = tc_graph(MPI_COMM_WORLD, o->d, dims, periods, s, off, info, 0, &n->g, &n->outdeg,
+                      &n->indeg);
+    if (info != MPI_INFO_NULL)
+        MPI_Info_free(&info);
+    return rc;
+}
+
+static void layout(nbr *n, int m)
+{
+    int deg = n->indeg > n->outdeg ? n->indeg : n->outdeg;
+    free(n->scounts);
+    free(n->rcounts);
+    free(n->sdispls);
+    free(n->rdispls);
+    free(n->sdispw);
+    free(n->rdispw);
+    free(n->stypes);
+    free(n->rtypes);
+    n->scounts = malloc(sizeof(int) * (deg + 1));
+    n->rcounts = malloc(sizeof(int) * (deg + 1));
+    n->sdispls = malloc(sizeof(int) * (deg + 1));
+    n->rdispls = malloc(sizeof(int) * (deg + 1));
+    n->sdispw = malloc(sizeof(MPI_Aint) * (deg + 1));
+    n->rdispw = malloc(sizeof(MPI_Aint) * (deg + 1));
+    n->stypes = malloc(sizeof(MPI_Datatype) * (deg + 1));
+    n->rtypes = malloc(sizeof(MPI_Datatype) * (deg + 1));
+    for (int k = 0; k < deg; k++) {
+        n->scounts[k] = n->rcounts[k] = m;
+        n->sdispls[k] = n->rdispls[k] = k * m;
+        n->sdispw[k] = n->rdispw[k] = (MPI_Aint)k * m;
+        n->stypes[k] = n->rtypes[k] = MPI_BYTE;
+    }
+}
+
+/* What this rank must receive in one call with blocks of m bytes, when
+ * rank r's send buffer holds (char)(r * 31 + x * 7) at byte x: slot i gets
+ * source i's block i (alltoall[v|w]) or its only block (allgather).  Every
+ * rank's lists follow one offset list (tc_graph: destinations rank + off_t,
+ * sources rank - off_t), so the k-th message between a pair, in list order
+ * at both ends, is the same offset t: MPI's pairing, duplicates included. */
+static void expected(int op, const nbr *n, int m, char *ref)
+{
+    int *src = malloc(sizeof(int) * ((size_t)n->indeg + 1)),
+        *dst = malloc(sizeof(int) * ((size_t)n->outdeg + 1));
+    MPI_Dist_graph_neighbors(n->g, n->indeg, src, MPI_UNWEIGHTED, n->outdeg, dst, MPI_UNWEIGHTED);
+    for (int i = 0; i < n->indeg; i++)
+        for (int b = 0; b < m; b++) {
+            size_t x = op == OP_ALLGATHER ? (size_t)b : (size_t)i * m + b;
+            ref[(size_t)i * m + b] = (char)(src[i] * 31 + x * 7);
+        }
+    free(src);
+    free(dst);
+}
+
+static void free_nbr(nbr *n)
+{
+    layout(n, 0);
+    free(n->scounts);
+    free(n->rcounts);
+    free(n->sdispls);
+    free(n->rdispls);
+    free(n->sdispw);
+    free(n->rdispw);
+    free(n->stypes);
+    free(n->rtypes);
+    MPI_Comm_free(&n->g);
+}
+
+int run_neighbor(const opts *o)
+{
+    int *off, s = tc_offsets(o->nbhd, o->d, o->r, &off), bad = 0;
+    char *algos[16], *save = NULL, alist[256];
+    int nalgo = 0;
+    snprintf(alist, sizeof(alist), "%s", o->algos);
+    for (char *a = strtok_r(alist, ",", &save); a && nalgo < 16; a = strtok_r(NULL, ",", &save))
+        algos[nalgo++] = a;
+    nbr *g = calloc((size_t)nalgo + 1, sizeof(nbr));
+    for (int a = 0; a < nalgo; a++)
+        make_graph(o, s, off, algos[a], &g[a]);
+    /* alltoallv/alltoallw run the alltoall schedules (the engine). */
+    nh_op nop = o->op == OP_ALLGATHER ? NH_OP_ALLGATHER : NH_OP_ALLTOALL;
+    save = NULL;
+    for (char *tok = strtok_r((char *)o->bytes, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        int m = atoi(tok);
+        size_t sb = (size_t)m * (o->op == OP_ALLGATHER ? 1 : g[0].outdeg) + 1;
+        size_t rb = (size_t)m * g[0].indeg + 1;
+        char *sbuf = malloc(sb), *rbuf = malloc(rb), *ref = malloc(rb);
+        for (size_t i = 0; i < sb; i++)
+            sbuf[i] = (char)(sb_rank * 31 + i * 7);
+        /* native, once per size, on the first communicator, checked like
+         * the others; with --no-native not called at all */
+        layout(&g[0], m);
+        expected(o->op, &g[0], m, ref);
+        double native = 0;
+        if (!o->no_native) {
+            memset(rbuf, 0x5a, rb);
+            for (int w = 0; w < o->warmup; w++)
+                call(o->op, 1, &g[0], sbuf, rbuf, m);
+            native = time_calls(o->op, 1, &g[0], sbuf, rbuf, m, o->reps);
+            int anywrong = differs_anywhere(rbuf, ref, rb - 1);
+            bad |= anywrong;
+            if (anywrong && sb_rank == 0)
+                fprintf(stderr,
+                        "nhood-simbench: %s native %d B: result differs from the expected\n",
+                        op_names[o->op], m);
+        }
+        long nmsgs = max_long(g[0].outdeg), nvol = max_long((long)g[0].outdeg * m);
+        /* Forced algorithms first, auto last: when auto chooses an
+         * algorithm this run already simulated, its row reuses that
+         * simulation (same schedule, same code path; the simulation is
+         * deterministic) instead of simulating it again. */
+        char done_name[16][32];
+        double done_us[16];
+        int ndone = 0;
+        for (int pass = 0; pass < 2; pass++)
+            for (int a = 0; a < nalgo; a++) {
+                if ((strcmp(algos[a], "auto") == 0) != pass)
+                    continue;
+                nbr *n = &g[a];
+                layout(n, m);
+                double us = -1;
+                int anywrong = 0;
+                if (pass == 1) {
+                    char pick[32];
+                    nhood_algorithm_for(n->g, op_names[o->op], m, pick, sizeof(pick));
+                    for (int k = 0; k < ndone; k++)
+                        if (strcmp(done_name[k], pick) == 0)
+                            us = done_us[k];
+                    if (us >= 0 && sb_rank == 0)
+                        fprintf(stderr, "nhood-simbench: %d B: auto chose %s, simulated above\n", m,
+                                pick);
+                }
+                if (us < 0) {
+                    memset(rbuf, 0x5a, rb);
+                    call(o->op, 0, n, sbuf, rbuf, m); /* builds schedules; checked */
+                    anywrong = differs_anywhere(rbuf, ref, rb - 1);
+                    bad |= anywrong;
+                    for (int w = 1; w < o->warmup; w++)
+                        call(o->op, 0, n, sbuf, rbuf, m);
+                    us = time_calls(o->op, 0, n, sbuf, rbuf, m, o->reps);
+                }
+                char name[48] = "pmpi";
+                long rounds = 1, msgs = nmsgs, vol = nvol;
+                {
+                    char chosen[32];
+                    nhood_algorithm_for(n->g, op_names[o->op], m, chosen, sizeof(chosen));
+                    nh_plan *pl = nh_plan_get(n->g);
+                    nh_algo al;
+                    /* A graph nhood does not detect may get store-and-forward. */
+                    stfw_figures(n->g, chosen, sizeof(chosen), &rounds, &msgs);
+                    if (pl && nh_parse_algo(chosen, &al) == 0 && nh_algos[al].build) {
+                        const nh_sched *sc = nh_plan_sched(pl, nop, al);
+                        long mm, vv;
+                        sched_counts(sc, (size_t)m, &mm, &vv);
+                        rounds = sc->tmpl_rounds;
+                        msgs = max_long(mm);
+                        vol = max_long(vv);
+                    }
+                    if (strcmp(algos[a], "auto") == 0)
+                        snprintf(name, sizeof(name), "auto:%s", chosen);
+                    else if (strcmp(algos[a], chosen) == 0)
+                        snprintf(name, sizeof(name), "%s", chosen);
+                    else /* forced but not applicable: nhood fell back */
+                        snprintf(name, sizeof(name), "%s>%s", algos[a], chosen);
+                    if (pass == 0 && ndone < 16 && strcmp(algos[a], chosen) == 0) {
+                        snprintf(done_name[ndone], sizeof(done_name[ndone]), "%s", chosen);
+                        done_us[ndone++] = us;
+                    }
+                }
+                if (sb_rank == 0) {
+                    printf("%s,%s,%d,%d,%d,%d,%s,%.3f,%.3f,%.3f,%s,%ld,%ld,%ld\n", op_names[o->op],
+                           o->nbhd, o->d, o->r, sb_p, m, name, native, us,
+                           native > 0 ? us / native : 0, o->platform, rounds, msgs, vol);
+                    fflush(stdout);
+                }
+                if (anywrong && sb_rank == 0)
+                    fprintf(stderr,
+                            "nhood-simbench: %s %s %d B: result differs from the expected\n",
+                            op_names[o->op], algos[a], m);
+            }
+        free(sbuf);
+        free(rbuf);
+        free(ref);
+    }
+    for (int a = 0; a < nalgo; a++)
+        free_nbr(&g[a]);
+    free(g);
+    free(off);
+    return bad;
+}

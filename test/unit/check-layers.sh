@@ -1,0 +1,64 @@
+#!/bin/sh
+# The library's layering, checked on the built objects: which file calls a
+# function another file defines (nm).  Folders depend downward only, in
+#   core <- util <- config <- plan <- exec <- select <- api <- iso <- intercept
+# (tools: programs and their helpers outside the library, at the top)
+# (a file may call files of its own folder or of lower ones), no two files
+# call each other through any chain (tsort finds no cycle), and no source
+# file under src/ is over 700 lines.  Prints "N passed, N failed".
+: "${srcdir:=.}" "${TOP_BUILDDIR:=.}"
+layers="core util config plan exec select api iso intercept tools"
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok $((pass + fail)) $1"; }
+notok() { fail=$((fail + 1)); echo "not ok $((pass + fail)) $1"; sed 's/^/    /' "$2"; }
+
+objs=$(cd "$TOP_BUILDDIR" && find src -path '*/.libs/*.o' | sort)
+if [ -z "$objs" ]; then
+    echo "not ok 1 no libtool objects under $TOP_BUILDDIR/src (build first)"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+for o in $objs; do
+    f=$(echo "$o" | sed 's|/.libs/|/|; s|\.o$|.c|')
+    nm -g --defined-only "$TOP_BUILDDIR/$o" | awk -v f="$f" 'NF == 3 {print $3, f}' >>"$tmp/def"
+    nm -u "$TOP_BUILDDIR/$o" | awk -v f="$f" '{print f, $2}' >>"$tmp/use"
+done
+# edges "caller callee symbol"
+awk 'NR == FNR {d[$1] = $2; next} ($2 in d) && d[$2] != $1 {print $1, d[$2], $2}' \
+    "$tmp/def" "$tmp/use" | sort -u >"$tmp/edges"
+[ -s "$tmp/edges" ] || { echo "not ok 1 no calls between files found"; echo "0 passed, 1 failed"; exit 1; }
+
+rank() {
+    i=0
+    for l in $layers; do
+        [ "$l" = "$1" ] && { echo $i; return; }
+        i=$((i + 1))
+    done
+    echo -1
+}
+: >"$tmp/up"
+while read -r a b sym; do
+    la=$(rank "$(echo "$a" | cut -d/ -f2)") lb=$(rank "$(echo "$b" | cut -d/ -f2)")
+    if [ "$la" -lt 0 ] || [ "$lb" -lt 0 ]; then
+        echo "$a or $b is in no layer" >>"$tmp/up"
+    elif [ "$lb" -gt "$la" ]; then
+        echo "$a calls $sym of $b (a higher layer)" >>"$tmp/up"
+    fi
+done <"$tmp/edges"
+if [ -s "$tmp/up" ]; then notok "calls go downward only ($layers)" "$tmp/up"; else
+    ok "calls go downward only ($layers): $(wc -l <"$tmp/edges") calls between files"
+fi
+
+cut -d' ' -f1,2 "$tmp/edges" | sort -u >"$tmp/pairs"
+if tsort "$tmp/pairs" >/dev/null 2>"$tmp/cycle"; then ok "no dependency cycle among src/ files"; else
+    notok "no dependency cycle among src/ files" "$tmp/cycle"
+fi
+
+(cd "$srcdir" && find src -name '*.[ch]' -exec wc -l {} + | awk '$2 != "total" && $1 > 700') >"$tmp/long"
+if [ -s "$tmp/long" ]; then notok "no source file under src/ over 700 lines" "$tmp/long"; else
+    ok "no source file under src/ over 700 lines"
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
