@@ -129,13 +129,16 @@ static MPI_Request *f_reqs(int n, const MPI_Fint *f)
     return c;
 }
 
-/* C statuses for n Fortran ones, MPI_STATUSES_IGNORE for the sentinel;
- * NULL when out of memory. */
-static MPI_Status *f_statuses(int n, const MPI_Fint *f)
+/* *c: C statuses for n Fortran ones, MPI_STATUSES_IGNORE for the sentinel
+ * (Open MPI's is NULL); MPI_ERR_NO_MEM when out of memory. */
+static int f_statuses(int n, const MPI_Fint *f, MPI_Status **c)
 {
-    if (is_sentinel(f, F_STATUSES_IGNORE))
-        return MPI_STATUSES_IGNORE;
-    return malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof(MPI_Status));
+    if (is_sentinel(f, F_STATUSES_IGNORE)) {
+        *c = MPI_STATUSES_IGNORE;
+        return MPI_SUCCESS;
+    }
+    *c = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof(MPI_Status));
+    return *c ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
 static void f_statuses_free(MPI_Status *c)
@@ -415,8 +418,8 @@ static void nh_f_mpi_waitall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *stat
 {
     int n = *count;
     MPI_Request *r = f_reqs(n, requests);
-    MPI_Status *st = f_statuses(n, statuses);
-    if (!r || !st)
+    MPI_Status *st = NULL;
+    if (f_statuses(n, statuses, &st) || !r)
         *ierr = f_fail(MPI_ERR_NO_MEM);
     else if ((*ierr = MPI_Waitall(n, r, st)) == MPI_SUCCESS || *ierr == MPI_ERR_IN_STATUS)
         f_back(n, r, requests, n, st, statuses);
@@ -429,8 +432,8 @@ static void nh_f_mpi_testall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *flag
 {
     int n = *count, f = 0;
     MPI_Request *r = f_reqs(n, requests);
-    MPI_Status *st = f_statuses(n, statuses);
-    if (!r || !st)
+    MPI_Status *st = NULL;
+    if (f_statuses(n, statuses, &st) || !r)
         *ierr = f_fail(MPI_ERR_NO_MEM);
     else if ((*ierr = MPI_Testall(n, r, &f, st)) == MPI_SUCCESS || *ierr == MPI_ERR_IN_STATUS)
         f_back(n, r, requests, f ? n : 0, st, statuses);
@@ -480,8 +483,8 @@ static void f_some(int test, MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *ou
 {
     int n = *incount, out = MPI_UNDEFINED;
     MPI_Request *r = f_reqs(n, requests);
-    MPI_Status *st = f_statuses(n, statuses);
-    if (!r || !st) {
+    MPI_Status *st = NULL;
+    if (f_statuses(n, statuses, &st) || !r) {
         *ierr = f_fail(MPI_ERR_NO_MEM);
     } else {
         *ierr =
