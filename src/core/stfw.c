@@ -2,7 +2,6 @@
 #include "stfw.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 /* ---- edge matching ---- */
 

@@ -148,7 +148,7 @@ static void f_statuses_free(MPI_Status *c)
 }
 
 /* After a multiple-completion call: every handle back to Fortran, and
- * the first n statuses (at the positions given by at[], if not NULL). */
+ * the first n statuses (none where st is MPI_STATUSES_IGNORE). */
 static void f_back(int nreq, const MPI_Request *c, MPI_Fint *f, int n, const MPI_Status *st,
                    MPI_Fint *fst)
 {

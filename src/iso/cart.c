@@ -2,7 +2,6 @@
  * Cart_neighborhood_*) and Type_create_triangular, from the isomorphic
  * sparse collectives interface (include/nhood.h). */
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

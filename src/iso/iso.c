@@ -13,7 +13,6 @@
  * otherwise (some offset leaves a non-periodic dimension somewhere, a
  * fact identical on every rank) every rank uses the v form with the
  * slots of existing neighbors, so all ranks make the same MPI call. */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,6 @@
  * made (iso.c), with the blocks of absent (MPI_PROC_NULL) neighbors left
  * out; where nhood does not run it, the same call goes to MPI. */
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,7 +1,6 @@
 /* nhood's MPI_Info keys on graph creation, and the algorithm a plan's
  * calls ask for (info key, then NHOOD_ALGO_<OP>, then NHOOD_ALGO). */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "core/parse.h"

@@ -2,7 +2,6 @@
  * triplet lists the R-MAT generator and the readers turn into CSR. */
 #include "matgen_int.h"
 
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

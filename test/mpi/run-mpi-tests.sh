@@ -338,6 +338,7 @@ expect_reject NHOOD_INPLACE_AUXMEM 1k "a non-negative integer"
 expect_reject NHOOD_ALGO_ALLGATHER tree "auto|pmpi|direct|torus|torus_direct"
 expect_reject NHOOD_DISABLE true "0|1"
 expect_reject NHOOD_CHECK yes "0|1"
+expect_reject NHOOD_ISO_REDUCE tree "auto|direct|dimwise"
 for v in +5 -1 0x10 5.0 1099511627777; do
     expect_reject NHOOD_INPLACE_AUXMEM "$v" "a non-negative integer up to 1099511627776"
 done
