@@ -5,6 +5,16 @@
 #define NH_BIND_H
 
 #include "exec/engine.h"
+#include "util/copy.h"
+
+/* A byte move of a bound call: a contiguous block to or from a packed
+ * message, or a local copy.  Bindings are reused only for identical
+ * addresses, so the moves are computed once per binding. */
+typedef struct nh_move {
+    char *to;
+    const char *from;
+    size_t n;
+} nh_move;
 
 /* One message: blocks [first, first + n) of a round's send or recv list. */
 typedef struct nh_msg {
@@ -16,6 +26,7 @@ typedef struct nh_msg {
     int owned;  /* type is a struct this binding created */
     int packed; /* sized: packed into pbuf + off, bytes long */
     size_t off, bytes;
+    int mv, nmv; /* packed: its blocks as moves [mv, mv + nmv); nmv < 0: block by block */
 } nh_msg;
 
 struct nh_bind {
@@ -48,6 +59,10 @@ struct nh_bind {
     int *copies;      /* copy rounds sorted by phase */
     int *copy_start;  /* nphases + 1 */
     int msg_phases;   /* phases with messages */
+    nh_move *moves;   /* packing, unpacking and copies of contiguous blocks */
+    int nmoves;
+    int *cmv;    /* per phase: the copies as moves [cmv[ph], cmv[ph + 1]) ... */
+    char *cslow; /* ... unless cslow[ph]: block by block (nh_blk_copy) */
     char *pbuf;       /* sized packed messages */
     size_t plen;
     char *hbuf; /* header framing: a phase's outgoing messages */
@@ -81,6 +96,15 @@ int nh_blk_copy(nh_bind *b, nh_blk from, nh_blk to, int *uerr);
 int nh_hdr_bound(const nh_bind *b, nh_blk k, size_t *out);
 int nh_hdr_put(const nh_bind *b, nh_blk k, char *out, size_t room, size_t *len);
 int nh_hdr_take(nh_bind *b, nh_blk k, const char *in, size_t n, int *uerr);
+/* The moves of packed messages and copy phases whose blocks are all
+ * contiguous (sized framing; after the message list).  Returns an MPI
+ * error code. */
+int nh_moves_build(nh_bind *b);
+static inline void nh_moves_run(const nh_move *m, int n)
+{
+    for (int i = 0; i < n; i++)
+        nh_copy(m[i].to, m[i].from, m[i].n);
+}
 /* Grows *buf to at least need bytes. */
 int nh_grow(char **buf, size_t *cap, size_t need);
 

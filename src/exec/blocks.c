@@ -202,7 +202,7 @@ int nh_desc_pack(const nh_desc *d, char *out, int outsize, int *pos, MPI_Comm co
     if (d->contig) {
         if ((size_t)(outsize - *pos) < d->bytes)
             return MPI_ERR_TRUNCATE;
-        memcpy(out + *pos, d->addr, d->bytes);
+        nh_copy(out + *pos, d->addr, d->bytes);
         *pos += (int)d->bytes;
         return MPI_SUCCESS;
     }
@@ -216,7 +216,7 @@ int nh_desc_unpack(const char *in, int insize, int *pos, const nh_desc *d, MPI_C
     if (d->contig) {
         if ((size_t)(insize - *pos) < d->bytes)
             return MPI_ERR_TRUNCATE;
-        memcpy(d->addr, in + *pos, d->bytes);
+        nh_copy(d->addr, in + *pos, d->bytes);
         *pos += (int)d->bytes;
         return MPI_SUCCESS;
     }
@@ -252,7 +252,7 @@ int nh_hdr_put(const nh_bind *b, nh_blk k, char *out, size_t room, size_t *len)
     if (k.buf == NH_BUF_TEMP) {
         if (b->tlen[k.slot] > room)
             return MPI_ERR_INTERN;
-        memcpy(out, b->store + b->tpos[k.slot], b->tlen[k.slot]);
+        nh_copy(out, b->store + b->tpos[k.slot], b->tlen[k.slot]);
         *len = b->tlen[k.slot];
         return MPI_SUCCESS;
     }
@@ -271,7 +271,7 @@ int nh_hdr_take(nh_bind *b, nh_blk k, const char *in, size_t n, int *uerr)
         int rc = nh_grow(&b->store, &b->storecap, b->storeused + n + 1);
         if (rc)
             return rc;
-        memcpy(b->store + b->storeused, in, n);
+        nh_copy(b->store + b->storeused, in, n);
         b->tpos[k.slot] = b->storeused;
         b->tlen[k.slot] = n;
         b->storeused += n;
@@ -310,7 +310,7 @@ int nh_blk_copy(nh_bind *b, nh_blk from, nh_blk to, int *uerr)
     if (f.bytes == 0)
         return MPI_SUCCESS;
     if (f.contig && t.contig) {
-        memcpy(t.addr, f.addr, f.bytes);
+        nh_copy(t.addr, f.addr, f.bytes);
         return MPI_SUCCESS;
     }
     if ((rc = pack_size(&f, b->comm, &len)) ||
@@ -320,4 +320,90 @@ int nh_blk_copy(nh_bind *b, nh_blk from, nh_blk to, int *uerr)
     int used = pos;
     pos = 0;
     return nh_desc_unpack(b->scratch, used, &pos, &t, b->comm);
+}
+
+/* Appends a move; merged into the previous one of the same group (from
+ * index first) when it continues it at both ends and the merged ranges do
+ * not overlap, so that one copy does what the two did in order. */
+static void move_add(nh_bind *b, int first, char *to, const char *from, size_t n)
+{
+    if (b->nmoves > first) {
+        nh_move *m = &b->moves[b->nmoves - 1];
+        uintptr_t t = (uintptr_t)m->to, f = (uintptr_t)m->from, len = m->n + n;
+        if (m->to + m->n == to && m->from + m->n == from && (t + len <= f || f + len <= t)) {
+            m->n = len;
+            return;
+        }
+    }
+    b->moves[b->nmoves++] = (nh_move){to, from, n};
+}
+
+/* A packed message's blocks as moves to or from its place in pbuf. */
+static void msg_moves(nh_bind *b, nh_msg *g)
+{
+    const nh_round *r = &b->s->rounds[g->round];
+    const nh_blk *blks = (g->send ? r->send : r->recv) + g->first;
+    char *at = b->pbuf + g->off;
+    g->mv = b->nmoves;
+    for (int k = 0; k < g->n; k++) {
+        nh_desc d;
+        nh_blk_desc(b, blks[k], &d);
+        if (d.bytes && !d.contig) {
+            b->nmoves = g->mv;
+            g->nmv = -1;
+            return;
+        }
+        if (d.bytes)
+            move_add(b, g->mv, g->send ? at : d.addr, g->send ? d.addr : at, d.bytes);
+        at += d.bytes;
+    }
+    g->nmv = b->nmoves - g->mv;
+}
+
+/* A phase's copy rounds as moves (size mismatches go block by block,
+ * where nh_blk_copy reports them). */
+static void copy_moves(nh_bind *b, int ph)
+{
+    int first = b->cmv[ph] = b->nmoves; /* phases in order: cmv[ph + 1] ends it */
+    for (int c = b->copy_start[ph]; c < b->copy_start[ph + 1]; c++) {
+        const nh_round *r = &b->s->rounds[b->copies[c]];
+        for (int k = 0; k < r->nsend && k < r->nrecv; k++) {
+            nh_desc f, t;
+            nh_blk_desc(b, r->send[k], &f);
+            nh_blk_desc(b, r->recv[k], &t);
+            if (f.bytes != t.bytes || (f.bytes && !(f.contig && t.contig))) {
+                b->nmoves = first;
+                b->cslow[ph] = 1;
+                return;
+            }
+            if (f.bytes)
+                move_add(b, first, t.addr, f.addr, f.bytes);
+        }
+    }
+}
+
+int nh_moves_build(nh_bind *b)
+{
+    const nh_sched *s = b->s;
+    size_t cap = 0;
+    for (int i = 0; i < s->nrounds; i++)
+        cap += (size_t)s->rounds[i].nsend + s->rounds[i].nrecv;
+    b->moves = malloc((cap + 1) * sizeof(nh_move));
+    b->cmv = calloc((size_t)s->nphases + 1, sizeof(int));
+    b->cslow = calloc((size_t)s->nphases + 1, 1);
+    if (!b->moves || !b->cmv || !b->cslow)
+        return MPI_ERR_NO_MEM;
+    for (int ph = 0; ph < s->nphases; ph++) {
+        if (b->o.header) { /* byte temps: nh_blk_copy */
+            b->cmv[ph] = b->nmoves;
+            b->cslow[ph] = 1;
+        }
+        else
+            copy_moves(b, ph);
+    }
+    b->cmv[s->nphases] = b->nmoves;
+    for (int j = 0; j < b->nmsgs; j++)
+        if (b->msgs[j].packed)
+            msg_moves(b, &b->msgs[j]);
+    return MPI_SUCCESS;
 }

@@ -28,6 +28,9 @@ static void bind_free(nh_bind *b)
     free(b->phase_start);
     free(b->copies);
     free(b->copy_start);
+    free(b->moves);
+    free(b->cmv);
+    free(b->cslow);
     free(b->temp);
     free(b->toff);
     free(b->kdesc);
@@ -334,7 +337,8 @@ static int bind_new(nh_plan *p, const nh_sched *s, const nh_call *c, const nh_bi
     } else if (s->ntemp > 0 && (rc = nh_temps_layout(b))) {
         goto fail;
     }
-    if ((rc = plan_msgs(b)) || (persistent && (rc = bind_persist(b, slot))))
+    if ((rc = plan_msgs(b)) || (rc = nh_moves_build(b)) ||
+        (persistent && (rc = bind_persist(b, slot))))
         goto fail;
     *out = b;
     return MPI_SUCCESS;
@@ -454,7 +458,9 @@ static int post_sized(nh_run *x, const nh_msg *g, int j)
 {
     nh_bind *b = x->b;
     int rc;
-    if (g->send && g->packed) {
+    if (g->send && g->packed && g->nmv >= 0) {
+        nh_moves_run(b->moves + g->mv, g->nmv);
+    } else if (g->send && g->packed) {
         const nh_blk *blks = b->s->rounds[g->round].send + g->first;
         int pos = 0;
         for (int k = 0; k < g->n; k++) {
@@ -561,6 +567,10 @@ static int phase_finish(nh_run *x)
         const nh_msg *g = &b->msgs[j];
         if (g->send || !g->packed)
             continue;
+        if (g->nmv >= 0) {
+            nh_moves_run(b->moves + g->mv, g->nmv);
+            continue;
+        }
         const nh_blk *blks = b->s->rounds[g->round].recv + g->first;
         for (int k = 0, pos = 0; k < g->n && !rc; k++) {
             nh_desc d;
@@ -568,7 +578,9 @@ static int phase_finish(nh_run *x)
             rc = nh_desc_unpack(g->buf, g->count, &pos, &d, b->comm);
         }
     }
-    for (int c = b->copy_start[ph]; c < b->copy_start[ph + 1] && !rc; c++) {
+    if (!rc && !b->cslow[ph])
+        nh_moves_run(b->moves + b->cmv[ph], b->cmv[ph + 1] - b->cmv[ph]);
+    for (int c = b->copy_start[ph]; b->cslow[ph] && c < b->copy_start[ph + 1] && !rc; c++) {
         const nh_round *r = &b->s->rounds[b->copies[c]];
         for (int k = 0; k < r->nsend && k < r->nrecv && !rc; k++)
             rc = nh_blk_copy(b, r->send[k], r->recv[k], &x->uerr);

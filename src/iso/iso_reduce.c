@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "iso/iso.h"
+#include "util/copy.h"
 
 typedef struct rctx {
     const nh_iso *I;
@@ -61,7 +62,7 @@ static void node_block(const rctx *c, int node, const void **addr, int *count, M
 static int reduce_into(rctx *c, int k, const char *src)
 {
     if (!c->valid[k]) {
-        memcpy(acc_at(c, k) + c->tlb, src + c->tlb, (size_t)c->span);
+        nh_copy(acc_at(c, k) + c->tlb, src + c->tlb, (size_t)c->span);
         c->valid[k] = 1;
         return MPI_SUCCESS;
     }

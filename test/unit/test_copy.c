@@ -1,0 +1,39 @@
+/* nh_copy (src/util/copy.h): every relative offset that takes the piecewise
+ * path and its neighbours, lengths around the piece size, against a byte
+ * by byte copy; the bytes around the destination stay untouched. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "util/copy.h"
+
+int main(void)
+{
+    enum { PAGE = 4096, LEN = 3 * NH_COPY_PIECE + 3 * PAGE };
+    int tried = 0;
+    unsigned char *src = aligned_alloc(PAGE, LEN), *dst = aligned_alloc(PAGE, LEN);
+    size_t lens[] = {0, 1, 63, NH_COPY_PIECE - 1, NH_COPY_PIECE, NH_COPY_PIECE + 1,
+                     2 * NH_COPY_PIECE + 7, 3 * NH_COPY_PIECE};
+    if (!src || !dst)
+        return 1;
+    for (size_t i = 0; i < LEN; i++)
+        src[i] = (unsigned char)(i * 131 + 7);
+    for (int ahead = -8; ahead <= 72; ahead++)
+        for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+            size_t n = lens[l], s0 = 100, d0 = s0 + PAGE + (size_t)ahead;
+            memset(dst, 0xEE, LEN);
+            nh_copy(dst + d0, src + s0, n);
+            tried++;
+            for (size_t i = 0; i < LEN; i++) {
+                unsigned char want = i >= d0 && i < d0 + n ? src[s0 + i - d0] : 0xEE;
+                if (dst[i] != want) {
+                    fprintf(stderr, "ahead %d, %zu bytes: byte %zu is %d, not %d\n", ahead, n,
+                            i, dst[i], want);
+                    return 1;
+                }
+            }
+        }
+    free(src);
+    free(dst);
+    printf("test_copy: %d copies ok\n", tried);
+    return 0;
+}
