@@ -6,12 +6,12 @@
 # (ratio = median over the tries of nhood / native median; b_over_a < 1: B
 # is faster relative to native).
 # Usage: scripts/bench-compare.sh LIB_A LIB_B [NP] [REPS] [TRIES]
-# Environment: MPIEXEC as for nhood-run; NHOOD_BENCH (default ./nhood-bench).
+# Environment: MPIEXEC as for nhood-run; BENCH (default ./nhood-bench).
 set -e
 [ $# -ge 2 ] || { echo "usage: $0 LIB_A LIB_B [NP] [REPS] [TRIES]" >&2; exit 2; }
 a=$1 b=$2 np=${3:-2} reps=${4:-1000} tries=${5:-3}
 here=$(cd "$(dirname "$0")" && pwd)
-bench=${NHOOD_BENCH:-./nhood-bench}
+bench=${BENCH:-./nhood-bench}
 median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 ratio() {
     NHOOD_LIB=$1 "$here/nhood-run" -np "$np" "$bench" --op "$op" --nbhd "$nbhd" --dims "$dims" \

@@ -3,7 +3,9 @@
 # in this build (run `make check` or `make check TESTS=` first to build
 # them).  MPI programs run with MPICH at 2 ranks, libnhood preloaded, each
 # rank under valgrind.  Errors and definite/indirect leaks fail; MPI and
-# transport internals are suppressed by test/valgrind.supp only.
+# transport internals are suppressed by test/valgrind.supp only.  The
+# MPI_THREAD_MULTIPLE test also runs under helgrind (test/helgrind.supp:
+# races inside MPI and UCX, and nhood's one atomic lock-free read).
 # Prints one line per program and "N passed, N failed".
 top=$(cd "$(dirname "$0")/.." && pwd)
 b=${TOP_BUILDDIR:-$PWD}
@@ -58,6 +60,17 @@ mpi test_nonblocking "$b/test/mpi/test_nonblocking"
 mpi test_badenv "$b/test/mpi/test_badenv"
 mpi "test_leaks 200" "$b/test/mpi/test_leaks" 200
 mpi test_iso "$b/test/mpi/test_iso"
+mpi test_dup "$b/test/mpi/test_dup"
+mpi test_threads "$b/test/mpi/test_threads"
+hg="valgrind -q --tool=helgrind --error-exitcode=99 --num-callers=30
+    --suppressions=$top/test/helgrind.supp"
+for v in "" "NHOOD_PROGRESS=poll NHOOD_ALGO=torus"; do
+    flags=""
+    for x in $v; do flags="$flags -genv ${x%%=*} ${x#*=}"; done
+    # shellcheck disable=SC2086
+    check "test_threads helgrind $v" timeout 1800 $mpiexec -n 2 -genv LD_PRELOAD "$lib" $flags $hg \
+        "$b/test/mpi/test_threads"
+done
 mpi test_neighbor_v "$b/test/mpi/test_neighbor_v"
 MPIVARS="NHOOD_PROGRESS=poll NHOOD_ALGO=torus NHOOD_FALLBACK=silent"
 mpi "test_neighbor_v nonblocking (poll, torus)" "$b/test/mpi/test_neighbor_v" nonblocking

@@ -103,6 +103,9 @@ typedef struct nh_plan {
     int isomorphic;
     const char *source; /* cart | hint | inferred */
     int coupled;        /* block sizes provably uniform: size-dependent choice is safe */
+    /* MPI's own exchange may stand in for nhood's (auto, autotune): no rank
+     * lists a source twice, where MPICH 4.0.2 orders the blocks wrongly */
+    int native_ok;
     nh_nbhd nb;
     MPI_Comm pcomm; /* private duplicate for internal traffic */
     int tag_ub;
@@ -129,6 +132,12 @@ typedef struct nh_plan {
      * nh_sched_node_stats; NULL otherwise, on every rank alike. */
     int *node_of;
     long *node_scratch;
+    double create_us, create_mpi_us; /* the graph creation, and MPI's part of it */
+    /* A duplicate's plan (plan/detect.c) shares the analysis of root: nb,
+     * schedules, node map and store-and-forward schedules are root's. */
+    struct nh_plan *root;
+    int dup_of;     /* report id of the communicator it was copied from, or -1 */
+    int lazy_pcomm; /* pcomm is made at the first collective (nh_plan_ready) */
 } nh_plan;
 
 /* nhood's MPI_Info keys on graph creation. */
@@ -147,6 +156,9 @@ int nh_hint_parse(MPI_Info info, nh_hint *h, char *msg, size_t len);
 int nh_plan_init(void);
 void nh_plan_fini(void);
 nh_plan *nh_plan_get(MPI_Comm comm);
+/* Before a collective on comm runs nhood's schedule: a duplicate's
+ * private communicator (collective over comm, at its first such call). */
+int nh_plan_ready(nh_plan *p, MPI_Comm comm);
 /* Analyzes a freshly created distributed-graph communicator (collective
  * over it) and caches the plan as an attribute. */
 int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h);
@@ -208,6 +220,8 @@ typedef struct nh_report_rec {
      * none made) and whether STFW is off for the operation */
     double stfw_block;
     int stfw_off;
+    double create_us, create_mpi_us; /* this rank's graph creation (nh_plan) */
+    int dup_of;                      /* nh_plan.dup_of */
 } nh_report_rec;
 /* The record of calls of coll in form on p (NULL when out of memory). */
 nh_report_rec *nh_report_rec_get(nh_plan *p, nh_coll coll, nh_form form);

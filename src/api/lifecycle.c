@@ -6,6 +6,7 @@
 #include "exec/request.h"
 #include "api/api.h"
 #include "nh.h"
+#include "util/sync.h"
 
 __thread int nh_guard;
 
@@ -14,6 +15,7 @@ __thread int nh_guard;
  * reduction at start-up), the first rank that has one explains, and all
  * leave together, so the message is never lost to a racing abort. */
 static int started;
+static const char *off_why; /* why nhood stepped aside for the whole run, or NULL */
 
 static int after_init(int provided)
 {
@@ -36,9 +38,10 @@ static int after_init(int provided)
         exit(2);
     }
     nh_config_warn_unknown();
-    /* Under MPI_THREAD_MULTIPLE nhood steps aside entirely: plans, caches
-     * and bindings are not synchronized. */
-    nh_active = !nh_cfg.disable && provided != MPI_THREAD_MULTIPLE;
+    /* Under MPI_THREAD_MULTIPLE what threads share takes locks (util/sync.h). */
+    nh_mt = provided == MPI_THREAD_MULTIPLE;
+    off_why = nh_cfg.disable ? "NHOOD_DISABLE=1" : NULL;
+    nh_active = !off_why;
     if (!nh_active)
         return MPI_SUCCESS;
     int rc = nh_plan_init();
@@ -70,6 +73,8 @@ int nh_impl_MPI_Init_thread(int *argc, char ***argv, int required, int *provided
 int nh_impl_MPI_Finalize(void)
 {
     if (nh_cfg.report && nh_world_rank == 0) {
+        if (off_why) /* one line, so that a silent report is never ambiguous */
+            fprintf(stderr, "nhood: off reason=%s (every call went to MPI)\n", off_why);
         nh_report_print();
         nh_inplace_report_print();
     }
@@ -114,20 +119,36 @@ static int hint_or_fail(MPI_Comm comm_old, MPI_Info info, nh_hint *h)
     return MPI_ERR_INFO_VALUE;
 }
 
+/* The analysis of a new graph communicator; the report shows what the
+ * creation cost (t0: the call began, t1: MPI's own creation began). */
+static int plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, double t0, double t1)
+{
+    double t2 = PMPI_Wtime();
+    int rc = nh_plan_create(comm_old, graph, h);
+    nh_plan *p = rc ? NULL : nh_plan_get(graph);
+    if (p) {
+        p->create_mpi_us = (t2 - t1) * 1e6;
+        p->create_us = (PMPI_Wtime() - t0) * 1e6;
+    }
+    return rc;
+}
+
 int nh_impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
                                            const int *sourceweights, int outdegree,
                                            const int destinations[], const int *destweights,
                                            MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
     nh_hint h;
+    double t0 = PMPI_Wtime();
     int rc = hint_or_fail(comm_old, info, &h);
     if (rc)
         return rc;
+    double t1 = PMPI_Wtime();
     rc = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree,
                                          destinations, destweights, info, reorder, comm_dist_graph);
     if (rc || !nh_active || *comm_dist_graph == MPI_COMM_NULL)
         return rc;
-    return nh_plan_create(comm_old, *comm_dist_graph, &h);
+    return plan_create(comm_old, *comm_dist_graph, &h, t0, t1);
 }
 
 int nh_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
@@ -136,14 +157,16 @@ int nh_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
                                   MPI_Comm *comm_dist_graph)
 {
     nh_hint h;
+    double t0 = PMPI_Wtime();
     int rc = hint_or_fail(comm_old, info, &h);
     if (rc)
         return rc;
+    double t1 = PMPI_Wtime();
     rc = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder,
                                 comm_dist_graph);
     if (rc || !nh_active || *comm_dist_graph == MPI_COMM_NULL)
         return rc;
-    return nh_plan_create(comm_old, *comm_dist_graph, &h);
+    return plan_create(comm_old, *comm_dist_graph, &h, t0, t1);
 }
 
 /* In-place all-to-all: only MPI_IN_PLACE calls are nhood's business.

@@ -14,15 +14,25 @@ static nh_binding shown_binding(const nh_choice *ch, int zcopy)
     return zcopy ? NH_BIND_ZCOPY : NH_BIND_PACK;
 }
 
+/* An autotune trial of MPI's own exchange (blocking regular calls only). */
+static int pmpi_trial(nh_coll coll, const nh_args *a, MPI_Comm comm)
+{
+    if (coll == NH_COLL_ALLTOALL)
+        return PMPI_Neighbor_alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype,
+                                      comm);
+    return PMPI_Neighbor_allgather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype,
+                                   comm);
+}
+
 int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI_Request *req)
 {
     nh_plan *p = nh_active ? nh_plan_get(comm) : NULL;
-    nh_call c;
+    nh_call c = {0};
     nh_choice ch;
     int rc, zcopy = 0;
     if (!p || a->sbuf == MPI_IN_PLACE)
         return NH_TO_PMPI;
-    if ((rc = nh_call_init(&c, coll, a, p)))
+    if ((rc = nh_plan_ready(p, comm)) || (rc = nh_call_init(&c, coll, a, p)))
         goto out;
     nh_req_progress();
     if (nh_coll_vec(coll) && p->isomorphic && p->hinted && nh_cfg.check &&
@@ -37,12 +47,14 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
         nh_report_stfw(p, nh_coll_op(coll), rec);
     if (rec && (form != NH_FORM_PERSISTENT || ch.algo == NH_ALGO_PMPI))
         rec->calls[ch.algo]++; /* nhood's persistent requests count their starts */
-    if (ch.algo == NH_ALGO_PMPI) {
+    if (ch.algo == NH_ALGO_PMPI && !ch.tuning) {
         rc = NH_TO_PMPI;
         goto out;
     }
     double t0 = ch.tuning ? PMPI_Wtime() : 0;
-    if (form == NH_FORM_BLOCKING)
+    if (ch.algo == NH_ALGO_PMPI)
+        rc = pmpi_trial(coll, a, comm);
+    else if (form == NH_FORM_BLOCKING)
         rc = nh_run_blocking(p, ch.s, &c, &ch.o, &zcopy);
     else
         rc = nh_req_create(p, ch.s, &c, &ch.o, form == NH_FORM_PERSISTENT,

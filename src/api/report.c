@@ -6,6 +6,7 @@
 
 #include "plan/stfw_setup.h"
 #include "nh.h"
+#include "util/sync.h"
 
 static nh_report_rec *head, **tail = &head;
 
@@ -20,6 +21,9 @@ static nh_report_rec *rec_new(nh_plan *p, nh_coll coll, nh_form form)
     r->isomorphic = p->isomorphic;
     r->source = p->source;
     r->neighbors = p->outdeg;
+    r->dup_of = p->dup_of;
+    r->create_us = p->create_us;
+    r->create_mpi_us = p->create_mpi_us;
     strcpy(r->dims, "-");
     strcpy(r->periods, "-");
     if (p->isomorphic) {
@@ -38,8 +42,10 @@ static nh_report_rec *rec_new(nh_plan *p, nh_coll coll, nh_form form)
     }
     r->rounds[NH_ALGO_PMPI] = 1;
     r->msgs[NH_ALGO_PMPI] = p->outdeg;
+    nh_lock(NH_LOCK_MISC); /* records of all communicators, one list */
     *tail = r;
     tail = &r->next;
+    nh_unlock(NH_LOCK_MISC);
     return r;
 }
 
@@ -105,18 +111,22 @@ void nh_report_print(void)
                 snprintf(stfw + k, sizeof(stfw) - (size_t)k, " stfw_block=%.0f stfw_recheck=%s",
                          r->stfw_block, r->stfw_off ? "off" : "on");
         }
+        char dup[32] = "";
+        if (r->dup_of >= 0)
+            snprintf(dup, sizeof(dup), " dup_of=%d", r->dup_of);
         fprintf(stderr,
-                "nhood: comm=%d op=%s%s%s pattern=%s source=%s dims=%s periods=%s neighbors=%d "
-                "algorithm=%s binding=%s calls=%ld rounds=%d messages=%ld%s%s%s\n",
-                r->comm_id, prefix[r->form], nh_coll_name(r->coll), suffix[r->form],
+                "nhood: comm=%d%s op=%s%s%s pattern=%s source=%s dims=%s periods=%s neighbors=%d "
+                "algorithm=%s binding=%s calls=%ld rounds=%d messages=%ld create_us=%.1f "
+                "create_mpi_us=%.1f%s%s%s\n",
+                r->comm_id, dup, prefix[r->form], nh_coll_name(r->coll), suffix[r->form],
                 r->isomorphic  ? "isomorphic"
                 : r->stfw_dims ? "irregular"
                                : "none",
                 r->source ? r->source : "-", r->dims, r->periods, r->neighbors, nh_algos[best].name,
                 best == NH_ALGO_PMPI || best == NH_ALGO_STFW ? "-"
                                                              : nh_binding_name(r->last_binding),
-                calls, r->rounds[best], r->msgs[best], used > 1 ? " mix=" : "", used > 1 ? mix : "",
-                stfw);
+                calls, r->rounds[best], r->msgs[best], r->create_us, r->create_mpi_us,
+                used > 1 ? " mix=" : "", used > 1 ? mix : "", stfw);
     }
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "exec/bind.h"
+#include "util/sync.h"
 
 #define NH_BIND_CACHE 8
 
@@ -648,7 +649,10 @@ int nh_run_bind(nh_run *x, nh_plan *p, const nh_sched *s, const nh_call *c, cons
     memset(x, 0, sizeof(*x));
     x->p = p;
     x->slot = slot;
-    if (persistent || (held && !c->named)) {
+    /* Held bindings of other threads' requests must not be shared with
+     * this communicator's calls under MPI_THREAD_MULTIPLE: they get their
+     * own (the cache belongs to the communicator's one thread at a time). */
+    if (persistent || (held && (!c->named || nh_mt))) {
         rc = bind_new(p, s, c, o, held, persistent, slot, &x->b);
         x->owned = 1;
     } else {

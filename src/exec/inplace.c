@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "nh.h"
+#include "util/sync.h"
 
 typedef struct inplace_rec {
     struct inplace_rec *next;
@@ -79,7 +80,7 @@ static int ctx_get(MPI_Comm comm, inplace_ctx **out)
         return rc;
     }
     nh_res_add(NH_RES_PLAN, 1);
-    c->id = next_id++;
+    c->id = nh_atomic_add(&next_id, 1) - 1;
     if ((rc = PMPI_Comm_set_attr(comm, ctx_keyval, c))) {
         nh_comm_free(&c->pcomm);
         free(c);
@@ -126,8 +127,10 @@ static void count_call(inplace_ctx *c, int op, int p, nh_inplace_algo algo)
         r->comm_id = c->id;
         r->op = op;
         r->p = p;
+        nh_lock(NH_LOCK_MISC); /* records of all communicators, one list */
         r->next = recs;
         recs = r;
+        nh_unlock(NH_LOCK_MISC);
         c->rec[op] = r;
     }
     c->rec[op]->calls[algo]++;

@@ -16,6 +16,7 @@
 #include "plan/stfw_setup.h"
 #include "nh.h"
 #include "core/parse.h"
+#include "util/sync.h"
 
 #define NH_MAXCAND 6
 
@@ -36,26 +37,90 @@ static int plan_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
  * complete). */
 void nh_plan_unref(nh_plan *p)
 {
-    if (--p->refs > 0)
+    if (nh_atomic_add(&p->refs, -1) > 0) /* requests of other threads hold references */
         return;
     if (p->bcache_free)
         p->bcache_free(p); /* the engine's bindings point into the schedules */
-    for (int o = 0; o < NH_OP_COUNT; o++)
-        for (int a = 0; a < NH_ALGO_COUNT; a++)
-            nh_sched_free(p->sched[o][a]);
-    nh_nbhd_fini(&p->nb);
     if (p->pcomm != MPI_COMM_NULL)
         nh_comm_free(&p->pcomm);
-    nh_stfw_free(p);
-    free(p->node_of);
-    free(p->node_scratch);
+    if (p->root) { /* a copy: the analysis is the original's */
+        free(p->stfw);
+        nh_plan_unref(p->root);
+    } else {
+        for (int o = 0; o < NH_OP_COUNT; o++)
+            for (int a = 0; a < NH_ALGO_COUNT; a++)
+                nh_sched_free(p->sched[o][a]);
+        nh_nbhd_fini(&p->nb);
+        nh_stfw_free(p);
+        free(p->node_of);
+        free(p->node_scratch);
+    }
     free(p);
     nh_res_add(NH_RES_PLAN, -1);
 }
 
+/* MPI_Comm_dup, _dup_with_info and _idup of an analyzed communicator:
+ * the copy shares the original's analysis (neighborhood, schedules,
+ * store-and-forward set-up, node map; the original lives while copies
+ * do) and has its own report id, decisions, binding cache, tag slots and
+ * private communicator.  MPI runs this callback inside the duplication,
+ * where nhood cannot start a collective of its own, so the private
+ * communicator is made at the copy's first collective (nh_plan_ready). */
+static int plan_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    (void)comm;
+    (void)keyval;
+    (void)extra;
+    const nh_plan *from = in;
+    nh_plan *root = from->root ? from->root : (nh_plan *)from;
+    nh_plan *p = calloc(1, sizeof(*p));
+    nh_stfw *st = from->stfw ? malloc(sizeof(*st)) : NULL;
+    *flag = 0;
+    if (!p || (from->stfw && !st)) {
+        free(p);
+        free(st);
+        return MPI_ERR_NO_MEM;
+    }
+    nh_res_add(NH_RES_PLAN, 1);
+    p->id = nh_atomic_add(&next_plan_id, 1) - 1;
+    p->dup_of = from->id;
+    p->root = root;
+    nh_atomic_add(&root->refs, 1);
+    p->refs = 1;
+    p->isomorphic = from->isomorphic;
+    p->source = from->source;
+    p->coupled = from->coupled;
+    p->native_ok = from->native_ok;
+    p->nb = root->nb;
+    p->pcomm = MPI_COMM_NULL;
+    p->lazy_pcomm = from->pcomm != MPI_COMM_NULL || from->lazy_pcomm;
+    p->tag_ub = from->tag_ub;
+    memcpy(p->algo_info, from->algo_info, sizeof(p->algo_info));
+    p->outdeg = from->outdeg;
+    p->indeg = from->indeg;
+    p->hinted = from->hinted;
+    if (st) /* the re-check's state so far: the same on every rank at the copy */
+        *st = *from->stfw;
+    p->stfw = st;
+    p->node_of = root->node_of;
+    p->create_us = from->create_us;
+    p->create_mpi_us = from->create_mpi_us;
+    *(nh_plan **)out = p;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+int nh_plan_ready(nh_plan *p, MPI_Comm comm)
+{
+    if (!p->lazy_pcomm)
+        return MPI_SUCCESS;
+    p->lazy_pcomm = 0;
+    return nh_comm_dup(comm, &p->pcomm);
+}
+
 int nh_plan_init(void)
 {
-    return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, plan_delete, &plan_keyval, NULL);
+    return PMPI_Comm_create_keyval(plan_copy, plan_delete, &plan_keyval, NULL);
 }
 
 void nh_plan_fini(void)
@@ -152,6 +217,26 @@ static int node_map(nh_plan *p, MPI_Comm graph, int size)
     return rc;
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Does a rank appear twice in the list?  (1 also when out of memory.) */
+static int repeats(const int *ranks, int n)
+{
+    int *v = malloc(((size_t)n + 1) * sizeof(int)), r = 0;
+    if (!v)
+        return 1;
+    memcpy(v, ranks, (size_t)n * sizeof(int));
+    qsort(v, (size_t)n, sizeof(int), cmp_int);
+    for (int i = 1; i < n && !r; i++)
+        r = v[i] == v[i - 1];
+    free(v);
+    return r;
+}
+
 int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h)
 {
     int rc, rank, size, old_rank, old_size, indeg, outdeg, weighted;
@@ -167,11 +252,12 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h)
     memset(nbs, 0, sizeof(nbs));
     p->pcomm = MPI_COMM_NULL;
     p->refs = 1;
+    p->dup_of = -1;
     int *ub, flag = 0;
     p->tag_ub = 32767; /* the least MPI allows */
     if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag) == MPI_SUCCESS && flag)
         p->tag_ub = *ub;
-    p->id = next_plan_id++;
+    p->id = nh_atomic_add(&next_plan_id, 1) - 1;
     for (int o = 0; o < NH_OP_COUNT; o++)
         p->algo_info[o] = h->algo;
 
@@ -229,7 +315,7 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h)
         goto fail;
     /* 3. Does every rank fit?  One MIN reduction over the fit flags, the
      * rank-order check and the candidate hash (as h and -h). */
-    int agree[NH_MAXCAND + 3];
+    int agree[NH_MAXCAND + 4];
     for (int k = 0; k < NH_MAXCAND; k++) {
         agree[k] = 0;
         if (k < ncand && local_ok[k] && tbuf[NH_MAXCAND * per + k])
@@ -243,7 +329,8 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h)
     agree[NH_MAXCAND] = old_rank == rank && old_size == size; /* no reordering */
     agree[NH_MAXCAND + 1] = (int)hash;
     agree[NH_MAXCAND + 2] = -(int)hash;
-    if ((rc = PMPI_Allreduce(MPI_IN_PLACE, agree, NH_MAXCAND + 3, MPI_INT, MPI_MIN, graph)))
+    agree[NH_MAXCAND + 3] = !repeats(srcs, indeg);
+    if ((rc = PMPI_Allreduce(MPI_IN_PLACE, agree, NH_MAXCAND + 4, MPI_INT, MPI_MIN, graph)))
         goto fail;
     int chosen = -1;
     if (agree[NH_MAXCAND] && agree[NH_MAXCAND + 1] == -agree[NH_MAXCAND + 2])
@@ -252,6 +339,7 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h)
                 chosen = k;
     if (chosen >= 0) {
         p->isomorphic = 1;
+        p->native_ok = agree[NH_MAXCAND + 3];
         p->hinted = h->iso == 1;
         p->source = c[chosen].source;
         p->nb = nbs[chosen];
@@ -292,10 +380,20 @@ fail:
 
 const nh_sched *nh_plan_sched(nh_plan *p, nh_op op, nh_algo a)
 {
-    if (!p->sched[op][a] && nh_algos[a].build) {
-        nh_algos[a].build(&p->nb, op, &p->sched[op][a]);
-        if (p->sched[op][a] && p->node_of)
-            nh_sched_node_stats(p->sched[op][a], &p->nb.g, p->node_of, p->node_scratch);
+    if (p->root) /* schedules belong to the analysis */
+        p = p->root;
+    /* Built once, on first use; duplicates used by other threads may ask
+     * for the same schedule at the same time. */
+    nh_sched *s = __atomic_load_n(&p->sched[op][a], __ATOMIC_ACQUIRE);
+    if (s || !nh_algos[a].build)
+        return s;
+    nh_lock(NH_LOCK_MISC);
+    if (!(s = p->sched[op][a])) {
+        nh_algos[a].build(&p->nb, op, &s);
+        if (s && p->node_of)
+            nh_sched_node_stats(s, &p->nb.g, p->node_of, p->node_scratch);
+        __atomic_store_n(&p->sched[op][a], s, __ATOMIC_RELEASE);
     }
-    return p->sched[op][a];
+    nh_unlock(NH_LOCK_MISC);
+    return s;
 }

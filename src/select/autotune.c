@@ -19,6 +19,7 @@
 #include <stdlib.h>
 
 #include "nh.h"
+#include "util/sync.h"
 
 #define NH_TUNE_TRIALS 3
 #define NH_TUNE_SIZES 16 /* block sizes tuned per communicator and operation */
@@ -53,6 +54,8 @@ static int free_tunes(MPI_Comm comm, int keyval, void *attr, void *extra)
     return MPI_SUCCESS;
 }
 
+static int tune_get(nh_plan *p, nh_op op, size_t m, nh_algo *algo, int *tuning);
+
 static tune *find(const nh_plan *p, nh_op op, size_t m, int *nsizes)
 {
     *nsizes = 0;
@@ -67,9 +70,17 @@ static tune *find(const nh_plan *p, nh_op op, size_t m, int *nsizes)
 
 int nh_autotune_algo(nh_plan *p, nh_op op, size_t m, nh_algo *algo, int *tuning)
 {
-    int nsizes;
     if (!nh_cfg.autotune || !p->isomorphic || !p->coupled)
         return -1;
+    nh_lock(NH_LOCK_MISC); /* one list for all communicators */
+    int rc = tune_get(p, op, m, algo, tuning);
+    nh_unlock(NH_LOCK_MISC);
+    return rc;
+}
+
+static int tune_get(nh_plan *p, nh_op op, size_t m, nh_algo *algo, int *tuning)
+{
+    int nsizes;
     tune *t = find(p, op, m, &nsizes);
     if (!t) {
         if (nsizes >= NH_TUNE_SIZES)
@@ -83,10 +94,15 @@ int nh_autotune_algo(nh_plan *p, nh_op op, size_t m, nh_algo *algo, int *tuning)
         t->plan_id = p->id;
         t->op = op;
         t->m = m;
+        if (p->native_ok)
+            t->cand[t->ncand++] = NH_ALGO_PMPI; /* first: it wins ties */
+        int own = 0; /* nhood's candidates */
         for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++)
-            if (nh_plan_sched(p, op, (nh_algo)a))
+            if (nh_plan_sched(p, op, (nh_algo)a)) {
                 t->cand[t->ncand++] = (nh_algo)a;
-        if (t->ncand == 0) {
+                own++;
+            }
+        if (own == 0) {
             free(t);
             return -1;
         }
@@ -129,16 +145,19 @@ static int agree(nh_plan *p, tune *t)
 
 int nh_autotune_record(nh_plan *p, nh_op op, size_t m, double seconds)
 {
-    int nsizes;
+    int nsizes, last = 0;
+    nh_lock(NH_LOCK_MISC);
     tune *t = find(p, op, m, &nsizes);
-    if (!t || t->done)
-        return MPI_SUCCESS;
-    if (t->call > 0 && (t->best[t->cur] < 0 || seconds < t->best[t->cur]))
-        t->best[t->cur] = seconds; /* the first call of a candidate builds, untimed */
-    if (++t->call > NH_TUNE_TRIALS) {
-        t->call = 0;
-        if (++t->cur == t->ncand)
-            return agree(p, t);
+    if (t && !t->done) {
+        if (t->call > 0 && (t->best[t->cur] < 0 || seconds < t->best[t->cur]))
+            t->best[t->cur] = seconds; /* the first call of a candidate builds, untimed */
+        if (++t->call > NH_TUNE_TRIALS) {
+            t->call = 0;
+            last = ++t->cur == t->ncand;
+        }
     }
-    return MPI_SUCCESS;
+    nh_unlock(NH_LOCK_MISC);
+    /* t is this communicator's, used by one thread at a time; the
+     * reduction runs unlocked. */
+    return last ? agree(p, t) : MPI_SUCCESS;
 }

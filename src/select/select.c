@@ -11,6 +11,10 @@
  * with header framing (exec/engine.h): intermediates learn the sizes of
  * blocks in transit from the messages.
  *
+ * MPI's own exchange is a candidate where no rank lists a source twice
+ * (nh_plan.native_ok): it is chosen where the model prices it no dearer
+ * than nhood's best schedule, so auto never adds work for nothing.
+ *
  * Nonblocking and persistent calls under NHOOD_PROGRESS=safe use only
  * schedules with a single message phase (see exec/request.c): `auto`
  * chooses among those, and a forced multi-phase algorithm becomes direct
@@ -53,6 +57,15 @@ double nh_cost_of(const nh_sched *s, nh_binding b, size_t m)
         }
     }
     return t;
+}
+
+/* MPI's own exchange in the same terms: one round, one message per
+ * neighbor (self-messages included). */
+static double native_cost(const nh_plan *p, size_t m)
+{
+    const nh_cost *c = &nh_cfg.cost;
+    double per = c->o + c->beta * (double)m + ((double)m > c->eager ? c->rndv : 0);
+    return c->alpha + p->nb.s * per;
 }
 
 static nh_binding pick_binding(const nh_sched *s, size_t m)
@@ -151,13 +164,18 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
     } else if (forced == NH_ALGO_AUTO && p->last[coll][form].valid && p->last[coll][form].m == m) {
         out->algo = p->last[coll][form].algo;
         out->o = p->last[coll][form].o;
+        if (out->algo == NH_ALGO_PMPI)
+            return MPI_SUCCESS;
         out->s = nh_plan_sched(p, op, out->algo);
         return out->s ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     } else if (forced == NH_ALGO_AUTO) {
         best = NH_ALGO_DIRECT;
         if (known && !nh_coll_vec(coll) && form == NH_FORM_BLOCKING &&
             nh_autotune_algo(p, op, m, &best, &out->tuning) == 0) {
-            /* measured (NHOOD_AUTOTUNE, blocking regular calls) */
+            /* measured (NHOOD_AUTOTUNE, blocking regular calls; MPI's own
+             * exchange is a candidate, run by the caller) */
+            if (best == NH_ALGO_PMPI)
+                return MPI_SUCCESS;
         } else if (known) {
             double bc = -1;
             for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++) {
@@ -170,7 +188,18 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
                     best = (nh_algo)a;
                 }
             }
+            /* MPI's own exchange wins ties: where nhood's best schedule is
+             * the same exchange (large blocks, one message each), nhood
+             * would only add its own work. */
+            if (p->native_ok && bc >= 0 && native_cost(p, m) <= bc)
+                best = NH_ALGO_PMPI;
         }
+    }
+    if (best == NH_ALGO_PMPI) {
+        p->last[coll][form].valid = 1;
+        p->last[coll][form].m = m;
+        p->last[coll][form].algo = best;
+        return MPI_SUCCESS;
     }
     const nh_sched *s = nh_plan_sched(p, op, best);
     if (!s)

@@ -1,6 +1,6 @@
-/* Live counts of the MPI objects nhood creates (see resource.h).  The
- * counts are updated atomically: under MPI_THREAD_MULTIPLE nhood passes
- * everything through, but a count must never tear. */
+/* Live counts of the MPI objects nhood creates (see resource.h), updated
+ * atomically: under MPI_THREAD_MULTIPLE threads create and free them at
+ * once. */
 #include "nh.h"
 #include "nhood.h"
 

@@ -73,7 +73,7 @@ for np in $nps; do
 done
 name="NHOOD_REPORT=1 stfw lines"
 if run "$name" 4 "NHOOD_ALGO=stfw NHOOD_STFW_DIMS=2 NHOOD_REPORT=1" "$t/test_stfw" &&
-    grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=irregular .*algorithm=stfw binding=- calls=[1-9][0-9]* rounds=2 messages=[0-9]+ stfw_dims=2 stfw_vpt=2x2(,node)? stfw_mmax=[0-9]+ stfw_mavg=[0-9.]+ pmpi_mmax=[0-9]+ pmpi_mavg=[0-9.]+$' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=irregular .*algorithm=stfw binding=- calls=[1-9][0-9]* rounds=2 messages=[0-9]+ create_us=[0-9.]+ create_mpi_us=[0-9.]+ stfw_dims=2 stfw_vpt=2x2(,node)? stfw_mmax=[0-9]+ stfw_mavg=[0-9.]+ pmpi_mmax=[0-9]+ pmpi_mavg=[0-9.]+$' "$log.err" &&
     grep -Eq '^nhood: comm=[0-9]+ op=allgather pattern=irregular .*algorithm=stfw .*stfw_dims=2 ' "$log.err"; then
     ok "$name"
 else
@@ -187,6 +187,40 @@ else
     bad "$name"
 fi
 
+# Duplicated communicators share the original's analysis.
+for np in $nps; do
+    for vars in "" "NHOOD_ALGO=torus" "NHOOD_ALGO=pmpi"; do
+        name="dup np=$np $vars"
+        if run "$name" $np "$vars NHOOD_FALLBACK=silent" "$t/test_dup"; then ok "$name"; else bad "$name"; fi
+    done
+done
+name="NHOOD_REPORT=1 lists duplicates as their own communicators"
+if run "$name" 4 "NHOOD_REPORT=1" "$t/test_dup" &&
+    [ "$(grep -Ec '^nhood: comm=[0-9]+ dup_of=[0-9]+ op=alltoall pattern=isomorphic .*algorithm=(direct|torus|torus_direct) ' "$log.err")" -eq 4 ]; then
+    ok "$name"
+else
+    bad "$name"
+fi
+
+# MPI_THREAD_MULTIPLE: nhood stays on; threads run collectives on their
+# own communicators (one a duplicate of another's) and wait concurrently.
+for np in $nps; do
+    for vars in "" "NHOOD_PROGRESS=poll NHOOD_ALGO=torus" "NHOOD_ALGO=pmpi"; do
+        name="threads np=$np $vars"
+        if run "$name" $np "$vars NHOOD_FALLBACK=silent" "$t/test_threads" &&
+            grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out"; then ok "$name"; else bad "$name"; fi
+    done
+done
+name="NHOOD_REPORT=1 under MPI_THREAD_MULTIPLE: nhood is on"
+if run "$name" 2 "NHOOD_REPORT=1" "$t/test_threads" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic .*algorithm=(direct|torus|torus_direct) ' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ dup_of=[0-9]+ op=ialltoall pattern=isomorphic ' "$log.err" &&
+    ! grep -q '^nhood: off' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+
 # In-place MPI_Alltoall[v|w]: every algorithm, and the auxiliary-buffer
 # variant with a buffer that holds some swaps and one that holds all.
 for np in $nps; do
@@ -219,16 +253,30 @@ for eager in 100 2500; do
     if run "$name" 4 "NHOOD_ALGO=torus NHOOD_COST_EAGER=$eager NHOOD_FALLBACK=silent" "$t/test_neighbor"; then ok "$name"; else bad "$name"; fi
 done
 
-# MPI_THREAD_MULTIPLE: nhood passes everything through.
-name="neighbor np=2 MPI_THREAD_MULTIPLE"
-if run "$name" 2 "NH_TEST_THREAD_MULTIPLE=1" "$t/test_neighbor"; then ok "$name"; else bad "$name"; fi
+# MPI_THREAD_MULTIPLE: nhood stays on, with the same results and analysis.
+for np in 2 4; do
+    name="neighbor np=$np MPI_THREAD_MULTIPLE"
+    if run "$name" $np "NH_TEST_THREAD_MULTIPLE=1" "$t/test_neighbor"; then ok "$name"; else bad "$name"; fi
+done
 
 # Report: isomorphic graphs on MPI_COMM_WORLD get a combining algorithm,
-# the irregular one is left to PMPI.
+# the irregular one is left to PMPI, and auto leaves calls to MPI where
+# its exchange is nhood's (one block per neighbor, no rank listed twice).
 name="NHOOD_REPORT=1 format"
 if run "$name" 4 "NHOOD_REPORT=1" "$t/test_neighbor" &&
-    grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic source=inferred dims=[0-9x]+ periods=[0-9,]+ neighbors=26 algorithm=(direct|torus|torus_direct) binding=(pack|zcopy) calls=[1-9][0-9]* rounds=[0-9]+ messages=[0-9]+' "$log.err" &&
-    grep -Eq '^nhood: comm=[0-9]+ op=allgather pattern=none .*algorithm=pmpi .*calls=[1-9]' "$log.err"; then
+    grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic source=inferred dims=[0-9x]+ periods=[0-9,]+ neighbors=26 algorithm=(direct|torus|torus_direct) binding=(pack|zcopy) calls=[1-9][0-9]* rounds=[0-9]+ messages=[0-9]+ create_us=[0-9.]+ create_mpi_us=[0-9.]+' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=allgather pattern=none .*algorithm=pmpi .*calls=[1-9]' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic .* calls=[0-9]+ .*mix=pmpi:[1-9]' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+
+# Switched off: the report says so (and nothing else).
+name="NHOOD_REPORT=1 says nhood is off"
+if run "$name" 2 "NHOOD_REPORT=1 NHOOD_DISABLE=1" "$t/test_dup" &&
+    grep -Eq '^nhood: off reason=NHOOD_DISABLE=1 ' "$log.err" &&
+    ! grep -q '^nhood: comm=' "$log.err"; then
     ok "$name"
 else
     bad "$name"
@@ -299,6 +347,13 @@ name="autotune report np=4"
 if run "$name" 4 "NHOOD_AUTOTUNE=1" "$t/test_autotune" &&
     [ "$(grep -Ec '^nhood: autotune comm=[0-9]+ op=alltoall bytes=(8|4096) algorithm=(direct|torus|torus_direct) times_us=direct:[0-9.]+,torus:[0-9.]+,torus_direct:[0-9.]+ ' "$log.err")" -eq 2 ] &&
     [ "$(grep -Ec '^nhood: autotune comm=[0-9]+ op=allgather bytes=64 algorithm=' "$log.err")" -eq 1 ]; then
+    ok "$name"
+else
+    bad "$name"
+fi
+name="autotune report np=3: MPI's own exchange is a candidate"
+if run "$name" 3 "NHOOD_AUTOTUNE=1" "$t/test_autotune" &&
+    [ "$(grep -Ec '^nhood: autotune comm=[0-9]+ op=alltoall bytes=16 algorithm=[a-z_]+ times_us=pmpi:[0-9.]+,direct:' "$log.err")" -eq 1 ]; then
     ok "$name"
 else
     bad "$name"

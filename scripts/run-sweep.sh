@@ -1,0 +1,40 @@
+#!/bin/sh
+# The never-slower-than-native sweep: alltoall and allgather, blocking and
+# nonblocking (MPI_Ineighbor_* + MPI_Wait), on the 3-D Moore neighborhood
+# (r=1), 8 B to 1 MiB, native and nhood alternating in every run, under
+# nhood's default (auto).  Writes OUT/sweep.csv (nhood-bench's columns) and,
+# with gnuplot, OUT/sweep.png; prints the worst ratio.
+# Usage: scripts/run-sweep.sh [NP] [REPS]
+# Environment: MPIEXEC, NHOOD_LIB as for nhood-run (Open MPI: MPIEXEC=
+# "mpirun.openmpi --oversubscribe --mca mpi_yield_when_idle 1");
+# BENCH (default ./nhood-bench, or build-openmpi/nhood-bench for
+# Open MPI); OUT (default results).
+set -e
+np=${1:-2}
+reps=${2:-1000}
+here=$(cd "$(dirname "$0")" && pwd)
+bench=${BENCH:-./nhood-bench}
+out=${OUT:-results}
+mkdir -p "$out"
+csv="$out/sweep.csv"
+echo "op,nbhd,dims,radius,procs,bytes,algorithm,native_us,nhood_us,ratio" >"$csv"
+for op in alltoall allgather; do
+    for form in blocking nonblocking; do
+        # Large blocks take long: fewer repetitions (at least 20).
+        for sizes in "8,64,512,4096 $reps" "16384,65536 $((reps / 4))" \
+            "262144,1048576 $((reps / 20 > 20 ? reps / 20 : 20))"; do
+            set -- $sizes
+            "$here/nhood-run" -np "$np" "$bench" --op "$op" --form "$form" --nbhd moore --dims 3 \
+                --radius 1 --bytes "$1" --reps "$2" --no-header >>"$csv"
+        done
+    done
+done
+cat "$csv"
+awk -F, 'NR > 1 && $10 > worst { worst = $10; row = $0 } END { print "worst: " row }' "$csv"
+if command -v gnuplot >/dev/null 2>&1; then
+    rm -f "$out"/series-*.dat
+    awk -F, -v dir="$out" 'NR > 1 { print $6, $10 >> (dir "/series-" $1 ".dat") }' "$csv"
+    gnuplot -e "outfile='$out/sweep.png'; dir='$out'; procs=$np" "$here/plot-bench.gp"
+    rm -f "$out"/series-*.dat
+    echo "plot: $out/sweep.png"
+fi

@@ -1,0 +1,460 @@
+/* The completion calls (MPI_Wait/Test and their all/any/some forms,
+ * MPI_Request_get_status, MPI_Request_free, MPI_Start/Startall,
+ * MPI_Cancel) over nhood's requests and MPI's (see request.c for the
+ * rules, threads included). */
+#include <stdlib.h>
+
+#include "exec/req_int.h"
+
+
+static int testall_locked(int n, MPI_Request arr[], int *flag, MPI_Status sts[]);
+static int startall_locked(int n, MPI_Request arr[]);
+
+/* The status of a completed collective: empty. */
+static void empty_status(MPI_Status *st, int err)
+{
+    if (st == MPI_STATUS_IGNORE)
+        return;
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = err;
+    PMPI_Status_set_elements(st, MPI_BYTE, 0);
+    PMPI_Status_set_cancelled(st, 0);
+}
+
+/* Completion call on a done (or inactive persistent) r: frees a
+ * nonblocking one, deactivates a persistent one. */
+static int complete(nh_req *r, MPI_Request *h, MPI_Status *st)
+{
+    int err = r->err;
+    empty_status(st, err);
+    if (!r->persistent) {
+        nh_req_destroy(r);
+        *h = MPI_REQUEST_NULL;
+    } else {
+        r->active = 0;
+    }
+    return err;
+}
+
+static MPI_Status *status_at(MPI_Status *sts, int i)
+{
+    return sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[i];
+}
+
+/* An array split into nhood's entries and a view for PMPI. */
+typedef struct split {
+    int n, mine;
+    nh_req **r;
+    MPI_Request *view;
+    nh_req *r_small[32];
+    MPI_Request view_small[32];
+} split;
+
+static int split_init(split *v, int n, const MPI_Request *arr)
+{
+    v->n = n;
+    v->mine = 0;
+    v->r = v->r_small;
+    v->view = v->view_small;
+    if (n > 32) {
+        v->r = malloc((size_t)n * sizeof(*v->r));
+        v->view = malloc((size_t)n * sizeof(*v->view));
+        if (!v->r || !v->view) { /* split_fini stays safe */
+            free(v->r);
+            free(v->view);
+            v->r = v->r_small;
+            v->view = v->view_small;
+            return MPI_ERR_NO_MEM;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        v->r[i] = nh_req_lookup(arr[i]);
+        v->view[i] = v->r[i] ? MPI_REQUEST_NULL : arr[i];
+        v->mine += v->r[i] != NULL;
+    }
+    return MPI_SUCCESS;
+}
+
+static void split_fini(split *v)
+{
+    if (v->r != v->r_small)
+        free(v->r);
+    if (v->view != v->view_small)
+        free(v->view);
+}
+
+/* Copies PMPI's updates of the view back into the user's array. */
+static void split_back(const split *v, MPI_Request *arr)
+{
+    for (int i = 0; i < v->n; i++)
+        if (!v->r[i])
+            arr[i] = v->view[i];
+}
+
+int nh_impl_MPI_Wait(MPI_Request *req, MPI_Status *st)
+{
+    if (!nh_req_live_any())
+        return PMPI_Wait(req, st);
+    nh_lock(NH_LOCK_REQ);
+    nh_req *r = nh_req_lookup(*req);
+    int rc = MPI_SUCCESS, multi = nh_req_nmulti;
+    if (!r) {
+        nh_unlock(NH_LOCK_REQ);
+        if (!multi)
+            return PMPI_Wait(req, st);
+        for (int flag = 0;;) {
+            rc = PMPI_Test(req, &flag, st);
+            if (rc || flag)
+                return rc;
+            nh_req_progress();
+        }
+    }
+    if (!r->active) {
+        empty_status(st, MPI_SUCCESS);
+    } else {
+        nh_req_wait_done(r);
+        rc = complete(r, req, st);
+    }
+    nh_unlock(NH_LOCK_REQ);
+    return rc;
+}
+
+int nh_impl_MPI_Test(MPI_Request *req, int *flag, MPI_Status *st)
+{
+    if (!nh_req_live_any())
+        return PMPI_Test(req, flag, st);
+    nh_lock(NH_LOCK_REQ);
+    nh_req_progress_locked();
+    nh_req *r = nh_req_lookup(*req);
+    int rc = MPI_SUCCESS;
+    if (!r) {
+        rc = PMPI_Test(req, flag, st);
+    } else {
+        *flag = !r->active || r->done;
+        if (!r->active)
+            empty_status(st, MPI_SUCCESS);
+        else if (r->done)
+            rc = complete(r, req, st);
+    }
+    nh_unlock(NH_LOCK_REQ);
+    return rc;
+}
+
+/* Completes nhood's entries of a split whose schedules are done; folds
+ * their errors into rc as MPI_ERR_IN_STATUS does. */
+static int complete_mine(split *v, MPI_Request *arr, MPI_Status *sts, int rc)
+{
+    for (int i = 0; i < v->n; i++) {
+        nh_req *r = v->r[i];
+        int err = MPI_SUCCESS;
+        if (!r)
+            continue;
+        if (r->active)
+            err = complete(r, &arr[i], status_at(sts, i)); /* may free r */
+        else
+            empty_status(status_at(sts, i), MPI_SUCCESS);
+        if (err)
+            rc = sts == MPI_STATUSES_IGNORE ? err : MPI_ERR_IN_STATUS;
+    }
+    return rc;
+}
+
+int nh_impl_MPI_Waitall(int n, MPI_Request arr[], MPI_Status sts[])
+{
+    if (!nh_req_live_any())
+        return PMPI_Waitall(n, arr, sts);
+    split v;
+    nh_lock(NH_LOCK_REQ);
+    int rc = split_init(&v, n, arr);
+    if (rc || (!v.mine && !nh_req_nmulti)) {
+        nh_unlock(NH_LOCK_REQ);
+        if (!rc)
+            rc = PMPI_Waitall(n, arr, sts);
+        split_fini(&v);
+        return rc;
+    }
+    for (int i = 0; i < n; i++)
+        if (v.r[i] && v.r[i]->active)
+            nh_req_wait_done(v.r[i]);
+    int multi = nh_req_nmulti;
+    nh_unlock(NH_LOCK_REQ); /* the rest of the array: MPI's */
+    if (!multi) {
+        rc = PMPI_Waitall(n, v.view, sts);
+    } else {
+        for (int flag = 0; !rc && !flag;) {
+            rc = PMPI_Testall(n, v.view, &flag, sts);
+            if (!flag)
+                nh_req_progress();
+        }
+    }
+    nh_lock(NH_LOCK_REQ);
+    split_back(&v, arr);
+    rc = complete_mine(&v, arr, sts, rc);
+    nh_unlock(NH_LOCK_REQ);
+    split_fini(&v);
+    return rc;
+}
+
+int nh_impl_MPI_Testall(int n, MPI_Request arr[], int *flag, MPI_Status sts[])
+{
+    if (!nh_req_live_any())
+        return PMPI_Testall(n, arr, flag, sts);
+    nh_lock(NH_LOCK_REQ);
+    int rc = testall_locked(n, arr, flag, sts);
+    nh_unlock(NH_LOCK_REQ);
+    return rc;
+}
+
+static int testall_locked(int n, MPI_Request arr[], int *flag, MPI_Status sts[])
+{
+    nh_req_progress_locked();
+    split v;
+    int rc = split_init(&v, n, arr);
+    if (rc)
+        return rc;
+    *flag = 1;
+    for (int i = 0; i < n; i++)
+        if (v.r[i] && v.r[i]->active && !v.r[i]->done)
+            *flag = 0;
+    /* All or nothing: PMPI may complete only if nhood's are done. */
+    if (*flag && !(rc = PMPI_Testall(n, v.view, flag, sts)) && *flag) {
+        split_back(&v, arr);
+        rc = complete_mine(&v, arr, sts, rc);
+    }
+    split_fini(&v);
+    return rc;
+}
+
+/* One pass of Waitany/Testany.  *idx = MPI_UNDEFINED with *flag = 1 when
+ * no entry is active. */
+static int any_pass(split *v, MPI_Request arr[], int *idx, int *flag, MPI_Status *st)
+{
+    int active = 0;
+    nh_req_progress_locked();
+    for (int i = 0; i < v->n; i++) {
+        nh_req *r = v->r[i];
+        if (!r || !r->active)
+            continue;
+        active = 1;
+        if (r->done) {
+            *idx = i;
+            *flag = 1;
+            return complete(r, &arr[i], st);
+        }
+    }
+    int k = MPI_UNDEFINED, rc = PMPI_Testany(v->n, v->view, &k, flag, st);
+    if (rc == MPI_SUCCESS && *flag && k != MPI_UNDEFINED) {
+        arr[k] = v->view[k];
+        *idx = k;
+        return MPI_SUCCESS;
+    }
+    *idx = MPI_UNDEFINED;
+    if (*flag && active) /* PMPI saw no active request, but nhood's run */
+        *flag = 0;
+    return rc;
+}
+
+int nh_impl_MPI_Waitany(int n, MPI_Request arr[], int *idx, MPI_Status *st)
+{
+    if (!nh_req_live_any())
+        return PMPI_Waitany(n, arr, idx, st);
+    split v;
+    nh_lock(NH_LOCK_REQ);
+    int rc = split_init(&v, n, arr), flag = 0;
+    if (rc || (!v.mine && !nh_req_nmulti)) {
+        nh_unlock(NH_LOCK_REQ);
+        if (!rc)
+            rc = PMPI_Waitany(n, arr, idx, st);
+        split_fini(&v);
+        return rc;
+    }
+    while (!(rc = any_pass(&v, arr, idx, &flag, st)) && !flag)
+        nh_lock_yield(NH_LOCK_REQ);
+    nh_unlock(NH_LOCK_REQ);
+    split_fini(&v);
+    return rc;
+}
+
+int nh_impl_MPI_Testany(int n, MPI_Request arr[], int *idx, int *flag, MPI_Status *st)
+{
+    if (!nh_req_live_any()) /* nothing of nhood's to progress */
+        return PMPI_Testany(n, arr, idx, flag, st);
+    split v;
+    nh_lock(NH_LOCK_REQ);
+    int rc = split_init(&v, n, arr);
+    if (!rc)
+        rc = any_pass(&v, arr, idx, flag, st);
+    nh_unlock(NH_LOCK_REQ);
+    split_fini(&v);
+    return rc;
+}
+
+/* One pass of Waitsome/Testsome. */
+static int some_pass(split *v, MPI_Request arr[], int *outcount, int idxs[], MPI_Status sts[])
+{
+    int active = 0, k = 0, oc = 0, rc = MPI_SUCCESS;
+    nh_req_progress_locked();
+    rc = PMPI_Testsome(v->n, v->view, &oc, idxs, sts);
+    if (rc)
+        return rc;
+    if (oc != MPI_UNDEFINED) {
+        for (int j = 0; j < oc; j++)
+            arr[idxs[j]] = v->view[idxs[j]];
+        k = oc;
+    }
+    for (int i = 0; i < v->n; i++) {
+        nh_req *r = v->r[i];
+        if (!r || !r->active)
+            continue;
+        active = 1;
+        if (!r->done)
+            continue;
+        int err = complete(r, &arr[i], status_at(sts, k));
+        idxs[k++] = i;
+        if (err)
+            rc = sts == MPI_STATUSES_IGNORE ? err : MPI_ERR_IN_STATUS;
+    }
+    *outcount = oc == MPI_UNDEFINED && !active ? MPI_UNDEFINED : k;
+    return rc;
+}
+
+int nh_impl_MPI_Waitsome(int n, MPI_Request arr[], int *outcount, int idxs[], MPI_Status sts[])
+{
+    if (!nh_req_live_any())
+        return PMPI_Waitsome(n, arr, outcount, idxs, sts);
+    split v;
+    nh_lock(NH_LOCK_REQ);
+    int rc = split_init(&v, n, arr);
+    if (rc || (!v.mine && !nh_req_nmulti)) {
+        nh_unlock(NH_LOCK_REQ);
+        if (!rc)
+            rc = PMPI_Waitsome(n, arr, outcount, idxs, sts);
+        split_fini(&v);
+        return rc;
+    }
+    while (!(rc = some_pass(&v, arr, outcount, idxs, sts)) && *outcount == 0)
+        nh_lock_yield(NH_LOCK_REQ);
+    nh_unlock(NH_LOCK_REQ);
+    split_fini(&v);
+    return rc;
+}
+
+int nh_impl_MPI_Testsome(int n, MPI_Request arr[], int *outcount, int idxs[], MPI_Status sts[])
+{
+    if (!nh_req_live_any())
+        return PMPI_Testsome(n, arr, outcount, idxs, sts);
+    split v;
+    nh_lock(NH_LOCK_REQ);
+    int rc = split_init(&v, n, arr);
+    if (!rc)
+        rc = some_pass(&v, arr, outcount, idxs, sts);
+    nh_unlock(NH_LOCK_REQ);
+    split_fini(&v);
+    return rc;
+}
+
+int nh_impl_MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st)
+{
+    if (!nh_req_live_any())
+        return PMPI_Request_get_status(req, flag, st);
+    nh_lock(NH_LOCK_REQ);
+    nh_req_progress_locked();
+    nh_req *r = nh_req_lookup(req);
+    int rc = MPI_SUCCESS;
+    if (!r) {
+        rc = PMPI_Request_get_status(req, flag, st);
+    } else {
+        *flag = !r->active || r->done;
+        if (*flag)
+            empty_status(st, r->active ? r->err : MPI_SUCCESS);
+    }
+    nh_unlock(NH_LOCK_REQ);
+    return rc;
+}
+
+int nh_impl_MPI_Request_free(MPI_Request *req)
+{
+    if (!nh_req_live_any())
+        return PMPI_Request_free(req);
+    nh_lock(NH_LOCK_REQ);
+    nh_req *r = nh_req_lookup(*req);
+    if (r) {
+        /* An operation still running completes in the background
+         * (progressed by later completion calls, or at MPI_Finalize). */
+        if (r->active && !r->done)
+            r->freed = 1;
+        else
+            nh_req_destroy(r);
+        *req = MPI_REQUEST_NULL;
+    }
+    nh_unlock(NH_LOCK_REQ);
+    return r ? MPI_SUCCESS : PMPI_Request_free(req);
+}
+
+int nh_impl_MPI_Cancel(MPI_Request *req)
+{
+    int mine = 0;
+    if (nh_req_live_any()) {
+        nh_lock(NH_LOCK_REQ);
+        mine = nh_req_lookup(*req) != NULL;
+        nh_unlock(NH_LOCK_REQ);
+    }
+    if (!mine)
+        return PMPI_Cancel(req);
+    nh_error("MPI_Cancel on a neighborhood collective request is erroneous (MPI 4.0, 6.12)");
+    return MPI_ERR_REQUEST;
+}
+
+static int start_mine(nh_req *r)
+{
+    if (r->active) {
+        nh_error("MPI_Start on an active persistent neighborhood collective request");
+        return MPI_ERR_REQUEST;
+    }
+    return nh_req_start(r);
+}
+
+int nh_impl_MPI_Start(MPI_Request *req)
+{
+    if (!nh_req_live_any())
+        return PMPI_Start(req);
+    nh_lock(NH_LOCK_REQ);
+    nh_req *r = nh_req_lookup(*req);
+    int rc = r ? start_mine(r) : PMPI_Start(req);
+    nh_unlock(NH_LOCK_REQ);
+    return rc;
+}
+
+int nh_impl_MPI_Startall(int n, MPI_Request arr[])
+{
+    if (!nh_req_live_any())
+        return PMPI_Startall(n, arr);
+    nh_lock(NH_LOCK_REQ);
+    int rc = startall_locked(n, arr);
+    nh_unlock(NH_LOCK_REQ);
+    return rc;
+}
+
+static int startall_locked(int n, MPI_Request arr[])
+{
+    split v;
+    int rc = split_init(&v, n, arr), nf = 0;
+    if (rc)
+        return rc;
+    /* nhood's in array order; PMPI's compacted (Startall takes no null
+     * entries).  The two sets use different communicators, so their
+     * relative order does not matter. */
+    for (int i = 0; i < n && !rc; i++)
+        if (v.r[i])
+            rc = start_mine(v.r[i]);
+        else
+            v.view[nf++] = arr[i];
+    if (!rc && nf)
+        rc = PMPI_Startall(nf, v.view);
+    for (int i = 0, j = 0; !rc && i < n; i++)
+        if (!v.r[i])
+            arr[i] = v.view[j++];
+    split_fini(&v);
+    return rc;
+}

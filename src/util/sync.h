@@ -1,0 +1,49 @@
+/* Locks for MPI_THREAD_MULTIPLE.
+ *
+ * MPI already forbids concurrent collectives on one communicator, so a
+ * plan's own state (decisions, binding cache, tag sequence) is touched by
+ * one thread at a time.  What threads share is guarded here, and only
+ * where the program asked for MPI_THREAD_MULTIPLE (nh_mt), so other
+ * programs pay one predictable branch:
+ *  - NH_LOCK_REQ: nhood's requests (the live list, their runs, tag slots);
+ *    recursive, and never held across a blocking MPI call;
+ *  - NH_LOCK_MISC: the report's records, lazily built schedules shared by
+ *    duplicates, autotune's trials, the in-place records.
+ * Counters (resources, plan references, ids) are atomic. */
+#ifndef NH_SYNC_H
+#define NH_SYNC_H
+
+#include <pthread.h>
+
+typedef enum { NH_LOCK_REQ = 0, NH_LOCK_MISC, NH_LOCK_COUNT } nh_lock_id;
+
+extern int nh_mt; /* set once at MPI_Init_thread: MPI_THREAD_MULTIPLE provided */
+extern pthread_mutex_t nh_mutex[NH_LOCK_COUNT];
+
+static inline void nh_lock(nh_lock_id k)
+{
+    if (nh_mt)
+        pthread_mutex_lock(&nh_mutex[k]);
+}
+
+static inline void nh_unlock(nh_lock_id k)
+{
+    if (nh_mt)
+        pthread_mutex_unlock(&nh_mutex[k]);
+}
+
+/* 1 if taken (or no locking is needed). */
+static inline int nh_trylock(nh_lock_id k)
+{
+    return !nh_mt || pthread_mutex_trylock(&nh_mutex[k]) == 0;
+}
+
+/* Lets other threads in while this one polls (k held once). */
+void nh_lock_yield(nh_lock_id k);
+
+static inline int nh_atomic_add(int *v, int d)
+{
+    return __atomic_add_fetch(v, d, __ATOMIC_ACQ_REL);
+}
+
+#endif

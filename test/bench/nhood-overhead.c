@@ -1,0 +1,194 @@
+/* What nhood adds where it does not accelerate: each measurement runs the
+ * MPI_* entry point (nhood's when preloaded) and the PMPI_* one
+ * alternately, ROUNDS times, in one run, and reports the medians
+ * (stats.h), their ratio and their difference.
+ *  - pingpong: an 8-byte ping-pong between ranks 0 and 1 with
+ *    Isend/Irecv/Waitall (time per round trip; other ranks idle);
+ *  - test_null: MPI_Test on MPI_REQUEST_NULL (time per call);
+ *  - create: MPI_Dist_graph_create_adjacent of the 3-D Moore
+ *    neighborhood (r=1, periodic, MPI_Dims_create grid) and MPI_Comm_free
+ *    (time per creation, rank 0's; nhood analyzes the graph here).
+ * Usage: nhood-overhead [--iters N] [--rounds R] [--no-header]
+ * Prints CSV: what,procs,mpi_ns,pmpi_ns,ratio,diff_ns (rank 0). */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common.h"
+#include "stats.h"
+
+#define MAX_ROUNDS 1000
+
+static int rank, size;
+
+/* One ping-pong round trip, N times, through the MPI_ or PMPI_ names. */
+#define PINGPONG(P)                                                                                \
+    static double pingpong_##P(int n, char *buf)                                                   \
+    {                                                                                              \
+        MPI_Request req[2];                                                                        \
+        MPI_Status st[2];                                                                          \
+        int peer = rank ^ 1;                                                                       \
+        P##MPI_Barrier(MPI_COMM_WORLD);                                                            \
+        double t0 = MPI_Wtime();                                                                   \
+        for (int i = 0; i < n && rank < 2; i++) {                                                  \
+            if (rank == 0) {                                                                       \
+                P##MPI_Isend(buf, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &req[0]);                  \
+                P##MPI_Waitall(1, req, st);                                                        \
+                P##MPI_Irecv(buf + 8, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &req[1]);              \
+                P##MPI_Waitall(1, req + 1, st + 1);                                                \
+            } else {                                                                               \
+                P##MPI_Irecv(buf + 8, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &req[1]);              \
+                P##MPI_Waitall(1, req + 1, st + 1);                                                \
+                P##MPI_Isend(buf, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &req[0]);                  \
+                P##MPI_Waitall(1, req, st);                                                        \
+            }                                                                                      \
+        }                                                                                          \
+        return (MPI_Wtime() - t0) / n;                                                             \
+    }
+
+PINGPONG()
+PINGPONG(P)
+
+static double test_null_mpi(int n)
+{
+    MPI_Request r = MPI_REQUEST_NULL;
+    MPI_Status st;
+    int flag, all = 1;
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < n; i++) {
+        MPI_Test(&r, &flag, &st);
+        all &= flag;
+    }
+    return all ? (MPI_Wtime() - t0) / n : -1;
+}
+
+static double test_null_pmpi(int n)
+{
+    MPI_Request r = MPI_REQUEST_NULL;
+    MPI_Status st;
+    int flag, all = 1;
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < n; i++) {
+        PMPI_Test(&r, &flag, &st);
+        all &= flag;
+    }
+    return all ? (MPI_Wtime() - t0) / n : -1;
+}
+
+/* The 3-D Moore graph's neighbor lists on this rank. */
+static int moore_lists(int *dst, int *src)
+{
+    int *off, s = tc_offsets("moore", 3, 1, &off), dims[3] = {0}, periods[3] = {1, 1, 1};
+    int coords[3], x = rank, n = 0;
+    MPI_Dims_create(size, 3, dims);
+    for (int j = 2; j >= 0; j--) {
+        coords[j] = x % dims[j];
+        x /= dims[j];
+    }
+    for (int t = 0; t < s; t++, n++) {
+        dst[n] = tc_shift(3, dims, periods, coords, off + 3 * t, +1);
+        src[n] = tc_shift(3, dims, periods, coords, off + 3 * t, -1);
+    }
+    free(off);
+    return n;
+}
+
+static double create_mpi(int n, const int *dst, const int *src)
+{
+    MPI_Comm g;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, n, src, MPI_UNWEIGHTED, n, dst, MPI_UNWEIGHTED,
+                                   MPI_INFO_NULL, 0, &g);
+    MPI_Comm_free(&g);
+    return MPI_Wtime() - t0;
+}
+
+static double create_pmpi(int n, const int *dst, const int *src)
+{
+    MPI_Comm g;
+    PMPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    PMPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, n, src, MPI_UNWEIGHTED, n, dst,
+                                    MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g);
+    PMPI_Comm_free(&g);
+    return MPI_Wtime() - t0;
+}
+
+static void row(const char *what, double *a, double *b, int rounds)
+{
+    double ma = robust_median(a, rounds) * 1e9, mb = robust_median(b, rounds) * 1e9;
+    if (rank == 0)
+        printf("%s,%d,%.2f,%.2f,%.4f,%.2f\n", what, size, ma, mb, ma / mb, ma - mb);
+}
+
+int main(int argc, char **argv)
+{
+    int iters = 2000, rounds = 41, header = 1;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--iters") && i + 1 < argc)
+            iters = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
+            rounds = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--no-header"))
+            header = 0;
+        else {
+            if (rank == 0)
+                fprintf(stderr, "usage: nhood-overhead [--iters N] [--rounds R] [--no-header]\n");
+            MPI_Finalize();
+            return 2;
+        }
+    }
+    if (size < 2 || iters < 1 || rounds < 1 || rounds > MAX_ROUNDS) {
+        if (rank == 0)
+            fprintf(stderr, "nhood-overhead: needs 2 ranks or more, iters >= 1, 1 <= rounds <= %d\n",
+                    MAX_ROUNDS);
+        MPI_Finalize();
+        return 2;
+    }
+    static double a[MAX_ROUNDS], b[MAX_ROUNDS];
+    char buf[16] = {0};
+    if (header && rank == 0)
+        printf("what,procs,mpi_ns,pmpi_ns,ratio,diff_ns\n");
+    pingpong_(iters / 10 + 1, buf); /* warm-up */
+    for (int r = 0; r < rounds; r++) { /* alternate, the first of each pair flipping */
+        if (r % 2) {
+            a[r] = pingpong_(iters, buf);
+            b[r] = pingpong_P(iters, buf);
+        } else {
+            b[r] = pingpong_P(iters, buf);
+            a[r] = pingpong_(iters, buf);
+        }
+    }
+    row("pingpong", a, b, rounds);
+    for (int r = 0; r < rounds; r++) {
+        int n = iters * 500;
+        if (r % 2) {
+            a[r] = test_null_mpi(n);
+            b[r] = test_null_pmpi(n);
+        } else {
+            b[r] = test_null_pmpi(n);
+            a[r] = test_null_mpi(n);
+        }
+    }
+    row("test_null", a, b, rounds);
+    int dst[32], src[32], n = moore_lists(dst, src);
+    create_mpi(n, dst, src); /* warm-up */
+    create_pmpi(n, dst, src);
+    for (int r = 0; r < rounds; r++) {
+        if (r % 2) {
+            a[r] = create_mpi(n, dst, src);
+            b[r] = create_pmpi(n, dst, src);
+        } else {
+            b[r] = create_pmpi(n, dst, src);
+            a[r] = create_mpi(n, dst, src);
+        }
+    }
+    row("create", a, b, rounds);
+    MPI_Finalize();
+    return 0;
+}

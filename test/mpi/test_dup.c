@@ -1,0 +1,154 @@
+/* MPI test: duplicates of an analyzed communicator (MPI_Comm_dup,
+ * MPI_Comm_dup_with_info, MPI_Comm_idup) keep nhood's analysis.  On each
+ * copy: the query says isomorphic, blocking and nonblocking alltoall and
+ * allgather match the point-to-point reference, operations on the original
+ * and a copy may be outstanding together, and a copy outlives the
+ * original (freed first).  Preloaded, the copies must run nhood's
+ * algorithm (nhood_algorithm_for); run-mpi-tests.sh checks the report's
+ * dup_of= lines.  Prints "N passed, N failed" on rank 0. */
+#include <dlfcn.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../check.h"
+#include "../common.h"
+#include "../reference.h"
+#include "nhood.h"
+
+static int rank, p, outdeg, indeg;
+static const int M = 24; /* bytes per block */
+
+typedef int (*algo_for_fn)(MPI_Comm, const char *, int, char *, int);
+static algo_for_fn algo_for;
+
+/* The ground truth: the standard's point-to-point equivalent where nhood
+ * runs the call, MPI's own where the call passes through to it (MPICH
+ * 4.0.2 orders duplicate edges differently, see reference.h). */
+static void truth(int alltoall, MPI_Comm g, const char *sbuf, char *rbuf)
+{
+    char name[32] = "pmpi";
+    if (algo_for)
+        algo_for(g, alltoall ? "alltoall" : "allgather", M, name, sizeof(name));
+    if (strcmp(name, "pmpi") == 0)
+        (alltoall ? PMPI_Neighbor_alltoall : PMPI_Neighbor_allgather)(sbuf, M, MPI_BYTE, rbuf, M,
+                                                                      MPI_BYTE, g);
+    else
+        reference(alltoall, g, sbuf, M, MPI_BYTE, rbuf, M, MPI_BYTE);
+}
+
+typedef struct op {
+    int alltoall;
+    char *sbuf, *rbuf, *ref;
+    size_t sb, rb;
+} op;
+
+static void op_init(op *o, int alltoall, MPI_Comm g, int seed)
+{
+    o->alltoall = alltoall;
+    o->sb = (size_t)M * (alltoall ? outdeg : 1) + 1;
+    o->rb = (size_t)M * indeg + 1;
+    o->sbuf = malloc(o->sb);
+    o->rbuf = malloc(o->rb);
+    o->ref = malloc(o->rb);
+    for (size_t i = 0; i < o->sb; i++)
+        o->sbuf[i] = (char)(rank * 31 + i * 7 + seed);
+    memset(o->rbuf, 0x77, o->rb);
+    memset(o->ref, 0x77, o->rb);
+    truth(alltoall, g, o->sbuf, o->ref);
+}
+
+static void op_check(op *o, const char *what)
+{
+    CHECK(memcmp(o->rbuf, o->ref, o->rb) == 0, "%s %s differs from the reference", what,
+          o->alltoall ? "alltoall" : "allgather");
+    free(o->sbuf);
+    free(o->rbuf);
+    free(o->ref);
+}
+
+static void blocking(MPI_Comm g, const char *what, int seed)
+{
+    for (int a = 0; a < 2; a++) {
+        op o;
+        op_init(&o, a, g, seed + a);
+        (a ? MPI_Neighbor_alltoall : MPI_Neighbor_allgather)(o.sbuf, M, MPI_BYTE, o.rbuf, M,
+                                                             MPI_BYTE, g);
+        op_check(&o, what);
+    }
+}
+
+/* One nonblocking operation on each of two communicators, outstanding
+ * together, completed by one MPI_Waitall. */
+static void both(MPI_Comm g1, MPI_Comm g2, int seed)
+{
+    op o1, o2;
+    MPI_Request req[2];
+    MPI_Status st[2]; /* MPI_STATUSES_IGNORE trips gcc 12's -Wstringop-overflow with MPICH */
+    op_init(&o1, 1, g1, seed);
+    op_init(&o2, 0, g2, seed + 1);
+    MPI_Ineighbor_alltoall(o1.sbuf, M, MPI_BYTE, o1.rbuf, M, MPI_BYTE, g1, &req[0]);
+    MPI_Ineighbor_allgather(o2.sbuf, M, MPI_BYTE, o2.rbuf, M, MPI_BYTE, g2, &req[1]);
+    MPI_Waitall(2, req, st);
+    op_check(&o1, "outstanding together (first)");
+    op_check(&o2, "outstanding together (second)");
+}
+
+static void analyzed(MPI_Comm g, const char *what)
+{
+    int (*query)(MPI_Comm, nhood_comm_info *) =
+        (int (*)(MPI_Comm, nhood_comm_info *))dlsym(RTLD_DEFAULT, "nhood_comm_query");
+    if (!query || !algo_for || getenv("NHOOD_DISABLE"))
+        return;
+    nhood_comm_info info;
+    char name[32] = "";
+    CHECK(query(g, &info) == MPI_SUCCESS && info.isomorphic, "%s: not analyzed as isomorphic",
+          what);
+    algo_for(g, "alltoall", M, name, sizeof(name));
+    CHECK(strcmp(name, "pmpi") != 0 || getenv("NHOOD_ALGO"), "%s: alltoall goes to MPI", what);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    snprintf(check_prefix, sizeof(check_prefix), "rank %d ", rank);
+    algo_for = (algo_for_fn)dlsym(RTLD_DEFAULT, "nhood_algorithm_for");
+    int *off, s = tc_offsets("moore", 3, 1, &off), dims[TC_MAXD] = {0},
+              periods[TC_MAXD] = {1, 1, 1, 1, 1};
+    MPI_Dims_create(p, 3, dims);
+    MPI_Comm g, d1, d2, d3, d4;
+    MPI_Request r;
+    MPI_Info info;
+    tc_graph(MPI_COMM_WORLD, 3, dims, periods, s, off, MPI_INFO_NULL, 0, &g, &outdeg, &indeg);
+    blocking(g, "original", 1);
+    MPI_Comm_dup(g, &d1);
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "mpi_assert_no_any_tag", "true");
+    MPI_Comm_dup_with_info(g, info, &d2);
+    MPI_Info_free(&info);
+    MPI_Comm_idup(g, &d3, &r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    MPI_Comm_dup(d1, &d4); /* a copy of a copy */
+    analyzed(d1, "MPI_Comm_dup");
+    analyzed(d2, "MPI_Comm_dup_with_info");
+    analyzed(d3, "MPI_Comm_idup");
+    analyzed(d4, "dup of a dup");
+    blocking(d1, "MPI_Comm_dup", 2);
+    blocking(d2, "MPI_Comm_dup_with_info", 3);
+    blocking(d3, "MPI_Comm_idup", 4);
+    blocking(d4, "dup of a dup", 5);
+    both(g, d1, 6);
+    both(d3, d4, 7);
+    MPI_Comm_free(&g); /* the copies outlive the original */
+    MPI_Comm_free(&d1);
+    blocking(d2, "MPI_Comm_dup_with_info after the original was freed", 8);
+    both(d4, d3, 9);
+    MPI_Comm_free(&d2);
+    MPI_Comm_free(&d3);
+    MPI_Comm_free(&d4);
+    free(off);
+    return check_finish_mpi();
+}
