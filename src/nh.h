@@ -149,6 +149,10 @@ typedef struct nh_hint {
     int periods[NH_MAXDIMS];
     nh_algo algo;  /* nhood_algorithm= (AUTO = unset) */
     int stfw_dims; /* nhood_stfw_dims= (0 = unset) */
+    /* A malformed value on this rank, still to be agreed on: graph
+     * creation then fails on every rank and this text says why. */
+    int bad;
+    char msg[512];
 } nh_hint;
 /* Parses nhood's info keys; on a malformed value fills msg, returns -1. */
 int nh_hint_parse(MPI_Info info, nh_hint *h, char *msg, size_t len);

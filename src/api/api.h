@@ -44,7 +44,9 @@ int nh_call_check(const nh_plan *p, nh_coll coll, const nh_call *c, MPI_Comm com
  * point (intercept/intercept.c) or one of its own (iso/), so that MPI
  * calls from below (an MPI library calling its own MPI_* entry points, a
  * tool under nhood) go straight to PMPI. */
-extern __thread int nh_guard;
+/* initial-exec: a plain %fs-relative access in every MPI call, not a
+ * __tls_get_addr call (a preloaded library gets static TLS). */
+extern __thread int nh_guard __attribute__((tls_model("initial-exec")));
 
 static inline int nh_guard_enter(void)
 {

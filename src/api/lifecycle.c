@@ -8,7 +8,7 @@
 #include "nh.h"
 #include "util/sync.h"
 
-__thread int nh_guard;
+__thread int nh_guard __attribute__((tls_model("initial-exec")));
 
 /* Configuration errors are fatal: a typo in NHOOD_ALGO must not silently
  * measure the wrong thing.  All ranks learn of any rank's error (one
@@ -86,49 +86,60 @@ int nh_impl_MPI_Finalize(void)
     return PMPI_Finalize();
 }
 
-/* Info is a local argument: every rank parses its own, then all agree
- * (one reduction), so a malformed value on any rank fails the creation on
- * all of them instead of leaving the others in the collective, and the
- * first such rank says why. */
-static int hint_or_fail(MPI_Comm comm_old, MPI_Info info, nh_hint *h)
+/* Info is a local argument: every rank parses its own, then all agree,
+ * so that a malformed value on any rank fails the creation on all of them
+ * instead of leaving the others in the collective, and the first such
+ * rank says why.  The agreement rides on the analysis' first reduction
+ * (plan/detect.c) where there is one; elsewhere (NHOOD_DISABLE,
+ * isomorphic=false) it is a reduction of its own before the creation. */
+static int hint_parse(MPI_Comm comm_old, MPI_Info info, nh_hint *h)
 {
-    char msg[512];
-    int rank, size, first, rc;
+    int size, rc;
     long prod = 1;
-    if ((rc = PMPI_Comm_rank(comm_old, &rank)) || (rc = PMPI_Comm_size(comm_old, &size)))
+    if ((rc = PMPI_Comm_size(comm_old, &size)))
         return rc;
-    int bad = nh_hint_parse(info, h, msg, sizeof(msg));
-    if (!bad && h->ndims > 0) {
+    h->bad = nh_hint_parse(info, h, h->msg, sizeof(h->msg)) != 0;
+    if (!h->bad && h->ndims > 0) {
         for (int j = 0; j < h->ndims; j++)
             prod *= h->dims[j];
         if (prod != size) {
-            snprintf(msg, sizeof(msg),
+            snprintf(h->msg, sizeof(h->msg),
                      "info nhood_dims describes %ld processes, the communicator has %d", prod,
                      size);
-            bad = 1;
+            h->bad = 1;
         }
     }
-    int mine = bad ? rank : size;
+    if (nh_active && h->iso != 0)
+        return MPI_SUCCESS;
+    int rank, first, mine;
+    if ((rc = PMPI_Comm_rank(comm_old, &rank)))
+        return rc;
+    mine = h->bad ? rank : size;
     if ((rc = PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm_old)))
         return rc;
     if (first == size)
         return MPI_SUCCESS;
     if (rank == first)
-        nh_error("%s", msg);
+        nh_error("%s", h->msg);
     PMPI_Comm_call_errhandler(comm_old, MPI_ERR_INFO_VALUE);
     return MPI_ERR_INFO_VALUE;
 }
 
 /* The analysis of a new graph communicator; the report shows what the
  * creation cost (t0: the call began, t1: MPI's own creation began). */
-static int plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, double t0, double t1)
+static int plan_create(MPI_Comm comm_old, MPI_Comm *graph, const nh_hint *h, double t0,
+                       double t1)
 {
     double t2 = PMPI_Wtime();
-    int rc = nh_plan_create(comm_old, graph, h);
-    nh_plan *p = rc ? NULL : nh_plan_get(graph);
+    int rc = nh_plan_create(comm_old, *graph, h);
+    nh_plan *p = rc ? NULL : nh_plan_get(*graph);
     if (p) {
         p->create_mpi_us = (t2 - t1) * 1e6;
         p->create_us = (PMPI_Wtime() - t0) * 1e6;
+    }
+    if (rc == MPI_ERR_INFO_VALUE) { /* a malformed hint somewhere: no communicator */
+        PMPI_Comm_free(graph);
+        PMPI_Comm_call_errhandler(comm_old, rc);
     }
     return rc;
 }
@@ -140,7 +151,7 @@ int nh_impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, cons
 {
     nh_hint h;
     double t0 = PMPI_Wtime();
-    int rc = hint_or_fail(comm_old, info, &h);
+    int rc = hint_parse(comm_old, info, &h);
     if (rc)
         return rc;
     double t1 = PMPI_Wtime();
@@ -148,7 +159,7 @@ int nh_impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, cons
                                          destinations, destweights, info, reorder, comm_dist_graph);
     if (rc || !nh_active || *comm_dist_graph == MPI_COMM_NULL)
         return rc;
-    return plan_create(comm_old, *comm_dist_graph, &h, t0, t1);
+    return plan_create(comm_old, comm_dist_graph, &h, t0, t1);
 }
 
 int nh_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
@@ -158,7 +169,7 @@ int nh_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
 {
     nh_hint h;
     double t0 = PMPI_Wtime();
-    int rc = hint_or_fail(comm_old, info, &h);
+    int rc = hint_parse(comm_old, info, &h);
     if (rc)
         return rc;
     double t1 = PMPI_Wtime();
@@ -166,7 +177,7 @@ int nh_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
                                 comm_dist_graph);
     if (rc || !nh_active || *comm_dist_graph == MPI_COMM_NULL)
         return rc;
-    return plan_create(comm_old, *comm_dist_graph, &h, t0, t1);
+    return plan_create(comm_old, comm_dist_graph, &h, t0, t1);
 }
 
 /* In-place all-to-all: only MPI_IN_PLACE calls are nhood's business.

@@ -73,6 +73,10 @@ static int plan_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out
     (void)extra;
     const nh_plan *from = in;
     nh_plan *root = from->root ? from->root : (nh_plan *)from;
+    if (nh_in_dup) { /* nhood's own private communicator: a plain one */
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
     nh_plan *p = calloc(1, sizeof(*p));
     nh_stfw *st = from->stfw ? malloc(sizeof(*st)) : NULL;
     *flag = 0;
@@ -115,7 +119,7 @@ int nh_plan_ready(nh_plan *p, MPI_Comm comm)
     if (!p->lazy_pcomm)
         return MPI_SUCCESS;
     p->lazy_pcomm = 0;
-    return nh_comm_dup(comm, &p->pcomm);
+    return p->pcomm != MPI_COMM_NULL ? MPI_SUCCESS : nh_comm_dup(comm, &p->pcomm);
 }
 
 int nh_plan_init(void)
@@ -237,13 +241,48 @@ static int repeats(const int *ranks, int n)
     return r;
 }
 
+/* Two independent 30-bit hashes of n ints (as non-negative ints, so that
+ * -h is representable). */
+static void hash2(const int *v, size_t n, int *h1, int *h2)
+{
+    unsigned a = 2166136261u, b = 0x9747b28cu;
+    for (size_t i = 0; i < n; i++) {
+        a = (a ^ (unsigned)v[i]) * 16777619u;
+        b = (b ^ (unsigned)v[i]) * 0x5bd1e995u;
+        b ^= b >> 15;
+    }
+    *h1 = (int)(a & 0x3fffffff);
+    *h2 = (int)(b & 0x3fffffff);
+}
+
+/* The fast agreement: one MIN reduction over what each rank knows alone.
+ * Where every rank's own sorted offsets on a candidate grid are the same
+ * (tori: equal hashes and degrees everywhere) and fit its lists, they are
+ * the common template and no broadcast is needed.  The reduction also
+ * carries the first rank with a malformed hint, the reorder and
+ * candidate-list checks, repeated sources, and whether any rank forces
+ * store-and-forward.  Values v enter as v and -v where all ranks must
+ * agree (equal iff min(v) == -min(-v)). */
+enum { FA_BAD, FA_ORDER, FA_CH, FA_NCH, FA_DEG, FA_NDEG, FA_NATIVE, FA_NOSTFW, FA_CAND };
+#define FA_PER 5 /* per candidate: fits, h1, -h1, h2, -h2 */
+
+static int fast_agree(MPI_Comm graph, int *v, int n)
+{
+    return PMPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT, MPI_MIN, graph);
+}
+
+static int fast_same(const int *v, int i)
+{
+    return v[i] == -v[i + 1];
+}
+
 int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h)
 {
     int rc, rank, size, old_rank, old_size, indeg, outdeg, weighted;
     int *srcs = NULL, *dsts = NULL, *sw = NULL, *dw = NULL, *tbuf = NULL, *mine = NULL,
         *perm = NULL;
     nh_nbhd nbs[NH_MAXCAND];
-    int fit[NH_MAXCAND] = {0};
+    int fit[NH_MAXCAND] = {0}, no_stfw = 0;
     cand c[NH_MAXCAND];
     nh_plan *p = calloc(1, sizeof(*p));
     if (!p)
@@ -291,55 +330,91 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h)
         local_ok[k] = nh_local_offsets(&c[k].g, rank, outdeg, dsts, +1,
                                        mine + (size_t)k * outdeg * NH_MAXDIMS, perm) == 0;
 
-    /* 1. The rank with the largest out-degree holds the full template. */
-    struct {
-        int deg, rank;
-    } in = {outdeg, rank}, top;
-    if ((rc = PMPI_Allreduce(&in, &top, 1, MPI_2INT, MPI_MAXLOC, graph)))
-        goto fail;
-    int s = top.deg;
-    /* 2. It broadcasts its sorted offsets for every candidate. */
-    size_t per = (size_t)s * NH_MAXDIMS;
-    tbuf = malloc((NH_MAXCAND * per + NH_MAXCAND) * sizeof(int));
-    rc = MPI_ERR_NO_MEM;
-    if (!tbuf)
-        goto fail;
-    if (rank == top.rank)
-        for (int k = 0; k < NH_MAXCAND; k++) {
-            tbuf[NH_MAXCAND * per + k] = k < ncand && local_ok[k];
-            if (k < ncand)
-                memcpy(tbuf + k * per, mine + (size_t)k * outdeg * NH_MAXDIMS,
-                       (size_t)s * c[k].g.ndims * sizeof(int));
-        }
-    if ((rc = PMPI_Bcast(tbuf, (int)(NH_MAXCAND * per + NH_MAXCAND), MPI_INT, top.rank, graph)))
-        goto fail;
-    /* 3. Does every rank fit?  One MIN reduction over the fit flags, the
-     * rank-order check and the candidate hash (as h and -h). */
-    int agree[NH_MAXCAND + 4];
-    for (int k = 0; k < NH_MAXCAND; k++) {
-        agree[k] = 0;
-        if (k < ncand && local_ok[k] && tbuf[NH_MAXCAND * per + k])
-            agree[k] = nh_nbhd_init(&nbs[k], &c[k].g, rank, s, tbuf + k * per, outdeg, dsts, indeg,
-                                    srcs) == 0;
-        fit[k] = agree[k];
-    }
-    /* isomorphic=true also promises uniform block sizes to the v/w calls,
-     * whose algorithm then depends on it: all ranks must have it. */
+    /* 0. The fast agreement (fast_agree): tori settle here. */
+    int fa[FA_CAND + FA_PER * NH_MAXCAND], nfa = FA_CAND + FA_PER * ncand, forces = 0;
     unsigned hash = cand_hash(c, ncand) ^ (h->iso == 1 ? 0x2545f491u : 0);
-    agree[NH_MAXCAND] = old_rank == rank && old_size == size; /* no reordering */
-    agree[NH_MAXCAND + 1] = (int)hash;
-    agree[NH_MAXCAND + 2] = -(int)hash;
-    agree[NH_MAXCAND + 3] = !repeats(srcs, indeg);
-    if ((rc = PMPI_Allreduce(MPI_IN_PLACE, agree, NH_MAXCAND + 4, MPI_INT, MPI_MIN, graph)))
+    for (int o = 0; o < NH_OP_COUNT; o++)
+        forces |= nh_requested_algo(p, (nh_op)o) == NH_ALGO_STFW;
+    fa[FA_BAD] = h->bad ? rank : size;
+    fa[FA_ORDER] = old_rank == rank && old_size == size; /* no reordering */
+    fa[FA_CH] = (int)hash;
+    fa[FA_NCH] = -(int)hash;
+    fa[FA_DEG] = outdeg;
+    fa[FA_NDEG] = -outdeg;
+    fa[FA_NATIVE] = !repeats(srcs, indeg);
+    fa[FA_NOSTFW] = !forces;
+    for (int k = 0; k < ncand; k++) {
+        int *own = mine + (size_t)k * outdeg * NH_MAXDIMS, *v = fa + FA_CAND + FA_PER * k;
+        v[0] = fit[k] = local_ok[k] && nh_nbhd_init(&nbs[k], &c[k].g, rank, outdeg, own, outdeg,
+                                                    dsts, indeg, srcs) == 0;
+        hash2(own, (size_t)outdeg * c[k].g.ndims, &v[1], &v[3]);
+        v[2] = -v[1];
+        v[4] = -v[3];
+    }
+    if ((rc = fast_agree(graph, fa, nfa)))
         goto fail;
-    int chosen = -1;
-    if (agree[NH_MAXCAND] && agree[NH_MAXCAND + 1] == -agree[NH_MAXCAND + 2])
+    if (fa[FA_BAD] < size) { /* a malformed hint (api/lifecycle.c): the first such rank says why */
+        if (rank == fa[FA_BAD])
+            nh_error("%s", h->msg);
+        rc = MPI_ERR_INFO_VALUE;
+        goto fail;
+    }
+    int chosen = -1, s = outdeg, native = fa[FA_NATIVE];
+    no_stfw = fa[FA_NOSTFW];
+    if (fa[FA_ORDER] && fast_same(fa, FA_CH) && fast_same(fa, FA_DEG))
+        for (int k = 0; k < ncand && chosen < 0; k++) {
+            const int *v = fa + FA_CAND + FA_PER * k;
+            if (v[0] && fast_same(v, 1) && fast_same(v, 3))
+                chosen = k;
+        }
+    for (int k = 0; chosen < 0 && k < ncand; k++)
+        if (fit[k]) { /* the general agreement builds them again */
+            nh_nbhd_fini(&nbs[k]);
+            memset(&nbs[k], 0, sizeof(nbs[k]));
+            fit[k] = 0;
+        }
+    if (chosen < 0 && fa[FA_ORDER] && fast_same(fa, FA_CH)) {
+        /* 1. The rank with the largest out-degree holds the full template. */
+        struct {
+            int deg, rank;
+        } in = {outdeg, rank}, top;
+        if ((rc = PMPI_Allreduce(&in, &top, 1, MPI_2INT, MPI_MAXLOC, graph)))
+            goto fail;
+        s = top.deg;
+        /* 2. It broadcasts its sorted offsets for every candidate. */
+        size_t per = (size_t)s * NH_MAXDIMS;
+        tbuf = malloc((NH_MAXCAND * per + NH_MAXCAND) * sizeof(int));
+        rc = MPI_ERR_NO_MEM;
+        if (!tbuf)
+            goto fail;
+        if (rank == top.rank)
+            for (int k = 0; k < NH_MAXCAND; k++) {
+                tbuf[NH_MAXCAND * per + k] = k < ncand && local_ok[k];
+                if (k < ncand)
+                    memcpy(tbuf + k * per, mine + (size_t)k * outdeg * NH_MAXDIMS,
+                           (size_t)s * c[k].g.ndims * sizeof(int));
+            }
+        if ((rc = PMPI_Bcast(tbuf, (int)(NH_MAXCAND * per + NH_MAXCAND), MPI_INT, top.rank,
+                             graph)))
+            goto fail;
+        /* 3. Does every rank fit?  One MIN reduction over the fit flags. */
+        int agree[NH_MAXCAND];
+        for (int k = 0; k < NH_MAXCAND; k++) {
+            agree[k] = 0;
+            if (k < ncand && local_ok[k] && tbuf[NH_MAXCAND * per + k])
+                agree[k] = nh_nbhd_init(&nbs[k], &c[k].g, rank, s, tbuf + k * per, outdeg, dsts,
+                                        indeg, srcs) == 0;
+            fit[k] = agree[k];
+        }
+        if ((rc = PMPI_Allreduce(MPI_IN_PLACE, agree, NH_MAXCAND, MPI_INT, MPI_MIN, graph)))
+            goto fail;
         for (int k = 0; k < ncand && chosen < 0; k++)
             if (agree[k])
                 chosen = k;
+    }
     if (chosen >= 0) {
         p->isomorphic = 1;
-        p->native_ok = agree[NH_MAXCAND + 3];
+        p->native_ok = native;
         p->hinted = h->iso == 1;
         p->source = c[chosen].source;
         p->nb = nbs[chosen];
@@ -348,15 +423,16 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h)
          * size-independent choice) where that would be slow. */
         p->coupled =
             (long)size * (s + 1) <= 50000000L && nh_sizes_coupled(&c[chosen].g, s, p->nb.off);
-        if ((rc = nh_comm_dup(graph, &p->pcomm)))
-            goto fail;
+        p->lazy_pcomm = 1; /* made at the first collective (nh_plan_ready) */
         if ((rc = node_map(p, graph, size)))
             goto fail;
     }
 attach:
     /* Store-and-forward for irregular graphs (or where forced): every
-     * rank gets here together (nh_active is global). */
-    if (nh_active && (rc = nh_stfw_setup(p, graph, indeg, srcs, outdeg, dsts, h->stfw_dims)))
+     * rank gets here together (nh_active is global); an isomorphic graph
+     * on which no rank forces it skips the set-up's reductions. */
+    if (nh_active && !(p->isomorphic && no_stfw) &&
+        (rc = nh_stfw_setup(p, graph, indeg, srcs, outdeg, dsts, h->stfw_dims)))
         goto fail;
     if ((rc = PMPI_Comm_set_attr(graph, plan_keyval, p)))
         goto fail;

@@ -18,9 +18,13 @@ long nh_res_live(nh_res kind)
     return __atomic_load_n(&live[kind], __ATOMIC_RELAXED);
 }
 
+__thread int nh_in_dup;
+
 int nh_comm_dup(MPI_Comm comm, MPI_Comm *out)
 {
+    nh_in_dup = 1;
     int rc = PMPI_Comm_dup(comm, out);
+    nh_in_dup = 0;
     if (rc == MPI_SUCCESS)
         nh_res_add(NH_RES_COMM, 1);
     return rc;

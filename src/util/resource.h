@@ -15,6 +15,9 @@ void nh_res_add(nh_res kind, long delta);
 long nh_res_live(nh_res kind);
 
 int nh_comm_dup(MPI_Comm comm, MPI_Comm *out);
+/* Set while nh_comm_dup runs: attribute copy callbacks (plan/detect.c)
+ * leave nhood's own duplicates plain. */
+extern __thread int nh_in_dup;
 int nh_comm_free(MPI_Comm *comm);
 /* MPI_Comm_split_type without info (counted unless MPI_COMM_NULL). */
 int nh_comm_split_type(MPI_Comm comm, int type, int key, MPI_Comm *out);

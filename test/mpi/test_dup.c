@@ -116,6 +116,11 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     snprintf(check_prefix, sizeof(check_prefix), "rank %d ", rank);
     algo_for = (algo_for_fn)dlsym(RTLD_DEFAULT, "nhood_algorithm_for");
+    int (*counts)(nhood_resources *) =
+        (int (*)(nhood_resources *))dlsym(RTLD_DEFAULT, "nhood_resource_counts");
+    nhood_resources before = {0}, after = {0};
+    if (counts)
+        counts(&before);
     int *off, s = tc_offsets("moore", 3, 1, &off), dims[TC_MAXD] = {0},
               periods[TC_MAXD] = {1, 1, 1, 1, 1};
     MPI_Dims_create(p, 3, dims);
@@ -149,6 +154,14 @@ int main(int argc, char **argv)
     MPI_Comm_free(&d2);
     MPI_Comm_free(&d3);
     MPI_Comm_free(&d4);
+    /* Every plan and private communicator is gone: copies release the
+     * original's analysis, and nhood's own duplicates carry no plan. */
+    if (counts) {
+        counts(&after);
+        CHECK(after.comms == before.comms && after.plans == before.plans,
+              "nhood's live objects: comms %ld -> %ld, plans %ld -> %ld", before.comms, after.comms,
+              before.plans, after.plans);
+    }
     free(off);
     return check_finish_mpi();
 }
