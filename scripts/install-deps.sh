@@ -7,6 +7,8 @@ set -e
 pkgs="mpich libmpich-dev openmpi-bin libopenmpi-dev libhwloc-dev autoconf automake libtool pkg-config make gcc gnuplot-nox git"
 # Fortran tests (mpifort), make check-valgrind, make fuzz (libFuzzer).
 pkgs="$pkgs gfortran valgrind clang libclang-rt-14-dev"
+# mpi4py (Open MPI build): the Python test in make check-openmpi.
+pkgs="$pkgs python3-mpi4py"
 [ "${1:-}" = --smpi ] && pkgs="$pkgs libsimgrid-dev"
 case " $* " in *" --metis "*) pkgs="$pkgs libmetis-dev" ;; esac
 missing=""

@@ -50,31 +50,23 @@ static int rank, size;
 PINGPONG()
 PINGPONG(P)
 
-static double test_null_mpi(int n)
-{
-    MPI_Request r = MPI_REQUEST_NULL;
-    MPI_Status st;
-    int flag, all = 1;
-    double t0 = MPI_Wtime();
-    for (int i = 0; i < n; i++) {
-        MPI_Test(&r, &flag, &st);
-        all &= flag;
+/* MPI_Test on MPI_REQUEST_NULL, N times, through the MPI_ or PMPI_ name;
+ * -1 if a call did not report completion. */
+#define TEST_NULL(P)                                                                               \
+    static double test_null_##P(int n)                                                             \
+    {                                                                                              \
+        MPI_Request r = MPI_REQUEST_NULL;                                                          \
+        MPI_Status st;                                                                             \
+        int flag, all = 1;                                                                         \
+        double t0 = MPI_Wtime();                                                                   \
+        for (int i = 0; i < n; i++) {                                                              \
+            P##MPI_Test(&r, &flag, &st);                                                           \
+            all &= flag;                                                                           \
+        }                                                                                          \
+        return all ? (MPI_Wtime() - t0) / n : -1;                                                  \
     }
-    return all ? (MPI_Wtime() - t0) / n : -1;
-}
-
-static double test_null_pmpi(int n)
-{
-    MPI_Request r = MPI_REQUEST_NULL;
-    MPI_Status st;
-    int flag, all = 1;
-    double t0 = MPI_Wtime();
-    for (int i = 0; i < n; i++) {
-        PMPI_Test(&r, &flag, &st);
-        all &= flag;
-    }
-    return all ? (MPI_Wtime() - t0) / n : -1;
-}
+TEST_NULL()
+TEST_NULL(P)
 
 /* The 3-D Moore graph's neighbor lists on this rank. */
 static int moore_lists(int *dst, int *src)
@@ -168,11 +160,11 @@ int main(int argc, char **argv)
     for (int r = 0; r < rounds; r++) {
         int n = iters * 500;
         if (r % 2) {
-            a[r] = test_null_mpi(n);
-            b[r] = test_null_pmpi(n);
+            a[r] = test_null_(n);
+            b[r] = test_null_P(n);
         } else {
-            b[r] = test_null_pmpi(n);
-            a[r] = test_null_mpi(n);
+            b[r] = test_null_P(n);
+            a[r] = test_null_(n);
         }
     }
     row("test_null", a, b, rounds);
