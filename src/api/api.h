@@ -45,8 +45,15 @@ int nh_call_check(const nh_plan *p, nh_coll coll, const nh_call *c, MPI_Comm com
  * calls from below (an MPI library calling its own MPI_* entry points, a
  * tool under nhood) go straight to PMPI. */
 /* initial-exec: a plain %fs-relative access in every MPI call, not a
- * __tls_get_addr call (a preloaded library gets static TLS). */
-extern __thread int nh_guard __attribute__((tls_model("initial-exec")));
+ * __tls_get_addr call (a preloaded library gets static TLS).  Not in the
+ * SMPI build, where SimGrid loads one copy of the program per simulated
+ * rank and static TLS would run out. */
+#ifdef NHOOD_SMPI
+#define NH_TLS_FAST
+#else
+#define NH_TLS_FAST __attribute__((tls_model("initial-exec")))
+#endif
+extern __thread int nh_guard NH_TLS_FAST;
 
 static inline int nh_guard_enter(void)
 {

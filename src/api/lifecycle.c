@@ -8,7 +8,7 @@
 #include "nh.h"
 #include "util/sync.h"
 
-__thread int nh_guard __attribute__((tls_model("initial-exec")));
+__thread int nh_guard NH_TLS_FAST;
 
 /* Configuration errors are fatal: a typo in NHOOD_ALGO must not silently
  * measure the wrong thing.  All ranks learn of any rank's error (one

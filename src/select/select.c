@@ -60,12 +60,17 @@ double nh_cost_of(const nh_sched *s, nh_binding b, size_t m)
 }
 
 /* MPI's own exchange in the same terms: one round, one message per
- * neighbor (self-messages included). */
-static double native_cost(const nh_plan *p, size_t m)
+ * neighbor (self-messages included), crossing nodes as direct's blocks do
+ * (the same blocks in one phase). */
+static double native_cost(nh_plan *p, nh_op op, size_t m)
 {
     const nh_cost *c = &nh_cfg.cost;
+    const nh_sched *d = nh_plan_sched(p, op, NH_ALGO_DIRECT);
     double per = c->o + c->beta * (double)m + ((double)m > c->eager ? c->rndv : 0);
-    return c->alpha + p->nb.s * per;
+    double t = c->alpha + p->nb.s * per;
+    if (d)
+        t += c->node * d->node_phases + c->link * (double)m * (double)d->node_blocks;
+    return t;
 }
 
 static nh_binding pick_binding(const nh_sched *s, size_t m)
@@ -191,7 +196,7 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
             /* MPI's own exchange wins ties: where nhood's best schedule is
              * the same exchange (large blocks, one message each), nhood
              * would only add its own work. */
-            if (p->native_ok && bc >= 0 && native_cost(p, m) <= bc)
+            if (p->native_ok && bc >= 0 && native_cost(p, op, m) <= bc)
                 best = NH_ALGO_PMPI;
         }
     }
