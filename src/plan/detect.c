@@ -331,7 +331,9 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h)
                                        mine + (size_t)k * outdeg * NH_MAXDIMS, perm) == 0;
 
     /* 0. The fast agreement (fast_agree): tori settle here. */
-    int fa[FA_CAND + FA_PER * NH_MAXCAND], nfa = FA_CAND + FA_PER * ncand, forces = 0;
+    /* The full length always: ranks with different hints have different
+     * candidate counts (and then different candidate hashes). */
+    int fa[FA_CAND + FA_PER * NH_MAXCAND] = {0}, nfa = FA_CAND + FA_PER * NH_MAXCAND, forces = 0;
     unsigned hash = cand_hash(c, ncand) ^ (h->iso == 1 ? 0x2545f491u : 0);
     for (int o = 0; o < NH_OP_COUNT; o++)
         forces |= nh_requested_algo(p, (nh_op)o) == NH_ALGO_STFW;
