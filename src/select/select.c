@@ -150,6 +150,15 @@ int nh_sizes_known(const nh_plan *p, nh_coll coll)
     return nh_coll_vec(coll) ? p->hinted && full_template(p) : p->coupled;
 }
 
+/* auto's choice for blocks of m bytes, kept for the next such call. */
+static void remember(nh_plan *p, nh_coll coll, nh_form form, size_t m, const nh_choice *c)
+{
+    p->last[coll][form].valid = 1;
+    p->last[coll][form].m = m;
+    p->last[coll][form].algo = c->algo;
+    p->last[coll][form].o = c->o;
+}
+
 int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
 {
     nh_op op = nh_coll_op(coll);
@@ -200,10 +209,8 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
                 best = NH_ALGO_PMPI;
         }
     }
-    if (best == NH_ALGO_PMPI) {
-        p->last[coll][form].valid = 1;
-        p->last[coll][form].m = m;
-        p->last[coll][form].algo = best;
+    if (best == NH_ALGO_PMPI) { /* out says so already */
+        remember(p, coll, form, m, out);
         return MPI_SUCCESS;
     }
     const nh_sched *s = nh_plan_sched(p, op, best);
@@ -216,11 +223,7 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
     out->o.kind = nh_coll_vec(coll) ? nh_cfg.binding : pick_binding(s, m);
     out->o.header = !known && s->tmpl_rounds > 1;
     out->o.model = nh_coll_vec(coll);
-    if (forced == NH_ALGO_AUTO && !out->tuning) {
-        p->last[coll][form].valid = 1;
-        p->last[coll][form].m = m;
-        p->last[coll][form].algo = out->algo;
-        p->last[coll][form].o = out->o;
-    }
+    if (forced == NH_ALGO_AUTO && !out->tuning)
+        remember(p, coll, form, m, out);
     return MPI_SUCCESS;
 }

@@ -14,64 +14,30 @@
 
 #include "../check.h"
 #include "../common.h"
-#include "../reference.h"
+#include "../ops.h"
 #include "nhood.h"
 
 static int rank, p, outdeg, indeg;
 static const int M = 24; /* bytes per block */
 
-typedef int (*algo_for_fn)(MPI_Comm, const char *, int, char *, int);
-static algo_for_fn algo_for;
+static tc_algo_for_fn algo_for;
 
-/* The ground truth: the standard's point-to-point equivalent where nhood
- * runs the call, MPI's own where the call passes through to it (MPICH
- * 4.0.2 orders duplicate edges differently, see reference.h). */
-static void truth(int alltoall, MPI_Comm g, const char *sbuf, char *rbuf)
+static void op_init(tc_op *o, int alltoall, MPI_Comm g, int seed)
 {
-    char name[32] = "pmpi";
-    if (algo_for)
-        algo_for(g, alltoall ? "alltoall" : "allgather", M, name, sizeof(name));
-    if (strcmp(name, "pmpi") == 0)
-        (alltoall ? PMPI_Neighbor_alltoall : PMPI_Neighbor_allgather)(sbuf, M, MPI_BYTE, rbuf, M,
-                                                                      MPI_BYTE, g);
-    else
-        reference(alltoall, g, sbuf, M, MPI_BYTE, rbuf, M, MPI_BYTE);
+    tc_op_init(o, alltoall, g, M, seed, algo_for);
 }
 
-typedef struct op {
-    int alltoall;
-    char *sbuf, *rbuf, *ref;
-    size_t sb, rb;
-} op;
-
-static void op_init(op *o, int alltoall, MPI_Comm g, int seed)
+static void op_check(tc_op *o, const char *what)
 {
-    o->alltoall = alltoall;
-    o->sb = (size_t)M * (alltoall ? outdeg : 1) + 1;
-    o->rb = (size_t)M * indeg + 1;
-    o->sbuf = malloc(o->sb);
-    o->rbuf = malloc(o->rb);
-    o->ref = malloc(o->rb);
-    for (size_t i = 0; i < o->sb; i++)
-        o->sbuf[i] = (char)(rank * 31 + i * 7 + seed);
-    memset(o->rbuf, 0x77, o->rb);
-    memset(o->ref, 0x77, o->rb);
-    truth(alltoall, g, o->sbuf, o->ref);
-}
-
-static void op_check(op *o, const char *what)
-{
-    CHECK(memcmp(o->rbuf, o->ref, o->rb) == 0, "%s %s differs from the reference", what,
+    CHECK(tc_op_right(o), "%s %s differs from the reference", what,
           o->alltoall ? "alltoall" : "allgather");
-    free(o->sbuf);
-    free(o->rbuf);
-    free(o->ref);
+    tc_op_fini(o);
 }
 
 static void blocking(MPI_Comm g, const char *what, int seed)
 {
     for (int a = 0; a < 2; a++) {
-        op o;
+        tc_op o;
         op_init(&o, a, g, seed + a);
         (a ? MPI_Neighbor_alltoall : MPI_Neighbor_allgather)(o.sbuf, M, MPI_BYTE, o.rbuf, M,
                                                              MPI_BYTE, g);
@@ -83,7 +49,7 @@ static void blocking(MPI_Comm g, const char *what, int seed)
  * together, completed by one MPI_Waitall. */
 static void both(MPI_Comm g1, MPI_Comm g2, int seed)
 {
-    op o1, o2;
+    tc_op o1, o2;
     MPI_Request req[2];
     MPI_Status st[2]; /* MPI_STATUSES_IGNORE trips gcc 12's -Wstringop-overflow with MPICH */
     op_init(&o1, 1, g1, seed);
@@ -115,7 +81,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     snprintf(check_prefix, sizeof(check_prefix), "rank %d ", rank);
-    algo_for = (algo_for_fn)dlsym(RTLD_DEFAULT, "nhood_algorithm_for");
+    algo_for = (tc_algo_for_fn)dlsym(RTLD_DEFAULT, "nhood_algorithm_for");
     int (*counts)(nhood_resources *) =
         (int (*)(nhood_resources *))dlsym(RTLD_DEFAULT, "nhood_resource_counts");
     nhood_resources before = {0}, after = {0};

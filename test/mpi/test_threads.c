@@ -20,14 +20,13 @@
 
 #include "../check.h"
 #include "../common.h"
-#include "../reference.h"
+#include "../ops.h"
 
 #define NT 3
 #define M 40 /* bytes per block */
 #define ITERS 12
 
-typedef int (*algo_for_fn)(MPI_Comm, const char *, int, char *, int);
-static algo_for_fn algo_for;
+static tc_algo_for_fn algo_for;
 static void (*progress)(void);
 static int rank, p, outdeg, indeg;
 static pthread_mutex_t check_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -40,44 +39,19 @@ static pthread_mutex_t check_lock = PTHREAD_MUTEX_INITIALIZER;
         pthread_mutex_unlock(&check_lock);                                                         \
     } while (0)
 
-typedef struct op {
-    int alltoall;
-    char *sbuf, *rbuf, *ref;
-    size_t sb, rb;
-} op;
-
-static void op_init(op *o, int alltoall, MPI_Comm g, int seed)
+static void op_init(tc_op *o, int alltoall, MPI_Comm g, int seed)
 {
-    char name[32] = "pmpi";
-    o->alltoall = alltoall;
-    o->sb = (size_t)M * (alltoall ? outdeg : 1) + 1;
-    o->rb = (size_t)M * indeg + 1;
-    o->sbuf = malloc(o->sb);
-    o->rbuf = malloc(o->rb);
-    o->ref = malloc(o->rb);
-    for (size_t i = 0; i < o->sb; i++)
-        o->sbuf[i] = (char)(rank * 29 + i * 5 + seed);
-    memset(o->rbuf, 0x66, o->rb);
-    memset(o->ref, 0x66, o->rb);
-    if (algo_for)
-        algo_for(g, alltoall ? "alltoall" : "allgather", M, name, sizeof(name));
-    if (strcmp(name, "pmpi") == 0) /* passed through: MPI's own is the truth */
-        (alltoall ? PMPI_Neighbor_alltoall : PMPI_Neighbor_allgather)(o->sbuf, M, MPI_BYTE, o->ref,
-                                                                      M, MPI_BYTE, g);
-    else
-        reference(alltoall, g, o->sbuf, M, MPI_BYTE, o->ref, M, MPI_BYTE);
+    tc_op_init(o, alltoall, g, M, seed, algo_for);
 }
 
-static void op_check(op *o, int t, const char *what)
+static void op_check(tc_op *o, int t, const char *what)
 {
-    TCHECK(memcmp(o->rbuf, o->ref, o->rb) == 0, "thread %d: %s %s differs from the reference", t,
-           what, o->alltoall ? "alltoall" : "allgather");
-    free(o->sbuf);
-    free(o->rbuf);
-    free(o->ref);
+    TCHECK(tc_op_right(o), "thread %d: %s %s differs from the reference", t, what,
+           o->alltoall ? "alltoall" : "allgather");
+    tc_op_fini(o);
 }
 
-static int istart(op *o, MPI_Comm g, MPI_Request *req)
+static int istart(tc_op *o, MPI_Comm g, MPI_Request *req)
 {
     return (o->alltoall ? MPI_Ineighbor_alltoall : MPI_Ineighbor_allgather)(
         o->sbuf, M, MPI_BYTE, o->rbuf, M, MPI_BYTE, g, req);
@@ -86,7 +60,7 @@ static int istart(op *o, MPI_Comm g, MPI_Request *req)
 typedef struct job {
     int t;
     MPI_Comm g, self; /* the thread's graph; its own point-to-point communicator */
-    op pre;           /* started by the main thread */
+    tc_op pre;           /* started by the main thread */
     MPI_Request pre_req;
 } job;
 
@@ -107,7 +81,7 @@ static void *work(void *arg)
     for (int it = 0; it < ITERS; it++) {
         int a = (it + t) % 2, seed = 100 * t + it;
         /* 2. Blocking. */
-        op o;
+        tc_op o;
         op_init(&o, a, j->g, seed);
         (a ? MPI_Neighbor_alltoall : MPI_Neighbor_allgather)(o.sbuf, M, MPI_BYTE, o.rbuf, M,
                                                              MPI_BYTE, j->g);
@@ -163,7 +137,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 0;
     }
-    algo_for = (algo_for_fn)dlsym(RTLD_DEFAULT, "nhood_algorithm_for");
+    algo_for = (tc_algo_for_fn)dlsym(RTLD_DEFAULT, "nhood_algorithm_for");
     progress = (void (*)(void))dlsym(RTLD_DEFAULT, "nhood_progress");
     int *off, s = tc_offsets("moore", 3, 1, &off), dims[TC_MAXD] = {0},
               periods[TC_MAXD] = {1, 1, 1, 1, 1};
