@@ -2,15 +2,17 @@
 # Installs what nhood needs on Debian 12.  Safe to re-run.
 # --smpi also installs SimGrid (smpicc, smpirun) for make smpi / check-smpi
 # and scripts/nhood-sim; --metis libmetis-dev (./configure --with-metis, METIS
-# partitions for nhood-spmv).
+# partitions for nhood-spmv); --clients the applications make check-clients
+# runs (DOLFINx, PETSc and its examples, numpy; all on Open MPI).
 set -e
 pkgs="mpich libmpich-dev openmpi-bin libopenmpi-dev libhwloc-dev autoconf automake libtool pkg-config make gcc gnuplot-nox git"
 # Fortran tests (mpifort), make check-valgrind, make fuzz (libFuzzer).
 pkgs="$pkgs gfortran valgrind clang libclang-rt-14-dev"
-# mpi4py (Open MPI build): the Python test in make check-openmpi.
-pkgs="$pkgs python3-mpi4py"
-[ "${1:-}" = --smpi ] && pkgs="$pkgs libsimgrid-dev"
+# mpi4py and numpy (Open MPI): test/clients/neighbors.py in make check-clients.
+pkgs="$pkgs python3-mpi4py python3-numpy"
+case " $* " in *" --smpi "*) pkgs="$pkgs libsimgrid-dev" ;; esac
 case " $* " in *" --metis "*) pkgs="$pkgs libmetis-dev" ;; esac
+case " $* " in *" --clients "*) pkgs="$pkgs python3-dolfinx petsc-dev libpetsc3.18-dev-examples" ;; esac
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

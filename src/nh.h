@@ -102,7 +102,8 @@ typedef struct nh_plan {
     int id; /* report id, in creation order */
     int isomorphic;
     const char *source; /* cart | hint | inferred */
-    int coupled;        /* block sizes provably uniform: size-dependent choice is safe */
+    int coupled;        /* block sizes provably uniform (size-dependent choice is safe); -1: not yet
+                         * known (nh_plan_coupled) */
     /* MPI's own exchange may stand in for nhood's (auto, autotune): no rank
      * lists a source twice, where MPICH 4.0.2 orders the blocks wrongly */
     int native_ok;
@@ -138,6 +139,7 @@ typedef struct nh_plan {
     struct nh_plan *root;
     int dup_of;     /* report id of the communicator it was copied from, or -1 */
     int lazy_pcomm; /* pcomm is made at the first collective (nh_plan_ready) */
+    int *pend_srcs; /* the sources, while nb.recv_slot waits for them (detect.c) */
 } nh_plan;
 
 /* nhood's MPI_Info keys on graph creation. */
@@ -163,10 +165,21 @@ nh_plan *nh_plan_get(MPI_Comm comm);
 /* Before a collective on comm runs nhood's schedule: a duplicate's
  * private communicator (collective over comm, at its first such call). */
 int nh_plan_ready(nh_plan *p, MPI_Comm comm);
+/* A rank's neighbor lists as the caller passed them. */
+typedef struct nh_lists {
+    int indeg, outdeg;
+    const int *srcs, *dsts;
+} nh_lists;
 /* Analyzes a freshly created distributed-graph communicator (collective
- * over it) and caches the plan as an attribute. */
-int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h);
+ * over it) and caches the plan as an attribute (*out: the plan).  lists:
+ * the rank's lists in the graph's ranks where the caller has them
+ * (MPI_Dist_graph_create_adjacent without reordering), else NULL (asked
+ * of MPI). */
+int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, const nh_lists *lists,
+                   nh_plan **out);
 const nh_sched *nh_plan_sched(nh_plan *p, nh_op op, nh_algo a);
+/* p->coupled, worked out (pure, O(size * s)) at its first use. */
+int nh_plan_coupled(nh_plan *p);
 void nh_plan_unref(nh_plan *p);
 
 /* The algorithm asked for op on p: info key, then NHOOD_ALGO_<OP>, then
@@ -226,6 +239,7 @@ typedef struct nh_report_rec {
     int stfw_off;
     double create_us, create_mpi_us; /* this rank's graph creation (nh_plan) */
     int dup_of;                      /* nh_plan.dup_of */
+    nh_algo asked;                   /* NHOOD_ALGO / nhood_algorithm for the op */
 } nh_report_rec;
 /* The record of calls of coll in form on p (NULL when out of memory). */
 nh_report_rec *nh_report_rec_get(nh_plan *p, nh_coll coll, nh_form form);

@@ -127,12 +127,12 @@ static int hint_parse(MPI_Comm comm_old, MPI_Info info, nh_hint *h)
 
 /* The analysis of a new graph communicator; the report shows what the
  * creation cost (t0: the call began, t1: MPI's own creation began). */
-static int plan_create(MPI_Comm comm_old, MPI_Comm *graph, const nh_hint *h, double t0,
-                       double t1)
+static int plan_create(MPI_Comm comm_old, MPI_Comm *graph, const nh_hint *h, const nh_lists *lists,
+                       double t0, double t1)
 {
     double t2 = PMPI_Wtime();
-    int rc = nh_plan_create(comm_old, *graph, h);
-    nh_plan *p = rc ? NULL : nh_plan_get(*graph);
+    nh_plan *p;
+    int rc = nh_plan_create(comm_old, *graph, h, lists, &p);
     if (p) {
         p->create_mpi_us = (t2 - t1) * 1e6;
         p->create_us = (PMPI_Wtime() - t0) * 1e6;
@@ -159,7 +159,10 @@ int nh_impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, cons
                                          destinations, destweights, info, reorder, comm_dist_graph);
     if (rc || !nh_active || *comm_dist_graph == MPI_COMM_NULL)
         return rc;
-    return plan_create(comm_old, comm_dist_graph, &h, t0, t1);
+    /* Without reordering the graph's ranks are comm_old's (MPI-4.0 7.5.4),
+     * and MPI returns the lists as given. */
+    nh_lists l = {indegree, outdegree, sources, destinations};
+    return plan_create(comm_old, comm_dist_graph, &h, reorder ? NULL : &l, t0, t1);
 }
 
 int nh_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
@@ -177,7 +180,7 @@ int nh_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
                                 comm_dist_graph);
     if (rc || !nh_active || *comm_dist_graph == MPI_COMM_NULL)
         return rc;
-    return plan_create(comm_old, comm_dist_graph, &h, t0, t1);
+    return plan_create(comm_old, comm_dist_graph, &h, NULL, t0, t1);
 }
 
 /* In-place all-to-all: only MPI_IN_PLACE calls are nhood's business.

@@ -15,7 +15,7 @@ NH_EXPORT int nhood_comm_query(MPI_Comm comm, nhood_comm_info *info)
     if (!p)
         return MPI_ERR_COMM;
     info->isomorphic = p->isomorphic;
-    info->coupled = p->coupled;
+    info->coupled = p->isomorphic && nh_plan_coupled(p);
     info->neighbors = p->isomorphic ? p->nb.s : p->outdeg;
     if (p->isomorphic) {
         info->ndims = p->nb.g.ndims;

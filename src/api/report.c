@@ -24,6 +24,7 @@ static nh_report_rec *rec_new(nh_plan *p, nh_coll coll, nh_form form)
     r->dup_of = p->dup_of;
     r->create_us = p->create_us;
     r->create_mpi_us = p->create_mpi_us;
+    r->asked = nh_requested_algo(p, nh_coll_op(coll));
     strcpy(r->dims, "-");
     strcpy(r->periods, "-");
     if (p->isomorphic) {
@@ -111,13 +112,23 @@ void nh_report_print(void)
                 snprintf(stfw + k, sizeof(stfw) - (size_t)k, " stfw_block=%.0f stfw_recheck=%s",
                          r->stfw_block, r->stfw_off ? "off" : "on");
         }
+        /* Why a communicator's calls stayed with MPI: asked to; MPI's own
+         * exchange is the cheapest (the cost model or the store-and-forward
+         * re-check); or the neighborhoods are not translates of one another
+         * and store-and-forward saves no messages on them. */
+        char why[32] = "";
+        if (best == NH_ALGO_PMPI)
+            snprintf(why, sizeof(why), " why=%s",
+                     r->asked == NH_ALGO_PMPI        ? "requested"
+                     : r->isomorphic || r->stfw_dims ? "native_cheaper"
+                                                     : "irregular");
         char dup[32] = "";
         if (r->dup_of >= 0)
             snprintf(dup, sizeof(dup), " dup_of=%d", r->dup_of);
         fprintf(stderr,
                 "nhood: comm=%d%s op=%s%s%s pattern=%s source=%s dims=%s periods=%s neighbors=%d "
                 "algorithm=%s binding=%s calls=%ld rounds=%d messages=%ld create_us=%.1f "
-                "create_mpi_us=%.1f%s%s%s\n",
+                "create_mpi_us=%.1f%s%s%s%s\n",
                 r->comm_id, dup, prefix[r->form], nh_coll_name(r->coll), suffix[r->form],
                 r->isomorphic  ? "isomorphic"
                 : r->stfw_dims ? "irregular"
@@ -126,7 +137,7 @@ void nh_report_print(void)
                 best == NH_ALGO_PMPI || best == NH_ALGO_STFW ? "-"
                                                              : nh_binding_name(r->last_binding),
                 calls, r->rounds[best], r->msgs[best], r->create_us, r->create_mpi_us,
-                used > 1 ? " mix=" : "", used > 1 ? mix : "", stfw);
+                used > 1 ? " mix=" : "", used > 1 ? mix : "", stfw, why);
     }
 }
 

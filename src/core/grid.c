@@ -26,9 +26,10 @@ int nh_grid_init(nh_grid *g, int ndims, const int *dims, const int *periods)
 
 void nh_grid_coords(const nh_grid *g, int rank, int *coords)
 {
-    for (int j = g->ndims - 1; j >= 0; j--) {
-        coords[j] = rank % g->dims[j];
-        rank /= g->dims[j];
+    for (int j = g->ndims - 1; j >= 0; j--) { /* divide only where needed */
+        int p = g->dims[j], q = j == 0 || p == 1 ? rank : rank / p;
+        coords[j] = j == 0 ? rank : p == 1 ? 0 : rank - q * p;
+        rank = q;
     }
 }
 
@@ -130,65 +131,100 @@ int nh_offset_cmp(int ndims, const int *a, const int *b)
     return 0;
 }
 
-/* Insertion-free stable sort of indices by (offset, index): a merge sort,
- * since neighbor lists can hold thousands of entries. */
-static void sort_perm(int d, const int *off, int *perm, int *tmp, int n)
+/* Sorting offsets.  A normalized offset's coordinates lie in
+ * [-(p-1), p-1], so reading them as digits of base 2p-1 gives an integer
+ * key whose order is the lexicographic order of the offsets (below 2^39:
+ * 2^ndims times the grid size).  Entries sort by (key, list index), which
+ * keeps equal offsets in list order (MPI's order for repeated edges); the
+ * pair is one 64-bit number (key * 2^24 + index) for lists shorter than
+ * 2^24. */
+#define NH_IDX_BITS 24
+
+static int u64_cmp(const void *a, const void *b)
 {
-    if (n < 2)
+    unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
+    return (x > y) - (x < y);
+}
+
+static void key_sort(unsigned long long *v, int n)
+{
+    if (n > 32) {
+        qsort(v, (size_t)n, sizeof(*v), u64_cmp);
         return;
-    int h = n / 2;
-    sort_perm(d, off, perm, tmp, h);
-    sort_perm(d, off, perm + h, tmp, n - h);
-    int i = 0, k = h, o = 0;
-    while (i < h && k < n) {
-        if (nh_offset_cmp(d, off + (size_t)perm[k] * d, off + (size_t)perm[i] * d) < 0)
-            tmp[o++] = perm[k++];
-        else
-            tmp[o++] = perm[i++];
     }
-    while (i < h)
-        tmp[o++] = perm[i++];
-    while (k < n)
-        tmp[o++] = perm[k++];
-    memcpy(perm, tmp, (size_t)n * sizeof(int));
+    for (int i = 1; i < n; i++) { /* short lists, the common case: insertion */
+        unsigned long long x = v[i];
+        int j = i;
+        for (; j > 0 && x < v[j - 1]; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
+#define NH_LOCAL_STACK 64 /* neighbor lists up to this long sort without malloc */
+
+/* The offset from rank me (coordinates) to rank r (sign +1) or from r
+ * (sign -1), normalized, into c; returns its sort key. */
+static long long offset_key(const nh_grid *g, const int *me, int r, int sign, int *c)
+{
+    long long key = 0, stride = 1;
+    for (int j = g->ndims - 1; j >= 0; j--) {
+        int p = g->dims[j], q = j == 0 || p == 1 ? r : r / p; /* divide only where needed */
+        int x = sign * ((j == 0 ? r : p == 1 ? 0 : r - q * p) - me[j]); /* in [-(p-1), p-1] */
+        r = q;
+        if (g->periods[j]) { /* nh_grid_normalize */
+            x += x < 0 ? p : 0;
+            x -= 2 * x > p ? p : 0;
+        }
+        c[j] = x;
+        key += stride * (x + p - 1);
+        stride *= 2LL * p - 1;
+    }
+    return key;
 }
 
 int nh_local_offsets(const nh_grid *g, int rank, int n, const int *ranks, int sign, int *off_sorted,
                      int *perm)
 {
-    int d = g->ndims, me[NH_MAXDIMS], c[NH_MAXDIMS];
-    int *raw = calloc((size_t)n * d + 1, sizeof(int));
-    int *tmp = malloc(((size_t)n + 1) * sizeof(int));
-    int rc = -1;
-    if (!raw || !tmp)
+    int d = g->ndims, me[NH_MAXDIMS], rc = -1;
+    unsigned long long small[NH_LOCAL_STACK], *v = small;
+    int raw_small[NH_LOCAL_STACK * NH_MAXDIMS], *raw = raw_small;
+    if (n >= 1 << NH_IDX_BITS)
+        return -1;
+    if (n > NH_LOCAL_STACK &&
+        (!(v = malloc((size_t)n * sizeof(*v))) || !(raw = malloc((size_t)n * d * sizeof(int)))))
         goto out;
     nh_grid_coords(g, rank, me);
     for (int i = 0; i < n; i++) {
         if (ranks[i] < 0 || ranks[i] >= g->size)
             goto out;
-        nh_grid_coords(g, ranks[i], c);
-        for (int j = 0; j < d; j++)
-            raw[(size_t)i * d + j] = sign * (c[j] - me[j]);
-        nh_grid_normalize(g, raw + (size_t)i * d);
-        perm[i] = i;
+        long long key = offset_key(g, me, ranks[i], sign, raw + (size_t)i * d);
+        v[i] = (unsigned long long)key << NH_IDX_BITS | (unsigned)i;
     }
-    sort_perm(d, raw, perm, tmp, n);
-    for (int i = 0; i < n; i++)
-        memcpy(off_sorted + (size_t)i * d, raw + (size_t)perm[i] * d, (size_t)d * sizeof(int));
+    key_sort(v, n);
+    for (int i = 0; i < n; i++) {
+        int k = perm[i] = (int)(v[i] & ((1u << NH_IDX_BITS) - 1));
+        for (int j = 0; j < d; j++)
+            off_sorted[(size_t)i * d + j] = raw[(size_t)k * d + j];
+    }
     rc = 0;
 out:
-    free(raw);
-    free(tmp);
+    if (v != small)
+        free(v);
+    if (raw != raw_small)
+        free(raw);
     return rc;
 }
 
 int nh_match_template(const nh_grid *g, const int *coords, int s, const int *tmpl, int n,
                       const int *off_sorted, const int *perm, int sign, int *slot)
 {
-    int d = g->ndims, k = 0;
+    int d = g->ndims, k = 0, torus = 1;
+    for (int j = 0; j < d; j++)
+        torus &= g->periods[j] != 0;
     for (int t = 0; t < s; t++) {
         const int *c = tmpl + (size_t)t * d;
-        if (nh_grid_shift(g, coords, c, sign) == NH_NONE) {
+        if (!torus && nh_grid_shift(g, coords, c, sign) == NH_NONE) {
             slot[t] = NH_NONE;
             continue;
         }
@@ -201,10 +237,87 @@ int nh_match_template(const nh_grid *g, const int *coords, int s, const int *tmp
 
 void nh_nbhd_fini(nh_nbhd *nb)
 {
-    free(nb->off);
-    free(nb->send_slot);
-    free(nb->recv_slot);
+    free(nb->off); /* one block: nbhd_alloc */
     nb->off = nb->send_slot = nb->recv_slot = NULL;
+}
+
+/* The template and both slot maps in one block (and NH_MAXDIMS ints of
+ * slack: nh_nbhd_torus_dests copies whole raw offsets). */
+static int nbhd_alloc(nh_nbhd *nb, const nh_grid *g, int rank, int s, int outdeg, int indeg)
+{
+    int d = g->ndims;
+    memset(nb, 0, sizeof(*nb));
+    nb->g = *g;
+    nb->rank = rank;
+    nb->s = s;
+    nb->outdeg = outdeg;
+    nb->indeg = indeg;
+    nb->src_repeats = -1;
+    nh_grid_coords(g, rank, nb->coords);
+    if (!(nb->off = malloc(((size_t)s * (d + 2) + NH_MAXDIMS) * sizeof(int))))
+        return -1;
+    nb->send_slot = nb->off + (size_t)s * d;
+    nb->recv_slot = nb->send_slot + s;
+    return 0;
+}
+
+/* This rank's sorted offsets to (sign +1) or from (sign -1) the ranks of
+ * a list, as keys (key_sort's order); raw: the offsets, stride
+ * NH_MAXDIMS.  -1 if a rank is out of range. */
+static int torus_keys(const nh_grid *g, const int *me, int n, const int *ranks, int sign,
+                      unsigned long long *v, int *raw)
+{
+    for (int i = 0; i < n; i++) {
+        if (ranks[i] < 0 || ranks[i] >= g->size)
+            return -1;
+        long long key = offset_key(g, me, ranks[i], sign, raw + (size_t)i * NH_MAXDIMS);
+        v[i] = (unsigned long long)key << NH_IDX_BITS | (unsigned)i;
+    }
+    key_sort(v, n);
+    return 0;
+}
+
+int nh_nbhd_torus_dests(nh_nbhd *nb, const nh_grid *g, int rank, int outdeg, const int *dests,
+                        int indeg)
+{
+    unsigned long long a[NH_LOCAL_STACK];
+    int raw[NH_LOCAL_STACK * NH_MAXDIMS], d = g->ndims;
+    const unsigned mask = (1u << NH_IDX_BITS) - 1;
+    for (int j = 0; j < d; j++)
+        if (!g->periods[j])
+            return 1;
+    if (outdeg > NH_LOCAL_STACK || indeg != outdeg)
+        return 1;
+    if (nbhd_alloc(nb, g, rank, outdeg, outdeg, indeg))
+        return -1;
+    if (torus_keys(g, nb->coords, outdeg, dests, +1, a, raw)) {
+        nh_nbhd_fini(nb);
+        return 1;
+    }
+    for (int t = 0; t < outdeg; t++) /* entry t+1 overwrites what t copied past its d */
+        memcpy(nb->off + (size_t)t * d, raw + (size_t)(a[t] & mask) * NH_MAXDIMS,
+               sizeof(int) * NH_MAXDIMS);
+    nb->src_repeats = 0; /* one offset names one rank; the sources repeat where these do */
+    for (int t = 0; t < outdeg; t++) {
+        nb->send_slot[t] = (int)(a[t] & mask);
+        nb->recv_slot[t] = NH_NONE;
+        nb->src_repeats |= t > 0 && a[t] >> NH_IDX_BITS == a[t - 1] >> NH_IDX_BITS;
+    }
+    return 0;
+}
+
+int nh_nbhd_fill_recv(nh_nbhd *nb, const int *srcs)
+{
+    int n = nb->indeg, d = nb->g.ndims, rc = -1;
+    int *off = malloc(((size_t)n * d + 1) * sizeof(int)),
+        *perm = malloc(((size_t)n + 1) * sizeof(int));
+    if (off && perm)
+        rc =
+            nh_local_offsets(&nb->g, nb->rank, n, srcs, -1, off, perm) ||
+            !nh_match_template(&nb->g, nb->coords, nb->s, nb->off, n, off, perm, -1, nb->recv_slot);
+    free(off);
+    free(perm);
+    return rc;
 }
 
 int nh_nbhd_init(nh_nbhd *nb, const nh_grid *g, int rank, int s, const int *tmpl, int outdeg,
@@ -212,31 +325,32 @@ int nh_nbhd_init(nh_nbhd *nb, const nh_grid *g, int rank, int s, const int *tmpl
 {
     int d = g->ndims, rc = -1;
     size_t nmax = (size_t)(outdeg > indeg ? outdeg : indeg) + 1;
-    int *off = malloc(nmax * d * sizeof(int)), *perm = malloc(nmax * sizeof(int));
-    memset(nb, 0, sizeof(*nb));
-    nb->g = *g;
-    nb->rank = rank;
-    nb->s = s;
-    nb->outdeg = outdeg;
-    nb->indeg = indeg;
-    nh_grid_coords(g, rank, nb->coords);
-    nb->off = malloc(((size_t)s * d + 1) * sizeof(int));
-    nb->send_slot = malloc(((size_t)s + 1) * sizeof(int));
-    nb->recv_slot = malloc(((size_t)s + 1) * sizeof(int));
-    if (!off || !perm || !nb->off || !nb->send_slot || !nb->recv_slot)
+    int off_small[NH_LOCAL_STACK * NH_MAXDIMS], perm_small[NH_LOCAL_STACK];
+    int small = nmax <= NH_LOCAL_STACK;
+    int *off = small ? off_small : malloc(nmax * d * sizeof(int));
+    int *perm = small ? perm_small : malloc(nmax * sizeof(int));
+    if (nbhd_alloc(nb, g, rank, s, outdeg, indeg) || !off || !perm)
         goto out;
-    memcpy(nb->off, tmpl, (size_t)s * d * sizeof(int));
     rc = 1;
-    if (nh_local_offsets(g, rank, outdeg, dests, +1, off, perm) ||
-        !nh_match_template(g, nb->coords, s, tmpl, outdeg, off, perm, +1, nb->send_slot))
-        goto out;
+    if (!tmpl) { /* this rank's own offsets: every entry is a destination */
+        if (nh_local_offsets(g, rank, outdeg, dests, +1, nb->off, nb->send_slot))
+            goto out;
+        tmpl = nb->off;
+    } else {
+        memcpy(nb->off, tmpl, (size_t)s * d * sizeof(int));
+        if (nh_local_offsets(g, rank, outdeg, dests, +1, off, perm) ||
+            !nh_match_template(g, nb->coords, s, tmpl, outdeg, off, perm, +1, nb->send_slot))
+            goto out;
+    }
     if (nh_local_offsets(g, rank, indeg, srcs, -1, off, perm) ||
         !nh_match_template(g, nb->coords, s, tmpl, indeg, off, perm, -1, nb->recv_slot))
         goto out;
     rc = 0;
 out:
-    free(off);
-    free(perm);
+    if (!small) {
+        free(off);
+        free(perm);
+    }
     if (rc)
         nh_nbhd_fini(nb);
     return rc;

@@ -45,6 +45,7 @@ typedef struct nh_nbhd {
     int *send_slot; /* template t -> user send block index, NH_NONE if target out of range */
     int *recv_slot; /* template t -> user recv block index, NH_NONE if source out of range */
     int outdeg, indeg;
+    int src_repeats; /* a rank appears twice among the sources: 1, 0, or -1 (not known) */
 } nh_nbhd;
 
 int nh_offset_cmp(int ndims, const int *a, const int *b);
@@ -52,7 +53,8 @@ int nh_offset_cmp(int ndims, const int *a, const int *b);
 /* Offsets of a rank's neighbor list relative to its own coordinates
  * (sign=+1 for destinations: off = dst - me; sign=-1 for sources:
  * off = me - src), normalized and sorted stably.  perm[k] is the list index
- * of the k-th sorted entry.  Returns 0, or -1 if a rank is out of range. */
+ * of the k-th sorted entry.  Returns 0, or -1 if a rank is out of range,
+ * the list holds 2^24 entries or more, or memory runs out. */
 int nh_local_offsets(const nh_grid *g, int rank, int n, const int *ranks, int sign, int *off_sorted,
                      int *perm);
 
@@ -64,11 +66,23 @@ int nh_match_template(const nh_grid *g, const int *coords, int s, const int *tmp
                       const int *off_sorted, const int *perm, int sign, int *slot);
 
 /* Builds a neighborhood for one rank from its neighbor lists and a template
- * (all ranks must pass the same template).  Returns 0 on success, 1 if the
- * lists do not fit the template, -1 on allocation failure. */
+ * (all ranks must pass the same template; NULL: this rank's own sorted
+ * destination offsets, s = outdeg).  Returns 0 on success, 1 if the lists
+ * do not fit the template, -1 on allocation failure. */
 int nh_nbhd_init(nh_nbhd *nb, const nh_grid *g, int rank, int s, const int *tmpl, int outdeg,
                  const int *dests, int indeg, const int *srcs);
 void nh_nbhd_fini(nh_nbhd *nb);
+/* The destination half of nh_nbhd_init with this rank's own template, on
+ * a torus with at most 64 neighbors: recv_slot is left NH_NONE for
+ * nh_nbhd_fill_recv, and src_repeats is read off the destinations (where
+ * every rank has this template, a consistent graph gives each rank the
+ * sources r - t, which repeat where r + t do).  Returns 0, 1 if it does
+ * not apply or a rank is out of range, -1 on allocation failure. */
+int nh_nbhd_torus_dests(nh_nbhd *nb, const nh_grid *g, int rank, int outdeg, const int *dests,
+                        int indeg);
+/* The other half: recv_slot from the sources.  0, 1 if they do not fit
+ * the template, -1 on allocation failure. */
+int nh_nbhd_fill_recv(nh_nbhd *nb, const int *srcs);
 
 /* 1 if MPI's type-signature matching forces every rank to use the same
  * block size for this template (sizes are "coupled" through shared

@@ -21,14 +21,7 @@ typedef struct nh_req {
     nh_run run;   /* the engine's run of the schedule */
 } nh_req;
 
-extern nh_req *nh_req_live; /* all of nhood's operations */
-extern int nh_req_nmulti;   /* running ones that forward (more than one message phase) */
-
-/* Any operation at all?  The lock-free test of the fast paths. */
-static inline int nh_req_live_any(void)
-{
-    return __atomic_load_n(&nh_req_live, __ATOMIC_ACQUIRE) != NULL;
-}
+extern int nh_req_nmulti; /* running ones that forward (more than one message phase) */
 
 /* The operation behind a handle, or NULL. */
 nh_req *nh_req_lookup(MPI_Request h);

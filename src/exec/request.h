@@ -20,4 +20,13 @@ int nh_req_allreduce(const void *in, void *out, int count, MPI_Datatype type, MP
 /* Frees every operation (MPI_Finalize). */
 void nh_req_fini(void);
 
+extern struct nh_req *nh_req_live; /* all of nhood's operations (req_int.h) */
+
+/* Any operation at all?  The lock-free test of the completion calls' fast
+ * paths: without one, MPI's request is MPI's. */
+static inline int nh_req_live_any(void)
+{
+    return __atomic_load_n(&nh_req_live, __ATOMIC_ACQUIRE) != NULL;
+}
+
 #endif

@@ -1,7 +1,8 @@
 /* The one table of intercepted MPI functions.  Each entry expands to a thin
  * entry point in intercept.c: reentry guard, then nh_impl_<name>, which
  * runs nhood's plan or calls the PMPI function with the same arguments.
- * NH_FN(name, parameter list, argument list) */
+ * NH_FN(name, parameter list, argument list); NH_FN_DONE for the completion
+ * calls (their fast path, intercept.c). */
 NH_FN(MPI_Init, (int *argc, char ***argv), (argc, argv))
 NH_FN(MPI_Init_thread, (int *argc, char ***argv, int required, int *provided),
       (argc, argv, required, provided))
@@ -30,27 +31,31 @@ NH_FN(MPI_Alltoallw,
        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
        const MPI_Datatype recvtypes[], MPI_Comm comm),
       (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm))
-/* Completion calls: nhood's requests are completed by nhood (exec/request.c). */
-NH_FN(MPI_Wait, (MPI_Request * request, MPI_Status *status), (request, status))
-NH_FN(MPI_Test, (MPI_Request * request, int *flag, MPI_Status *status), (request, flag, status))
-NH_FN(MPI_Waitall, (int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]),
-      (count, array_of_requests, array_of_statuses))
-NH_FN(MPI_Testall,
-      (int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]),
-      (count, array_of_requests, flag, array_of_statuses))
-NH_FN(MPI_Waitany, (int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status),
-      (count, array_of_requests, indx, status))
-NH_FN(MPI_Testany,
-      (int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status),
-      (count, array_of_requests, indx, flag, status))
-NH_FN(MPI_Waitsome,
-      (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
-       MPI_Status array_of_statuses[]),
-      (incount, array_of_requests, outcount, array_of_indices, array_of_statuses))
-NH_FN(MPI_Testsome,
-      (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
-       MPI_Status array_of_statuses[]),
-      (incount, array_of_requests, outcount, array_of_indices, array_of_statuses))
+/* Completion calls: nhood's requests are completed by nhood (exec/request.c);
+ * NH_FN_DONE ones pass straight to MPI while none is live. */
+NH_FN_DONE(MPI_Wait, (MPI_Request * request, MPI_Status *status), (request, status))
+NH_FN_DONE(MPI_Test, (MPI_Request * request, int *flag, MPI_Status *status),
+           (request, flag, status))
+NH_FN_DONE(MPI_Waitall,
+           (int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]),
+           (count, array_of_requests, array_of_statuses))
+NH_FN_DONE(MPI_Testall,
+           (int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]),
+           (count, array_of_requests, flag, array_of_statuses))
+NH_FN_DONE(MPI_Waitany,
+           (int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status),
+           (count, array_of_requests, indx, status))
+NH_FN_DONE(MPI_Testany,
+           (int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status),
+           (count, array_of_requests, indx, flag, status))
+NH_FN_DONE(MPI_Waitsome,
+           (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+            MPI_Status array_of_statuses[]),
+           (incount, array_of_requests, outcount, array_of_indices, array_of_statuses))
+NH_FN_DONE(MPI_Testsome,
+           (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+            MPI_Status array_of_statuses[]),
+           (incount, array_of_requests, outcount, array_of_indices, array_of_statuses))
 NH_FN(MPI_Request_get_status, (MPI_Request request, int *flag, MPI_Status *status),
       (request, flag, status))
 NH_FN(MPI_Request_free, (MPI_Request * request), (request))

@@ -9,6 +9,7 @@
  * that exist).  The first candidate that fits everywhere wins; otherwise
  * the communicator is left to PMPI.  The plan is cached as an attribute
  * whose delete callback frees it. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 
 static int plan_keyval = MPI_KEYVAL_INVALID;
 static int next_plan_id;
+static int tag_ub = 32767; /* MPI_TAG_UB, read at nh_plan_init; the least MPI allows */
 
 static int plan_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
@@ -51,6 +53,7 @@ void nh_plan_unref(nh_plan *p)
             for (int a = 0; a < NH_ALGO_COUNT; a++)
                 nh_sched_free(p->sched[o][a]);
         nh_nbhd_fini(&p->nb);
+        free(p->pend_srcs);
         nh_stfw_free(p);
         free(p->node_of);
         free(p->node_scratch);
@@ -114,16 +117,49 @@ static int plan_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out
     return MPI_SUCCESS;
 }
 
+/* The sources' half of a neighborhood (pend_sources), once, whoever asks
+ * first (copies of the communicator share it).  A misfit means the graph
+ * is not consistent (a rank's sources are not the ranks that list it as a
+ * destination): an erroneous program. */
+static int sources_ready(nh_plan *p)
+{
+    nh_plan *root = p->root ? p->root : p;
+    int rc = MPI_SUCCESS;
+    if (!__atomic_load_n(&root->pend_srcs, __ATOMIC_ACQUIRE))
+        return MPI_SUCCESS;
+    nh_lock(NH_LOCK_MISC);
+    if (root->pend_srcs) {
+        int fit = nh_nbhd_fill_recv(&root->nb, root->pend_srcs);
+        if (fit > 0) {
+            nh_error("rank %d's sources are not the ranks that list it as a destination "
+                     "(MPI_Dist_graph_create_adjacent: the graph is not consistent)",
+                     root->nb.rank);
+            rc = MPI_ERR_TOPOLOGY;
+        } else if (fit < 0)
+            rc = MPI_ERR_NO_MEM;
+        else {
+            free(root->pend_srcs);
+            __atomic_store_n(&root->pend_srcs, NULL, __ATOMIC_RELEASE);
+        }
+    }
+    nh_unlock(NH_LOCK_MISC);
+    return rc;
+}
+
 int nh_plan_ready(nh_plan *p, MPI_Comm comm)
 {
-    if (!p->lazy_pcomm)
-        return MPI_SUCCESS;
+    int rc = sources_ready(p);
+    if (rc || !p->lazy_pcomm)
+        return rc;
     p->lazy_pcomm = 0;
     return p->pcomm != MPI_COMM_NULL ? MPI_SUCCESS : nh_comm_dup(comm, &p->pcomm);
 }
 
 int nh_plan_init(void)
 {
+    int *ub, flag = 0;
+    if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag) == MPI_SUCCESS && flag)
+        tag_ub = *ub;
     return PMPI_Comm_create_keyval(plan_copy, plan_delete, &plan_keyval, NULL);
 }
 
@@ -161,6 +197,37 @@ static int add_cand(cand *c, int n, const nh_grid *g, const char *source)
     return n + 1;
 }
 
+/* MPI_Dims_create's factorizations of size into 1 to 4 dimensions, kept
+ * for the last size asked (programs create their graphs on one size). */
+static int inferred(int size, cand *c)
+{
+    static struct {
+        int size, n;
+        cand c[NH_MAXCAND];
+    } last;
+    int n = 0, dims[NH_MAXDIMS];
+    nh_grid g;
+    nh_lock(NH_LOCK_MISC);
+    if (last.size == size && last.n > 0) {
+        n = last.n;
+        memcpy(c, last.c, (size_t)n * sizeof(*c));
+    }
+    nh_unlock(NH_LOCK_MISC);
+    if (n > 0)
+        return n;
+    for (int d = 1; d <= 4 && n < NH_MAXCAND; d++) {
+        memset(dims, 0, sizeof(dims));
+        if (PMPI_Dims_create(size, d, dims) == MPI_SUCCESS && nh_grid_init(&g, d, dims, NULL) == 0)
+            n = add_cand(c, n, &g, "inferred");
+    }
+    nh_lock(NH_LOCK_MISC);
+    last.size = size;
+    last.n = n;
+    memcpy(last.c, c, (size_t)n * sizeof(*c));
+    nh_unlock(NH_LOCK_MISC);
+    return n;
+}
+
 static int candidates(MPI_Comm comm_old, int size, const nh_hint *h, cand *c)
 {
     int n = 0, topo, dims[NH_MAXDIMS], periods[NH_MAXDIMS], coords[NH_MAXDIMS], nd;
@@ -174,14 +241,8 @@ static int candidates(MPI_Comm comm_old, int size, const nh_hint *h, cand *c)
         nh_grid_init(&g, h->ndims, h->dims, h->has_periods ? h->periods : NULL) == 0 &&
         g.size == size)
         n = add_cand(c, n, &g, "hint");
-    if (n == 0 && h->ndims == 0) {
-        for (int d = 1; d <= 4 && n < NH_MAXCAND; d++) {
-            memset(dims, 0, sizeof(dims));
-            if (PMPI_Dims_create(size, d, dims) == MPI_SUCCESS &&
-                nh_grid_init(&g, d, dims, NULL) == 0)
-                n = add_cand(c, n, &g, "inferred");
-        }
-    }
+    if (n == 0 && h->ndims == 0)
+        n = inferred(size, c);
     return n;
 }
 
@@ -202,7 +263,7 @@ static unsigned cand_hash(const cand *c, int n)
  * allocation anywhere), so decisions stay identical. */
 static int node_map(nh_plan *p, MPI_Comm graph, int size)
 {
-    if (!p->coupled || (nh_cfg.cost.node <= 0 && nh_cfg.cost.link <= 0))
+    if ((nh_cfg.cost.node <= 0 && nh_cfg.cost.link <= 0) || !nh_plan_coupled(p))
         return MPI_SUCCESS;
     int rc, node, ok;
     if ((rc = nh_node_leader(graph, &node)))
@@ -230,203 +291,330 @@ static int cmp_int(const void *a, const void *b)
 /* Does a rank appear twice in the list?  (1 also when out of memory.) */
 static int repeats(const int *ranks, int n)
 {
-    int *v = malloc(((size_t)n + 1) * sizeof(int)), r = 0;
+    int small[64], *v = n <= 64 ? small : malloc((size_t)n * sizeof(int)), r = 0;
     if (!v)
         return 1;
-    memcpy(v, ranks, (size_t)n * sizeof(int));
-    qsort(v, (size_t)n, sizeof(int), cmp_int);
+    if (n > 0)
+        memcpy(v, ranks, (size_t)n * sizeof(int));
+    if (v == small) /* short lists: insertion sort */
+        for (int i = 1; i < n; i++) {
+            int x = v[i], j = i;
+            for (; j > 0 && x < v[j - 1]; j--)
+                v[j] = v[j - 1];
+            v[j] = x;
+        }
+    else
+        qsort(v, (size_t)n, sizeof(int), cmp_int);
     for (int i = 1; i < n && !r; i++)
         r = v[i] == v[i - 1];
-    free(v);
+    if (v != small)
+        free(v);
     return r;
 }
 
-/* Two independent 30-bit hashes of n ints (as non-negative ints, so that
- * -h is representable). */
-static void hash2(const int *v, size_t n, int *h1, int *h2)
+/* FNV-1a over 64 bits of n ints, continuing from a. */
+static unsigned long long fnv64(unsigned long long a, const int *v, size_t n)
 {
-    unsigned a = 2166136261u, b = 0x9747b28cu;
-    for (size_t i = 0; i < n; i++) {
-        a = (a ^ (unsigned)v[i]) * 16777619u;
-        b = (b ^ (unsigned)v[i]) * 0x5bd1e995u;
-        b ^= b >> 15;
-    }
-    *h1 = (int)(a & 0x3fffffff);
-    *h2 = (int)(b & 0x3fffffff);
+    for (size_t i = 0; i < n; i++)
+        a = (a ^ (unsigned)v[i]) * 0x100000001b3ull;
+    return a;
 }
 
-/* The fast agreement: one MIN reduction over what each rank knows alone.
- * Where every rank's own sorted offsets on a candidate grid are the same
- * (tori: equal hashes and degrees everywhere) and fit its lists, they are
- * the common template and no broadcast is needed.  The reduction also
- * carries the first rank with a malformed hint, the reorder and
- * candidate-list checks, repeated sources, and whether any rank forces
- * store-and-forward.  Values v enter as v and -v where all ranks must
- * agree (equal iff min(v) == -min(-v)). */
-enum { FA_BAD, FA_ORDER, FA_CH, FA_NCH, FA_DEG, FA_NDEG, FA_NATIVE, FA_NOSTFW, FA_CAND };
-#define FA_PER 5 /* per candidate: fits, h1, -h1, h2, -h2 */
+#define M62 ((1ull << 62) - 1)
 
-static int fast_agree(MPI_Comm graph, int *v, int n)
+/* A 62-bit hash, never 0: a finalizer spreads every bit of a over the
+ * bits kept. */
+static uint64_t hash62(unsigned long long a)
 {
-    return PMPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT, MPI_MIN, graph);
+    a ^= a >> 33;
+    a *= 0xff51afd7ed558ccdull;
+    a ^= a >> 33;
+    a *= 0xc4ceb9fe1a85ec53ull;
+    a ^= a >> 33;
+    uint64_t h = a & M62;
+    return h ? h : 1;
 }
 
-static int fast_same(const int *v, int i)
+/* Equality of a value x across ranks in a MIN reduction: x and -x enter,
+ * and all are equal iff min(x) == -min(-x). */
+static int all_same(const long long *v, int i)
 {
     return v[i] == -v[i + 1];
 }
 
-int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h)
-{
-    int rc, rank, size, old_rank, old_size, indeg, outdeg, weighted;
-    int *srcs = NULL, *dsts = NULL, *sw = NULL, *dw = NULL, *tbuf = NULL, *mine = NULL,
-        *perm = NULL;
-    nh_nbhd nbs[NH_MAXCAND];
-    int fit[NH_MAXCAND] = {0}, no_stfw = 0;
+/* The general agreement, where the fast one did not settle it (meshes,
+ * graphs whose ranks see different offsets, malformed hints): one MIN
+ * reduction for what must agree plus the rank with the largest
+ * out-degree (its offsets are the full template), its broadcast, and a
+ * MIN reduction over which candidates every rank fits. */
+enum { SL_BAD, SL_ORDER, SL_CH, SL_NCH, SL_NATIVE, SL_NOSTFW, SL_TOP, SL_COUNT };
+
+/* One creation's analysis state. */
+typedef struct det {
+    MPI_Comm graph;
+    int rank, size, indeg, outdeg, ncand;
+    const int *srcs, *dsts;
     cand c[NH_MAXCAND];
+    int done;                 /* candidates whose local offsets are known */
+    int local_ok[NH_MAXCAND]; /* this rank's lists lie on candidate k's grid */
+    int fit[NH_MAXCAND];      /* nbs[k] holds a neighborhood */
+    int pending[NH_MAXCAND];  /* ... whose sources' half waits (nh_nbhd_torus_dests) */
+    nh_nbhd nbs[NH_MAXCAND];
+    int *mine; /* per candidate: this rank's sorted destination offsets */
+    int *perm;
+} det;
+
+static int *own_offsets(det *d, int k)
+{
+    return d->mine + (size_t)k * d->outdeg * NH_MAXDIMS;
+}
+
+/* The general agreement's inputs, for every candidate. */
+static int local_offsets(det *d)
+{
+    if (!d->mine) {
+        d->perm = malloc(((size_t)d->outdeg + 1) * sizeof(int));
+        d->mine = malloc(((size_t)NH_MAXCAND * d->outdeg * NH_MAXDIMS + 1) * sizeof(int));
+        if (!d->perm || !d->mine)
+            return MPI_ERR_NO_MEM;
+    }
+    for (; d->done < d->ncand; d->done++)
+        d->local_ok[d->done] = nh_local_offsets(&d->c[d->done].g, d->rank, d->outdeg, d->dsts, +1,
+                                                own_offsets(d, d->done), d->perm) == 0;
+    return MPI_SUCCESS;
+}
+
+static void drop_fits(det *d)
+{
+    for (int k = 0; k < NH_MAXCAND; k++)
+        if (d->fit[k]) {
+            d->pending[k] = 0;
+            nh_nbhd_fini(&d->nbs[k]);
+            memset(&d->nbs[k], 0, sizeof(d->nbs[k]));
+            d->fit[k] = 0;
+        }
+}
+
+static int general_agree(det *d, const nh_hint *h, int order, unsigned hash, int *native,
+                         int *no_stfw, int *chosen, int *s)
+{
+    long long v[SL_COUNT];
+    int rc, *tbuf = NULL;
+    v[SL_BAD] = h->bad ? d->rank : d->size;
+    v[SL_ORDER] = order;
+    v[SL_CH] = hash;
+    v[SL_NCH] = -(long long)hash;
+    v[SL_NATIVE] = *native;
+    v[SL_NOSTFW] = *no_stfw;
+    v[SL_TOP] = -((long long)d->outdeg * d->size + (d->size - 1 - d->rank)); /* max deg, min rank */
+    if ((rc = PMPI_Allreduce(MPI_IN_PLACE, v, SL_COUNT, MPI_LONG_LONG, MPI_MIN, d->graph)))
+        return rc;
+    if (v[SL_BAD] <
+        d->size) { /* a malformed hint (api/lifecycle.c): the first such rank says why */
+        if (d->rank == v[SL_BAD])
+            nh_error("%s", h->msg);
+        return MPI_ERR_INFO_VALUE;
+    }
+    *native = (int)v[SL_NATIVE];
+    *no_stfw = (int)v[SL_NOSTFW];
+    if (!v[SL_ORDER] || !all_same(v, SL_CH))
+        return MPI_SUCCESS;
+    int top = d->size - 1 - (int)(-v[SL_TOP] % d->size);
+    *s = (int)(-v[SL_TOP] / d->size);
+    /* Collective from here on: a rank short of memory still takes part
+     * (it fits nothing). */
+    int mem = local_offsets(d);
+    /* The top rank broadcasts its sorted offsets for every candidate. */
+    size_t per = (size_t)*s * NH_MAXDIMS;
+    tbuf = malloc((NH_MAXCAND * per + NH_MAXCAND) * sizeof(int));
+    if (!tbuf)
+        return MPI_ERR_NO_MEM;
+    if (mem)
+        for (int k = 0; k < NH_MAXCAND; k++)
+            d->local_ok[k] = 0;
+    if (d->rank == top)
+        for (int k = 0; k < NH_MAXCAND; k++) {
+            tbuf[NH_MAXCAND * per + k] = k < d->ncand && d->local_ok[k];
+            if (k < d->ncand && d->local_ok[k])
+                memcpy(tbuf + k * per, own_offsets(d, k),
+                       (size_t)*s * d->c[k].g.ndims * sizeof(int));
+        }
+    if ((rc = PMPI_Bcast(tbuf, (int)(NH_MAXCAND * per + NH_MAXCAND), MPI_INT, top, d->graph)))
+        goto out;
+    /* Does every rank fit?  One MIN reduction over the fit flags. */
+    int agree[NH_MAXCAND];
+    for (int k = 0; k < NH_MAXCAND; k++) {
+        agree[k] = 0;
+        if (k < d->ncand && d->local_ok[k] && tbuf[NH_MAXCAND * per + k])
+            agree[k] = nh_nbhd_init(&d->nbs[k], &d->c[k].g, d->rank, *s, tbuf + k * per, d->outdeg,
+                                    d->dsts, d->indeg, d->srcs) == 0;
+        d->fit[k] = agree[k];
+    }
+    if ((rc = PMPI_Allreduce(MPI_IN_PLACE, agree, NH_MAXCAND, MPI_INT, MPI_MIN, d->graph)))
+        goto out;
+    for (int k = 0; k < d->ncand && *chosen < 0; k++)
+        if (agree[k])
+            *chosen = k;
+out:
+    free(tbuf);
+    return rc;
+}
+
+/* v[0] and v[1] become their bitwise AND over all ranks.  On up to
+ * NH_GATHER_MAX ranks an allgather and a local AND: on MPICH 4.0.2 at 2
+ * ranks it costs half what MPI_Allreduce does (0.6 against 1.0 us). */
+#define NH_GATHER_MAX 256
+
+static int and_all(uint64_t *v, MPI_Comm comm, int size)
+{
+    if (size > NH_GATHER_MAX)
+        return PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_UINT64_T, MPI_BAND, comm);
+    uint64_t all[2 * NH_GATHER_MAX];
+    int rc = PMPI_Allgather(v, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, comm);
+    for (int i = 0; !rc && i < size; i++) {
+        v[0] &= all[2 * i];
+        v[1] &= all[2 * i + 1];
+    }
+    return rc;
+}
+
+/* Which candidate grid (if any) every rank's lists fit, identically
+ * everywhere.  The fast agreement settles tori in one collective of 16
+ * bytes a rank (and_all).  Each rank takes the first candidate its own
+ * lists fit with its own sorted destination offsets as the template and
+ * hashes that choice with everything that must agree (the candidate list,
+ * the isomorphic hint, the degree, the offsets; 62 bits); 0 where it has
+ * none, a malformed hint or a reordered communicator.  A bitwise AND of
+ * the hash h and its complement gives AND(h) and ~OR(h): equal iff every
+ * h is.  Where every rank has one template, MPI's graph consistency gives
+ * rank r the sources r - t, so on a torus they are matched to the
+ * template when first needed (nh_nbhd_torus_dests, sources_ready) and
+ * repeat where the destinations do.  The spare bits carry whether no
+ * rank's sources repeat (MPI's own exchange may then stand in; MPICH
+ * orders repeated edges wrongly) and whether no rank forces
+ * store-and-forward.  Anything else takes the general agreement. */
+static int agree(det *d, const nh_hint *h, int order, int *native, int *no_stfw, int *chosen,
+                 int *s)
+{
+    int rc, kf = -1;
+    unsigned hash = cand_hash(d->c, d->ncand) ^ (h->iso == 1 ? 0x2545f491u : 0);
+    uint64_t x = 0;
+    for (int k = 0; k < d->ncand && kf < 0; k++)
+        if ((d->pending[k] = nh_nbhd_torus_dests(&d->nbs[k], &d->c[k].g, d->rank, d->outdeg,
+                                                 d->dsts, d->indeg) == 0) ||
+            nh_nbhd_init(&d->nbs[k], &d->c[k].g, d->rank, d->outdeg, NULL, d->outdeg, d->dsts,
+                         d->indeg, d->srcs) == 0)
+            d->fit[kf = k] = 1;
+    /* Repeated sources: the fit saw them where it sorted its lists. */
+    *native = kf >= 0 && d->nbs[kf].src_repeats >= 0 ? !d->nbs[kf].src_repeats
+                                                     : !repeats(d->srcs, d->indeg);
+    if (kf >= 0 && !h->bad && order) {
+        int head[3] = {(int)hash, d->outdeg, kf};
+        x = hash62(fnv64(fnv64(0xcbf29ce484222325ull, head, 3), d->nbs[kf].off,
+                         (size_t)d->outdeg * d->c[kf].g.ndims));
+    }
+    uint64_t v[2] = {x << 1 | (*native != 0), (~x & M62) << 1 | (*no_stfw != 0)};
+    if ((rc = and_all(v, d->graph, d->size)))
+        return rc;
+    uint64_t all = v[0] >> 1, any = ~(v[1] >> 1) & M62;
+    if (all == any && all != 0) {
+        *chosen = kf;
+        *s = d->outdeg;
+        *native = (int)(v[0] & 1);
+        *no_stfw = (int)(v[1] & 1);
+        return MPI_SUCCESS;
+    }
+    drop_fits(d);                          /* the general agreement builds them again */
+    *native = !repeats(d->srcs, d->indeg); /* the sources themselves, templates may differ */
+    return general_agree(d, h, order, hash, native, no_stfw, chosen, s);
+}
+
+/* A neighborhood built from the destinations alone (nh_nbhd_torus_dests)
+ * takes its sources at the first collective (nh_plan_ready) or schedule
+ * (nh_plan_sched): the plan keeps a copy of the list. */
+static int pend_sources(nh_plan *p, const det *d, int k)
+{
+    if (!d->pending[k])
+        return MPI_SUCCESS;
+    if (!(p->pend_srcs = malloc(((size_t)d->indeg + 1) * sizeof(int))))
+        return MPI_ERR_NO_MEM;
+    memcpy(p->pend_srcs, d->srcs, (size_t)d->indeg * sizeof(int));
+    return MPI_SUCCESS;
+}
+
+int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, const nh_lists *lists,
+                   nh_plan **out)
+{
+    int rc, old_rank, old_size, weighted;
+    int *srcs = NULL, *dsts = NULL, *sw = NULL, *dw = NULL;
+    det d;
     nh_plan *p = calloc(1, sizeof(*p));
+    *out = NULL;
     if (!p)
         return MPI_ERR_NO_MEM;
     nh_res_add(NH_RES_PLAN, 1);
-    memset(nbs, 0, sizeof(nbs));
+    memset(&d, 0, sizeof(d));
+    d.graph = graph;
     p->pcomm = MPI_COMM_NULL;
     p->refs = 1;
     p->dup_of = -1;
-    int *ub, flag = 0;
-    p->tag_ub = 32767; /* the least MPI allows */
-    if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag) == MPI_SUCCESS && flag)
-        p->tag_ub = *ub;
+    p->tag_ub = tag_ub;
     p->id = nh_atomic_add(&next_plan_id, 1) - 1;
     for (int o = 0; o < NH_OP_COUNT; o++)
         p->algo_info[o] = h->algo;
 
-    if ((rc = PMPI_Comm_rank(graph, &rank)) || (rc = PMPI_Comm_size(graph, &size)) ||
-        (rc = PMPI_Comm_rank(comm_old, &old_rank)) || (rc = PMPI_Comm_size(comm_old, &old_size)) ||
-        (rc = PMPI_Dist_graph_neighbors_count(graph, &indeg, &outdeg, &weighted)))
+    if ((rc = PMPI_Comm_rank(graph, &d.rank)) || (rc = PMPI_Comm_size(graph, &d.size)) ||
+        (rc = PMPI_Comm_rank(comm_old, &old_rank)) || (rc = PMPI_Comm_size(comm_old, &old_size)))
         goto fail;
-    p->indeg = indeg;
-    p->outdeg = outdeg;
-    srcs = malloc(((size_t)indeg + 1) * sizeof(int));
-    sw = malloc(((size_t)indeg + 1) * sizeof(int));
-    dsts = malloc(((size_t)outdeg + 1) * sizeof(int));
-    dw = malloc(((size_t)outdeg + 1) * sizeof(int));
-    perm = malloc(((size_t)outdeg + 1) * sizeof(int));
-    mine = malloc(((size_t)NH_MAXCAND * outdeg * NH_MAXDIMS + 1) * sizeof(int));
-    rc = MPI_ERR_NO_MEM;
-    if (!srcs || !sw || !dsts || !dw || !perm || !mine)
-        goto fail;
-    if ((rc = PMPI_Dist_graph_neighbors(graph, indeg, srcs, sw, outdeg, dsts, dw)))
-        goto fail;
+    if (lists) { /* the caller's own lists, in the graph's ranks */
+        d.indeg = lists->indeg;
+        d.outdeg = lists->outdeg;
+        d.srcs = lists->srcs;
+        d.dsts = lists->dsts;
+    } else {
+        if ((rc = PMPI_Dist_graph_neighbors_count(graph, &d.indeg, &d.outdeg, &weighted)))
+            goto fail;
+        srcs = malloc(((size_t)d.indeg + 1) * sizeof(int));
+        sw = malloc(((size_t)d.indeg + 1) * sizeof(int));
+        dsts = malloc(((size_t)d.outdeg + 1) * sizeof(int));
+        dw = malloc(((size_t)d.outdeg + 1) * sizeof(int));
+        rc = MPI_ERR_NO_MEM;
+        if (!srcs || !sw || !dsts || !dw)
+            goto fail;
+        if ((rc = PMPI_Dist_graph_neighbors(graph, d.indeg, srcs, sw, d.outdeg, dsts, dw)))
+            goto fail;
+        d.srcs = srcs;
+        d.dsts = dsts;
+    }
+    p->indeg = d.indeg;
+    p->outdeg = d.outdeg;
 
     /* Everyone takes the same branch: the hint and MPI_THREAD_MULTIPLE are
      * global properties (a hint that differs across ranks fails the
-     * candidate hash below). */
+     * candidate hash). */
+    int no_stfw = 0;
     if (!nh_active || h->iso == 0)
         goto attach;
-
-    int ncand = candidates(comm_old, size, h, c);
-    int local_ok[NH_MAXCAND];
-    for (int k = 0; k < ncand; k++)
-        local_ok[k] = nh_local_offsets(&c[k].g, rank, outdeg, dsts, +1,
-                                       mine + (size_t)k * outdeg * NH_MAXDIMS, perm) == 0;
-
-    /* 0. The fast agreement (fast_agree): tori settle here. */
-    /* The full length always: ranks with different hints have different
-     * candidate counts (and then different candidate hashes). */
-    int fa[FA_CAND + FA_PER * NH_MAXCAND] = {0}, nfa = FA_CAND + FA_PER * NH_MAXCAND, forces = 0;
-    unsigned hash = cand_hash(c, ncand) ^ (h->iso == 1 ? 0x2545f491u : 0);
+    d.ncand = candidates(comm_old, d.size, h, d.c);
+    int chosen = -1, s = 0, forces = 0, native = 0; /* agree() */
     for (int o = 0; o < NH_OP_COUNT; o++)
         forces |= nh_requested_algo(p, (nh_op)o) == NH_ALGO_STFW;
-    fa[FA_BAD] = h->bad ? rank : size;
-    fa[FA_ORDER] = old_rank == rank && old_size == size; /* no reordering */
-    fa[FA_CH] = (int)hash;
-    fa[FA_NCH] = -(int)hash;
-    fa[FA_DEG] = outdeg;
-    fa[FA_NDEG] = -outdeg;
-    fa[FA_NATIVE] = !repeats(srcs, indeg);
-    fa[FA_NOSTFW] = !forces;
-    for (int k = 0; k < ncand; k++) {
-        int *own = mine + (size_t)k * outdeg * NH_MAXDIMS, *v = fa + FA_CAND + FA_PER * k;
-        v[0] = fit[k] = local_ok[k] && nh_nbhd_init(&nbs[k], &c[k].g, rank, outdeg, own, outdeg,
-                                                    dsts, indeg, srcs) == 0;
-        hash2(own, (size_t)outdeg * c[k].g.ndims, &v[1], &v[3]);
-        v[2] = -v[1];
-        v[4] = -v[3];
-    }
-    if ((rc = fast_agree(graph, fa, nfa)))
+    no_stfw = !forces;
+    if ((rc = agree(&d, h, old_rank == d.rank && old_size == d.size, &native, &no_stfw, &chosen,
+                    &s)))
         goto fail;
-    if (fa[FA_BAD] < size) { /* a malformed hint (api/lifecycle.c): the first such rank says why */
-        if (rank == fa[FA_BAD])
-            nh_error("%s", h->msg);
-        rc = MPI_ERR_INFO_VALUE;
-        goto fail;
-    }
-    int chosen = -1, s = outdeg, native = fa[FA_NATIVE];
-    no_stfw = fa[FA_NOSTFW];
-    if (fa[FA_ORDER] && fast_same(fa, FA_CH) && fast_same(fa, FA_DEG))
-        for (int k = 0; k < ncand && chosen < 0; k++) {
-            const int *v = fa + FA_CAND + FA_PER * k;
-            if (v[0] && fast_same(v, 1) && fast_same(v, 3))
-                chosen = k;
-        }
-    for (int k = 0; chosen < 0 && k < ncand; k++)
-        if (fit[k]) { /* the general agreement builds them again */
-            nh_nbhd_fini(&nbs[k]);
-            memset(&nbs[k], 0, sizeof(nbs[k]));
-            fit[k] = 0;
-        }
-    if (chosen < 0 && fa[FA_ORDER] && fast_same(fa, FA_CH)) {
-        /* 1. The rank with the largest out-degree holds the full template. */
-        struct {
-            int deg, rank;
-        } in = {outdeg, rank}, top;
-        if ((rc = PMPI_Allreduce(&in, &top, 1, MPI_2INT, MPI_MAXLOC, graph)))
-            goto fail;
-        s = top.deg;
-        /* 2. It broadcasts its sorted offsets for every candidate. */
-        size_t per = (size_t)s * NH_MAXDIMS;
-        tbuf = malloc((NH_MAXCAND * per + NH_MAXCAND) * sizeof(int));
-        rc = MPI_ERR_NO_MEM;
-        if (!tbuf)
-            goto fail;
-        if (rank == top.rank)
-            for (int k = 0; k < NH_MAXCAND; k++) {
-                tbuf[NH_MAXCAND * per + k] = k < ncand && local_ok[k];
-                if (k < ncand)
-                    memcpy(tbuf + k * per, mine + (size_t)k * outdeg * NH_MAXDIMS,
-                           (size_t)s * c[k].g.ndims * sizeof(int));
-            }
-        if ((rc = PMPI_Bcast(tbuf, (int)(NH_MAXCAND * per + NH_MAXCAND), MPI_INT, top.rank,
-                             graph)))
-            goto fail;
-        /* 3. Does every rank fit?  One MIN reduction over the fit flags. */
-        int agree[NH_MAXCAND];
-        for (int k = 0; k < NH_MAXCAND; k++) {
-            agree[k] = 0;
-            if (k < ncand && local_ok[k] && tbuf[NH_MAXCAND * per + k])
-                agree[k] = nh_nbhd_init(&nbs[k], &c[k].g, rank, s, tbuf + k * per, outdeg, dsts,
-                                        indeg, srcs) == 0;
-            fit[k] = agree[k];
-        }
-        if ((rc = PMPI_Allreduce(MPI_IN_PLACE, agree, NH_MAXCAND, MPI_INT, MPI_MIN, graph)))
-            goto fail;
-        for (int k = 0; k < ncand && chosen < 0; k++)
-            if (agree[k])
-                chosen = k;
-    }
     if (chosen >= 0) {
         p->isomorphic = 1;
         p->native_ok = native;
         p->hinted = h->iso == 1;
-        p->source = c[chosen].source;
-        p->nb = nbs[chosen];
-        fit[chosen] = 0; /* ownership moves to the plan */
-        /* The coupling test walks the whole grid; skip it (and stay with a
-         * size-independent choice) where that would be slow. */
-        p->coupled =
-            (long)size * (s + 1) <= 50000000L && nh_sizes_coupled(&c[chosen].g, s, p->nb.off);
+        p->source = d.c[chosen].source;
+        p->nb = d.nbs[chosen];
+        d.fit[chosen] = 0; /* ownership moves to the plan */
+        if ((rc = pend_sources(p, &d, chosen)))
+            goto fail;
+        p->coupled = -1;   /* nh_plan_coupled */
         p->lazy_pcomm = 1; /* made at the first collective (nh_plan_ready) */
-        if ((rc = node_map(p, graph, size)))
+        if ((rc = node_map(p, graph, d.size)))
             goto fail;
     }
 attach:
@@ -434,26 +622,35 @@ attach:
      * rank gets here together (nh_active is global); an isomorphic graph
      * on which no rank forces it skips the set-up's reductions. */
     if (nh_active && !(p->isomorphic && no_stfw) &&
-        (rc = nh_stfw_setup(p, graph, indeg, srcs, outdeg, dsts, h->stfw_dims)))
+        (rc = nh_stfw_setup(p, graph, d.indeg, d.srcs, d.outdeg, d.dsts, h->stfw_dims)))
         goto fail;
     if ((rc = PMPI_Comm_set_attr(graph, plan_keyval, p)))
         goto fail;
+    *out = p;
     p = NULL;
     rc = MPI_SUCCESS;
 fail:
-    for (int k = 0; k < NH_MAXCAND; k++)
-        if (fit[k])
-            nh_nbhd_fini(&nbs[k]);
+    drop_fits(&d);
     if (p) /* not attached: its only reference */
         nh_plan_unref(p);
     free(srcs);
     free(dsts);
     free(sw);
     free(dw);
-    free(tbuf);
-    free(mine);
-    free(perm);
+    free(d.mine);
+    free(d.perm);
     return rc;
+}
+
+int nh_plan_coupled(nh_plan *p)
+{
+    /* The coupling test walks the whole grid: not at creation, where most
+     * programs never need it, and never where it would be slow (then the
+     * choice stays size-independent). */
+    if (p->coupled < 0)
+        p->coupled = (long)p->nb.g.size * (p->nb.s + 1) <= 50000000L &&
+                     nh_sizes_coupled(&p->nb.g, p->nb.s, p->nb.off);
+    return p->coupled;
 }
 
 const nh_sched *nh_plan_sched(nh_plan *p, nh_op op, nh_algo a)
@@ -463,7 +660,7 @@ const nh_sched *nh_plan_sched(nh_plan *p, nh_op op, nh_algo a)
     /* Built once, on first use; duplicates used by other threads may ask
      * for the same schedule at the same time. */
     nh_sched *s = __atomic_load_n(&p->sched[op][a], __ATOMIC_ACQUIRE);
-    if (s || !nh_algos[a].build)
+    if (s || !nh_algos[a].build || sources_ready(p))
         return s;
     nh_lock(NH_LOCK_MISC);
     if (!(s = p->sched[op][a])) {

@@ -70,7 +70,7 @@ static tune *find(const nh_plan *p, nh_op op, size_t m, int *nsizes)
 
 int nh_autotune_algo(nh_plan *p, nh_op op, size_t m, nh_algo *algo, int *tuning)
 {
-    if (!nh_cfg.autotune || !p->isomorphic || !p->coupled)
+    if (!nh_cfg.autotune || !p->isomorphic || !nh_plan_coupled(p))
         return -1;
     nh_lock(NH_LOCK_MISC); /* one list for all communicators */
     int rc = tune_get(p, op, m, algo, tuning);

@@ -145,9 +145,9 @@ static int full_template(const nh_plan *p)
     return 1;
 }
 
-int nh_sizes_known(const nh_plan *p, nh_coll coll)
+int nh_sizes_known(nh_plan *p, nh_coll coll)
 {
-    return nh_coll_vec(coll) ? p->hinted && full_template(p) : p->coupled;
+    return nh_coll_vec(coll) ? p->hinted && full_template(p) : nh_plan_coupled(p);
 }
 
 /* auto's choice for blocks of m bytes, kept for the next such call. */

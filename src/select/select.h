@@ -18,7 +18,7 @@ typedef struct nh_choice {
  * same on every rank where nh_sizes_known; ignored elsewhere). */
 int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out);
 /* Does every rank see the same block sizes for coll on p (see select.c)? */
-int nh_sizes_known(const nh_plan *p, nh_coll coll);
+int nh_sizes_known(nh_plan *p, nh_coll coll);
 double nh_cost_of(const nh_sched *s, nh_binding b, size_t m);
 /* The algorithm asked for op, with a forced stfw counted as AUTO:
  * store-and-forward is tried before selection. */

@@ -118,7 +118,7 @@ for costs in "0.0001 safe" "0.0001 poll" "0.001 poll"; do
     name="auto re-checks store-and-forward at the first call's block size (NHOOD_COST_FWD=$fwd, NHOOD_PROGRESS=$prog)"
     if run "$name" 4 "NHOOD_COST_STAGE=0 NHOOD_COST_FWD=$fwd NHOOD_REPORT=1 NHOOD_PROGRESS=$prog" "$t/test_stfw" recheck &&
         grep -Eq '^nhood: comm=[0-9]+ op=alltoall .*algorithm=stfw .*stfw_block=16 stfw_recheck=on$' "$log.err" &&
-        grep -Eq '^nhood: comm=[0-9]+ op=alltoall .*algorithm=pmpi .*stfw_block=65536 stfw_recheck=off$' "$log.err" &&
+        grep -Eq '^nhood: comm=[0-9]+ op=alltoall .*algorithm=pmpi .*stfw_block=65536 stfw_recheck=off why=native_cheaper$' "$log.err" &&
         { [ "$prog" = safe ] || grep -Eq "^nhood: comm=[0-9]+ op=ialltoall .*algorithm=$nb " "$log.err"; }; then
         ok "$name"
     else
@@ -265,8 +265,17 @@ done
 name="NHOOD_REPORT=1 format"
 if run "$name" 4 "NHOOD_REPORT=1" "$t/test_neighbor" &&
     grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic source=inferred dims=[0-9x]+ periods=[0-9,]+ neighbors=26 algorithm=(direct|torus|torus_direct) binding=(pack|zcopy) calls=[1-9][0-9]* rounds=[0-9]+ messages=[0-9]+ create_us=[0-9.]+ create_mpi_us=[0-9.]+' "$log.err" &&
-    grep -Eq '^nhood: comm=[0-9]+ op=allgather pattern=none .*algorithm=pmpi .*calls=[1-9]' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=allgather pattern=none .*algorithm=pmpi .*calls=[1-9].* why=irregular$' "$log.err" &&
     grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic .* calls=[0-9]+ .*mix=pmpi:[1-9]' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+# Asked for MPI's own exchange: the report says it was asked, on every line.
+name="NHOOD_REPORT=1 why=requested (NHOOD_ALGO=pmpi)"
+if run "$name" 4 "NHOOD_REPORT=1 NHOOD_ALGO=pmpi" "$t/test_neighbor" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic .*algorithm=pmpi .* why=requested$' "$log.err" &&
+    ! grep -E '^nhood: comm=' "$log.err" | grep -vq ' why=requested$'; then
     ok "$name"
 else
     bad "$name"
@@ -445,6 +454,16 @@ for np in 1 3; do
         bad "$name"
     fi
 done
+# An inconsistent graph (erroneous, unchecked by MPI): the first collective
+# fails with MPI_ERR_TOPOLOGY on every rank, each saying why.
+name="inconsistent graph np=3: MPI_ERR_TOPOLOGY at the first collective"
+if run "$name" 3 "" "$t/test_badenv" graph &&
+    grep -q '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
+    [ "$(grep -c "^nhood: error: rank [0-9]'s sources are not the ranks" "$log.err")" -eq 3 ]; then
+    ok "$name"
+else
+    bad "$name"
+fi
 expect_reject NHOOD_AUTOTUNE yes "0|1"
 for v in 0 33 2x -1; do
     expect_reject NHOOD_STFW_DIMS "$v" "an integer from 1 to 32"

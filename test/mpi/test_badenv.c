@@ -5,7 +5,11 @@
  * on every rank with MPI_ERR_INFO_VALUE (also when only one rank's value
  * is bad), well-formed ones must succeed, unknown nhood* keys only warn.
  * Prints "N passed, N failed" and "bad cases: N" (the number of error
- * messages run-mpi-tests.sh expects) on rank 0. */
+ * messages run-mpi-tests.sh expects) on rank 0.
+ * With "graph" (3 ranks or more): an inconsistent graph (every rank names
+ * rank+1 as destination and as source), erroneous MPI that MPI does not
+ * check: nhood's first collective on it must fail with MPI_ERR_TOPOLOGY
+ * on every rank (MPI's own exchange would hang). */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -125,9 +129,33 @@ static void info_cases(void)
         printf("bad cases: %d\n", nbad);
 }
 
+static void inconsistent_graph(void)
+{
+    MPI_Comm g = MPI_COMM_NULL;
+    int peer = (rank + 1) % p, sb = rank, rb = -1, cls = MPI_SUCCESS;
+    int rc = MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &peer, MPI_UNWEIGHTED, 1, &peer,
+                                            MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g);
+    CHECK(rc == MPI_SUCCESS, "creation failed (%d)", rc);
+    if (rc == MPI_SUCCESS) {
+        rc = MPI_Neighbor_alltoall(&sb, 1, MPI_INT, &rb, 1, MPI_INT, g);
+        if (rc != MPI_SUCCESS)
+            MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_TOPOLOGY, "neighbor_alltoall on an inconsistent graph: class %d", cls);
+        MPI_Comm_free(&g);
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    if (argc > 1 && strcmp(argv[1], "graph") == 0) {
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &p);
+        snprintf(check_prefix, sizeof(check_prefix), "rank %d: ", rank);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        inconsistent_graph();
+        return check_finish_mpi();
+    }
     if (argc > 1 && strcmp(argv[1], "info") == 0) {
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         MPI_Comm_size(MPI_COMM_WORLD, &p);

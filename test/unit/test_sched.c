@@ -305,6 +305,77 @@ static void test_canon(void)
  * (24 blocks per node), and the torus schedule's hops along rows stay in.
  * Pairs of ranks per node: 7 of 8 are off (14 per node), and both of the
  * torus schedule's phases leave nodes. */
+/* Graph creation's split builder (destinations now, sources when first
+ * needed) gives what the whole one gives, on tori with and without
+ * aliased offsets (sizes 1 and 2), in random list orders; and the sources'
+ * half rejects lists that do not match (an inconsistent graph). */
+static void test_split_nbhd(void)
+{
+    const int shapes[][3] = {{2, 1, 1}, {2, 2, 2}, {3, 4, 1}, {5, 3, 2}, {4, 4, 4}, {1, 1, 1}};
+    int per[3] = {1, 1, 1}, checked = 0;
+    for (size_t k = 0; k < sizeof(shapes) / sizeof(shapes[0]); k++) {
+        nh_grid g;
+        nh_grid_init(&g, 3, shapes[k], per);
+        for (int rank = 0; rank < g.size; rank += 1 + g.size / 5) {
+            int me[3], dst[26], src[26], n = 0;
+            nh_grid_coords(&g, rank, me);
+            for (int a = -1; a <= 1; a++) /* 3-D Moore, r = 1 */
+                for (int b = -1; b <= 1; b++)
+                    for (int c = -1; c <= 1; c++) {
+                        int o[3] = {a, b, c};
+                        if (!a && !b && !c)
+                            continue;
+                        dst[n] = nh_grid_shift(&g, me, o, +1);
+                        src[n++] = nh_grid_shift(&g, me, o, -1);
+                    }
+            for (int i = n - 1; i > 0; i--) { /* the same shuffle of both lists */
+                int j = (int)(rnd() % (unsigned)(i + 1)), t = dst[i];
+                dst[i] = dst[j];
+                dst[j] = t;
+                t = src[i];
+                src[i] = src[j];
+                src[j] = t;
+            }
+            nh_nbhd whole, split;
+            CHECK(nh_nbhd_init(&whole, &g, rank, n, NULL, n, dst, n, src) == 0,
+                  "%dx%dx%d rank %d: own template fits", shapes[k][0], shapes[k][1], shapes[k][2],
+                  rank);
+            CHECK(nh_nbhd_torus_dests(&split, &g, rank, n, dst, n) == 0 &&
+                      nh_nbhd_fill_recv(&split, src) == 0,
+                  "%dx%dx%d rank %d: split builder fits", shapes[k][0], shapes[k][1], shapes[k][2],
+                  rank);
+            CHECK(memcmp(whole.off, split.off, sizeof(int) * 3 * (size_t)n) == 0 &&
+                      memcmp(whole.send_slot, split.send_slot, sizeof(int) * (size_t)n) == 0 &&
+                      memcmp(whole.recv_slot, split.recv_slot, sizeof(int) * (size_t)n) == 0,
+                  "%dx%dx%d rank %d: split builder gives the same template and slots", shapes[k][0],
+                  shapes[k][1], shapes[k][2], rank);
+            int rep = 0;
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < i; j++)
+                    rep |= src[i] == src[j];
+            CHECK(split.src_repeats == rep, "%dx%dx%d rank %d: repeated sources %d, said %d",
+                  shapes[k][0], shapes[k][1], shapes[k][2], rank, rep, split.src_repeats);
+            nh_nbhd_fini(&whole);
+            nh_nbhd_fini(&split);
+            checked++;
+        }
+    }
+    CHECK(checked > 10, "split builder checked on %d ranks", checked);
+    /* A ring whose sources are its destinations (r + 1 both ways): the
+     * destinations alone look fine, the sources do not fit. */
+    int dims[1] = {8}, ring = 0;
+    nh_grid g;
+    nh_grid_init(&g, 1, dims, per);
+    nh_nbhd nb;
+    int dst[1] = {3}, src[1] = {3};
+    CHECK(nh_nbhd_torus_dests(&nb, &g, 2, 1, dst, 1) == 0, "ring destinations fit");
+    CHECK((ring = nh_nbhd_fill_recv(&nb, src)) == 1, "inconsistent sources rejected (%d)", ring);
+    nh_nbhd_fini(&nb);
+    int mesh_per[1] = {0};
+    nh_grid_init(&g, 1, dims, mesh_per);
+    CHECK(nh_nbhd_torus_dests(&nb, &g, 2, 1, dst, 1) == 1, "not for meshes");
+}
+
 static void test_node_stats(void)
 {
     int dims[2] = {4, 4}, per[2] = {1, 1};
@@ -337,6 +408,7 @@ int main(int argc, char **argv)
 {
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     test_canon();
+    test_split_nbhd();
     test_node_stats();
     test_catalog(quick ? 2 : 4);
     test_random(quick ? 4 : 40);
