@@ -64,6 +64,21 @@ typedef struct nhood_resources {
 } nhood_resources;
 int nhood_resource_counts(nhood_resources *counts);
 
+/* NHOOD_OVERLAP's counts so far, over this rank's call sites: blocking
+ * calls deferred (defer), eligible ones that were complete as soon as they
+ * started and so were not deferred (defer), calls whose buffers were
+ * watched (report), and of the deferred and watched ones that ended, how
+ * many ended at a fault (a first access) rather than at the next MPI,
+ * allocation or I/O call.  All zero when the mode is off.  Returns
+ * MPI_SUCCESS. */
+typedef struct nhood_overlap_counts {
+    long deferred;
+    long done_at_start;
+    long watched;
+    long faults;
+} nhood_overlap_counts;
+int nhood_overlap_query(nhood_overlap_counts *counts);
+
 /* ---- Isomorphic, sparse collectives (the published interface) ----
  *
  * Names and argument order follow Träff et al., "Isomorphic, sparse

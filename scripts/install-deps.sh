@@ -6,6 +6,8 @@
 # runs (DOLFINx, PETSc and its examples, numpy; all on Open MPI).
 set -e
 pkgs="mpich libmpich-dev openmpi-bin libopenmpi-dev libhwloc-dev autoconf automake libtool pkg-config make gcc gnuplot-nox git"
+# libdw: the overlap advisor names call sites (function+offset, file:line).
+pkgs="$pkgs libdw-dev"
 # Fortran tests (mpifort), make check-valgrind, make fuzz (libFuzzer).
 pkgs="$pkgs gfortran valgrind clang libclang-rt-14-dev"
 # mpi4py and numpy (Open MPI): test/clients/neighbors.py in make check-clients.

@@ -28,6 +28,8 @@ int nh_unpack(const void *in, int insize, int *pos, void *out, int count, MPI_Da
 typedef enum { NH_BIND_AUTO = 0, NH_BIND_PACK, NH_BIND_ZCOPY, NH_BIND_COUNT } nh_binding;
 typedef enum { NH_FALLBACK_WARN = 0, NH_FALLBACK_ERROR, NH_FALLBACK_SILENT } nh_fallback;
 typedef enum { NH_PROGRESS_SAFE = 0, NH_PROGRESS_POLL } nh_progress;
+/* NHOOD_OVERLAP (overlap/overlap.h) */
+typedef enum { NH_OVERLAP_OFF = 0, NH_OVERLAP_REPORT, NH_OVERLAP_DEFER } nh_overlap_mode;
 /* How a neighborhood collective was called. */
 typedef enum {
     NH_FORM_BLOCKING = 0,
@@ -68,6 +70,8 @@ typedef struct nh_config {
     int check;                    /* NHOOD_CHECK: verify isomorphic=true on v/w calls */
     int stfw_dims;                /* NHOOD_STFW_DIMS (0 = chosen by the cost model) */
     int iso_reduce;               /* NHOOD_ISO_REDUCE: an nh_red_algo, NH_RED_COUNT = auto */
+    nh_overlap_mode overlap;      /* NHOOD_OVERLAP */
+    const char *overlap_csv;      /* NHOOD_OVERLAP_CSV: path, or NULL */
 } nh_config;
 
 extern nh_config nh_cfg;

@@ -26,6 +26,14 @@ typedef struct nh_args {
  * MPI error (the communicator's error handler called), or NH_TO_PMPI. */
 int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI_Request *req);
 
+/* The overlap layer's entry for the blocking and nonblocking collectives
+ * while NHOOD_OVERLAP is on (overlap/coll.c sets it; NULL otherwise): it
+ * runs the call itself (nhood's schedule or MPI's).  site: the caller's
+ * return address. */
+typedef int (*nh_coll_hook_fn)(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
+                               MPI_Request *req, void *site);
+extern nh_coll_hook_fn nh_coll_hook;
+
 /* The engine's description of a call (call.c): 0, NH_TO_PMPI for
  * arguments nhood leaves to MPI to report, or an MPI error.  Frees with
  * nh_call_fini. */
@@ -54,6 +62,8 @@ int nh_call_check(const nh_plan *p, nh_coll coll, const nh_call *c, MPI_Comm com
 #define NH_TLS_FAST __attribute__((tls_model("initial-exec")))
 #endif
 extern __thread int nh_guard NH_TLS_FAST;
+/* The return address of the MPI entry point running (intercept.c). */
+extern __thread void *nh_caller NH_TLS_FAST;
 
 static inline int nh_guard_enter(void)
 {

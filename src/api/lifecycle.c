@@ -9,6 +9,7 @@
 #include "util/sync.h"
 
 __thread int nh_guard NH_TLS_FAST;
+__thread void *nh_caller NH_TLS_FAST;
 
 /* Configuration errors are fatal: a typo in NHOOD_ALGO must not silently
  * measure the wrong thing.  All ranks learn of any rank's error (one

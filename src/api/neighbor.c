@@ -5,6 +5,8 @@
 #include "api/api.h"
 #include "exec/request.h"
 
+nh_coll_hook_fn nh_coll_hook;
+
 /* The binding the report shows: the cost model's, or for v/w calls the
  * one the binding ended up with (a struct somewhere: zcopy). */
 static nh_binding shown_binding(const nh_choice *ch, int zcopy)
@@ -135,6 +137,8 @@ static void args_allgatherv(nh_args *a, const void *sendbuf, int sendcount, MPI_
 #define NH_RUN(name, ID, form, args, req, pmpi)                                                    \
     nh_args a;                                                                                     \
     args_##name(&a, NH_UNWRAP args);                                                               \
+    if (nh_coll_hook && form != NH_FORM_PERSISTENT)                                                \
+        return nh_coll_hook(NH_COLL_##ID, form, &a, comm, req, nh_caller);                         \
     int rc = nh_neighbor(NH_COLL_##ID, form, &a, comm, req);                                       \
     return rc != NH_TO_PMPI ? rc : pmpi;
 

@@ -48,6 +48,7 @@ static const char *const binding_names[NH_BIND_COUNT] = {"auto", "pack", "zcopy"
 static const char *const fallback_names[] = {"warn", "error", "silent", NULL};
 static const char *const bool_names[] = {"0", "1", NULL};
 static const char *const progress_names[] = {"safe", "poll", NULL};
+static const char *const overlap_names[] = {"off", "report", "defer", NULL};
 
 enum kind {
     K_ALGO,
@@ -59,7 +60,9 @@ enum kind {
     K_BYTES,
     K_PROGRESS,
     K_STFW_DIMS,
-    K_ISO_REDUCE
+    K_ISO_REDUCE,
+    K_OVERLAP,
+    K_PATH
 };
 
 typedef struct knob {
@@ -114,6 +117,10 @@ static const knob knobs[] = {
      "store-and-forward VPT dimension on irregular graphs"},
     {"NHOOD_ISO_REDUCE", NULL, K_ISO_REDUCE, &nh_cfg.iso_reduce,
      "Iso_neighbor_[scatter_]reduce algorithm"},
+    {"NHOOD_OVERLAP", NULL, K_OVERLAP, &nh_cfg.overlap,
+     "overlap advisor (report) or deferred completion of blocking calls (defer)"},
+    {"NHOOD_OVERLAP_CSV", NULL, K_PATH, &nh_cfg.overlap_csv,
+     "file for the overlap advisor's table (CSV, rank 0's figures)"},
 };
 
 static int parse_enum(const char *v, const char *const *names, int n)
@@ -160,6 +167,10 @@ static void list_names(char *buf, size_t len, enum kind k)
         snprintf(buf, len, "a non-negative integer up to %lld", NH_MAX_BYTES);
         return;
     }
+    if (k == K_PATH) {
+        snprintf(buf, len, "a file path");
+        return;
+    }
     if (k == K_STFW_DIMS) {
         snprintf(buf, len, "an integer from 1 to %d", NH_STFW_MAXDIMS);
         return;
@@ -169,6 +180,7 @@ static void list_names(char *buf, size_t len, enum kind k)
                            : k == K_BINDING    ? (i < NH_BIND_COUNT ? binding_names[i] : NULL)
                            : k == K_FALLBACK   ? fallback_names[i]
                            : k == K_PROGRESS   ? progress_names[i]
+                           : k == K_OVERLAP    ? overlap_names[i]
                            : k == K_INPLACE    ? (i < NH_INPLACE_MPICH ? nh_inplace_names[i] : NULL)
                            : k == K_ISO_REDUCE ? (i == 0              ? "auto"
                                                   : i <= NH_RED_COUNT ? nh_red_algo_names[i - 1]
@@ -207,6 +219,16 @@ static int parse_knob(const knob *k, const char *v)
         if ((i = parse_enum(v, progress_names, 2)) < 0)
             return -1;
         *(nh_progress *)k->dst = (nh_progress)i;
+        return 0;
+    case K_OVERLAP:
+        if ((i = parse_enum(v, overlap_names, 3)) < 0)
+            return -1;
+        *(nh_overlap_mode *)k->dst = (nh_overlap_mode)i;
+        return 0;
+    case K_PATH:
+        if (!*v)
+            return -1;
+        *(const char **)k->dst = v;
         return 0;
     case K_BOOL:
         if ((i = parse_enum(v, bool_names, 2)) < 0)

@@ -2,11 +2,13 @@
  * entry point in intercept.c: reentry guard, then nh_impl_<name>, which
  * runs nhood's plan or calls the PMPI function with the same arguments.
  * NH_FN(name, parameter list, argument list); NH_FN_DONE for the completion
- * calls (their fast path, intercept.c). */
-NH_FN(MPI_Init, (int *argc, char ***argv), (argc, argv))
-NH_FN(MPI_Init_thread, (int *argc, char ***argv, int required, int *provided),
-      (argc, argv, required, provided))
-NH_FN(MPI_Finalize, (void), ())
+ * calls (their fast path, intercept.c).  Every other MPI function is a
+ * fence of the overlap layer (overlap/fence.c, generated). */
+/* NH_FN_LIFE: start-up and shut-down also start and stop the overlap layer. */
+NH_FN_LIFE(MPI_Init, (int *argc, char ***argv), (argc, argv))
+NH_FN_LIFE(MPI_Init_thread, (int *argc, char ***argv, int required, int *provided),
+           (argc, argv, required, provided))
+NH_FN_LIFE(MPI_Finalize, (void), ())
 NH_FN(MPI_Dist_graph_create_adjacent,
       (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
        int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder,

@@ -1,28 +1,86 @@
 /* Thin MPI entry points, generated from functions.h.  Calls nhood makes
  * itself go to PMPI_* directly; the thread-local guard additionally sends
  * any MPI call made while nhood is active (an MPI library calling its own
- * MPI_* entry points, a tool below us) straight to PMPI. */
+ * MPI_* entry points, a tool below us) straight to PMPI.
+ *
+ * Under NHOOD_OVERLAP (overlap/overlap.h) every entry point first ends
+ * the outstanding watches and deferred operations, and records its
+ * caller's return address (the advisor's call site). */
 #include "api/api.h"
 #include "exec/request.h"
+#ifndef NHOOD_SMPI
+#include "overlap/overlap.h"
+#define NH_OV_ENTRY(name)                                                                          \
+    do {                                                                                           \
+        nh_caller = __builtin_return_address(0);                                                   \
+        if (nh_ov_pending())                                                                       \
+            nh_ov_fence(#name);                                                                    \
+    } while (0)
+#define NH_OV_DONE(name, args)                                                                     \
+    if (__builtin_expect(nh_ov_mode, 0)) {                                                         \
+        nh_guard = 1;                                                                              \
+        if (nh_ov_pending())                                                                       \
+            nh_ov_fence(#name);                                                                    \
+        int rc = nh_ov_##name args;                                                                \
+        nh_guard = 0;                                                                              \
+        return rc;                                                                                 \
+    }
+#else
+#define NH_OV_ENTRY(name)
+#define NH_OV_DONE(name, args)
+#endif
 
 #define NH_EXPORT __attribute__((visibility("default")))
 
 #define NH_FN(name, params, args) int nh_impl_##name params;
 #define NH_FN_DONE NH_FN
+#define NH_FN_LIFE NH_FN
 #include "functions.h"
 #undef NH_FN
 #undef NH_FN_DONE
+#undef NH_FN_LIFE
 
-#define NH_FN(name, params, args)                                                                  \
-    NH_EXPORT int name params                                                                      \
+#ifndef NHOOD_SMPI
+/* The overlap layer starts after nhood (it reads nhood's configuration)
+ * and stops before it (its table comes before nhood's report). */
+static int nh_life_MPI_Init(int *argc, char ***argv)
+{
+    int provided, rc = nh_impl_MPI_Init(argc, argv);
+    if (!rc && !(rc = PMPI_Query_thread(&provided)))
+        rc = nh_ov_init(provided);
+    return rc;
+}
+
+static int nh_life_MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    int rc = nh_impl_MPI_Init_thread(argc, argv, required, provided);
+    return rc ? rc : nh_ov_init(*provided);
+}
+
+static int nh_life_MPI_Finalize(void)
+{
+    nh_ov_finalize();
+    return nh_impl_MPI_Finalize();
+}
+#else
+#define nh_life_MPI_Init nh_impl_MPI_Init
+#define nh_life_MPI_Init_thread nh_impl_MPI_Init_thread
+#define nh_life_MPI_Finalize nh_impl_MPI_Finalize
+#endif
+
+#define NH_FN_BODY(name, impl, args)                                                               \
     {                                                                                              \
         if (nh_guard)                                                                              \
             return P##name args;                                                                   \
         nh_guard = 1;                                                                              \
-        int rc = nh_impl_##name args;                                                              \
+        NH_OV_ENTRY(name);                                                                         \
+        int rc = impl args;                                                                        \
         nh_guard = 0;                                                                              \
         return rc;                                                                                 \
     }
+#define NH_FN(name, params, args) NH_EXPORT int name params NH_FN_BODY(name, nh_impl_##name, args)
+#define NH_FN_LIFE(name, params, args)                                                             \
+    NH_EXPORT int name params NH_FN_BODY(name, nh_life_##name, args)
 /* The completion calls go to MPI before the guard is touched when no
  * operation of nhood's is live (the request cannot be nhood's): what a
  * program pays for interposition where nhood does not accelerate
@@ -30,7 +88,10 @@
 #define NH_FN_DONE(name, params, args)                                                             \
     NH_EXPORT int name params                                                                      \
     {                                                                                              \
-        if (nh_guard || !nh_req_live_any())                                                        \
+        if (nh_guard)                                                                              \
+            return P##name args;                                                                   \
+        NH_OV_DONE(name, args)                                                                     \
+        if (!nh_req_live_any())                                                                    \
             return P##name args;                                                                   \
         nh_guard = 1;                                                                              \
         int rc = nh_impl_##name args;                                                              \
@@ -40,3 +101,4 @@
 #include "functions.h"
 #undef NH_FN
 #undef NH_FN_DONE
+#undef NH_FN_LIFE

@@ -690,6 +690,34 @@ for np in $spmv_nb_nps; do
     done
 done
 
-rm -f "$log.out" "$log.err"
+# NHOOD_OVERLAP: every access order against the reference, deferred on
+# nhood's schedules and on MPI's (pmpi), and watched (report); the CSV's
+# known window; the program's own SIGSEGV handler; off by itself under
+# MPI_THREAD_MULTIPLE (test_threads with defer must still pass).
+for np in $nps; do
+    for vars in "NHOOD_OVERLAP=defer" "NHOOD_OVERLAP=defer NHOOD_ALGO=pmpi" \
+        "NHOOD_OVERLAP=defer NHOOD_ALGO=torus NHOOD_PROGRESS=poll" "NHOOD_OVERLAP=report"; do
+        name="overlap np=$np $vars"
+        if run "$name" $np "$vars NHOOD_FALLBACK=silent" "$t/test_overlap"; then ok "$name"; else bad "$name"; fi
+    done
+done
+name="overlap report np=2 NHOOD_OVERLAP_CSV (known window, site and first access named)"
+rm -f "$log.csv"
+if run "$name" 2 "NHOOD_OVERLAP=report NHOOD_OVERLAP_CSV=$log.csv" "$t/test_overlap" &&
+    grep -q '^known_window+0x[0-9a-f]*.*,MPI_Neighbor_alltoall,3,' "$log.csv" &&
+    grep -q '^nhood: overlap known_window+' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+name="overlap defer under MPI_THREAD_MULTIPLE steps aside (test_threads)"
+if run "$name" 2 "NHOOD_OVERLAP=defer" "$t/test_threads" &&
+    grep -q 'NHOOD_OVERLAP=defer is off: MPI_THREAD_MULTIPLE' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+
+rm -f "$log.out" "$log.err" "$log.csv"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
