@@ -71,6 +71,9 @@ one 4 "NHOOD_PROGRESS=poll NHOOD_ALGO=torus NHOOD_FALLBACK=silent" $t/test_neigh
 one 4 "NHOOD_PROGRESS=poll NHOOD_ALGO=stfw" $t/test_neighbor_v nonblocking
 one 2 "" $t/test_neighbor_v persistent
 one 2 "" $t/test_iso
+# The sanitizer runtimes interpose malloc before nhood, so defer steps
+# aside there (test_overlap's defer checks would fail): the advisor only.
+one 2 "NHOOD_OVERLAP=report" $t/test_overlap
 one 4 "NHOOD_ALGO=stfw NHOOD_STFW_DIMS=2" $t/test_stfw
 one 4 "NHOOD_PROGRESS=poll NHOOD_ALGO=stfw NHOOD_STFW_DIMS=2" $t/test_stfw_nb
 for f in test_fortran test_fortran_mpif; do

@@ -15,7 +15,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/nhood-gen.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 echo '#include <mpi.h>' >"$tmp/m.c"
 $mpicc -E -P "$tmp/m.c" >"$tmp/m.i"
-# nhood's own entry points: NH_FN(name, ..., NH_FN_DONE(name, ..., NH_FN_LIFE(name, ...
+# nhood's own entry points: NH_FN(name, ..., NH_FN_DONE(name, ..., NH_FN_OV(name, ...
 sed -n 's/^NH_FN[A-Z_]*(\(MPI_[A-Za-z0-9_]*\),.*/\1/p' "$table" >"$tmp/own"
 # The neighborhood collectives are generated from a macro in the table.
 for c in alltoall allgather alltoallv allgatherv alltoallw; do

@@ -8,7 +8,8 @@
 #     exchange's call site, its window beside I, and the bound beside the
 #     gain measured in 1;
 #  3. the per-call cost of each mode: S = I = 0, NHOOD_OVERLAP=off, report
-#     and defer (OUT/overlap-overhead.csv).
+#     and defer (OUT/overlap-overhead.csv), and what page protection itself
+#     costs on this machine (OUT/overlap-mprotect.csv).
 # Usage: scripts/run-overlap-bench.sh [NP] [ROUNDS]
 # Environment: MPIEXEC, NHOOD_LIB as for nhood-run; BENCH (default
 # ./nhood-overlap); OUT (default results).
@@ -37,6 +38,7 @@ for mode in off report defer; do
     run $mode --skew 0 --interior 0 --bytes 2048 --iters 200 --no-header 2>/dev/null |
         grep '^nhood_blocking,' >>"$out/overlap-overhead.csv"
 done
+run off --mprotect >"$out/overlap-mprotect.csv" 2>/dev/null
 cat "$out/overlap.csv"
 grep '^nhood: overlap' "$out/overlap-report.txt" || true
-cat "$out/overlap-advisor.csv" "$out/overlap-overhead.csv"
+cat "$out/overlap-advisor.csv" "$out/overlap-overhead.csv" "$out/overlap-mprotect.csv"

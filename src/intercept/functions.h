@@ -4,11 +4,12 @@
  * NH_FN(name, parameter list, argument list); NH_FN_DONE for the completion
  * calls (their fast path, intercept.c).  Every other MPI function is a
  * fence of the overlap layer (overlap/fence.c, generated). */
-/* NH_FN_LIFE: start-up and shut-down also start and stop the overlap layer. */
-NH_FN_LIFE(MPI_Init, (int *argc, char ***argv), (argc, argv))
-NH_FN_LIFE(MPI_Init_thread, (int *argc, char ***argv, int required, int *provided),
-           (argc, argv, required, provided))
-NH_FN_LIFE(MPI_Finalize, (void), ())
+/* NH_FN_OV: the overlap layer takes part (intercept.c): start-up and
+ * shut-down start and stop it, a freed request is no longer followed. */
+NH_FN_OV(MPI_Init, (int *argc, char ***argv), (argc, argv))
+NH_FN_OV(MPI_Init_thread, (int *argc, char ***argv, int required, int *provided),
+         (argc, argv, required, provided))
+NH_FN_OV(MPI_Finalize, (void), ())
 NH_FN(MPI_Dist_graph_create_adjacent,
       (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
        int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder,
@@ -60,7 +61,7 @@ NH_FN_DONE(MPI_Testsome,
            (incount, array_of_requests, outcount, array_of_indices, array_of_statuses))
 NH_FN(MPI_Request_get_status, (MPI_Request request, int *flag, MPI_Status *status),
       (request, flag, status))
-NH_FN(MPI_Request_free, (MPI_Request * request), (request))
+NH_FN_OV(MPI_Request_free, (MPI_Request * request), (request))
 NH_FN(MPI_Cancel, (MPI_Request * request), (request))
 NH_FN(MPI_Start, (MPI_Request * request), (request))
 NH_FN(MPI_Startall, (int count, MPI_Request array_of_requests[]), (count, array_of_requests))

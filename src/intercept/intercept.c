@@ -34,16 +34,16 @@
 
 #define NH_FN(name, params, args) int nh_impl_##name params;
 #define NH_FN_DONE NH_FN
-#define NH_FN_LIFE NH_FN
+#define NH_FN_OV NH_FN
 #include "functions.h"
 #undef NH_FN
 #undef NH_FN_DONE
-#undef NH_FN_LIFE
+#undef NH_FN_OV
 
 #ifndef NHOOD_SMPI
 /* The overlap layer starts after nhood (it reads nhood's configuration)
  * and stops before it (its table comes before nhood's report). */
-static int nh_life_MPI_Init(int *argc, char ***argv)
+static int nh_ov_entry_MPI_Init(int *argc, char ***argv)
 {
     int provided, rc = nh_impl_MPI_Init(argc, argv);
     if (!rc && !(rc = PMPI_Query_thread(&provided)))
@@ -51,21 +51,29 @@ static int nh_life_MPI_Init(int *argc, char ***argv)
     return rc;
 }
 
-static int nh_life_MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+static int nh_ov_entry_MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int rc = nh_impl_MPI_Init_thread(argc, argv, required, provided);
     return rc ? rc : nh_ov_init(*provided);
 }
 
-static int nh_life_MPI_Finalize(void)
+static int nh_ov_entry_MPI_Finalize(void)
 {
     nh_ov_finalize();
     return nh_impl_MPI_Finalize();
 }
+
+static int nh_ov_entry_MPI_Request_free(MPI_Request *request)
+{
+    if (nh_ov_mode)
+        nh_ov_forget(*request); /* its handle may come back for another request */
+    return nh_impl_MPI_Request_free(request);
+}
 #else
-#define nh_life_MPI_Init nh_impl_MPI_Init
-#define nh_life_MPI_Init_thread nh_impl_MPI_Init_thread
-#define nh_life_MPI_Finalize nh_impl_MPI_Finalize
+#define nh_ov_entry_MPI_Init nh_impl_MPI_Init
+#define nh_ov_entry_MPI_Init_thread nh_impl_MPI_Init_thread
+#define nh_ov_entry_MPI_Finalize nh_impl_MPI_Finalize
+#define nh_ov_entry_MPI_Request_free nh_impl_MPI_Request_free
 #endif
 
 #define NH_FN_BODY(name, impl, args)                                                               \
@@ -79,8 +87,8 @@ static int nh_life_MPI_Finalize(void)
         return rc;                                                                                 \
     }
 #define NH_FN(name, params, args) NH_EXPORT int name params NH_FN_BODY(name, nh_impl_##name, args)
-#define NH_FN_LIFE(name, params, args)                                                             \
-    NH_EXPORT int name params NH_FN_BODY(name, nh_life_##name, args)
+#define NH_FN_OV(name, params, args)                                                             \
+    NH_EXPORT int name params NH_FN_BODY(name, nh_ov_entry_##name, args)
 /* The completion calls go to MPI before the guard is touched when no
  * operation of nhood's is live (the request cannot be nhood's): what a
  * program pays for interposition where nhood does not accelerate
@@ -101,4 +109,4 @@ static int nh_life_MPI_Finalize(void)
 #include "functions.h"
 #undef NH_FN
 #undef NH_FN_DONE
-#undef NH_FN_LIFE
+#undef NH_FN_OV

@@ -347,18 +347,32 @@ int nh_ov_nonblocking(nh_coll coll, const nh_args *a, MPI_Comm comm, MPI_Request
     return MPI_SUCCESS;
 }
 
-/* h (a copy taken before the completion call) completed in a call
- * entered at t_enter: watch its buffers from now on. */
-void nh_ov_completed(MPI_Request h, double t_enter)
+/* The entry of h, no longer followed; NULL if h is not followed. */
+static const tracked *untrack(MPI_Request h)
 {
     for (int i = 0; i < NTRACKED && h != MPI_REQUEST_NULL; i++)
         if (tr[i].req == h) {
             tr[i].req = MPI_REQUEST_NULL;
             nh_ov_ntracked--;
-            double now = nh_ov_now();
-            watch(tr[i].site, tr[i].sp, (now - t_enter) * 1e6, (t_enter - tr[i].t_start) * 1e6);
-            return;
+            return &tr[i];
         }
+    return NULL;
+}
+
+void nh_ov_forget(MPI_Request h)
+{
+    untrack(h);
+}
+
+/* h (a copy taken before the completion call) completed in a call
+ * entered at t_enter: watch its buffers from now on. */
+void nh_ov_completed(MPI_Request h, double t_enter)
+{
+    const tracked *t = untrack(h);
+    if (t) {
+        span sp[2] = {t->sp[0], t->sp[1]};
+        watch(t->site, sp, (nh_ov_now() - t_enter) * 1e6, (t_enter - t->t_start) * 1e6);
+    }
 }
 
 /* ---- start-up and shut-down ---- */

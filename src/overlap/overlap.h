@@ -60,6 +60,9 @@ int nh_ov_blocking(nh_coll coll, const nh_args *a, MPI_Comm comm, void *site);
 int nh_ov_nonblocking(nh_coll coll, const nh_args *a, MPI_Comm comm, MPI_Request *req,
                       void *site);
 
+/* A nonblocking call's request freed before completion (MPI_Request_free). */
+void nh_ov_forget(MPI_Request h);
+
 /* The completion calls under a mode (track.c). */
 int nh_ov_MPI_Wait(MPI_Request *request, MPI_Status *status);
 int nh_ov_MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);

@@ -17,13 +17,20 @@
  * differed from the truth (the standard's point-to-point equivalent for
  * nhood; MPI's own exchange for the native variants, since MPICH 4.0.2
  * orders duplicate edges differently).  Exits 1 if nhood's halo was ever
- * wrong. */
+ * wrong.
+ *
+ * --mprotect: what page protection itself costs here (the price of every
+ * watched or deferred call): rank 0 takes access away from 4 pages and
+ * gives it back 2000 times, touching them after each, while the other
+ * ranks wait in MPI_Barrier (MPICH polls: the other cores stay busy). */
 #define _GNU_SOURCE
+#include <sys/mman.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../common.h"
 #include "../reference.h"
@@ -120,10 +127,39 @@ static long iterate(const halo *h, int v, int iters, double skew, double interio
     return bad;
 }
 
+/* --mprotect: one CSV row, rank 0's mean costs. */
+static void protect_cost(int rank)
+{
+    if (rank == 0) {
+        enum { N = 2000, PAGES = 4 };
+        long pg = sysconf(_SC_PAGESIZE);
+        char *buf = malloc((size_t)(PAGES + 2) * (size_t)pg);
+        char *p = (char *)(((size_t)buf + (size_t)pg - 1) & ~((size_t)pg - 1));
+        double down = 0, up = 0, touch = 0;
+        memset(buf, 1, (size_t)(PAGES + 2) * (size_t)pg);
+        for (int i = 0; i < N; i++) {
+            double t0 = now();
+            mprotect(p, (size_t)PAGES * (size_t)pg, PROT_NONE);
+            double t1 = now();
+            mprotect(p, (size_t)PAGES * (size_t)pg, PROT_READ | PROT_WRITE);
+            double t2 = now();
+            for (int k = 0; k < PAGES; k++)
+                ((volatile char *)p)[k * pg]++;
+            double t3 = now();
+            down += t1 - t0, up += t2 - t1, touch += t3 - t2;
+        }
+        printf("what,downgrade_us,upgrade_us,touch_us\nmprotect,%.2f,%.2f,%.2f\n", down * 1e6 / N,
+               up * 1e6 / N, touch * 1e6 / N);
+        fflush(stdout);
+        free(buf);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: nhood-overlap [--bytes B] [--skew S] [--interior I] [--iters N]\n"
-                    "                     [--rounds R] [--no-header]\n"
+                    "                     [--rounds R] [--no-header] | --mprotect\n"
                     "  B bytes per block (2048), S and I in us (1000 each), N iterations per\n"
                     "  round (40), R rounds of the three variants (9)\n");
 }
@@ -139,6 +175,13 @@ int main(int argc, char **argv)
         if (strcmp(a, "--no-header") == 0) {
             header = 0;
             continue;
+        }
+        if (strcmp(a, "--mprotect") == 0) {
+            int r;
+            MPI_Comm_rank(MPI_COMM_WORLD, &r);
+            protect_cost(r);
+            MPI_Finalize();
+            return 0;
         }
         if (!v) {
             usage();
