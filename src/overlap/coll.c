@@ -268,7 +268,8 @@ static int defer(int site, nh_coll coll, const nh_args *a, MPI_Comm comm, span s
         memcpy(stage + soff, sp[1].lo, slen);
     nh_args b = *a;
     b.rbuf = stage + ((char *)a->rbuf - s->user);
-    b.sbuf = stage + soff + ((const char *)a->sbuf - sp[1].lo);
+    if (slen)
+        b.sbuf = stage + soff + ((const char *)a->sbuf - sp[1].lo);
     int rc = run(coll, 1, &b, comm, &s->req), flag = 0;
     *done = 1;
     if (rc || (rc = nh_impl_MPI_Test(&s->req, &flag, MPI_STATUS_IGNORE)))

@@ -23,6 +23,7 @@
  * handler as before. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -124,43 +125,43 @@ NH_EXPORT void free(void *p)
 NH_EXPORT void *realloc(void *p, size_t n)
 {
     NH_OV_FENCE("realloc");
-    NH_REAL(realloc);
-    if (in_boot(p) || !real.realloc) { /* only during start-up */
+    if (in_boot(p)) { /* a block dlsym took during start-up: move it out */
         void *q = malloc(n);
-        size_t left = p ? (size_t)(boot + sizeof(boot) - (char *)p) : 0;
-        if (q && p)
+        size_t left = (size_t)(boot + sizeof(boot) - (char *)p);
+        if (q)
             memcpy(q, p, n < left ? n : left);
         return q;
     }
-    return real.realloc(p, n);
+    NH_REAL(realloc);
+    return real.realloc ? real.realloc(p, n) : NULL;
 }
 
 NH_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
     NH_OV_FENCE("posix_memalign");
     NH_REAL(posix_memalign);
-    return real.posix_memalign(out, align, n);
+    return real.posix_memalign ? real.posix_memalign(out, align, n) : ENOMEM;
 }
 
 NH_EXPORT void *aligned_alloc(size_t align, size_t n)
 {
     NH_OV_FENCE("aligned_alloc");
     NH_REAL(aligned_alloc);
-    return real.aligned_alloc(align, n);
+    return real.aligned_alloc ? real.aligned_alloc(align, n) : NULL;
 }
 
 NH_EXPORT void *memalign(size_t align, size_t n)
 {
     NH_OV_FENCE("memalign");
     NH_REAL(memalign);
-    return real.memalign(align, n);
+    return real.memalign ? real.memalign(align, n) : NULL;
 }
 
 NH_EXPORT void *valloc(size_t n)
 {
     NH_OV_FENCE("valloc");
     NH_REAL(valloc);
-    return real.valloc(n);
+    return real.valloc ? real.valloc(n) : NULL;
 }
 
 /* ---- I/O on user buffers ---- */

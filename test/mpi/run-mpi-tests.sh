@@ -701,11 +701,13 @@ for np in $nps; do
         if run "$name" $np "$vars NHOOD_FALLBACK=silent" "$t/test_overlap"; then ok "$name"; else bad "$name"; fi
     done
 done
-name="overlap report np=2 NHOOD_OVERLAP_CSV (known window, site and first access named)"
+name="overlap report np=2 NHOOD_OVERLAP_CSV (known windows, blocking and nonblocking: site and first access named)"
 rm -f "$log.csv"
 if run "$name" 2 "NHOOD_OVERLAP=report NHOOD_OVERLAP_CSV=$log.csv" "$t/test_overlap" &&
     grep -q '^known_window+0x[0-9a-f]*.*,MPI_Neighbor_alltoall,3,' "$log.csv" &&
-    grep -q '^nhood: overlap known_window+' "$log.err"; then
+    grep -q '^known_nonblocking+0x[0-9a-f]*.*,MPI_Ineighbor_alltoall,3,' "$log.csv" &&
+    grep -q '^nhood: overlap known_window+' "$log.err" &&
+    grep -q '^nhood: overlap known_nonblocking+.* start_to_wait_us=' "$log.err"; then
     ok "$name"
 else
     bad "$name"

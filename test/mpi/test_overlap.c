@@ -19,13 +19,15 @@
  *                  signal, installed after MPI_Init) still gets its faults
  *   alltoallv_gaps v form with gaps between blocks: the gaps keep their bytes
  *   repeated       20 exchanges, each read before the next
+ *   waitall        two MPI_Ineighbor_alltoall completed by one MPI_Waitall
  * Rank 0 enters every exchange 500 us late.  With NHOOD_OVERLAP=defer (set
  * by run-mpi-tests.sh) the test also checks that the other ranks' calls
  * were deferred and that some completed at a fault; with
  * report, that buffers were watched.  With NHOOD_OVERLAP_CSV, after
- * MPI_Finalize rank 0 checks the advisor's row for known_window (a known
- * 3 ms compute between the exchange and the first access): the site and
- * first access are named, and the window is 0.6-1.6 x 3 ms. */
+ * MPI_Finalize rank 0 checks the advisor's rows for known_window and
+ * known_nonblocking (a known 3 ms compute between the exchange, or its
+ * MPI_Wait, and the first access): the site and first access are named,
+ * and the window is 0.6-1.6 x 3 ms. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <mpi.h>
@@ -356,7 +358,42 @@ __attribute__((noinline)) void known_window(bufs *b)
     CHECK(sum == want && equal(b->rbuf, b->ref, rb), "known_window: received data differs");
 }
 
-/* After MPI_Finalize: the CSV's row for known_window. */
+/* The same for a nonblocking call: started, waited for at once, then
+ * 3 ms of other work before the first access; and two requests completed
+ * together by MPI_Waitall. */
+__attribute__((noinline)) void known_nonblocking(bufs *b)
+{
+    long sum = 0, want = 0;
+    MPI_Request req;
+    if (rank == 0 && indeg > 0)
+        spin_us(500);
+    MPI_Ineighbor_alltoall(b->sbuf, M, MPI_BYTE, b->rbuf, M, MPI_BYTE, g, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    spin_us(WINDOW_US);
+    for (size_t i = 0; i < rb; i++)
+        sum += ((volatile char *)b->rbuf)[i];
+    for (size_t i = 0; i < rb; i++)
+        want += b->ref[i];
+    CHECK(sum == want && equal(b->rbuf, b->ref, rb), "known_nonblocking: received data differs");
+}
+
+static void case_waitall(void)
+{
+    bufs b[2];
+    MPI_Request req[2];
+    MPI_Status st[2];
+    bufs_init(&b[0], 50);
+    bufs_init(&b[1], 51);
+    for (int k = 0; k < 2; k++)
+        MPI_Ineighbor_alltoall(b[k].sbuf, M, MPI_BYTE, b[k].rbuf, M, MPI_BYTE, g, &req[k]);
+    MPI_Waitall(2, req, st);
+    CHECK(equal(b[0].rbuf, b[0].ref, rb) && equal(b[1].rbuf, b[1].ref, rb),
+          "waitall: received data differs");
+    bufs_fini(&b[0]);
+    bufs_fini(&b[1]);
+}
+
+/* After MPI_Finalize: the CSV's rows for known_window and known_nonblocking. */
 static void check_csv(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -372,20 +409,26 @@ static void check_csv(const char *path)
         char site[512], op[64], first[512];
         long calls;
         double call, window, bound;
-        if (strncmp(line, "known_window+", 13) != 0)
+        const char *fn = strncmp(line, "known_window+", 13) == 0        ? "known_window"
+                         : strncmp(line, "known_nonblocking+", 18) == 0 ? "known_nonblocking"
+                                                                        : NULL;
+        if (!fn)
             continue;
-        found = sscanf(line, "%511[^,],%63[^,],%ld,%lf,%lf,%511[^,],%lf", site, op, &calls, &call,
-                       &window, first, &bound) == 7;
-        CHECK(found && strcmp(op, "MPI_Neighbor_alltoall") == 0 && calls == 3,
-              "known_window row: %s", line);
+        int ok = sscanf(line, "%511[^,],%63[^,],%ld,%lf,%lf,%511[^,],%lf", site, op, &calls, &call,
+                        &window, first, &bound) == 7;
+        found += ok;
+        CHECK(ok && calls == 3 &&
+                  strcmp(op, fn[6] == 'w' ? "MPI_Neighbor_alltoall" : "MPI_Ineighbor_alltoall") == 0,
+              "%s row: %s", fn, line);
         CHECK(window >= 0.6 * WINDOW_US && window <= 1.6 * WINDOW_US,
-              "known_window: window %.1f us, want 0.6-1.6 x %.0f", window, WINDOW_US);
-        CHECK(strncmp(first, "known_window+", 13) == 0, "known_window: first touch at %s", first);
+              "%s: window %.1f us, want 0.6-1.6 x %.0f", fn, window, WINDOW_US);
+        CHECK(strncmp(first, fn, strlen(fn)) == 0 && first[strlen(fn)] == '+',
+              "%s: first touch at %s", fn, first);
         double want = (window < call ? window : call) * 3;
-        CHECK(bound > 0.99 * want - 0.1 && bound < 1.01 * want + 0.1, "bound %.2f, want %.2f", bound,
-              want);
+        CHECK(bound > 0.99 * want - 0.1 && bound < 1.01 * want + 0.1, "%s: bound %.2f, want %.2f",
+              fn, bound, want);
     }
-    CHECK(found, "no CSV row for known_window in %s", path);
+    CHECK(found == 2, "%d of the 2 CSV rows (known_window, known_nonblocking) in %s", found, path);
     fclose(f);
 }
 
@@ -417,10 +460,14 @@ int main(int argc, char **argv)
     case_own_handler();
     case_alltoallv_gaps();
     case_repeated();
+    case_waitall();
     for (int k = 0; k < 3; k++) {
         bufs b;
         bufs_init(&b, 40 + k);
         known_window(&b);
+        bufs_fini(&b);
+        bufs_init(&b, 45 + k);
+        known_nonblocking(&b);
         bufs_fini(&b);
     }
 
