@@ -65,10 +65,21 @@ extern __thread int nh_guard NH_TLS_FAST;
 /* The return address of the MPI entry point running (intercept.c). */
 extern __thread void *nh_caller NH_TLS_FAST;
 
+/* NHOOD_OVERLAP (overlap/overlap.h): nonzero while watches or deferred
+ * operations are outstanding; the overlap layer's fence, which ends them,
+ * is nh_ov_fence_hook (set at MPI_Init).  nhood's own API entry points
+ * (Iso_*, Cart_*) fence through nh_guard_enter, like MPI's entry points. */
+extern int nh_ov_live;
+extern void (*nh_ov_fence_hook)(const char *what);
+
+/* Entering nhood from the program's code (prev == 0) is a fence. */
 static inline int nh_guard_enter(void)
 {
     int prev = nh_guard;
     nh_guard = 1;
+    if (!prev && __builtin_expect(__atomic_load_n(&nh_ov_live, __ATOMIC_RELAXED), 0) &&
+        nh_ov_fence_hook)
+        nh_ov_fence_hook("Iso_* or Cart_*");
     return prev;
 }
 

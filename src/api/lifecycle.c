@@ -10,6 +10,8 @@
 
 __thread int nh_guard NH_TLS_FAST;
 __thread void *nh_caller NH_TLS_FAST;
+int nh_ov_live;
+void (*nh_ov_fence_hook)(const char *what);
 
 /* Configuration errors are fatal: a typo in NHOOD_ALGO must not silently
  * measure the wrong thing.  All ranks learn of any rank's error (one

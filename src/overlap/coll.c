@@ -414,6 +414,7 @@ int nh_ov_init(int provided)
     if (!rc) {
         nh_ov_mode = nh_cfg.overlap;
         nh_coll_hook = hook;
+        nh_ov_fence_hook = nh_ov_fence;
     }
     return rc;
 }

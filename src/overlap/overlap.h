@@ -34,9 +34,9 @@
 
 #include "api/api.h"
 
-/* Nonzero while a watch or deferred operation is outstanding: every MPI
- * entry point, allocation and I/O call then calls nh_ov_fence first. */
-extern int nh_ov_live;
+/* nh_ov_live (api/api.h) is nonzero while a watch or deferred operation
+ * is outstanding: every MPI entry point, allocation and I/O call then
+ * calls nh_ov_fence first. */
 /* The mode in force (0 until MPI_Init has read NHOOD_OVERLAP). */
 extern int nh_ov_mode;
 

@@ -28,7 +28,6 @@
 
 nh_ov_slot nh_ov_slots[NH_OV_SLOTS];
 size_t nh_ov_page;
-int nh_ov_live;
 
 static struct sigaction chained; /* the program's SIGSEGV action */
 static int installed;
@@ -181,9 +180,10 @@ static void on_fault(int sig, siginfo_t *si, void *ctx)
         if (st == NH_OV_ARMED && claim(s)) {
             s->t_touch = nh_ov_now();
             s->touch_pc = fault_pc(ctx);
-            int g = nh_guard_enter(); /* a deferred completion's MPI calls go to PMPI */
+            int g = nh_guard; /* a deferred completion's MPI calls go to PMPI */
+            nh_guard = 1;     /* (not nh_guard_enter: no fence from here) */
             nh_ov_end(s);
-            nh_guard_leave(g);
+            nh_guard = g;
         } else {
             wait_ended(s); /* another thread is giving the pages back */
         }
