@@ -9,13 +9,10 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "exec/request.h"
 #include "iso/iso.h"
 #include "nhood.h"
 
-/* The entry points of nhood (src/intercept/functions.h). */
-int nh_impl_MPI_Start(MPI_Request *request);
-int nh_impl_MPI_Wait(MPI_Request *request, MPI_Status *status);
-int nh_impl_MPI_Request_free(MPI_Request *request);
 
 /* ---- the collectives: one prepared call ---- */
 

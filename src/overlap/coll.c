@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "exec/request.h"
 #include "overlap/ov_int.h"
 
 int nh_ov_mode;
@@ -214,8 +215,6 @@ static void watch(int site, span sp[2], double call_us, double wait_us)
 }
 
 /* ---- defer ---- */
-
-int nh_impl_MPI_Test(MPI_Request *request, int *flag, MPI_Status *status); /* exec/completion.c */
 
 static char *stage; /* one: every MPI call completes the deferred operation first */
 static size_t stage_cap;

@@ -64,6 +64,12 @@ void nh_ov_watch_fini(void);
  * the program's handler becomes the one nhood chains to. */
 int nh_ov_segv_action(const struct sigaction *act, struct sigaction *old);
 
+/* Nonblocking calls' requests followed until completion (coll.c): how
+ * many, and one that completed in a completion call entered at t_enter
+ * (its buffers are watched from now on; nothing if h is not followed). */
+extern int nh_ov_ntracked;
+void nh_ov_completed(MPI_Request h, double t_enter);
+
 /* Per-site figures (advisor.c). */
 int nh_ov_site(void *addr, const char *op);
 void nh_ov_site_skip(int site, nh_ov_why why);

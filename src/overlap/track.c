@@ -5,21 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/request.h"
 #include "overlap/ov_int.h"
-
-int nh_impl_MPI_Wait(MPI_Request *request, MPI_Status *status);
-int nh_impl_MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
-int nh_impl_MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]);
-int nh_impl_MPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]);
-int nh_impl_MPI_Waitany(int count, MPI_Request reqs[], int *indx, MPI_Status *status);
-int nh_impl_MPI_Testany(int count, MPI_Request reqs[], int *indx, int *flag, MPI_Status *status);
-int nh_impl_MPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
-                         MPI_Status statuses[]);
-int nh_impl_MPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
-                         MPI_Status statuses[]);
-
-extern int nh_ov_ntracked;
-void nh_ov_completed(MPI_Request h, double t_enter);
 
 /* The handles as they were before the call (completion nulls them). */
 typedef struct before {

@@ -24,6 +24,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "exec/request.h"
 #include "overlap/ov_int.h"
 
 nh_ov_slot nh_ov_slots[NH_OV_SLOTS];
@@ -108,8 +109,6 @@ int nh_ov_arm(nh_ov_slot *s)
     __atomic_store_n(&nh_ov_live, 1, __ATOMIC_RELEASE);
     return 0;
 }
-
-int nh_impl_MPI_Wait(MPI_Request *request, MPI_Status *status); /* exec/completion.c */
 
 /* A deferred operation: wait, then the received data into place. */
 static void complete(nh_ov_slot *s)
