@@ -69,6 +69,7 @@ typedef struct nh_config {
     int autotune;                 /* NHOOD_AUTOTUNE */
     int check;                    /* NHOOD_CHECK: verify isomorphic=true on v/w calls */
     int stfw_dims;                /* NHOOD_STFW_DIMS (0 = chosen by the cost model) */
+    int ports;                    /* NHOOD_PORTS: bruck's messages per phase (0 = cost model) */
     int iso_reduce;               /* NHOOD_ISO_REDUCE: an nh_red_algo, NH_RED_COUNT = auto */
     nh_overlap_mode overlap;      /* NHOOD_OVERLAP */
     const char *overlap_csv;      /* NHOOD_OVERLAP_CSV: path, or NULL */
@@ -82,6 +83,7 @@ int nh_config_load(char *msg, size_t len);
 void nh_config_warn_unknown(void);
 int nh_parse_algo(const char *v, nh_algo *out);
 int nh_parse_binding(const char *v, nh_binding *out);
+int nh_parse_ports(const char *v, int *out); /* auto (0) or 1..NH_MAX_PORTS */
 const char *nh_binding_name(nh_binding b);
 void nh_config_help(char *buf, size_t len, const char *var); /* allowed values of a knob */
 
@@ -119,10 +121,15 @@ typedef struct nh_plan {
         size_t m;
         int valid;
         nh_algo algo;
+        const nh_sched *s; /* its schedule (bruck: of the ports chosen) */
         nh_bind_opts o;
     } last[NH_COLL_COUNT][NH_FORM_COUNT]; /* the auto decision for the last block size */
     int warned;
     nh_sched *sched[NH_OP_COUNT][NH_ALGO_COUNT];
+    /* bruck with k ports (nh_plan_sched_ports); ports: the nhood_ports
+     * info key or NHOOD_PORTS, 0 where the cost model chooses per call */
+    nh_sched *bruck[NH_OP_COUNT][NH_MAX_PORTS];
+    int ports;
     nh_bind *bcache; /* the engine's cache of bindings for predefined types */
     void (*bcache_free)(struct nh_plan *p); /* set by the engine (above the plan) */
     struct nh_report_rec *rec[NH_COLL_COUNT][NH_FORM_COUNT];
@@ -155,6 +162,7 @@ typedef struct nh_hint {
     int periods[NH_MAXDIMS];
     nh_algo algo;  /* nhood_algorithm= (AUTO = unset) */
     int stfw_dims; /* nhood_stfw_dims= (0 = unset) */
+    int ports;     /* nhood_ports= (0 = unset or auto) */
     /* A malformed value on this rank, still to be agreed on: graph
      * creation then fails on every rank and this text says why. */
     int bad;
@@ -182,6 +190,10 @@ typedef struct nh_lists {
 int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, const nh_lists *lists,
                    nh_plan **out);
 const nh_sched *nh_plan_sched(nh_plan *p, nh_op op, nh_algo a);
+/* bruck's schedule with k ports (1..NH_MAX_PORTS), built on first use.
+ * nh_plan_sched's bruck: the plan's ports, or where those are the cost
+ * model's to choose, the variant with the fewest rounds (then messages). */
+const nh_sched *nh_plan_sched_ports(nh_plan *p, nh_op op, int k);
 /* p->coupled, worked out (pure, O(size * s)) at its first use. */
 int nh_plan_coupled(nh_plan *p);
 void nh_plan_unref(nh_plan *p);

@@ -60,6 +60,7 @@ enum kind {
     K_BYTES,
     K_PROGRESS,
     K_STFW_DIMS,
+    K_PORTS,
     K_ISO_REDUCE,
     K_OVERLAP,
     K_PATH
@@ -115,6 +116,8 @@ static const knob knobs[] = {
      "cost model: us per byte through a node's network link"},
     {"NHOOD_STFW_DIMS", "nhood_stfw_dims", K_STFW_DIMS, &nh_cfg.stfw_dims,
      "store-and-forward VPT dimension on irregular graphs"},
+    {"NHOOD_PORTS", "nhood_ports", K_PORTS, &nh_cfg.ports,
+     "messages per phase in bruck's schedules (auto: the cost model's choice per call)"},
     {"NHOOD_ISO_REDUCE", NULL, K_ISO_REDUCE, &nh_cfg.iso_reduce,
      "Iso_neighbor_[scatter_]reduce algorithm"},
     {"NHOOD_OVERLAP", NULL, K_OVERLAP, &nh_cfg.overlap,
@@ -139,6 +142,15 @@ int nh_parse_algo(const char *v, nh_algo *out)
             return 0;
         }
     return -1;
+}
+
+int nh_parse_ports(const char *v, int *out)
+{
+    if (strcmp(v, "auto") == 0) {
+        *out = 0;
+        return 0;
+    }
+    return nh_parse_uint_list(v, out, 1, 1, NH_MAX_PORTS) == 1 ? 0 : -1;
 }
 
 int nh_parse_binding(const char *v, nh_binding *out)
@@ -173,6 +185,10 @@ static void list_names(char *buf, size_t len, enum kind k)
     }
     if (k == K_STFW_DIMS) {
         snprintf(buf, len, "an integer from 1 to %d", NH_STFW_MAXDIMS);
+        return;
+    }
+    if (k == K_PORTS) {
+        snprintf(buf, len, "auto or an integer from 1 to %d", NH_MAX_PORTS);
         return;
     }
     for (int i = 0;; i++) {
@@ -256,6 +272,8 @@ static int parse_knob(const knob *k, const char *v)
         return 0;
     case K_STFW_DIMS:
         return nh_parse_uint_list(v, (int *)k->dst, 1, 1, NH_STFW_MAXDIMS) == 1 ? 0 : -1;
+    case K_PORTS:
+        return nh_parse_ports(v, (int *)k->dst);
     case K_DOUBLE: {
         double x;
         if (nh_parse_real(v, &x))

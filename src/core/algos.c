@@ -9,6 +9,7 @@ const nh_algo_info nh_algos[NH_ALGO_COUNT] = {
     [NH_ALGO_DIRECT] = {"direct", nh_build_direct},
     [NH_ALGO_TORUS] = {"torus", nh_build_torus},
     [NH_ALGO_TORUS_DIRECT] = {"torus_direct", nh_build_torus_direct},
+    [NH_ALGO_BRUCK] = {"bruck", nh_build_bruck},
     [NH_ALGO_STFW] = {"stfw", NULL}, /* built from all ranks' lists: core/stfw.c */
 };
 

@@ -11,6 +11,7 @@
 
 #define NH_MAXDIMS 8
 #define NH_NONE (-1) /* no rank / no slot (MPI_PROC_NULL semantics) */
+#define NH_MAX_PORTS 4 /* messages a rank may send at once in k-ported schedules */
 
 typedef struct nh_grid {
     int ndims;
@@ -46,6 +47,7 @@ typedef struct nh_nbhd {
     int *recv_slot; /* template t -> user recv block index, NH_NONE if source out of range */
     int outdeg, indeg;
     int src_repeats; /* a rank appears twice among the sources: 1, 0, or -1 (not known) */
+    int ports;       /* k-ported builders (bruck): messages per phase, 1..NH_MAX_PORTS (0: 1) */
 } nh_nbhd;
 
 int nh_offset_cmp(int ndims, const int *a, const int *b);

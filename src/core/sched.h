@@ -50,6 +50,7 @@ typedef enum {
     NH_ALGO_DIRECT,
     NH_ALGO_TORUS,
     NH_ALGO_TORUS_DIRECT,
+    NH_ALGO_BRUCK,
     NH_ALGO_STFW, /* store-and-forward, irregular graphs (stfw.h); runs before selection */
     NH_ALGO_COUNT
 } nh_algo;
@@ -111,6 +112,9 @@ typedef int (*nh_builder_fn)(const nh_nbhd *nb, nh_op op, nh_sched **out);
 int nh_build_direct(const nh_nbhd *nb, nh_op op, nh_sched **out);
 int nh_build_torus(const nh_nbhd *nb, nh_op op, nh_sched **out);
 int nh_build_torus_direct(const nh_nbhd *nb, nh_op op, nh_sched **out);
+/* Few rounds at the price of volume (Bruck-style digits, core/bruck.c);
+ * uses nb->ports messages per phase. */
+int nh_build_bruck(const nh_nbhd *nb, nh_op op, nh_sched **out);
 /* Shared engine of torus and torus_direct: dimension-wise routing along a
  * trie of offset prefixes (one chain per block for alltoall, shared
  * prefixes for allgather).  direct_hops=0: hop by hop between immediate
@@ -160,14 +164,15 @@ typedef struct nh_sched_stats {
 /* End to end without MPI: the neighbor lists every rank of g would pass
  * for the user's offsets (shuffled per rank when seed != 0), the template
  * agreement and canonicalization detection performs, algo's schedule on
- * every rank, and the simulation (skipped when simulate is 0, for quick
+ * every rank (k-ported builders with ports messages per phase), and the
+ * simulation (skipped when simulate is 0, for quick
  * statistics at large scale; then only rank 0 is built).  ppn > 0: node
  * statistics for ppn consecutive ranks per node as well.  Returns 0 and
  * fills res and st; 1 if detection would decline (no rank sees the whole
  * neighborhood, or some rank's lists do not fit); -1 on allocation or
  * build failure. */
 int nh_sim_offsets(const nh_grid *g, int s, const int *off, unsigned seed, nh_op op, nh_algo algo,
-                   int simulate, int ppn, nh_sim_result *res, nh_sched_stats *st);
+                   int ports, int simulate, int ppn, nh_sim_result *res, nh_sched_stats *st);
 
 /* dests[r], srcs[r]: rank r's neighbor lists (as the user gave them). */
 void nh_sim_run(int p, const nh_nbhd *nbs, nh_sched *const *scheds, int *const *dests,

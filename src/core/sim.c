@@ -281,7 +281,7 @@ static void shuffle(int *v, int n, unsigned *seed)
 }
 
 int nh_sim_offsets(const nh_grid *g, int s, const int *off, unsigned seed, nh_op op, nh_algo algo,
-                   int simulate, int ppn, nh_sim_result *res, nh_sched_stats *st)
+                   int ports, int simulate, int ppn, nh_sim_result *res, nh_sched_stats *st)
 {
     int p = g->size, d = g->ndims, rc = -1, ninit = 0, nbuild = simulate ? p : 1;
     int **dests = calloc((size_t)p, sizeof(int *)), **srcs = calloc((size_t)p, sizeof(int *));
@@ -329,6 +329,8 @@ int nh_sim_offsets(const nh_grid *g, int s, const int *off, unsigned seed, nh_op
                          indeg[ninit], srcs[ninit]))
             goto out;
     rc = -1;
+    for (int r = 0; r < nbuild; r++)
+        nbs[r].ports = ports;
     for (int r = 0; r < nbuild; r++)
         if (!nh_algos[algo].build || nh_algos[algo].build(&nbs[r], op, &sch[r]))
             goto out;

@@ -52,6 +52,9 @@ void nh_plan_unref(nh_plan *p)
         for (int o = 0; o < NH_OP_COUNT; o++)
             for (int a = 0; a < NH_ALGO_COUNT; a++)
                 nh_sched_free(p->sched[o][a]);
+        for (int o = 0; o < NH_OP_COUNT; o++)
+            for (int k = 0; k < NH_MAX_PORTS; k++)
+                nh_sched_free(p->bruck[o][k]);
         nh_nbhd_fini(&p->nb);
         free(p->pend_srcs);
         nh_stfw_free(p);
@@ -103,6 +106,7 @@ static int plan_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out
     p->lazy_pcomm = from->pcomm != MPI_COMM_NULL || from->lazy_pcomm;
     p->tag_ub = from->tag_ub;
     memcpy(p->algo_info, from->algo_info, sizeof(p->algo_info));
+    p->ports = from->ports;
     p->outdeg = from->outdeg;
     p->indeg = from->indeg;
     p->hinted = from->hinted;
@@ -562,6 +566,7 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, const nh
     p->id = nh_atomic_add(&next_plan_id, 1) - 1;
     for (int o = 0; o < NH_OP_COUNT; o++)
         p->algo_info[o] = h->algo;
+    p->ports = h->ports ? h->ports : nh_cfg.ports;
 
     if ((rc = PMPI_Comm_rank(graph, &d.rank)) || (rc = PMPI_Comm_size(graph, &d.size)) ||
         (rc = PMPI_Comm_rank(comm_old, &old_rank)) || (rc = PMPI_Comm_size(comm_old, &old_size)))
@@ -653,8 +658,41 @@ int nh_plan_coupled(nh_plan *p)
     return p->coupled;
 }
 
+const nh_sched *nh_plan_sched_ports(nh_plan *p, nh_op op, int k)
+{
+    if (p->root)
+        p = p->root;
+    nh_sched *s = __atomic_load_n(&p->bruck[op][k - 1], __ATOMIC_ACQUIRE);
+    if (s || sources_ready(p))
+        return s;
+    nh_lock(NH_LOCK_MISC);
+    if (!(s = p->bruck[op][k - 1])) {
+        nh_nbhd nb = p->nb; /* shares the arrays; only ports differ */
+        nb.ports = k;
+        nh_build_bruck(&nb, op, &s);
+        if (s && p->node_of)
+            nh_sched_node_stats(s, &p->nb.g, p->node_of, p->node_scratch);
+        __atomic_store_n(&p->bruck[op][k - 1], s, __ATOMIC_RELEASE);
+    }
+    nh_unlock(NH_LOCK_MISC);
+    return s;
+}
+
 const nh_sched *nh_plan_sched(nh_plan *p, nh_op op, nh_algo a)
 {
+    if (a == NH_ALGO_BRUCK) {
+        int ports = (p->root ? p->root : p)->ports;
+        if (ports)
+            return nh_plan_sched_ports(p, op, ports);
+        const nh_sched *best = NULL;
+        for (int k = 1; k <= NH_MAX_PORTS; k++) {
+            const nh_sched *s = nh_plan_sched_ports(p, op, k);
+            if (s && (!best || s->tmpl_rounds < best->tmpl_rounds ||
+                      (s->tmpl_rounds == best->tmpl_rounds && s->tmpl_msgs < best->tmpl_msgs)))
+                best = s;
+        }
+        return best;
+    }
     if (p->root) /* schedules belong to the analysis */
         p = p->root;
     /* Built once, on first use; duplicates used by other threads may ask

@@ -20,7 +20,8 @@ nh_algo nh_requested_algo(const nh_plan *p, nh_op op)
 #define NH_INFO_VALUE_MAX 255
 
 static const char *const info_keys[] = {"isomorphic",      "nhood_dims",      "nhood_periods",
-                                        "nhood_algorithm", "nhood_stfw_dims", NULL};
+                                        "nhood_algorithm", "nhood_stfw_dims", "nhood_ports",
+                                        NULL};
 
 /* 1 and the value in buf (NH_INFO_VALUE_MAX + 1 bytes) if key is set, 0 if
  * not, -1 with msg if the value is too long to be one of ours (MPI would
@@ -57,7 +58,7 @@ static void warn_unknown_keys(MPI_Info info)
             known = strcmp(key, info_keys[k]) == 0;
         if (!known)
             nh_warn("info key %s is not one of nhood's (isomorphic, nhood_dims, nhood_periods, "
-                    "nhood_algorithm, nhood_stfw_dims) and is ignored",
+                    "nhood_algorithm, nhood_stfw_dims, nhood_ports) and is ignored",
                     key);
     }
 }
@@ -126,6 +127,13 @@ int nh_hint_parse(MPI_Info info, nh_hint *h, char *msg, size_t len)
                  "info nhood_stfw_dims=\"%s\" is not valid; expected a store-and-forward VPT "
                  "dimension from 1 to %d",
                  v, NH_STFW_MAXDIMS);
+        return -1;
+    }
+    if ((got = info_get(info, "nhood_ports", v, msg, len)) < 0)
+        return -1;
+    if (got && nh_parse_ports(v, &h->ports)) {
+        snprintf(msg, len, "info nhood_ports=\"%s\" is not valid; expected auto or 1 to %d", v,
+                 NH_MAX_PORTS);
         return -1;
     }
     return 0;

@@ -81,13 +81,39 @@ static nh_binding pick_binding(const nh_sched *s, size_t m)
                                                                             : NH_BIND_PACK;
 }
 
-/* May a schedule of this algorithm run in this form? */
-static int form_allows(nh_plan *p, nh_op op, nh_form form, nh_algo a)
+/* May schedule s run in this form? */
+static int form_allows(const nh_sched *s, nh_form form)
 {
     if (form == NH_FORM_BLOCKING || nh_cfg.progress == NH_PROGRESS_POLL)
         return 1;
-    const nh_sched *s = nh_plan_sched(p, op, a);
     return s && s->tmpl_rounds <= 1;
+}
+
+/* Algorithm a's schedule for blocks of m bytes that may run in form, at
+ * its modeled cost: bruck's port count where the plan leaves it to the
+ * cost model is the cheapest (at m where sizes are known, else at 8 bytes,
+ * the same on every rank).  NULL if none may. */
+static const nh_sched *cheapest(nh_plan *p, nh_op op, nh_form form, nh_algo a, size_t m,
+                                double *cost)
+{
+    const nh_sched *best = NULL;
+    int ports = (p->root ? p->root : p)->ports, k0 = 1, k1 = 1;
+    if (a == NH_ALGO_BRUCK) {
+        k0 = ports ? ports : 1;
+        k1 = ports ? ports : NH_MAX_PORTS;
+    }
+    for (int k = k0; k <= k1; k++) {
+        const nh_sched *s = a == NH_ALGO_BRUCK ? nh_plan_sched_ports(p, op, k)
+                                               : nh_plan_sched(p, op, a);
+        if (!s || !form_allows(s, form))
+            continue;
+        double c = nh_cost_of(s, pick_binding(s, m), m);
+        if (!best || c < *cost) {
+            best = s;
+            *cost = c;
+        }
+    }
+    return best;
 }
 
 nh_algo nh_forced_algo(const nh_plan *p, nh_op op)
@@ -156,6 +182,7 @@ static void remember(nh_plan *p, nh_coll coll, nh_form form, size_t m, const nh_
     p->last[coll][form].valid = 1;
     p->last[coll][form].m = m;
     p->last[coll][form].algo = c->algo;
+    p->last[coll][form].s = c->s;
     p->last[coll][form].o = c->o;
 }
 
@@ -171,17 +198,22 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
     if (!p->isomorphic)
         return nh_forced_not_isomorphic(p, forced, nh_coll_name(coll));
     nh_algo best = forced;
-    if (forced != NH_ALGO_AUTO && !form_allows(p, op, form, forced)) {
-        best = NH_ALGO_DIRECT;
-        if ((rc = nh_forced_needs_poll(p, forced, nh_coll_name(coll))))
-            return rc;
+    const nh_sched *bs = NULL; /* best's schedule, where chosen among several */
+    double bc = -1;
+    if (forced != NH_ALGO_AUTO && forced != NH_ALGO_PMPI) {
+        bs = cheapest(p, op, form, forced, known ? m : 8, &bc);
+        if (!bs) { /* a multi-phase schedule in a nonblocking call (safe progress) */
+            if (!nh_plan_sched(p, op, forced))
+                return MPI_ERR_NO_MEM;
+            best = NH_ALGO_DIRECT;
+            if ((rc = nh_forced_needs_poll(p, forced, nh_coll_name(coll))))
+                return rc;
+        }
     } else if (forced == NH_ALGO_AUTO && p->last[coll][form].valid && p->last[coll][form].m == m) {
         out->algo = p->last[coll][form].algo;
         out->o = p->last[coll][form].o;
-        if (out->algo == NH_ALGO_PMPI)
-            return MPI_SUCCESS;
-        out->s = nh_plan_sched(p, op, out->algo);
-        return out->s ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+        out->s = p->last[coll][form].s;
+        return MPI_SUCCESS;
     } else if (forced == NH_ALGO_AUTO) {
         best = NH_ALGO_DIRECT;
         if (known && !nh_coll_vec(coll) && form == NH_FORM_BLOCKING &&
@@ -191,15 +223,13 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
             if (best == NH_ALGO_PMPI)
                 return MPI_SUCCESS;
         } else if (known) {
-            double bc = -1;
             for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++) {
-                const nh_sched *s = nh_plan_sched(p, op, (nh_algo)a);
-                if (!s || !form_allows(p, op, form, (nh_algo)a))
-                    continue;
-                double c = nh_cost_of(s, pick_binding(s, m), m);
-                if (bc < 0 || c < bc) {
+                double c;
+                const nh_sched *s = cheapest(p, op, form, (nh_algo)a, m, &c);
+                if (s && (bc < 0 || c < bc)) {
                     bc = c;
                     best = (nh_algo)a;
+                    bs = s;
                 }
             }
             /* MPI's own exchange wins ties: where nhood's best schedule is
@@ -213,7 +243,7 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
         remember(p, coll, form, m, out);
         return MPI_SUCCESS;
     }
-    const nh_sched *s = nh_plan_sched(p, op, best);
+    const nh_sched *s = bs ? bs : nh_plan_sched(p, op, best);
     if (!s)
         return MPI_ERR_NO_MEM;
     out->algo = best;

@@ -7,7 +7,8 @@
  * that every block lands exactly once in the right slot; --ppn K adds what
  * leaves a node with K consecutive ranks per node (the cost model's node
  * terms): phases in which some message does, and the most blocks one node
- * sends off it.
+ * sends off it.  bruck is listed once per port count (`bruck` with one
+ * port, `bruck:K` with K messages per phase; --ports K: that one only).
  * CSV:
  * nbhd,dims,radius,procs,grid,periodic,op,algorithm,neighbors,rounds,messages,volume,copies,temp,verified
  * (with --ppn: ,ppn,node_phases,node_blocks)
@@ -24,15 +25,43 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: nhood-sched --nbhd moore|vonneumann|octant|shales --dims D --radius R\n"
-            "                   --procs P[,P...] [--mesh] [--verify] [--ppn K] [--no-header]\n"
+            "                   --procs P[,P...] [--mesh] [--verify] [--ppn K] [--ports K]\n"
+            "                   [--no-header]\n"
             "       nhood-sched --inplace --procs P[,P...] [--no-header]\n");
+}
+
+/* One CSV row: algorithm a (with k ports) on grid g; 1 if it fails. */
+static int row(const char *nbhd, int d, int r, int p, const nh_grid *g, const char *gs, int s,
+               const int *off, nh_op op, nh_algo a, int k, int verify, int ppn, int mesh,
+               const char *name)
+{
+    nh_sim_result res;
+    nh_sched_stats st;
+    int rc = nh_sim_offsets(g, s, off, 0, op, a, k, verify, ppn, &res, &st);
+    if (rc == 1) {
+        printf("%s,%d,%d,%d,%s,%d,%s,%s,%d,,,,,,declined%s\n", nbhd, d, r, p, gs, !mesh,
+               nh_op_name(op), name, s, ppn ? ",,," : "");
+        return 0;
+    }
+    if (rc || !res.ok) {
+        fprintf(stderr, "nhood-sched: %s %s on %s: %s\n", nh_op_name(op), name, gs,
+                rc ? "build failed" : res.why);
+        return 1;
+    }
+    printf("%s,%d,%d,%d,%s,%d,%s,%s,%d,%d,%ld,%ld,%ld,%d,%s", nbhd, d, r, p, gs, !mesh,
+           nh_op_name(op), name, s, st.rounds, st.msgs, st.blocks, st.copies, st.ntemp,
+           verify ? "yes" : "no");
+    if (ppn)
+        printf(",%d,%d,%ld", ppn, st.node_phases, st.node_blocks);
+    printf("\n");
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
     const char *nbhd = "moore";
     char procs[256] = "480";
-    int d = 3, r = 1, mesh = 0, verify = 0, header = 1, inplace = 0, ppn = 0;
+    int d = 3, r = 1, mesh = 0, verify = 0, header = 1, inplace = 0, ppn = 0, ports = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--mesh") == 0)
@@ -51,6 +80,8 @@ int main(int argc, char **argv)
             r = atoi(argv[++i]);
         else if (v && strcmp(a, "--ppn") == 0 && atoi(v) > 0)
             ppn = atoi(argv[++i]);
+        else if (v && strcmp(a, "--ports") == 0 && atoi(v) >= 1 && atoi(v) <= NH_MAX_PORTS)
+            ports = atoi(argv[++i]);
         else if (v && strcmp(a, "--procs") == 0)
             snprintf(procs, sizeof(procs), "%s", argv[++i]);
         else {
@@ -107,27 +138,18 @@ int main(int argc, char **argv)
             for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++) {
                 if (!nh_algos[a].build)
                     continue; /* stfw: nhood-stfw-metrics */
-                nh_sim_result res;
-                nh_sched_stats st;
-                int rc =
-                    nh_sim_offsets(&g, s, off, 0, (nh_op)op, (nh_algo)a, verify, ppn, &res, &st);
-                if (rc == 1) {
-                    printf("%s,%d,%d,%d,%s,%d,%s,%s,%d,,,,,,declined%s\n", nbhd, d, r, p, gs, !mesh,
-                           nh_op_name((nh_op)op), nh_algos[a].name, s, ppn ? ",,," : "");
-                    continue;
+                int k0 = 1, k1 = 1;
+                if (a == NH_ALGO_BRUCK) {
+                    k0 = ports ? ports : 1;
+                    k1 = ports ? ports : NH_MAX_PORTS;
                 }
-                if (rc || !res.ok) {
-                    fprintf(stderr, "nhood-sched: %s %s on %s: %s\n", nh_op_name((nh_op)op),
-                            nh_algos[a].name, gs, rc ? "build failed" : res.why);
-                    status = 1;
-                    continue;
+                for (int k = k0; k <= k1; k++) {
+                    char name[32];
+                    snprintf(name, sizeof(name), k > 1 ? "%s:%d" : "%s", nh_algos[a].name, k);
+                    if (row(nbhd, d, r, p, &g, gs, s, off, (nh_op)op, (nh_algo)a, k, verify, ppn,
+                            mesh, name))
+                        status = 1;
                 }
-                printf("%s,%d,%d,%d,%s,%d,%s,%s,%d,%d,%ld,%ld,%ld,%d,%s", nbhd, d, r, p, gs, !mesh,
-                       nh_op_name((nh_op)op), nh_algos[a].name, s, st.rounds, st.msgs, st.blocks,
-                       st.copies, st.ntemp, verify ? "yes" : "no");
-                if (ppn)
-                    printf(",%d,%d,%ld", ppn, st.node_phases, st.node_blocks);
-                printf("\n");
             }
     }
     free(off);

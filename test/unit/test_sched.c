@@ -94,18 +94,19 @@ typedef struct result {
  * A mesh too small for any rank to see the whole neighborhood is left to
  * PMPI by detection; that counts as ok with out->msgs = -1. */
 static int run_case(const nbhd_def *n, const nh_grid *g, int permute, nh_op op, nh_algo algo,
-                    result *out)
+                    int ports, result *out)
 {
     nh_sim_result res;
     nh_sched_stats st;
-    int rc = nh_sim_offsets(g, n->s, n->off, permute ? rnd() | 1 : 0, op, algo, 1, 0, &res, &st);
+    int rc =
+        nh_sim_offsets(g, n->s, n->off, permute ? rnd() | 1 : 0, op, algo, ports, 1, 0, &res, &st);
     if (rc == 1) {
         out->msgs = -1;
         return 0;
     }
     if (rc != 0 || !res.ok) {
-        printf("  %s grid %dx.. %s %s: %s\n", n->name, g->dims[0], nh_op_name(op),
-               nh_algos[algo].name, rc ? "setup failed" : res.why);
+        printf("  %s grid %dx.. %s %s ports=%d: %s\n", n->name, g->dims[0], nh_op_name(op),
+               nh_algos[algo].name, ports, rc ? "setup failed" : res.why);
         return 1;
     }
     out->msgs = st.msgs;
@@ -156,22 +157,41 @@ static void check_formulas(const nbhd_def *n)
         classes += !dup && nz;
     }
     result r;
-    if (run_case(n, &g, 0, NH_OP_ALLTOALL, NH_ALGO_TORUS, &r) == 0) {
+    if (run_case(n, &g, 0, NH_OP_ALLTOALL, NH_ALGO_TORUS, 1, &r) == 0) {
         CHECK(r.msgs == D && r.blocks == V && r.nphases == phases + zero && r.rounds == phases,
               "%s torus: msgs %ld (D=%ld) blocks %ld (V=%ld) phases %ld (%ld)", n->name, r.msgs, D,
               r.blocks, V, r.nphases, phases + zero);
     }
     result ag;
-    if (run_case(n, &g, 0, NH_OP_ALLGATHER, NH_ALGO_TORUS, &ag) == 0)
+    if (run_case(n, &g, 0, NH_OP_ALLGATHER, NH_ALGO_TORUS, 1, &ag) == 0)
         CHECK(ag.msgs == D && ag.blocks <= V, "%s torus allgather: msgs %ld blocks %ld > V=%ld",
               n->name, ag.msgs, ag.blocks, V);
-    if (run_case(n, &g, 0, NH_OP_ALLTOALL, NH_ALGO_TORUS_DIRECT, &r) == 0)
+    if (run_case(n, &g, 0, NH_OP_ALLTOALL, NH_ALGO_TORUS_DIRECT, 1, &r) == 0)
         CHECK(r.msgs == rounds_td && r.blocks == vol_td,
               "%s torus_direct: msgs %ld (%ld) blocks %ld (%ld)", n->name, r.msgs, rounds_td,
               r.blocks, vol_td);
-    if (run_case(n, &g, 0, NH_OP_ALLTOALL, NH_ALGO_DIRECT, &r) == 0)
+    if (run_case(n, &g, 0, NH_OP_ALLTOALL, NH_ALGO_DIRECT, 1, &r) == 0)
         CHECK(r.msgs == classes && r.nphases == (classes > 0) + zero && r.rounds == (classes > 0),
               "%s direct: msgs %ld (%ld classes)", n->name, r.msgs, classes);
+    /* bruck, one port: one message per round, and per dimension the
+     * fewest rounds any digit system has, ceil(log2(values spanned)). */
+    long lg = 0;
+    for (int j = 0; j < n->d; j++) {
+        int lo = 0, hi = 0, lgj = 0;
+        for (int t = 0; t < n->s; t++) {
+            lo = n->off[t * n->d + j] < lo ? n->off[t * n->d + j] : lo;
+            hi = n->off[t * n->d + j] > hi ? n->off[t * n->d + j] : hi;
+        }
+        while ((1L << lgj) < hi - lo + 1)
+            lgj++;
+        lg += lgj;
+    }
+    for (int op = 0; op < NH_OP_COUNT; op++)
+        if (run_case(n, &g, 0, (nh_op)op, NH_ALGO_BRUCK, 1, &r) == 0)
+            CHECK(r.msgs == r.rounds &&
+                      (strncmp(n->name, "moore", 5) == 0 ? r.rounds == lg : r.rounds <= lg),
+                  "%s bruck %s: %ld messages in %ld rounds (%ld)", n->name,
+                  nh_op_name((nh_op)op), r.msgs, r.rounds, lg);
 }
 
 static void sweep(const nbhd_def *n, int ndims, const int *dims, const int *periods)
@@ -184,11 +204,14 @@ static void sweep(const nbhd_def *n, int ndims, const int *dims, const int *peri
     for (int op = 0; op < NH_OP_COUNT; op++)
         for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++)
             for (int permute = 0; permute < 2 && nh_algos[a].build; permute++) {
-                result r;
-                CHECK(run_case(n, &g, permute, (nh_op)op, (nh_algo)a, &r) == 0,
-                      "%s on %dD grid %d..%d periodic=%d: %s %s permute=%d", n->name, ndims,
-                      dims[0], dims[ndims - 1], periods[0], nh_op_name((nh_op)op), nh_algos[a].name,
-                      permute);
+                /* k-ported builders: every port count, two per order */
+                for (int k = 1 + permute; k <= (a == NH_ALGO_BRUCK ? NH_MAX_PORTS : 1); k += 2) {
+                    result r;
+                    CHECK(run_case(n, &g, permute, (nh_op)op, (nh_algo)a, k, &r) == 0,
+                          "%s on %dD grid %d..%d periodic=%d: %s %s ports=%d permute=%d", n->name,
+                          ndims, dims[0], dims[ndims - 1], periods[0], nh_op_name((nh_op)op),
+                          nh_algos[a].name, k, permute);
+                }
             }
 }
 
@@ -392,7 +415,7 @@ static void test_node_stats(void)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         nh_sim_result res;
         nh_sched_stats st;
-        int rc = nh_sim_offsets(&g, 8, moore, 0, NH_OP_ALLTOALL, cases[i].algo, 0, cases[i].ppn,
+        int rc = nh_sim_offsets(&g, 8, moore, 0, NH_OP_ALLTOALL, cases[i].algo, 1, 0, cases[i].ppn,
                                 &res, &st);
         CHECK(rc == 0 && st.node_phases == cases[i].phases &&
                   (cases[i].blocks < 0 || st.node_blocks == cases[i].blocks),
@@ -404,12 +427,59 @@ static void test_node_stats(void)
 
 /* --quick: 1-D and 2-D neighborhoods and a few random lists only, for
  * slow checkers (scripts/check-valgrind.sh). */
+/* bruck's rounds and messages where they are known in closed form:
+ * 3-D Moore on 8x8x8 (one port: ceil(log2(2r+1)) rounds per dimension,
+ * one message each; two ports: ceil(log3(2r+1)), within the log-round
+ * bound ceil(log2(s+1)) + 1), and a diagonal neighborhood, which is
+ * one line (a linear embedding: ceil(log2 7) = 3 rounds on a torus, where
+ * dimension by dimension takes 6; 2 + 2 on a mesh, whose paths must not
+ * leave the line segment). */
+static void test_bruck(void)
+{
+    static const int want[3][2] = {{6, 3}, {9, 6}, {9, 6}};
+    int dims[3] = {8, 8, 8}, per[3] = {1, 1, 1};
+    nh_grid g;
+    nh_grid_init(&g, 3, dims, per);
+    for (int r = 1; r <= 3; r++) {
+        gen_box(&N, 3, r, keep_moore, 0, "moore");
+        int bound = 1;
+        while ((1 << (bound - 1)) < N.s + 1)
+            bound++;
+        for (int k = 1; k <= 2; k++)
+            for (int op = 0; op < NH_OP_COUNT; op++) {
+                result res;
+                int rc = run_case(&N, &g, 1, (nh_op)op, NH_ALGO_BRUCK, k, &res);
+                CHECK(rc == 0 && res.rounds == want[r - 1][k - 1] &&
+                          (k > 1 || res.msgs == res.rounds) && (k == 1 || res.rounds <= bound),
+                      "bruck 3-D Moore r=%d %s ports=%d: %ld rounds, %ld messages (want %d; "
+                      "bound %d)",
+                      r, nh_op_name((nh_op)op), k, res.rounds, res.msgs, want[r - 1][k - 1],
+                      bound);
+            }
+    }
+    N.d = 2;
+    N.s = 6;
+    snprintf(N.name, sizeof(N.name), "diagonal");
+    for (int t = 0; t < 6; t++)
+        N.off[2 * t] = N.off[2 * t + 1] = t < 3 ? t + 1 : 2 - t;
+    for (int mesh = 0; mesh < 2; mesh++) {
+        int d2[2] = {8, 8}, p2[2] = {!mesh, !mesh};
+        nh_grid_init(&g, 2, d2, p2);
+        result res;
+        int rc = run_case(&N, &g, 1, NH_OP_ALLTOALL, NH_ALGO_BRUCK, 1, &res);
+        CHECK(rc == 0 && res.rounds == (mesh ? 4 : 3),
+              "bruck on a diagonal line, mesh=%d: %ld rounds (want %d)", mesh, res.rounds,
+              mesh ? 4 : 3);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     test_canon();
     test_split_nbhd();
     test_node_stats();
+    test_bruck();
     test_catalog(quick ? 2 : 4);
     test_random(quick ? 4 : 40);
     printf("%d passed, %d failed\n", passed, failed);

@@ -1,0 +1,624 @@
+/* bruck: message combining in few rounds, after Bruck et al.'s
+ * all-to-all as the interface paper adapts it to isomorphic neighborhoods
+ * (Träff, Lübbe, Rougier, Hunold, "Isomorphic, sparse MPI-like collective
+ * communication operations for parallel stencil computations", EuroMPI
+ * 2015, doi:10.1145/2802658.2802663, Section 5.3).
+ *
+ * A schedule is a list of phases; a phase holds at most k hop vectors
+ * (k = nb->ports, the ports a rank uses at once) and every rank sends one
+ * message along each of them.  A block bound for offset c takes at most
+ * one hop per phase, and the hops it takes sum to c; blocks that take the
+ * same hop in the same phase share its message.  With one port and hops
+ * 1, 2, 4, ... a ring neighborhood of s offsets 1..s takes ceil(log2(s+1))
+ * rounds, one message each.
+ *
+ * The hops come from a digit system per dimension (dimension-ordered
+ * routing): in dimension j a coordinate value v in [lo, hi] is written in
+ * base b = k+1 with phase i's digits in [-a_i, k-a_i], where the a_i are
+ * the base-b digits of N = -lo, which writes every value in
+ * ceil(log_b(hi - lo + 1)) phases (with one port: hops +-2^i, the signs
+ * from N's binary digits; [-2, 2] takes -2, 1, 4... as -1, 2, -4 or the
+ * like); or with non-negative digits plus one shift phase -N (fewer
+ * messages); or, where the dimension is not periodic, with digits of v's
+ * own sign only, so that every position a block passes lies between its
+ * origin and its target and exists on a mesh.  The cheapest system that writes every value wins (fewest phases,
+ * then messages, then hops taken).  Where all offsets are multiples of one
+ * vector u (a linear embedding), one digit system over the multiples does
+ * instead if it takes fewer phases.
+ *
+ * Routing reuses the idea of the torus trie: a node (vector v) at rank R
+ * holds the block that originated at R - v.  For alltoall every template
+ * entry travels alone; for allgather entries whose paths agree so far
+ * share a node, so a block bound for several targets travels their common
+ * prefix once.  Every rank builds the same phases in the same order, so a
+ * round's block list on the sender matches the receiver's. */
+#include "sched.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define BR_MAXPH 64 /* phases of a plan (a digit system per dimension) */
+
+/* A digit system along one direction: per phase the scalar hops. */
+typedef struct sys1 {
+    int nph;
+    int nhop[BR_MAXPH];
+    int hop[BR_MAXPH][NH_MAX_PORTS];
+} sys1;
+
+/* Reachable sums after each phase: the fewest hops taken to reach x and
+ * the hop taken in the last phase (-1: stayed), for backtracking. */
+typedef struct dp1 {
+    int lo, w; /* sums in [lo, lo + w) */
+    short *cost; /* (nph + 1) * w, -1 unreachable */
+    signed char *via;
+} dp1;
+
+static int pow_cover(int base, int need)
+{ /* phases m with base^m - 1 >= need (need >= 0) */
+    long v = 1;
+    int m = 0;
+    while (v - 1 < need && m < BR_MAXPH) {
+        v *= base;
+        m++;
+    }
+    return m;
+}
+
+/* Fills dp over sums reachable with the system, restricted to hops of
+ * sign sgn (0: any).  Returns 0 or -1 (memory). */
+static int dp_run(const sys1 *y, int sgn, dp1 *d)
+{
+    long span = 0;
+    for (int i = 0; i < y->nph; i++) {
+        int m = 0;
+        for (int q = 0; q < y->nhop[i]; q++)
+            m = abs(y->hop[i][q]) > m ? abs(y->hop[i][q]) : m;
+        span += m;
+    }
+    if (span > (1 << 20))
+        return -1;
+    d->lo = -(int)span;
+    d->w = 2 * (int)span + 1;
+    size_t n = (size_t)(y->nph + 1) * (size_t)d->w;
+    d->cost = malloc(n * sizeof(short));
+    d->via = malloc(n);
+    if (!d->cost || !d->via)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        d->cost[i] = -1;
+    d->cost[0 - d->lo] = 0;
+    for (int i = 0; i < y->nph; i++) {
+        const short *c0 = d->cost + (size_t)i * d->w;
+        short *c1 = d->cost + (size_t)(i + 1) * d->w;
+        signed char *v1 = d->via + (size_t)(i + 1) * d->w;
+        for (int x = 0; x < d->w; x++) {
+            if (c0[x] < 0)
+                continue;
+            if (c1[x] < 0 || c1[x] > c0[x]) { /* staying wins ties */
+                c1[x] = c0[x];
+                v1[x] = -1;
+            }
+            for (int q = 0; q < y->nhop[i]; q++) {
+                int h = y->hop[i][q], t = x + h;
+                if ((sgn > 0 && h < 0) || (sgn < 0 && h > 0) || t < 0 || t >= d->w)
+                    continue;
+                if (c1[t] < 0 || c1[t] > c0[x] + 1) {
+                    c1[t] = (short)(c0[x] + 1);
+                    v1[t] = (signed char)q;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+/* The hop of each phase that writes v (-1: none); -1 if v is not written. */
+static int dp_path(const sys1 *y, const dp1 *d, int v, int *choice)
+{
+    int x = v - d->lo;
+    if (x < 0 || x >= d->w || d->cost[(size_t)y->nph * d->w + x] < 0)
+        return -1;
+    for (int i = y->nph; i > 0; i--) {
+        int q = d->via[(size_t)i * d->w + x];
+        choice[i - 1] = q;
+        if (q >= 0)
+            x -= y->hop[i - 1][q];
+    }
+    return x == -d->lo ? 0 : -1;
+}
+
+static void dp_free(dp1 *d)
+{
+    free(d->cost);
+    free(d->via);
+    d->cost = NULL;
+    d->via = NULL;
+}
+
+/* Does y write every value (monotone: with hops of the value's sign)?
+ * *hops: total hops taken, for ties.  0 yes, 1 no, -1 memory. */
+static int sys_check(const sys1 *y, const int *vals, int n, int monotone, long *hops)
+{
+    dp1 d[3] = {{0}};
+    int choice[BR_MAXPH], rc = -1;
+    *hops = 0;
+    for (int sg = monotone ? 1 : 0; sg < (monotone ? 3 : 1); sg++)
+        if (dp_run(y, sg == 2 ? -1 : sg, &d[sg]))
+            goto out;
+    rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        if (vals[i] == 0)
+            continue;
+        const dp1 *dd = &d[monotone ? (vals[i] > 0 ? 1 : 2) : 0];
+        if (dp_path(y, dd, vals[i], choice))
+            rc = 1;
+        else
+            *hops += dd->cost[(size_t)y->nph * dd->w + vals[i] - dd->lo];
+    }
+out:
+    for (int i = 0; i < 3; i++)
+        dp_free(&d[i]);
+    return rc;
+}
+
+static void add_phase(sys1 *y)
+{
+    if (y->nph < BR_MAXPH)
+        y->nhop[y->nph++] = 0;
+}
+
+static void add_hop(sys1 *y, int h)
+{
+    if (y->nph > 0 && y->nhop[y->nph - 1] < NH_MAX_PORTS)
+        y->hop[y->nph - 1][y->nhop[y->nph - 1]++] = h;
+}
+
+/* Phases of base-b digits 1..kp (sign sg) for magnitudes up to need,
+ * starting at phase `at` of y (phases are added as needed). */
+static void add_digits(sys1 *y, int at, int kp, int sg, int need)
+{
+    int m = pow_cover(kp + 1, need);
+    long w = 1;
+    for (int i = 0; i < m; i++, w *= kp + 1) {
+        while (y->nph <= at + i)
+            add_phase(y);
+        for (int dgt = 1; dgt <= kp; dgt++)
+            if (y->nhop[at + i] < NH_MAX_PORTS)
+                y->hop[at + i][y->nhop[at + i]++] = sg * dgt * (int)w;
+    }
+}
+
+/* The candidate digit systems for values in [lo, hi] (lo <= 0 <= hi). */
+static int candidates(int lo, int hi, int k, int monotone, sys1 *c)
+{
+    int n = 0, N = -lo, b = k + 1;
+    if (!monotone) {
+        /* Phase i's digits -a_i .. k-a_i, a_i the i-th base-b digit of N
+         * (or of the room left above hi): the range [-N, b^m - 1 - N]
+         * takes the fewest phases, ceil(log_b(hi - lo + 1)). */
+        for (int side = 0; side < 2; side++) {
+            int m = pow_cover(b, hi - lo), low = side ? 0 : N;
+            sys1 *y = &c[n++];
+            memset(y, 0, sizeof(*y));
+            long w = 1, top = 1;
+            for (int i = 0; i < m; i++)
+                top *= b;
+            if (side) /* the digits of top - 1 - hi on the negative side */
+                low = (int)(top - 1 - hi);
+            for (int i = 0; i < m; i++, w *= b) {
+                int a = (int)(low / w % b);
+                add_phase(y);
+                for (int dgt = -a; dgt <= k - a; dgt++)
+                    if (dgt)
+                        add_hop(y, dgt * (int)w);
+            }
+        }
+        if (lo < 0 && hi > 0) { /* non-negative digits and one shift (each sign) */
+            for (int sg = 1; sg >= -1; sg -= 2) {
+                sys1 *y = &c[n++];
+                memset(y, 0, sizeof(*y));
+                int far = sg > 0 ? N : hi, near = sg > 0 ? hi : N;
+                add_phase(y);
+                add_hop(y, -sg * far);
+                add_digits(y, 1, k, sg, near > far - 1 ? near : far - 1);
+            }
+        }
+    }
+    /* Monotone: digits of the value's sign, positive and negative phases
+     * one after the other, or side by side with the ports split. */
+    sys1 *y = &c[n++];
+    memset(y, 0, sizeof(*y));
+    add_digits(y, 0, k, 1, hi);
+    add_digits(y, y->nph, k, -1, N);
+    for (int k1 = 1; k1 < k && hi > 0 && N > 0; k1++) {
+        y = &c[n++];
+        memset(y, 0, sizeof(*y));
+        add_digits(y, 0, k1, 1, hi);
+        add_digits(y, 0, k - k1, -1, N);
+    }
+    return n;
+}
+
+static int msgs_of(const sys1 *y)
+{
+    int m = 0;
+    for (int i = 0; i < y->nph; i++)
+        m += y->nhop[i];
+    return m;
+}
+
+/* The cheapest candidate that writes every value: 0, or -1 (memory). */
+static int best_sys(const int *vals, int n, int k, int monotone, sys1 *out)
+{
+    int lo = 0, hi = 0, found = 0;
+    long best_hops = 0;
+    for (int i = 0; i < n; i++) {
+        lo = vals[i] < lo ? vals[i] : lo;
+        hi = vals[i] > hi ? vals[i] : hi;
+    }
+    sys1 *c = malloc((2 * NH_MAX_PORTS + 4) * sizeof(sys1));
+    if (!c)
+        return -1;
+    int nc = candidates(lo, hi, k, monotone, c);
+    for (int i = 0; i < nc; i++) {
+        long hops;
+        int r = sys_check(&c[i], vals, n, monotone, &hops);
+        if (r < 0) {
+            free(c);
+            return -1;
+        }
+        if (r > 0)
+            continue;
+        int better = !found || c[i].nph < out->nph ||
+                     (c[i].nph == out->nph && (msgs_of(&c[i]) < msgs_of(out) ||
+                                               (msgs_of(&c[i]) == msgs_of(out) && hops < best_hops)));
+        if (better) {
+            *out = c[i];
+            best_hops = hops;
+            found = 1;
+        }
+    }
+    free(c);
+    if (!found) /* the monotone systems always write every value */
+        return -1;
+    /* Drop phases without hops (an empty side). */
+    int w = 0;
+    for (int i = 0; i < out->nph; i++)
+        if (out->nhop[i]) {
+            out->nhop[w] = out->nhop[i];
+            memcpy(out->hop[w], out->hop[i], sizeof(out->hop[i]));
+            w++;
+        }
+    out->nph = w;
+    return 0;
+}
+
+/* The whole plan: phases of hop vectors and each entry's hop per phase. */
+typedef struct bplan {
+    int nph;
+    int nhop[BR_MAXPH];
+    int hop[BR_MAXPH][NH_MAX_PORTS][NH_MAXDIMS];
+    int *choice; /* s * nph */
+} bplan;
+
+static int gcd(int a, int b)
+{
+    a = abs(a);
+    b = abs(b);
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Appends y along direction u, writing each entry's multiple lam[t]. */
+static int append_sys(bplan *p, const sys1 *y, const int *u, int d, const int *lam, int s,
+                      int monotone, int *choice_tmp)
+{
+    if (p->nph + y->nph > BR_MAXPH)
+        return 1;
+    dp1 dd[3] = {{0}};
+    int rc = -1;
+    for (int sg = 0; sg < 3; sg++)
+        if (dp_run(y, sg == 2 ? -1 : sg, &dd[sg]))
+            goto out;
+    for (int t = 0; t < s; t++) {
+        int *ch = p->choice + (size_t)t * BR_MAXPH + p->nph;
+        for (int i = 0; i < y->nph; i++)
+            ch[i] = -1;
+        if (lam[t] == 0)
+            continue;
+        const dp1 *dv = &dd[monotone ? (lam[t] > 0 ? 1 : 2) : 0];
+        if (dp_path(y, dv, lam[t], choice_tmp))
+            goto out;
+        memcpy(ch, choice_tmp, (size_t)y->nph * sizeof(int));
+    }
+    for (int i = 0; i < y->nph; i++) {
+        p->nhop[p->nph + i] = y->nhop[i];
+        for (int q = 0; q < y->nhop[i]; q++)
+            for (int j = 0; j < d; j++)
+                p->hop[p->nph + i][q][j] = y->hop[i][q] * u[j];
+    }
+    p->nph += y->nph;
+    rc = 0;
+out:
+    for (int i = 0; i < 3; i++)
+        dp_free(&dd[i]);
+    return rc;
+}
+
+/* May a path leave the box between origin and target in dimension j? */
+static int free_dim(const nh_grid *g, int j)
+{
+    return g->periods[j];
+}
+
+/* Dimension by dimension; or along one vector if that takes fewer phases. */
+static int make_plan(const nh_nbhd *nb, bplan *p)
+{
+    int d = nb->g.ndims, s = nb->s, k = nb->ports < 1 ? 1 : nb->ports, rc = -1;
+    if (k > NH_MAX_PORTS)
+        k = NH_MAX_PORTS;
+    int *vals = malloc(((size_t)s + 1) * sizeof(int));
+    p->choice = malloc(((size_t)s + 1) * BR_MAXPH * sizeof(int));
+    if (!vals || !p->choice)
+        goto out;
+    int choice_tmp[BR_MAXPH];
+    sys1 y;
+    /* Linear embedding: every offset a multiple of u. */
+    int u[NH_MAXDIMS] = {0}, linear = 0, lin_nph = BR_MAXPH + 1, lin_mono = 0;
+    for (int t = 0; t < s && !linear; t++) {
+        const int *c = nb->off + (size_t)t * d;
+        int g = 0;
+        for (int j = 0; j < d; j++)
+            g = gcd(g, c[j]);
+        if (g == 0)
+            continue;
+        int first = 0;
+        while (c[first] == 0)
+            first++;
+        for (int j = 0; j < d; j++)
+            u[j] = c[j] / g * (c[first] < 0 ? -1 : 1);
+        linear = 1;
+    }
+    if (linear) {
+        int first = 0;
+        while (u[first] == 0)
+            first++;
+        for (int t = 0; t < s && linear; t++) {
+            const int *c = nb->off + (size_t)t * d;
+            vals[t] = c[first] / u[first];
+            for (int j = 0; j < d; j++)
+                linear &= c[j] == vals[t] * u[j];
+        }
+        for (int j = 0; j < d; j++)
+            lin_mono |= u[j] != 0 && !free_dim(&nb->g, j);
+        if (linear && best_sys(vals, s, k, lin_mono, &y))
+            goto out;
+        if (linear)
+            lin_nph = y.nph;
+    }
+    /* Dimension by dimension. */
+    sys1 *dims = malloc((size_t)d * sizeof(sys1));
+    if (!dims)
+        goto out;
+    int dim_nph = 0;
+    for (int j = 0; j < d; j++) {
+        for (int t = 0; t < s; t++)
+            vals[t] = nb->off[(size_t)t * d + j];
+        if (best_sys(vals, s, k, !free_dim(&nb->g, j), &dims[j])) {
+            free(dims);
+            goto out;
+        }
+        dim_nph += dims[j].nph;
+    }
+    p->nph = 0;
+    if (linear && lin_nph < dim_nph) {
+        int first = 0;
+        while (u[first] == 0)
+            first++;
+        for (int t = 0; t < s; t++)
+            vals[t] = nb->off[(size_t)t * d + first] / u[first];
+        rc = append_sys(p, &y, u, d, vals, s, lin_mono, choice_tmp);
+    } else {
+        rc = 0;
+        for (int j = 0; j < d && rc == 0; j++) {
+            int e[NH_MAXDIMS] = {0};
+            e[j] = 1;
+            for (int t = 0; t < s; t++)
+                vals[t] = nb->off[(size_t)t * d + j];
+            rc = append_sys(p, &dims[j], e, d, vals, s, !free_dim(&nb->g, j), choice_tmp);
+        }
+    }
+    free(dims);
+out:
+    free(vals);
+    return rc;
+}
+
+/* A routing node: the data that originated at R - vec. */
+typedef struct bnode {
+    int vec[NH_MAXDIMS];
+    nh_blk loc;
+    int final_t; /* template entry whose receive slot holds it, or -1 */
+    int key;     /* alltoall: the entry; allgather: -1 */
+    int lo, hi;  /* its entries: ent[lo .. hi) */
+} bnode;
+
+/* Is the transfer of node m's data, serving entries ent[lo..hi), listed
+ * at this rank, which holds it as vec and exchanges with peer?  Where the
+ * origin, the peer and one served target exist (every position between
+ * them then exists too: paths are monotone in non-periodic dimensions). */
+static int listed(const nh_nbhd *nb, const int *ent, int lo, int hi, const int *vec, int peer)
+{
+    int d = nb->g.ndims, diff[NH_MAXDIMS];
+    if (peer == NH_NONE || nh_grid_shift(&nb->g, nb->coords, vec, -1) == NH_NONE)
+        return 0;
+    for (int i = lo; i < hi; i++) {
+        const int *c = nb->off + (size_t)ent[i] * d;
+        for (int j = 0; j < d; j++)
+            diff[j] = c[j] - vec[j];
+        if (nh_grid_shift(&nb->g, nb->coords, diff, +1) != NH_NONE)
+            return 1;
+    }
+    return 0;
+}
+
+/* Does entry t take a hop after phase i? */
+static int moves_later(const bplan *p, int t, int i)
+{
+    for (int q = i + 1; q < p->nph; q++)
+        if (p->choice[(size_t)t * BR_MAXPH + q] >= 0)
+            return 1;
+    return 0;
+}
+
+typedef struct nodes {
+    bnode *v;
+    int n, cap;
+} nodes;
+
+static int push_node(nodes *l, const bnode *x)
+{
+    if (l->n == l->cap) {
+        int c = l->cap ? 2 * l->cap : 16;
+        bnode *nv = realloc(l->v, (size_t)c * sizeof(*nv));
+        if (!nv)
+            return -1;
+        l->v = nv;
+        l->cap = c;
+    }
+    l->v[l->n++] = *x;
+    return 0;
+}
+
+/* Phase i for node m: its entries split by the hop they take (stable);
+ * the ones that stay keep m, each hop makes a child. */
+static int route_phase(nh_sched *s, const nh_nbhd *nb, const bplan *p, int i, const int *round_of,
+                       int *ent, int *tmp, const bnode *m, nodes *next)
+{
+    int d = nb->g.ndims, cnt[NH_MAX_PORTS + 1] = {0}, start[NH_MAX_PORTS + 2];
+    for (int e = m->lo; e < m->hi; e++)
+        cnt[p->choice[(size_t)ent[e] * BR_MAXPH + i] + 1]++;
+    start[0] = m->lo;
+    for (int q = 0; q <= p->nhop[i]; q++)
+        start[q + 1] = start[q] + cnt[q];
+    int fill[NH_MAX_PORTS + 1];
+    memcpy(fill, start, sizeof(fill));
+    for (int e = m->lo; e < m->hi; e++)
+        tmp[fill[p->choice[(size_t)ent[e] * BR_MAXPH + i] + 1]++] = ent[e];
+    memcpy(ent + m->lo, tmp + m->lo, (size_t)(m->hi - m->lo) * sizeof(int));
+    if (cnt[0]) {
+        bnode stay = *m;
+        stay.hi = start[1];
+        if (push_node(next, &stay))
+            return -1;
+    }
+    for (int q = 0; q < p->nhop[i]; q++) {
+        if (!cnt[q + 1])
+            continue;
+        bnode c = *m;
+        c.lo = start[q + 1];
+        c.hi = start[q + 2];
+        for (int j = 0; j < d; j++)
+            c.vec[j] = m->vec[j] + p->hop[i][q][j];
+        /* Storage: the receive slot of an entry that stops here, else a temp. */
+        c.final_t = -1;
+        for (int e = c.lo; e < c.hi && c.final_t < 0; e++)
+            if (!moves_later(p, ent[e], i))
+                c.final_t = ent[e];
+        c.loc.buf = c.final_t >= 0 ? NH_BUF_RECV : NH_BUF_TEMP;
+        c.loc.slot = c.final_t >= 0 ? nb->recv_slot[c.final_t] : nh_sched_temp(s);
+        c.loc.key = -1;
+        int r = round_of[i * NH_MAX_PORTS + q];
+        s->rounds[r].tmpl_blocks++;
+        s->cur_key = m->key;
+        if (listed(nb, ent, c.lo, c.hi, m->vec, s->rounds[r].sendpeer))
+            nh_sched_add_send(s, r, m->loc.buf, m->loc.slot);
+        if (listed(nb, ent, c.lo, c.hi, c.vec, s->rounds[r].recvpeer))
+            nh_sched_add_recv(s, r, c.loc.buf, c.loc.slot);
+        if (push_node(next, &c))
+            return -1;
+    }
+    return s->oom ? -1 : 0;
+}
+
+int nh_build_bruck(const nh_nbhd *nb, nh_op op, nh_sched **out)
+{
+    int S = nb->s, rc = -1;
+    bplan *p = calloc(1, sizeof(*p));
+    nh_sched *s = nh_sched_new(NH_ALGO_BRUCK, op);
+    nodes cur = {0}, next = {0};
+    int *ent = malloc(((size_t)S + 1) * sizeof(int)), *tmp = malloc(((size_t)S + 1) * sizeof(int));
+    int *round_of = malloc((size_t)BR_MAXPH * NH_MAX_PORTS * sizeof(int));
+    if (!p || !s || !ent || !tmp || !round_of || make_plan(nb, p))
+        goto out;
+    for (int i = 0; i < p->nph; i++)
+        for (int q = 0; q < p->nhop[i]; q++)
+            if ((round_of[i * NH_MAX_PORTS + q] = nh_sched_add_hop(s, i, nb, p->hop[i][q])) < 0)
+                goto out;
+    /* Roots: the send buffer (one per entry for alltoall, one shared). */
+    for (int t = 0; t < S; t++)
+        ent[t] = t;
+    for (int k = 0; k < (op == NH_OP_ALLTOALL ? S : (S > 0)); k++) {
+        bnode r;
+        memset(&r, 0, sizeof(r));
+        r.loc.buf = NH_BUF_SEND;
+        r.loc.slot = op == NH_OP_ALLTOALL ? nb->send_slot[k] : 0;
+        r.loc.key = -1;
+        r.final_t = -1;
+        r.key = op == NH_OP_ALLTOALL ? k : -1;
+        r.lo = op == NH_OP_ALLTOALL ? k : 0;
+        r.hi = op == NH_OP_ALLTOALL ? k + 1 : S;
+        if (push_node(&cur, &r))
+            goto out;
+    }
+    for (int i = 0; i < p->nph; i++) {
+        next.n = 0;
+        for (int n = 0; n < cur.n; n++)
+            if (route_phase(s, nb, p, i, round_of, ent, tmp, &cur.v[n], &next))
+                goto out;
+        nodes t = cur;
+        cur = next;
+        next = t;
+    }
+    /* Final copies: entries whose node is not their own receive slot
+     * (offset 0 still in the send buffer, allgather entries sharing a
+     * node). */
+    int cr = nh_sched_add_round(s, p->nph, NH_NONE, NH_NONE, 1);
+    if (cr < 0)
+        goto out;
+    for (int n = 0; n < cur.n; n++) {
+        const bnode *m = &cur.v[n];
+        for (int e = m->lo; e < m->hi; e++) {
+            int t = ent[e];
+            if (t == m->final_t)
+                continue;
+            s->rounds[cr].tmpl_blocks++;
+            if (nb->recv_slot[t] == NH_NONE)
+                continue;
+            s->cur_key = m->key;
+            nh_sched_add_send(s, cr, m->loc.buf, m->loc.slot);
+            nh_sched_add_recv(s, cr, NH_BUF_RECV, nb->recv_slot[t]);
+        }
+    }
+    if (nh_sched_finish(s))
+        goto out;
+    *out = s;
+    s = NULL;
+    rc = 0;
+out:
+    if (p)
+        free(p->choice);
+    free(p);
+    nh_sched_free(s);
+    free(cur.v);
+    free(next.v);
+    free(ent);
+    free(tmp);
+    free(round_of);
+    return rc;
+}
