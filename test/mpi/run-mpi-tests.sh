@@ -1,7 +1,10 @@
 #!/bin/sh
 # MPI tests under LD_PRELOAD: every algorithm forced and auto, 1..4 ranks,
 # both bindings, the report format, rejection of bad settings, and a
-# benchmark smoke run.  Prints "N passed, N failed".
+# benchmark smoke run.  Output is TAP (make check's tap-driver.sh): one
+# "ok N - NAME" or "not ok N - NAME" per case, NAME giving the program, the
+# rank count and the settings, the failing run's command and the end of
+# its stderr as "#" lines, then "N passed, N failed" and the plan "1..N".
 : "${MPIEXEC:=mpiexec.mpich}"
 : "${TOP_BUILDDIR:=.}"
 lib=${NHOOD_LIB:-$TOP_BUILDDIR/.libs/libnhood.so}
@@ -9,6 +12,7 @@ t=$TOP_BUILDDIR/test/mpi
 log=${TMPDIR:-/tmp}/nhood-mpi-test.$$
 pass=0
 fail=0
+n=0
 # Open MPI runs 8..16 ranks on two cores (oversubscribed, yielding);
 # MPICH busy-polls, so it stays at 4.
 case "$MPIEXEC" in
@@ -25,8 +29,26 @@ case "$MPIEXEC" in
         ;;
 esac
 
-ok() { pass=$((pass + 1)); echo "ok $pass $1"; }
-bad() { fail=$((fail + 1)); echo "not ok $1"; sed 's/^/    /' "$log.err" | tail -20; }
+# ok NAME / bad NAME: one TAP result.  A NAME that does not say which
+# program ran at how many ranks gets the last run's "[program args np=N
+# settings]" appended; a failure shows that run's command and the end of
+# its stderr as TAP comments.
+last="" last_cmd=""
+desc() {
+    case "$1" in
+        *"np="*"${last_prog#test_}"* | *"${last_prog#test_}"*"np="*) echo "$1" ;;
+        *) echo "$1${last:+ [$last]}" ;;
+    esac
+}
+ok() { pass=$((pass + 1)); n=$((n + 1)); echo "ok $n - $(desc "$1")"; }
+bad() {
+    fail=$((fail + 1)) n=$((n + 1))
+    echo "not ok $n - $(desc "$1")"
+    echo "# command: $last_cmd"
+    sed 's/^/#     /' "$log.err" | tail -20
+}
+# skip NAME REASON: a case that cannot run in this build.
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
 # run NAME NP "VAR=VAL ..." PROGRAM [ARGS]: succeeds if the program does.
 run() {
@@ -40,6 +62,10 @@ run() {
         [ -n "$val" ] && flags="$flags $(env_flag $v "$val")"
     done
     for v in $vars; do flags="$flags $(env_flag "${v%%=*}" "${v#*=}")"; done
+    last_prog=${1##*/}
+    # shellcheck disable=SC2086
+    last="$last_prog$(shift; [ $# -eq 0 ] || echo " $*") np=$np$(for v in $vars; do printf ' %s' "$v"; done)"
+    last_cmd="timeout 300 $MPIEXEC $extra -n $np $flags $*"
     # shellcheck disable=SC2086
     timeout 300 $MPIEXEC $extra -n "$np" $flags "$@" >"$log.out" 2>"$log.err"
 }
@@ -320,12 +346,12 @@ grep -q 'HAVE_MPI_NEIGHBOR_ALLTOALL_INIT=1' "$TOP_BUILDDIR/Makefile" &&
 fortran_forms() { # report file
     for op in $fops; do
         grep -Eq "^nhood: comm=[0-9]+ op=$op pattern=isomorphic source=inferred .*neighbors=26 $algo" "$1" ||
-            { echo "    no report line for op=$op"; return 1; }
+            { echo "#     no report line for op=$op"; return 1; }
     done
 }
 for prog in test_fortran test_fortran_mpif; do
     if [ ! -x "$t/$prog" ]; then
-        echo "skip $prog (no MPI Fortran compiler at configure time)"
+        skip "$prog" "no MPI Fortran compiler at configure time"
         continue
     fi
     for np in 1 2 4; do
@@ -342,7 +368,7 @@ for prog in test_fortran test_fortran_mpif; do
             ok "$name"
         else
             bad "$name"
-            sed 's/^/    /' "$log.out" | tail -5
+            sed 's/^/#     /' "$log.out" | tail -5
         fi
     done
 done
@@ -428,6 +454,8 @@ case "$MPIEXEC" in
         name="rejects NHOOD_ALGO=bogus on rank 1 only"
         pre="${NH_PRELOAD_FIRST:-}$lib"
         if timeout 300 $MPIEXEC -genv LD_PRELOAD "$pre" -n 1 "$t/test_badenv" : \
+        last_prog=test_badenv last="test_badenv np=2, NHOOD_ALGO=bogus on rank 1"
+        last_cmd="timeout 300 $MPIEXEC -genv LD_PRELOAD $pre -n 1 $t/test_badenv : -n 1 -env NHOOD_ALGO bogus $t/test_badenv"
             -n 1 -env NHOOD_ALGO bogus "$t/test_badenv" >"$log.out" 2>"$log.err"; then
             bad "$name (exited 0)"
         elif [ "$(grep -c 'nhood: error' "$log.err")" -eq 1 ] &&
@@ -723,3 +751,4 @@ fi
 rm -f "$log.out" "$log.err" "$log.csv"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
+echo "1..$n"

@@ -5,19 +5,20 @@
 # (tools: programs and their helpers outside the library, at the top)
 # (a file may call files of its own folder or of lower ones), no two files
 # call each other through any chain (tsort finds no cycle), and no source
-# file under src/ is over 700 lines.  Prints "N passed, N failed".
+# file under src/ is over 700 lines.  Prints TAP and "N passed, N failed".
 : "${srcdir:=.}" "${TOP_BUILDDIR:=.}"
 layers="core util config plan exec select api iso overlap intercept tools"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok $((pass + fail)) $1"; }
-notok() { fail=$((fail + 1)); echo "not ok $((pass + fail)) $1"; sed 's/^/    /' "$2"; }
+ok() { pass=$((pass + 1)); echo "ok $((pass + fail)) - $1"; }
+notok() { fail=$((fail + 1)); echo "not ok $((pass + fail)) - $1"; sed 's/^/#     /' "$2"; }
 
 objs=$(cd "$TOP_BUILDDIR" && find src -path '*/.libs/*.o' | sort)
 if [ -z "$objs" ]; then
-    echo "not ok 1 no libtool objects under $TOP_BUILDDIR/src (build first)"
+    echo "not ok 1 - no libtool objects under $TOP_BUILDDIR/src (build first)"
     echo "0 passed, 1 failed"
+    echo "1..1"
     exit 1
 fi
 for o in $objs; do
@@ -35,7 +36,7 @@ awk 'NR == FNR {c[$1] = 1; next} !($1 in c)' "$tmp/libc" "$tmp/def" >"$tmp/def.o
 # edges "caller callee symbol"
 awk 'NR == FNR {d[$1] = $2; next} ($2 in d) && d[$2] != $1 {print $1, d[$2], $2}' \
     "$tmp/def.own" "$tmp/use" | sort -u >"$tmp/edges"
-[ -s "$tmp/edges" ] || { echo "not ok 1 no calls between files found"; echo "0 passed, 1 failed"; exit 1; }
+[ -s "$tmp/edges" ] || { echo "not ok 1 - no calls between files found"; echo "0 passed, 1 failed"; echo "1..1"; exit 1; }
 
 rank() {
     i=0
@@ -68,4 +69,5 @@ if [ -s "$tmp/long" ]; then notok "no source file under src/ over 700 lines" "$t
     ok "no source file under src/ over 700 lines"
 fi
 echo "$pass passed, $fail failed"
+echo "1..$((pass + fail))"
 [ "$fail" -eq 0 ]

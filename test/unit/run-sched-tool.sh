@@ -8,8 +8,10 @@ tool=$TOP_BUILDDIR/nhood-sched
 pass=0
 fail=0
 check() {
-    if [ "$2" = 0 ]; then pass=$((pass + 1)); echo "ok $1"; else fail=$((fail + 1)); echo "not ok $1"; fi
+    if [ "$2" = 0 ]; then pass=$((pass + 1)); echo "ok $((pass + fail)) - $1"; else
+        fail=$((fail + 1)); echo "not ok $((pass + fail)) - $1"; fi
 }
+# check NAME STATUS: one TAP result (make check's tap-driver.sh).
 out=$("$tool" --nbhd moore --dims 3 --radius 1 --procs 512 --verify --no-header)
 check "moore d3 r1 at 512 verified" "$(echo "$out" | grep -c ',yes$' | grep -qx 6; echo $?)"
 check "moore d3 r1 torus: 3 rounds, 6 messages, 54 blocks" \
@@ -28,3 +30,4 @@ check "moore d2 r1, 4 ranks per node: direct leaves nodes in 1 phase, 24 blocks"
 check "--ppn 0 refused" "$("$tool" --nbhd moore --dims 2 --procs 16 --ppn 0 >/dev/null 2>&1; [ $? -eq 2 ]; echo $?)"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
+echo "1..$((pass + fail))"

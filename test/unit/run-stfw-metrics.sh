@@ -9,8 +9,10 @@
 tool=$TOP_BUILDDIR/nhood-stfw-metrics
 pass=0
 fail=0
+# check NAME STATUS: one TAP result (make check's tap-driver.sh).
 check() {
-    if [ "$2" = 0 ]; then pass=$((pass + 1)); echo "ok $1"; else fail=$((fail + 1)); echo "not ok $1"; fi
+    if [ "$2" = 0 ]; then pass=$((pass + 1)); echo "ok $((pass + fail)) - $1"; else
+        fail=$((fail + 1)); echo "not ok $((pass + fail)) - $1"; fi
 }
 out=$("$tool" --matrix powerlaw:65536:8:2.0:4 --procs 256 --verify --csv)
 check "K=256 all dimensions deliver" "$?"
@@ -37,4 +39,5 @@ check "--ppn 0 refused" "$([ $? -eq 2 ]; echo $?)"
 "$tool" --matrix nonsense:1 --procs 4 >/dev/null 2>&1
 check "bad matrix spec refused" "$([ $? -eq 2 ]; echo $?)"
 echo "$pass passed, $fail failed"
+echo "1..$((pass + fail))"
 [ "$fail" -eq 0 ]
