@@ -62,8 +62,8 @@ if $py -c 'import mpi4py, numpy' 2>/dev/null; then
     for np in 1 2 4 8; do
         if run $np $py "$top/test/clients/neighbors.py" &&
             grep -q '^neighbors.py thread level 3, ok$' nhood.out &&
-            report 'op=alltoall pattern=isomorphic .*algorithm=(direct|torus|torus_direct) ' &&
-            report 'op=ialltoallv pattern=isomorphic .*algorithm=(direct|torus|torus_direct) ' &&
+            report 'op=alltoall pattern=isomorphic .*algorithm=(direct|torus|torus_direct|bruck) ' &&
+            report 'op=ialltoallv pattern=isomorphic .*algorithm=(direct|torus|torus_direct|bruck) ' &&
             report 'dup_of=[0-9]+ op=alltoallv pattern=isomorphic ' &&
             report 'op=inplace_alltoallv pattern=inplace procs='$np; then
             ok "mpi4py neighbors.py np=$np"

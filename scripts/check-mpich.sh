@@ -14,7 +14,7 @@ top=$(cd "$here/.." && pwd)
 lib=${NHOOD_LIB:-$top/.libs/libnhood.so}
 src=${NHOOD_MPICH_SRC:-$top/build-mpich-tests}
 mpiexec=${MPIEXEC:-mpiexec.mpich}
-modes=${NHOOD_MPICH_MODES:-"nhood NHOOD_ALGO=direct NHOOD_ALGO=torus NHOOD_ALGO=torus_direct NHOOD_ALGO=pmpi NHOOD_PROGRESS=poll NHOOD_PROGRESS=poll,NHOOD_ALGO=torus NHOOD_INPLACE_ALGO=lsa NHOOD_INPLACE_ALGO=pmpi NHOOD_INPLACE_AUXMEM=4096"}
+modes=${NHOOD_MPICH_MODES:-"nhood NHOOD_ALGO=direct NHOOD_ALGO=torus NHOOD_ALGO=torus_direct NHOOD_ALGO=bruck NHOOD_ALGO=pmpi NHOOD_PROGRESS=poll NHOOD_PROGRESS=poll,NHOOD_ALGO=torus NHOOD_INPLACE_ALGO=lsa NHOOD_INPLACE_ALGO=pmpi NHOOD_INPLACE_AUXMEM=4096"}
 # Script variables, not nhood settings: keep them away from the tests (nhood
 # warns about unknown NHOOD_* variables, and MPICH's runner fails on output).
 unset NHOOD_MPICH_SRC NHOOD_MPICH_MODES

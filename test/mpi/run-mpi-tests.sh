@@ -71,7 +71,7 @@ run() {
 }
 
 for np in $nps; do
-    for algo in auto direct torus torus_direct pmpi; do
+    for algo in auto direct torus torus_direct bruck pmpi; do
         name="neighbor np=$np NHOOD_ALGO=$algo"
         if run "$name" $np "NHOOD_ALGO=$algo NHOOD_FALLBACK=silent" "$t/test_neighbor"; then ok "$name"; else bad "$name"; fi
     done
@@ -193,7 +193,7 @@ fi
 # PMPI, and chunked packed messages.
 for np in $nps; do
     for vars in "" "NHOOD_ALGO=torus" "NHOOD_PROGRESS=poll" "NHOOD_PROGRESS=poll NHOOD_ALGO=torus" \
-        "NHOOD_PROGRESS=poll NHOOD_ALGO=torus_direct" "NHOOD_ALGO=pmpi"; do
+        "NHOOD_PROGRESS=poll NHOOD_ALGO=torus_direct" "NHOOD_PROGRESS=poll NHOOD_ALGO=bruck NHOOD_PORTS=2" "NHOOD_ALGO=pmpi"; do
         name="nonblocking np=$np $vars"
         if run "$name" $np "$vars NHOOD_FALLBACK=silent" "$t/test_nonblocking"; then ok "$name"; else bad "$name"; fi
     done
@@ -222,7 +222,7 @@ for np in $nps; do
 done
 name="NHOOD_REPORT=1 lists duplicates as their own communicators"
 if run "$name" 4 "NHOOD_REPORT=1" "$t/test_dup" &&
-    [ "$(grep -Ec '^nhood: comm=[0-9]+ dup_of=[0-9]+ op=alltoall pattern=isomorphic .*algorithm=(direct|torus|torus_direct) ' "$log.err")" -eq 4 ]; then
+    [ "$(grep -Ec '^nhood: comm=[0-9]+ dup_of=[0-9]+ op=alltoall pattern=isomorphic .*algorithm=(direct|torus|torus_direct|bruck) ' "$log.err")" -eq 4 ]; then
     ok "$name"
 else
     bad "$name"
@@ -239,7 +239,7 @@ for np in $nps; do
 done
 name="NHOOD_REPORT=1 under MPI_THREAD_MULTIPLE: nhood is on"
 if run "$name" 2 "NHOOD_REPORT=1" "$t/test_threads" &&
-    grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic .*algorithm=(direct|torus|torus_direct) ' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic .*algorithm=(direct|torus|torus_direct|bruck) ' "$log.err" &&
     grep -Eq '^nhood: comm=[0-9]+ dup_of=[0-9]+ op=ialltoall pattern=isomorphic ' "$log.err" &&
     ! grep -q '^nhood: off' "$log.err"; then
     ok "$name"
@@ -290,7 +290,7 @@ done
 # its exchange is nhood's (one block per neighbor, no rank listed twice).
 name="NHOOD_REPORT=1 format"
 if run "$name" 4 "NHOOD_REPORT=1" "$t/test_neighbor" &&
-    grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic source=inferred dims=[0-9x]+ periods=[0-9,]+ neighbors=26 algorithm=(direct|torus|torus_direct) binding=(pack|zcopy) calls=[1-9][0-9]* rounds=[0-9]+ messages=[0-9]+ create_us=[0-9.]+ create_mpi_us=[0-9.]+' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic source=inferred dims=[0-9x]+ periods=[0-9,]+ neighbors=26 algorithm=(direct|torus|torus_direct|bruck) binding=(pack|zcopy) calls=[1-9][0-9]* rounds=[0-9]+ messages=[0-9]+ create_us=[0-9.]+ create_mpi_us=[0-9.]+' "$log.err" &&
     grep -Eq '^nhood: comm=[0-9]+ op=allgather pattern=none .*algorithm=pmpi .*calls=[1-9].* why=irregular$' "$log.err" &&
     grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic .* calls=[0-9]+ .*mix=pmpi:[1-9]' "$log.err"; then
     ok "$name"
@@ -356,7 +356,7 @@ for prog in test_fortran test_fortran_mpif; do
     fi
     for np in 1 2 4; do
         name="$prog np=$np NHOOD_REPORT=1 through nhood"
-        algo='algorithm=(direct|torus|torus_direct) binding=(pack|zcopy) calls=[1-9]'
+        algo='algorithm=(direct|torus|torus_direct|bruck) binding=(pack|zcopy) calls=[1-9]'
         if run "$name" $np "NHOOD_REPORT=1" "$t/$prog" &&
             grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
             grep -Eq "^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic source=inferred .*neighbors=26 $algo" "$log.err" &&
@@ -380,7 +380,7 @@ for np in 2 3 4; do
 done
 name="autotune report np=4"
 if run "$name" 4 "NHOOD_AUTOTUNE=1" "$t/test_autotune" &&
-    [ "$(grep -Ec '^nhood: autotune comm=[0-9]+ op=alltoall bytes=(8|4096) algorithm=(direct|torus|torus_direct) times_us=direct:[0-9.]+,torus:[0-9.]+,torus_direct:[0-9.]+ ' "$log.err")" -eq 2 ] &&
+    [ "$(grep -Ec '^nhood: autotune comm=[0-9]+ op=alltoall bytes=(8|4096) algorithm=(direct|torus|torus_direct|bruck) times_us=direct:[0-9.]+,torus:[0-9.]+,torus_direct:[0-9.]+,bruck:[0-9.]+ ' "$log.err")" -eq 2 ] &&
     [ "$(grep -Ec '^nhood: autotune comm=[0-9]+ op=allgather bytes=64 algorithm=' "$log.err")" -eq 1 ]; then
     ok "$name"
 else
@@ -423,6 +423,7 @@ expect_reject NHOOD_COST_STAGE -1 "a non-negative number"
 expect_reject NHOOD_COST_FWD 1e-3x "a non-negative number"
 expect_reject NHOOD_INPLACE_ALGO mpich "auto|pmpi|lsa|hsa"
 expect_reject NHOOD_INPLACE_AUXMEM 1k "a non-negative integer"
+expect_reject NHOOD_PORTS 5 "auto or an integer from 1 to 4"
 # Every other setting, and the number forms strtol/strtod would accept:
 # signs, hexadecimal, inf/nan, overflow and underflow, stray characters.
 expect_reject NHOOD_ALGO_ALLGATHER tree "auto|pmpi|direct|torus|torus_direct"
@@ -453,9 +454,9 @@ case "$MPIEXEC" in
     *)
         name="rejects NHOOD_ALGO=bogus on rank 1 only"
         pre="${NH_PRELOAD_FIRST:-}$lib"
-        if timeout 300 $MPIEXEC -genv LD_PRELOAD "$pre" -n 1 "$t/test_badenv" : \
         last_prog=test_badenv last="test_badenv np=2, NHOOD_ALGO=bogus on rank 1"
         last_cmd="timeout 300 $MPIEXEC -genv LD_PRELOAD $pre -n 1 $t/test_badenv : -n 1 -env NHOOD_ALGO bogus $t/test_badenv"
+        if timeout 300 $MPIEXEC -genv LD_PRELOAD "$pre" -n 1 "$t/test_badenv" : \
             -n 1 -env NHOOD_ALGO bogus "$t/test_badenv" >"$log.out" 2>"$log.err"; then
             bad "$name (exited 0)"
         elif [ "$(grep -c 'nhood: error' "$log.err")" -eq 1 ] &&
@@ -511,7 +512,7 @@ fi
 # bindings, the isomorphic=true promise checked on every call, eager-limit
 # splitting, a lying hint caught by NHOOD_CHECK, the report lines.
 for np in $nps; do
-    for algo in auto direct torus torus_direct pmpi; do
+    for algo in auto direct torus torus_direct bruck pmpi; do
         name="neighbor_v np=$np NHOOD_ALGO=$algo"
         if run "$name" $np "NHOOD_ALGO=$algo NHOOD_FALLBACK=silent" "$t/test_neighbor_v"; then ok "$name"; else bad "$name"; fi
     done
@@ -529,7 +530,7 @@ for np in $procnull_nps; do
 done
 for np in 2 4; do
     for b in pack zcopy; do
-        for algo in auto direct torus torus_direct; do
+        for algo in auto direct torus torus_direct bruck; do
             name="neighbor_v np=$np NHOOD_ALGO=$algo NHOOD_BINDING=$b NHOOD_CHECK=1"
             if run "$name" $np "NHOOD_ALGO=$algo NHOOD_BINDING=$b NHOOD_CHECK=1 NHOOD_FALLBACK=silent" "$t/test_neighbor_v"; then ok "$name"; else bad "$name"; fi
         done
@@ -554,7 +555,7 @@ done
 name="NHOOD_REPORT=1 v/w lines"
 if run "$name" 4 "NHOOD_REPORT=1" "$t/test_neighbor_v" &&
     grep -Eq '^nhood: comm=[0-9]+ op=alltoallv pattern=isomorphic .*algorithm=direct binding=(pack|zcopy) calls=[1-9]' "$log.err" &&
-    grep -Eq '^nhood: comm=[0-9]+ op=alltoallw pattern=isomorphic .*algorithm=(direct|torus|torus_direct) binding=(pack|zcopy) calls=[1-9]' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=alltoallw pattern=isomorphic .*algorithm=(direct|torus|torus_direct|bruck) binding=(pack|zcopy) calls=[1-9]' "$log.err" &&
     grep -Eq '^nhood: comm=[0-9]+ op=allgatherv pattern=isomorphic .*calls=[1-9]' "$log.err"; then
     ok "$name"
 else
@@ -581,16 +582,16 @@ done
 for form in $vforms; do
     for vars in "NHOOD_ALGO=torus" "NHOOD_ALGO=pmpi" "NHOOD_PROGRESS=poll NHOOD_ALGO=torus_direct NHOOD_BINDING=zcopy" \
         "NHOOD_PROGRESS=poll NHOOD_ALGO=torus NHOOD_BINDING=pack NHOOD_CHECK=1" "NHOOD_PROGRESS=poll NHOOD_ALGO=torus NHOOD_COST_EAGER=40" \
-        "NHOOD_ALGO=direct NHOOD_COST_EAGER=300"; do
+        "NHOOD_ALGO=direct NHOOD_COST_EAGER=300" "NHOOD_PROGRESS=poll NHOOD_ALGO=bruck NHOOD_PORTS=1"; do
         name="neighbor_v $form np=4 $vars"
         if run "$name" 4 "$vars NHOOD_FALLBACK=silent" "$t/test_neighbor_v" $form; then ok "$name"; else bad "$name"; fi
     done
 done
 name="NHOOD_REPORT=1 nonblocking and persistent v/w lines"
 if run "$name" 4 "NHOOD_REPORT=1 NHOOD_PROGRESS=poll" "$t/test_neighbor_v" nonblocking &&
-    grep -Eq '^nhood: comm=[0-9]+ op=ialltoallv pattern=isomorphic .*algorithm=(direct|torus|torus_direct) binding=(pack|zcopy) calls=[1-9]' "$log.err" &&
-    grep -Eq '^nhood: comm=[0-9]+ op=ialltoallw pattern=isomorphic .*algorithm=(direct|torus|torus_direct) binding=(pack|zcopy) calls=[1-9]' "$log.err" &&
-    grep -Eq '^nhood: comm=[0-9]+ op=iallgatherv pattern=isomorphic .*algorithm=(direct|torus|torus_direct) binding=(pack|zcopy) calls=[1-9]' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=ialltoallv pattern=isomorphic .*algorithm=(direct|torus|torus_direct|bruck) binding=(pack|zcopy) calls=[1-9]' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=ialltoallw pattern=isomorphic .*algorithm=(direct|torus|torus_direct|bruck) binding=(pack|zcopy) calls=[1-9]' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=iallgatherv pattern=isomorphic .*algorithm=(direct|torus|torus_direct|bruck) binding=(pack|zcopy) calls=[1-9]' "$log.err" &&
     { ! grep -q 'HAVE_MPI_NEIGHBOR_ALLTOALL_INIT=1' "$TOP_BUILDDIR/Makefile" ||
         { run "$name" 4 "NHOOD_REPORT=1" "$t/test_neighbor_v" persistent &&
             grep -Eq '^nhood: comm=[0-9]+ op=alltoallv_init pattern=isomorphic .*algorithm=direct binding=(pack|zcopy) calls=[1-9]' "$log.err" &&
@@ -750,5 +751,5 @@ fi
 
 rm -f "$log.out" "$log.err" "$log.csv"
 echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
 echo "1..$n"
+[ "$fail" -eq 0 ]

@@ -67,7 +67,8 @@ static void run(int alltoall, MPI_Comm g, int outdeg, int indeg, int m, int call
         CHECK(strcmp(all + 32 * r, name) == 0, "%s %d B: rank %d chose %s, rank 0 %s", op, m, r,
               all + 32 * r, all);
     CHECK(!algo_for || strcmp(name, "pmpi") == 0 || strcmp(name, "direct") == 0 ||
-              strcmp(name, "torus") == 0 || strcmp(name, "torus_direct") == 0,
+              strcmp(name, "torus") == 0 || strcmp(name, "torus_direct") == 0 ||
+              strcmp(name, "bruck") == 0,
           "%s %d B: chose \"%s\"", op, m, name);
     if (rank == 0)
         printf("chosen %s %d %s\n", op, m, name);

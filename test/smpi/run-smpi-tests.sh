@@ -43,12 +43,12 @@ smpi() {
 
 # 1. The MPI test suite's test_neighbor, compared against point-to-point
 #    references and the linear PMPI of the SMPI layer.
-for algo in auto direct torus torus_direct pmpi; do
+for algo in auto direct torus torus_direct bruck pmpi; do
     name="smpi test_neighbor np=8 NHOOD_ALGO=$algo"
     if smpi 8 NHOOD_ALGO=$algo NHOOD_FALLBACK=silent -- test_neighbor &&
         grep -q ' 0 failed' "$log.out"; then ok "$name"; else cat "$log.out" >>"$log.err"; bad "$name"; fi
 done
-for algo in torus torus_direct; do
+for algo in torus torus_direct bruck; do
     name="smpi test_neighbor np=27 NHOOD_ALGO=$algo"
     if smpi 27 NHOOD_ALGO=$algo NHOOD_FALLBACK=silent -- test_neighbor &&
         grep -q ' 0 failed' "$log.out"; then ok "$name"; else cat "$log.out" >>"$log.err"; bad "$name"; fi
