@@ -25,12 +25,12 @@ make -j2 >/dev/null
 status=0
 if [ "$quick" -eq 0 ]; then
     make -j2 check >/dev/null 2>&1 || status=$?
-    cat test/unit/*.log test/fuzz/*.log test/mpi/*.log 2>/dev/null | grep -v '^ok '
+    cat test/unit/*.log test/fuzz/*.log test/mpi/*.log 2>/dev/null | grep -v '^ok \|^PASS: '
     exit $status
 fi
 make -j2 check TESTS="test/unit/test_inplace_steps test/unit/check-resource-calls.sh test/fuzz/run-corpus.sh" \
     >/dev/null 2>&1 || status=$?
-cat test/unit/*.log test/fuzz/*.log 2>/dev/null | grep -v '^ok '
+cat test/unit/*.log test/fuzz/*.log 2>/dev/null | grep -v '^ok \|^PASS: '
 # The environment make check would give the MPI tests (Makefile.am).
 eval "$(sed -n 's/^NH_SAN_PRELOAD = /NH_PRELOAD_FIRST=/p' Makefile)"
 export NH_PRELOAD_FIRST HWLOC_COMPONENTS=-pci
