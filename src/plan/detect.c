@@ -19,7 +19,7 @@
 #include "core/parse.h"
 #include "util/sync.h"
 
-#define NH_MAXCAND 6
+#define NH_MAXCAND 8
 
 static int plan_keyval = MPI_KEYVAL_INVALID;
 static int next_plan_id;
@@ -201,8 +201,9 @@ static int add_cand(cand *c, int n, const nh_grid *g, const char *source)
     return n + 1;
 }
 
-/* MPI_Dims_create's factorizations of size into 1 to 4 dimensions, kept
- * for the last size asked (programs create their graphs on one size). */
+/* MPI_Dims_create's factorizations of size into 1 to NH_MAXDIMS
+ * dimensions (those that differ in more than size-1 dimensions), kept for
+ * the last size asked (programs create their graphs on one size). */
 static int inferred(int size, cand *c)
 {
     static struct {
@@ -219,7 +220,7 @@ static int inferred(int size, cand *c)
     nh_unlock(NH_LOCK_MISC);
     if (n > 0)
         return n;
-    for (int d = 1; d <= 4 && n < NH_MAXCAND; d++) {
+    for (int d = 1; d <= NH_MAXDIMS && n < NH_MAXCAND; d++) {
         memset(dims, 0, sizeof(dims));
         if (PMPI_Dims_create(size, d, dims) == MPI_SUCCESS && nh_grid_init(&g, d, dims, NULL) == 0)
             n = add_cand(c, n, &g, "inferred");
@@ -248,6 +249,50 @@ static int candidates(MPI_Comm comm_old, int size, const nh_hint *h, cand *c)
     if (n == 0 && h->ndims == 0)
         n = inferred(size, c);
     return n;
+}
+
+/* What a fitting candidate grid costs: the torus schedule's rounds and
+ * messages in closed form (per dimension the farthest step each way; the
+ * paper's D), priced by the cost model's alpha and o.  On a grid that
+ * folds the neighborhood into few dimensions (a ring of 27 for a 3x3x3
+ * Moore neighborhood: 13 rounds, 26 messages) it is dear; on the grid it
+ * was built on (3 rounds, 6 messages) cheap.  Pure: the same template
+ * gives the same figure on every rank. */
+static double grid_cost(const nh_nbhd *nb)
+{
+    int d = nb->g.ndims;
+    long rounds = 0, msgs = 0;
+    for (int j = 0; j < d; j++) {
+        int pos = 0, neg = 0;
+        for (int t = 0; t < nb->s; t++) {
+            int c = nb->off[(size_t)t * d + j];
+            pos = c > pos ? c : pos;
+            neg = -c > neg ? -c : neg;
+        }
+        rounds += pos > neg ? pos : neg;
+        msgs += pos + neg;
+    }
+    return nh_cfg.cost.alpha * (double)rounds + nh_cfg.cost.o * (double)msgs;
+}
+
+/* Of the candidates fit[] marks, the one to keep: the first, or among
+ * inferred grids (several factorizations of one size) the cheapest. */
+static int pick(const cand *c, int n, const int *fit, const nh_nbhd *nbs)
+{
+    int best = -1;
+    double bc = 0;
+    for (int k = 0; k < n; k++) {
+        if (!fit[k])
+            continue;
+        if (strcmp(c[k].source, "inferred") != 0)
+            return best >= 0 ? best : k;
+        double x = grid_cost(&nbs[k]);
+        if (best < 0 || x < bc) {
+            best = k;
+            bc = x;
+        }
+    }
+    return best;
 }
 
 static unsigned cand_hash(const cand *c, int n)
@@ -456,9 +501,7 @@ static int general_agree(det *d, const nh_hint *h, int order, unsigned hash, int
     }
     if ((rc = PMPI_Allreduce(MPI_IN_PLACE, agree, NH_MAXCAND, MPI_INT, MPI_MIN, d->graph)))
         goto out;
-    for (int k = 0; k < d->ncand && *chosen < 0; k++)
-        if (agree[k])
-            *chosen = k;
+    *chosen = pick(d->c, d->ncand, agree, d->nbs);
 out:
     free(tbuf);
     return rc;
@@ -503,12 +546,17 @@ static int agree(det *d, const nh_hint *h, int order, int *native, int *no_stfw,
     int rc, kf = -1;
     unsigned hash = cand_hash(d->c, d->ncand) ^ (h->iso == 1 ? 0x2545f491u : 0);
     uint64_t x = 0;
-    for (int k = 0; k < d->ncand && kf < 0; k++)
+    /* Inferred candidates are all tried (the cheapest fit wins), others
+     * until the first fit. */
+    int every = d->ncand > 0 && strcmp(d->c[0].source, "inferred") == 0;
+    for (int k = 0; k < d->ncand && (every || kf < 0); k++)
         if ((d->pending[k] = nh_nbhd_torus_dests(&d->nbs[k], &d->c[k].g, d->rank, d->outdeg,
                                                  d->dsts, d->indeg) == 0) ||
             nh_nbhd_init(&d->nbs[k], &d->c[k].g, d->rank, d->outdeg, NULL, d->outdeg, d->dsts,
                          d->indeg, d->srcs) == 0)
             d->fit[kf = k] = 1;
+    if (kf >= 0)
+        kf = pick(d->c, d->ncand, d->fit, d->nbs);
     /* Repeated sources: the fit saw them where it sorted its lists. */
     *native = kf >= 0 && d->nbs[kf].src_repeats >= 0 ? !d->nbs[kf].src_repeats
                                                      : !repeats(d->srcs, d->indeg);

@@ -76,6 +76,18 @@ for np in $nps; do
         if run "$name" $np "NHOOD_ALGO=$algo NHOOD_FALLBACK=silent" "$t/test_neighbor"; then ok "$name"; else bad "$name"; fi
     done
 done
+# Open MPI: 12 ranks (3x2x2, dimensions of size 2 in test_aliased), and a
+# 3-D Moore neighborhood on MPI_COMM_WORLD at 27 ranks, which fits a ring
+# of 27, a 9x3 and the 3x3x3 grid: detection must keep the cheapest, 3x3x3.
+case "$MPIEXEC" in
+*openmpi*)
+    name="neighbor np=12"
+    if run "$name" 12 "NHOOD_FALLBACK=silent" "$t/test_neighbor"; then ok "$name"; else bad "$name"; fi
+    name="neighbor np=27 3-D Moore on MPI_COMM_WORLD detected as 3x3x3"
+    if run "$name" 27 "NHOOD_REPORT=1" "$t/test_neighbor" grid moore 3 1 3x3x3 &&
+        grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic source=inferred dims=3x3x3 ' "$log.err"; then ok "$name"; else bad "$name"; fi
+    ;;
+esac
 for np in 2 4; do
     for b in pack zcopy; do
         for algo in auto torus; do

@@ -204,6 +204,70 @@ static void test_hint(void)
     free(off);
 }
 
+/* Grids with dimensions of size 2 (where -1 and +1 name one rank) and 1:
+ * 3-D Moore r=1 on MPI_Dims_create's 3-D grid (2x1x1 at 2 ranks, 2x2x1
+ * at 4, 2x2x2 at 8, 3x2x2 at 12), inferred, hinted and from a Cartesian
+ * parent; each must be proved isomorphic on that grid and match the
+ * point-to-point reference. */
+static void test_aliased(void)
+{
+    int dims[3] = {0, 0, 0}, per[3] = {1, 1, 1}, *off, outdeg, indeg;
+    int s = tc_offsets("moore", 3, 1, &off);
+    char v[64], want[64], what[96];
+    MPI_Dims_create(p, 3, dims);
+    snprintf(v, sizeof(v), "%d,%d,%d", dims[0], dims[1], dims[2]);
+    snprintf(want, sizeof(want), "%dx%dx%d", dims[0], dims[1], dims[2]);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "isomorphic", "true");
+    MPI_Info_set(info, "nhood_dims", v);
+    MPI_Comm cart, g;
+    MPI_Cart_create(MPI_COMM_WORLD, 3, dims, per, 0, &cart);
+    for (int way = 0; way < 3; way++) {
+        static const char *const src[] = {"inferred", "hint", "cart"};
+        tc_graph(way == 2 ? cart : MPI_COMM_WORLD, 3, dims, per, s, off,
+                 way == 1 ? info : MPI_INFO_NULL, way, &g, &outdeg, &indeg);
+        snprintf(what, sizeof(what), "aliased %s moore 3-D on %s", src[way], want);
+        expect_pattern(what, g, 1, src[way]);
+        nhood_comm_info qi;
+        if (query && query(g, &qi) == MPI_SUCCESS && way > 0) {
+            char got[64];
+            snprintf(got, sizeof(got), "%dx%dx%d", qi.dims[0], qi.dims[1], qi.dims[2]);
+            CHECK(qi.ndims == 3 && strcmp(got, want) == 0, "%s: grid %s", what, got);
+        }
+        check_ops(what, g, outdeg, indeg);
+        MPI_Comm_free(&g);
+    }
+    MPI_Comm_free(&cart);
+    MPI_Info_free(&info);
+    free(off);
+}
+
+/* `test_neighbor grid NBHD D R DIMS`: only the inferred grid of that
+ * neighborhood, which must be detected as DIMS (e.g. 3x3x3: the cheapest
+ * of the grids that fit, not the first), against the reference. */
+static void test_grid_only(char **argv)
+{
+    int d = atoi(argv[3]), r = atoi(argv[4]);
+    test_grid(argv[2], d, r, 0);
+    int *off, s = tc_offsets(argv[2], d, r, &off), dims[TC_MAXD] = {0};
+    int per[TC_MAXD] = {1, 1, 1, 1, 1}, outdeg, indeg;
+    MPI_Dims_create(p, d, dims);
+    MPI_Comm g;
+    tc_graph(MPI_COMM_WORLD, d, dims, per, s, off, MPI_INFO_NULL, 0, &g, &outdeg, &indeg);
+    nhood_comm_info qi;
+    CHECK(query && query(g, &qi) == MPI_SUCCESS, "no record of the graph");
+    if (query && query(g, &qi) == MPI_SUCCESS) {
+        char got[96] = "";
+        for (int j = 0, n = 0; j < qi.ndims; j++)
+            n += snprintf(got + n, sizeof(got) - (size_t)n, "%s%d", j ? "x" : "", qi.dims[j]);
+        CHECK(strcmp(got, argv[5]) == 0, "%s d=%d r=%d at %d ranks detected as %s, not %s",
+              argv[2], d, r, p, got, argv[5]);
+    }
+    MPI_Comm_free(&g);
+    free(off);
+}
+
 static void test_custom(void)
 {
     /* Duplicates, the zero offset and an asymmetric entry on an inferred 2-D grid. */
@@ -269,6 +333,10 @@ int main(int argc, char **argv)
      * MPI_THREAD_SINGLE. */
     CHECK(!multiple || provided == MPI_THREAD_MULTIPLE, "MPI provides thread level %d only",
           provided);
+    if (argc == 6 && strcmp(argv[1], "grid") == 0) {
+        test_grid_only(argv);
+        return check_finish_mpi();
+    }
     test_grid("moore", 3, 1, 0);
     test_grid("moore", 2, 2, 1);
     test_grid("vonneumann", 2, 2, 0);
@@ -276,6 +344,7 @@ int main(int argc, char **argv)
     test_grid("moore", 4, 1, 0);
     test_cart();
     test_hint();
+    test_aliased();
     test_custom();
     test_irregular();
     return check_finish_mpi();
