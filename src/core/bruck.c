@@ -24,7 +24,9 @@
  * origin and its target and exists on a mesh.  The cheapest system that writes every value wins (fewest phases,
  * then messages, then hops taken).  Where all offsets are multiples of one
  * vector u (a linear embedding), one digit system over the multiples does
- * instead if it takes fewer phases.
+ * instead if it takes fewer phases.  With many ports, neighboring
+ * dimensions whose distinct offset projections fit in the k ports share
+ * one direct phase.
  *
  * Routing reuses the idea of the torus trie: a node (vector v) at rank R
  * holds the block that originated at R - v.  For alltoall every template
@@ -350,6 +352,55 @@ out:
     return rc;
 }
 
+/* Distinct non-zero projections of the offsets onto dimensions
+ * [j0, j1), in template order, into proj (at most max + 1 of them, then
+ * it stops counting); choice[t]: entry t's index, -1 for zero. */
+static int projections(const nh_nbhd *nb, int j0, int j1, int max, int *proj, int *choice)
+{
+    int d = nb->g.ndims, w = j1 - j0, n = 0;
+    for (int t = 0; t < nb->s; t++) {
+        const int *c = nb->off + (size_t)t * d + j0;
+        int zero = 1, q = 0;
+        for (int j = 0; j < w; j++)
+            zero &= c[j] == 0;
+        if (choice)
+            choice[t] = -1;
+        if (zero)
+            continue;
+        while (q < n && memcmp(proj + (size_t)q * w, c, (size_t)w * sizeof(int)) != 0)
+            q++;
+        if (q == n) {
+            if (n > max)
+                return n;
+            memcpy(proj + (size_t)n++ * w, c, (size_t)w * sizeof(int));
+        }
+        if (choice)
+            choice[t] = q;
+    }
+    return n;
+}
+
+/* One phase that moves every block by its whole projection onto
+ * dimensions [j0, j1) (direct within the group; its position then agrees
+ * with the target in those dimensions and with the origin elsewhere, so
+ * it exists wherever both do). */
+static int append_group(bplan *p, const nh_nbhd *nb, int j0, int j1, int *proj, int *choice)
+{
+    int w = j1 - j0;
+    if (p->nph >= BR_MAXPH)
+        return 1;
+    int n = projections(nb, j0, j1, NH_MAX_PORTS, proj, choice);
+    p->nhop[p->nph] = n;
+    for (int q = 0; q < n; q++) {
+        memset(p->hop[p->nph][q], 0, sizeof(p->hop[p->nph][q]));
+        memcpy(p->hop[p->nph][q] + j0, proj + (size_t)q * w, (size_t)w * sizeof(int));
+    }
+    for (int t = 0; t < nb->s; t++)
+        p->choice[(size_t)t * BR_MAXPH + p->nph] = choice[t];
+    p->nph++;
+    return 0;
+}
+
 /* May a path leave the box between origin and target in dimension j? */
 static int free_dim(const nh_grid *g, int j)
 {
@@ -424,14 +475,32 @@ static int make_plan(const nh_nbhd *nb, bplan *p)
             vals[t] = nb->off[(size_t)t * d + first] / u[first];
         rc = append_sys(p, &y, u, d, vals, s, lin_mono, choice_tmp);
     } else {
-        rc = 0;
-        for (int j = 0; j < d && rc == 0; j++) {
+        /* Neighboring dimensions whose distinct projections fit in the k
+         * ports go in one direct phase where that saves phases (with 8
+         * ports, 2-D pairs of a radius-1 Moore neighborhood). */
+        int *proj = malloc(((size_t)NH_MAX_PORTS + 2) * NH_MAXDIMS * sizeof(int));
+        int *choice = malloc(((size_t)s + 1) * sizeof(int));
+        rc = proj && choice ? 0 : -1;
+        for (int j = 0; j < d && rc == 0;) {
+            int j1 = j + 1, nph = dims[j].nph;
+            while (j1 < d && projections(nb, j, j1 + 1, k, proj, NULL) <= k) {
+                nph += dims[j1].nph;
+                j1++;
+            }
+            if (j1 - j > 1 && nph > 1) {
+                rc = append_group(p, nb, j, j1, proj, choice);
+                j = j1;
+                continue;
+            }
             int e[NH_MAXDIMS] = {0};
             e[j] = 1;
             for (int t = 0; t < s; t++)
                 vals[t] = nb->off[(size_t)t * d + j];
             rc = append_sys(p, &dims[j], e, d, vals, s, !free_dim(&nb->g, j), choice_tmp);
+            j++;
         }
+        free(proj);
+        free(choice);
     }
     free(dims);
 out:

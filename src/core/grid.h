@@ -11,7 +11,7 @@
 
 #define NH_MAXDIMS 8
 #define NH_NONE (-1) /* no rank / no slot (MPI_PROC_NULL semantics) */
-#define NH_MAX_PORTS 4 /* messages a rank may send at once in k-ported schedules */
+#define NH_MAX_PORTS 8 /* messages a rank may send at once in k-ported schedules */
 
 typedef struct nh_grid {
     int ndims;

@@ -435,7 +435,7 @@ expect_reject NHOOD_COST_STAGE -1 "a non-negative number"
 expect_reject NHOOD_COST_FWD 1e-3x "a non-negative number"
 expect_reject NHOOD_INPLACE_ALGO mpich "auto|pmpi|lsa|hsa"
 expect_reject NHOOD_INPLACE_AUXMEM 1k "a non-negative integer"
-expect_reject NHOOD_PORTS 5 "auto or an integer from 1 to 4"
+expect_reject NHOOD_PORTS 9 "auto or an integer from 1 to 8"
 # Every other setting, and the number forms strtol/strtod would accept:
 # signs, hexadecimal, inf/nan, overflow and underflow, stray characters.
 expect_reject NHOOD_ALGO_ALLGATHER tree "auto|pmpi|direct|torus|torus_direct"

@@ -16,7 +16,7 @@ check() {
         fail=$((fail + 1)); echo "not ok $((pass + fail)) - $1"; fi
 }
 out=$("$tool" --nbhd moore --dims 3 --radius 1 --procs 512 --verify --no-header)
-check "moore d3 r1 at 512 verified" "$(echo "$out" | grep -c ',yes$' | grep -qx 14; echo $?)"
+check "moore d3 r1 at 512 verified" "$(echo "$out" | grep -c ',yes$' | grep -qx 22; echo $?)"
 check "moore d3 r1 torus: 3 rounds, 6 messages, 54 blocks" \
     "$(echo "$out" | grep -q '^moore,3,1,512,8x8x8,1,alltoall,torus,26,3,6,54,' ; echo $?)"
 check "moore d3 r1 allgather trie: 26 blocks" \
@@ -43,9 +43,9 @@ for r in 2 3; do
     done
 done
 out=$("$tool" --nbhd octant --dims 3 --radius 2 --procs 216 --mesh --verify --no-header)
-check "octant d3 r2 mesh at 216 verified" "$(echo "$out" | grep -c ',yes$' | grep -qx 14; echo $?)"
+check "octant d3 r2 mesh at 216 verified" "$(echo "$out" | grep -c ',yes$' | grep -qx 22; echo $?)"
 out=$("$tool" --nbhd shales --dims 2 --radius 1 --procs 100 --verify --no-header)
-check "shales d2 at 100 verified" "$(echo "$out" | grep -c ',yes$' | grep -qx 14; echo $?)"
+check "shales d2 at 100 verified" "$(echo "$out" | grep -c ',yes$' | grep -qx 22; echo $?)"
 # --ppn: rows of 4 ranks per node on a 4x4 torus put 6 of 8 neighbors off
 # the node (24 blocks per node); a process count per node below 1 is refused.
 out=$("$tool" --nbhd moore --dims 2 --radius 1 --procs 16 --ppn 4 --no-header)
