@@ -47,7 +47,7 @@ int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes, char *na
  * collectives without blocking.  Completion calls (MPI_Test, MPI_Wait and
  * their variants) do this already; call it from long computations between
  * start and completion when NHOOD_PROGRESS=poll lets operations forward
- * data.  Not thread-safe (nhood steps aside under MPI_THREAD_MULTIPLE). */
+ * data.  Safe to call from any thread under MPI_THREAD_MULTIPLE. */
 void nhood_progress(void);
 
 /* Live MPI objects and cached state that nhood created for itself (never
@@ -87,7 +87,7 @@ int nhood_overlap_query(nhood_overlap_counts *counts);
  * isomorphic, sparse collective communication" (2016).  Programs link
  * libnhood (-lnhood) to use them; they run nhood's schedules on the
  * distributed-graph communicator Iso_neighborhood_create makes (created
- * with the info hint isomorphic=true, see README).
+ * with the info hint isomorphic=true, see docs/iso.md).
  *
  * Relative coordinates are flat arrays of d ints (d = dimensions of the
  * Cartesian communicator).  In a non-periodic dimension a coordinate out
@@ -190,7 +190,7 @@ int Iso_request_free(Iso_request *request);
  * (sendcount[i] x sendtype[i] at sendbuf + senddisp[i] bytes, the same
  * type signature as count x datatype).  With no existing source, recvbuf
  * is left unchanged.  Partial results are combined at intermediate
- * processes where that saves messages (NHOOD_ISO_REDUCE, see README). */
+ * processes where that saves messages (NHOOD_ISO_REDUCE, see docs/iso.md). */
 int Iso_neighbor_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                         MPI_Op commutative_op, MPI_Comm isocomm);
 int Iso_neighbor_scatter_reduce(const void *sendbuf, const int sendcount[],

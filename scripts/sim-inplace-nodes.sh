@@ -2,7 +2,7 @@
 # In-place alltoallv: lsa against hsa (and what auto takes) by node layout,
 # simulated with scripts/nhood-sim on the three platforms with 4, 8 and 16
 # ranks per node, 2 MiB per rank: the evidence for auto's in-place rule
-# (README, "In-place all-to-all").  One CSV on stdout: nhood-sim's columns
+# (docs/inplace.md).  One CSV on stdout: nhood-sim's columns
 # with ppn and nodes appended; every time in it is simulated.
 #
 #   scripts/sim-inplace-nodes.sh [> docs/sim/layout-inplace.csv]

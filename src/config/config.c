@@ -14,13 +14,12 @@
 /* 2^40 bytes: larger auxiliary buffers are typos. */
 #define NH_MAX_BYTES (1LL << 40)
 
-/* Whether nhood runs (set at start-up from NHOOD_DISABLE and the thread
- * level). */
+/* Whether nhood runs (set at start-up from NHOOD_DISABLE). */
 int nh_active;
 
 /* Default cost parameters, fitted to nhood-bench runs on the development
  * machine (MPICH 4.0.2 ch4:ucx, 2 ranks on 2 cores; 2-D and 3-D Moore,
- * 8 B to 64 KiB blocks; see README, "Cost model"); stage and fwd (store-
+ * 8 B to 64 KiB blocks; see docs/algorithms.md, "Choosing"); stage and fwd (store-
  * and-forward, which 2 ranks cannot exercise) to the simulated SpMV
  * experiments on three platforms (docs/simulation.md, "Calibration"). */
 nh_config nh_cfg = {

@@ -15,7 +15,7 @@
  * call: it fails the call with EFAULT.  So the common calls that take a
  * user buffer fence first, and so do munmap and madvise (a range given
  * back to the system must not be protected again later by nhood).  Others (process_vm_readv, io_uring, splice,
- * mmap'd I/O) do not: see the README's risks.
+ * mmap'd I/O) do not: see docs/overlap.md, "Risks".
  *
  * Signals.  A program that installs its own SIGSEGV handler after
  * MPI_Init (sigaction or signal) gets it installed behind nhood's: faults

@@ -1,5 +1,5 @@
 /* nhood-overlap: a halo exchange with alternating load imbalance, the
- * benchmark of NHOOD_OVERLAP (README, "Overlap").
+ * benchmark of NHOOD_OVERLAP (docs/overlap.md).
  *
  * Each iteration: one rank (iteration mod procs) computes S us before the
  * exchange; every rank then exchanges halos with its 2-D Moore neighbors
