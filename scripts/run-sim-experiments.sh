@@ -6,20 +6,22 @@
 # 4096-rank ones run as two simulations at once, see pair).
 #
 #   scripts/run-sim-experiments.sh [--out DIR] [--only PATTERN] [--force] [--report-only]
+#                                  [--bruck-only]
 #
 # PATTERN selects experiment names (shell glob, e.g. 'iso-*-flat').  Every
 # number these experiments produce is simulated time on a platform model.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-out=$top/docs/sim only='*' force=0 report_only=0
+out=$top/docs/sim only='*' force=0 report_only=0 bruck_only=0
 while [ $# -gt 0 ]; do
     case "$1" in
     --out) out=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --force) force=1; shift ;;
     --report-only) report_only=1; shift ;;
-    *) echo "usage: $0 [--out DIR] [--only PATTERN] [--force] [--report-only]" >&2; exit 2 ;;
+    --bruck-only) bruck_only=1; shift ;;
+    *) echo "usage: $0 [--out DIR] [--only PATTERN] [--force] [--report-only] [--bruck-only]" >&2; exit 2 ;;
     esac
 done
 mkdir -p "$out"
@@ -132,6 +134,50 @@ auto() {
     echo "   $(($(date +%s) - start)) s" >&2
 }
 
+# bruck NAME ARGS...: the log-round algorithm beside the others, for the
+# isomorphic experiments, into OUT/NAME.bruck.csv: bruck (its port count
+# priced by the cost model, NHOOD_PORTS unset) and auto at 8 B, and at 512
+# B where the experiment has that size (the neighborhoods of 80 or more
+# offsets run at 8 B only, as above).  Without native:
+# the simulation is deterministic, so native's time at a size is the one
+# NAME.csv holds (scripts/sim-bruck-report.sh joins them).
+bruck() {
+    name=$1
+    shift
+    case "$name" in iso-*) ;; *) return 0 ;; esac
+    # shellcheck disable=SC2254
+    case "$name" in $only) ;; *) return 0 ;; esac
+    [ "$force" -eq 0 ] && [ -s "$out/$name.bruck.csv" ] && return 0
+    args="" had=""
+    while [ $# -gt 0 ]; do
+        case "$1" in
+        --bytes) had=$2; shift 2 ;;
+        --algos | --no-native) [ "$1" = --algos ] && shift; shift ;;
+        *) args="$args $1"; shift ;;
+        esac
+    done
+    sizes=8
+    case ",$had," in *,512,*) sizes="8 512" ;; esac
+    echo "== $name (bruck): nhood-sim$args --bytes $sizes" >&2
+    start=$(date +%s)
+    ok=1
+    : >"$out/$name.bruck.csv.tmp"
+    for b in $sizes; do
+        algos=bruck,auto
+        # shellcheck disable=SC2086
+        NHOOD_SIM_CFG=$(simcfg "$name") "$here/nhood-sim"$args --bytes $b --algos $algos \
+            --no-native $([ -s "$out/$name.bruck.csv.tmp" ] && echo --no-header) \
+            >>"$out/$name.bruck.csv.tmp" 2>>"$out/$name.bruck.log" || ok=0
+    done
+    if [ $ok -eq 1 ]; then
+        mv "$out/$name.bruck.csv.tmp" "$out/$name.bruck.csv"
+    else
+        echo "   failed, see $out/$name.bruck.log" >&2
+        rm -f "$out/$name.bruck.csv.tmp"
+    fi
+    echo "   $(($(date +%s) - start)) s" >&2
+}
+
 # The experiments: name, then nhood-sim's arguments.  Isomorphic
 # collectives, seed paper 000 (Jupiter: 30 nodes x 16 = 480 ranks): Fig. 2
 # (alltoall, Moore d=2..5 r=1, d=3 r=3, octant d=3 r=3), Fig. 5 (allgather),
@@ -165,6 +211,8 @@ experiments() {
     # torus_direct at 8 and 64 B, and native apart, one size per run (its
     # 1396 messages per rank, 670 K transfers at once, take 10-25 minutes of
     # simulation per size), with torus_direct beside it.
+    [ "$1" = bruck ] && bruck "iso-alltoall-shales-d3r3-flat" --platform flat --procs 480 \
+        --op alltoall --nbhd shales --dims 3 --radius 3 --bytes 8,64 --reps 1
     if [ "$1" = exp ]; then
         exp "iso-alltoall-shales-d3r3-flat" --platform flat --procs 480 --op alltoall --nbhd shales \
             --dims 3 --radius 3 --bytes 8,64 --algos torus,torus_direct --reps 1 --no-native
@@ -208,7 +256,11 @@ experiments() {
 }
 
 if [ "$report_only" -eq 0 ]; then
-    experiments exp
-    experiments auto
+    if [ "$bruck_only" -eq 0 ]; then
+        experiments exp
+        experiments auto
+    fi
+    experiments bruck
 fi
 "$here/sim-report.sh" "$out"
+"$here/sim-bruck-report.sh" "$out" >"$out/bruck.md"

@@ -1,0 +1,53 @@
+#!/bin/sh
+# The bruck table (markdown on stdout) from scripts/run-sim-experiments.sh's
+# OUT/NAME.bruck.csv files beside OUT/NAME.csv: per isomorphic experiment,
+# platform and block size, native's time, torus, torus_direct and bruck
+# (its rounds and messages), which one is fastest, bruck against the best of
+# the others, and auto against the best of all.  Native's and the older
+# algorithms' times come from NAME.csv where it has that size (simulated
+# time is deterministic: the same call simulates to the same time).
+#
+#   scripts/sim-bruck-report.sh [DIR]
+set -eu
+dir=${1:-docs/sim}
+echo "| experiment | platform | bytes | native us | torus us | torus_direct us | bruck us (rounds/messages) | fastest | bruck / best other | auto | auto / fastest |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
+for f in "$dir"/iso-*.bruck.csv; do
+    [ -s "$f" ] || continue
+    base=${f%.bruck.csv}
+    name=$(basename "$base")
+    awk -F, -v name="$name" '
+        FNR == 1 { next }
+        FILENAME ~ /\.bruck\.csv$/ { b = $6
+            if ($7 == "bruck") { br[b] = $9; brr[b] = $12 "/" $13 }
+            else if ($7 ~ /^auto/) { au[b] = $9; an[b] = $7 }
+            else t[b, $7] = $9
+            sizes[b] = 1; pf = $11; next }
+        { b = $6
+          if ($8 > 0) nat[b] = $8
+          if ($7 == "torus" || $7 == "torus_direct" || $7 == "direct") if (!((b, $7) in t)) t[b, $7] = $9 }
+        END {
+            n = 0
+            for (b in sizes) bs[++n] = b + 0
+            for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (bs[j] < bs[i]) { x = bs[i]; bs[i] = bs[j]; bs[j] = x }
+            exp = name; sub(/^iso-/, "", exp); sub(/-[a-z]+$/, "", exp)
+            for (i = 1; i <= n; i++) {
+                b = bs[i]
+                best = ""; bv = -1
+                if (b in nat) { best = "native"; bv = nat[b] }
+                split("direct torus torus_direct", al, " ")
+                for (k = 1; k <= 3; k++) if ((b, al[k]) in t && (bv < 0 || t[b, al[k]] < bv)) { best = al[k]; bv = t[b, al[k]] }
+                other = bv
+                fast = best; fv = bv
+                if (b in br && (fv < 0 || br[b] < fv)) { fast = "bruck"; fv = br[b] }
+                printf "| %s | %s | %d | %s | %s | %s | %s (%s) | %s | %s | %s | %s |\n", exp, pf, b,
+                    (b in nat ? sprintf("%.2f", nat[b]) : "-"),
+                    ((b, "torus") in t ? sprintf("%.2f", t[b, "torus"]) : "-"),
+                    ((b, "torus_direct") in t ? sprintf("%.2f", t[b, "torus_direct"]) : "-"),
+                    (b in br ? sprintf("%.2f", br[b]) : "-"), brr[b], fast,
+                    (other > 0 && b in br ? sprintf("%.2f", br[b] / other) : "-"),
+                    an[b] " " (b in au ? sprintf("%.2f", au[b]) : "-"),
+                    (fv > 0 && b in au ? sprintf("%.2f", au[b] / fv) : "-")
+            }
+        }' "$f" "$base.csv"
+done
