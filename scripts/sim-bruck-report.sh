@@ -30,7 +30,7 @@ for f in "$dir"/iso-*.bruck.csv; do
             n = 0
             for (b in sizes) bs[++n] = b + 0
             for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (bs[j] < bs[i]) { x = bs[i]; bs[i] = bs[j]; bs[j] = x }
-            exp = name; sub(/^iso-/, "", exp); sub(/-[a-z]+$/, "", exp)
+            ex = name; sub(/^iso-/, "", ex); sub(/-[a-z]+$/, "", ex)
             for (i = 1; i <= n; i++) {
                 b = bs[i]
                 best = ""; bv = -1
@@ -40,7 +40,7 @@ for f in "$dir"/iso-*.bruck.csv; do
                 other = bv
                 fast = best; fv = bv
                 if (b in br && (fv < 0 || br[b] < fv)) { fast = "bruck"; fv = br[b] }
-                printf "| %s | %s | %d | %s | %s | %s | %s (%s) | %s | %s | %s | %s |\n", exp, pf, b,
+                printf "| %s | %s | %d | %s | %s | %s | %s (%s) | %s | %s | %s | %s |\n", ex, pf, b,
                     (b in nat ? sprintf("%.2f", nat[b]) : "-"),
                     ((b, "torus") in t ? sprintf("%.2f", t[b, "torus"]) : "-"),
                     ((b, "torus_direct") in t ? sprintf("%.2f", t[b, "torus_direct"]) : "-"),
