@@ -12,7 +12,7 @@ t=$TOP_BUILDDIR/test/mpi
 log=${TMPDIR:-/tmp}/nhood-mpi-test.$$
 pass=0
 fail=0
-n=0
+ntap=0 # the TAP number (not n: the info keys case uses n)
 # Open MPI runs 8..16 ranks on two cores (oversubscribed, yielding);
 # MPICH busy-polls, so it stays at 4.
 case "$MPIEXEC" in
@@ -40,15 +40,15 @@ desc() {
         *) echo "$1${last:+ [$last]}" ;;
     esac
 }
-ok() { pass=$((pass + 1)); n=$((n + 1)); echo "ok $n - $(desc "$1")"; }
+ok() { pass=$((pass + 1)) ntap=$((ntap + 1)); echo "ok $ntap - $(desc "$1")"; }
 bad() {
-    fail=$((fail + 1)) n=$((n + 1))
-    echo "not ok $n - $(desc "$1")"
+    fail=$((fail + 1)) ntap=$((ntap + 1))
+    echo "not ok $ntap - $(desc "$1")"
     echo "# command: $last_cmd"
     sed 's/^/#     /' "$log.err" | tail -20
 }
 # skip NAME REASON: a case that cannot run in this build.
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+skip() { ntap=$((ntap + 1)); echo "ok $ntap - $1 # SKIP $2"; }
 
 # run NAME NP "VAR=VAL ..." PROGRAM [ARGS]: succeeds if the program does.
 run() {
@@ -763,5 +763,5 @@ fi
 
 rm -f "$log.out" "$log.err" "$log.csv"
 echo "$pass passed, $fail failed"
-echo "1..$n"
+echo "1..$ntap"
 [ "$fail" -eq 0 ]
