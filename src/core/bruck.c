@@ -2,7 +2,7 @@
  * all-to-all as the interface paper adapts it to isomorphic neighborhoods
  * (Träff, Lübbe, Rougier, Hunold, "Isomorphic, sparse MPI-like collective
  * communication operations for parallel stencil computations", EuroMPI
- * 2015, doi:10.1145/2802658.2802663, Section 5.3).
+ * 2015, Section 5.3).
  *
  * A schedule is a list of phases; a phase holds at most k hop vectors
  * (k = nb->ports, the ports a rank uses at once) and every rank sends one
@@ -16,13 +16,13 @@
  * routing): in dimension j a coordinate value v in [lo, hi] is written in
  * base b = k+1 with phase i's digits in [-a_i, k-a_i], where the a_i are
  * the base-b digits of N = -lo, which writes every value in
- * ceil(log_b(hi - lo + 1)) phases (with one port: hops +-2^i, the signs
- * from N's binary digits; [-2, 2] takes -2, 1, 4... as -1, 2, -4 or the
- * like); or with non-negative digits plus one shift phase -N (fewer
- * messages); or, where the dimension is not periodic, with digits of v's
- * own sign only, so that every position a block passes lies between its
- * origin and its target and exists on a mesh.  The cheapest system that writes every value wins (fewest phases,
- * then messages, then hops taken).  Where all offsets are multiples of one
+ * ceil(log_b(hi - lo + 1)) phases (one port: hops +-2^i, the signs from
+ * N's binary digits, so [-2, 2] gets the hops 1, -2, 4); or with
+ * non-negative digits plus one shift phase -N (fewer messages); or, where
+ * the dimension is not periodic, with digits of v's own sign only, so that
+ * every position a block passes lies between its origin and its target and
+ * exists on a mesh.  The cheapest system that writes every value wins
+ * (fewest phases, then messages, then hops taken).  Where all offsets are multiples of one
  * vector u (a linear embedding), one digit system over the multiples does
  * instead if it takes fewer phases.  With many ports, neighboring
  * dimensions whose distinct offset projections fit in the k ports share

@@ -2,7 +2,7 @@
  *
  * After the dynamic analysis of "Maximizing Communication Overlap with
  * Dynamic Program Analysis" (Saillard, Sen, Lavrijsen, Iancu; HPC Asia
- * 2018, doi:10.1145/3149457.3149459), applied to MPI's neighborhood
+ * 2018, HAL hal-01937407), applied to MPI's neighborhood
  * collectives: the latest point where an operation's completion is still
  * needed is the first access to its data, which page protection finds
  * without instrumenting the program.
