@@ -552,16 +552,7 @@ typedef struct nodes {
 
 static int push_node(nodes *l, const bnode *x)
 {
-    if (l->n == l->cap) {
-        int c = l->cap ? 2 * l->cap : 16;
-        bnode *nv = realloc(l->v, (size_t)c * sizeof(*nv));
-        if (!nv)
-            return -1;
-        l->v = nv;
-        l->cap = c;
-    }
-    l->v[l->n++] = *x;
-    return 0;
+    return nh_vec_push(&l->v, &l->n, &l->cap, x, sizeof(*x));
 }
 
 /* Phase i for node m: its entries split by the hop they take (stable);
@@ -663,15 +654,8 @@ int nh_build_bruck(const nh_nbhd *nb, nh_op op, nh_sched **out)
     for (int n = 0; n < cur.n; n++) {
         const bnode *m = &cur.v[n];
         for (int e = m->lo; e < m->hi; e++) {
-            int t = ent[e];
-            if (t == m->final_t)
-                continue;
-            s->rounds[cr].tmpl_blocks++;
-            if (nb->recv_slot[t] == NH_NONE)
-                continue;
-            s->cur_key = m->key;
-            nh_sched_add_send(s, cr, m->loc.buf, m->loc.slot);
-            nh_sched_add_recv(s, cr, NH_BUF_RECV, nb->recv_slot[t]);
+            if (ent[e] != m->final_t)
+                nh_sched_add_copy(s, cr, m->key, m->loc, nb->recv_slot[ent[e]]);
         }
     }
     if (nh_sched_finish(s))

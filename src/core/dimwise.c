@@ -34,16 +34,7 @@ typedef struct rlist {
 
 static int rlist_push(rlist *l, const rnode *x)
 {
-    if (l->n == l->cap) {
-        int c = l->cap ? 2 * l->cap : 16;
-        rnode *nv = realloc(l->v, (size_t)c * sizeof(*nv));
-        if (!nv)
-            return -1;
-        l->v = nv;
-        l->cap = c;
-    }
-    l->v[l->n++] = *x;
-    return 0;
+    return nh_vec_push(&l->v, &l->n, &l->cap, x, sizeof(*x));
 }
 
 /* Does template entry t belong to the node's subtree at dimension j?
@@ -303,12 +294,8 @@ int nh_build_dimwise(const nh_nbhd *nb, nh_op op, int direct_hops, nh_algo algo,
         for (int t = lo; t < hi; t++) {
             if (t == m->final_t || nh_offset_cmp(d, nb->off + (size_t)t * d, m->vec) != 0)
                 continue;
-            s->rounds[cr].tmpl_blocks++;
-            if (nb->recv_slot[t] == NH_NONE)
-                continue;
-            s->cur_key = op == NH_OP_ALLTOALL ? m->key : -1;
-            nh_sched_add_send(s, cr, m->loc.buf, m->loc.slot);
-            nh_sched_add_recv(s, cr, NH_BUF_RECV, nb->recv_slot[t]);
+            nh_sched_add_copy(s, cr, op == NH_OP_ALLTOALL ? m->key : -1, m->loc,
+                              nb->recv_slot[t]);
         }
     }
     if (nh_sched_finish(s))

@@ -98,6 +98,33 @@ void nh_sched_add_recv(nh_sched *s, int round, int buf, int slot)
     push(s, &r->recv, &r->nrecv, &r->caprecv, buf, slot);
 }
 
+int nh_vec_push(void *v, int *n, int *cap, const void *x, size_t size)
+{
+    char *a;
+    memcpy(&a, v, sizeof(a));
+    if (*n == *cap) {
+        int c = *cap ? 2 * *cap : 16;
+        char *na = realloc(a, (size_t)c * size);
+        if (!na)
+            return -1;
+        a = na;
+        memcpy(v, &a, sizeof(a));
+        *cap = c;
+    }
+    memcpy(a + (size_t)(*n)++ * size, x, size);
+    return 0;
+}
+
+void nh_sched_add_copy(nh_sched *s, int cr, int key, nh_blk from, int recv_slot)
+{
+    s->rounds[cr].tmpl_blocks++;
+    if (recv_slot == NH_NONE)
+        return;
+    s->cur_key = key;
+    nh_sched_add_send(s, cr, from.buf, from.slot);
+    nh_sched_add_recv(s, cr, NH_BUF_RECV, recv_slot);
+}
+
 int nh_sched_temp(nh_sched *s)
 {
     return s->ntemp++;

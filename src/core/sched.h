@@ -87,6 +87,12 @@ int nh_sched_add_hop(nh_sched *s, int phase, const nh_nbhd *nb, const int *hop);
 void nh_sched_add_send(nh_sched *s, int round, int buf, int slot);
 void nh_sched_add_recv(nh_sched *s, int round, int buf, int slot);
 int nh_sched_temp(nh_sched *s);
+/* A block of the final copy round cr (interior count included): from ->
+ * receive slot recv_slot, unless that is NH_NONE (no such source here). */
+void nh_sched_add_copy(nh_sched *s, int cr, int key, nh_blk from, int recv_slot);
+/* Appends the size bytes at x to a growable array (*v: *n elements in
+ * use of *cap), doubling it when full.  0, or -1 (memory). */
+int nh_vec_push(void *v, int *n, int *cap, const void *x, size_t size);
 /* Drops rounds no rank uses, fills phase count and statistics.  Returns 0 or -1 (oom). */
 int nh_sched_finish(nh_sched *s);
 void nh_sched_free(nh_sched *s);
