@@ -409,3 +409,19 @@ out:
     free(used);
     return coupled;
 }
+
+void nh_nbhd_torus_cost(const nh_nbhd *nb, long *rounds, long *msgs)
+{
+    int d = nb->g.ndims;
+    *rounds = *msgs = 0;
+    for (int j = 0; j < d; j++) {
+        int pos = 0, neg = 0;
+        for (int t = 0; t < nb->s; t++) {
+            int c = nb->off[(size_t)t * d + j];
+            pos = c > pos ? c : pos;
+            neg = -c > neg ? -c : neg;
+        }
+        *rounds += pos > neg ? pos : neg;
+        *msgs += pos + neg;
+    }
+}

@@ -74,6 +74,9 @@ int nh_match_template(const nh_grid *g, const int *coords, int s, const int *tmp
 int nh_nbhd_init(nh_nbhd *nb, const nh_grid *g, int rank, int s, const int *tmpl, int outdeg,
                  const int *dests, int indeg, const int *srcs);
 void nh_nbhd_fini(nh_nbhd *nb);
+/* The torus schedule's rounds and messages in closed form: per dimension
+ * the farthest step each way (max c_j, max -c_j; the paper's D). */
+void nh_nbhd_torus_cost(const nh_nbhd *nb, long *rounds, long *msgs);
 /* The destination half of nh_nbhd_init with this rank's own template, on
  * a torus with at most 64 neighbors: recv_slot is left NH_NONE for
  * nh_nbhd_fill_recv, and src_repeats is read off the destinations (where

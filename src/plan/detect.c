@@ -121,44 +121,6 @@ static int plan_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out
     return MPI_SUCCESS;
 }
 
-/* The sources' half of a neighborhood (pend_sources), once, whoever asks
- * first (copies of the communicator share it).  A misfit means the graph
- * is not consistent (a rank's sources are not the ranks that list it as a
- * destination): an erroneous program. */
-static int sources_ready(nh_plan *p)
-{
-    nh_plan *root = p->root ? p->root : p;
-    int rc = MPI_SUCCESS;
-    if (!__atomic_load_n(&root->pend_srcs, __ATOMIC_ACQUIRE))
-        return MPI_SUCCESS;
-    nh_lock(NH_LOCK_MISC);
-    if (root->pend_srcs) {
-        int fit = nh_nbhd_fill_recv(&root->nb, root->pend_srcs);
-        if (fit > 0) {
-            nh_error("rank %d's sources are not the ranks that list it as a destination "
-                     "(MPI_Dist_graph_create_adjacent: the graph is not consistent)",
-                     root->nb.rank);
-            rc = MPI_ERR_TOPOLOGY;
-        } else if (fit < 0)
-            rc = MPI_ERR_NO_MEM;
-        else {
-            free(root->pend_srcs);
-            __atomic_store_n(&root->pend_srcs, NULL, __ATOMIC_RELEASE);
-        }
-    }
-    nh_unlock(NH_LOCK_MISC);
-    return rc;
-}
-
-int nh_plan_ready(nh_plan *p, MPI_Comm comm)
-{
-    int rc = sources_ready(p);
-    if (rc || !p->lazy_pcomm)
-        return rc;
-    p->lazy_pcomm = 0;
-    return p->pcomm != MPI_COMM_NULL ? MPI_SUCCESS : nh_comm_dup(comm, &p->pcomm);
-}
-
 int nh_plan_init(void)
 {
     int *ub, flag = 0;
@@ -251,32 +213,13 @@ static int candidates(MPI_Comm comm_old, int size, const nh_hint *h, cand *c)
     return n;
 }
 
-/* What a fitting candidate grid costs: the torus schedule's rounds and
- * messages in closed form (per dimension the farthest step each way; the
- * paper's D), priced by the cost model's alpha and o.  On a grid that
- * folds the neighborhood into few dimensions (a ring of 27 for a 3x3x3
- * Moore neighborhood: 13 rounds, 26 messages) it is dear; on the grid it
- * was built on (3 rounds, 6 messages) cheap.  Pure: the same template
- * gives the same figure on every rank. */
-static double grid_cost(const nh_nbhd *nb)
-{
-    int d = nb->g.ndims;
-    long rounds = 0, msgs = 0;
-    for (int j = 0; j < d; j++) {
-        int pos = 0, neg = 0;
-        for (int t = 0; t < nb->s; t++) {
-            int c = nb->off[(size_t)t * d + j];
-            pos = c > pos ? c : pos;
-            neg = -c > neg ? -c : neg;
-        }
-        rounds += pos > neg ? pos : neg;
-        msgs += pos + neg;
-    }
-    return nh_cfg.cost.alpha * (double)rounds + nh_cfg.cost.o * (double)msgs;
-}
-
 /* Of the candidates fit[] marks, the one to keep: the first, or among
- * inferred grids (several factorizations of one size) the cheapest. */
+ * inferred grids (several factorizations of one size) the cheapest: the
+ * torus schedule's rounds and messages (nh_nbhd_torus_cost) priced by the
+ * cost model's alpha and o.  A grid that folds the neighborhood into few
+ * dimensions (a ring of 27 for a 3x3x3 Moore neighborhood: 13 rounds, 26
+ * messages) is dear; the grid it was built on (3 rounds, 6 messages)
+ * cheap.  The same template gives the same figure on every rank. */
 static int pick(const cand *c, int n, const int *fit, const nh_nbhd *nbs)
 {
     int best = -1;
@@ -286,7 +229,9 @@ static int pick(const cand *c, int n, const int *fit, const nh_nbhd *nbs)
             continue;
         if (strcmp(c[k].source, "inferred") != 0)
             return best >= 0 ? best : k;
-        double x = grid_cost(&nbs[k]);
+        long rounds, msgs;
+        nh_nbhd_torus_cost(&nbs[k], &rounds, &msgs);
+        double x = nh_cfg.cost.alpha * (double)rounds + nh_cfg.cost.o * (double)msgs;
         if (best < 0 || x < bc) {
             best = k;
             bc = x;
@@ -535,7 +480,7 @@ static int and_all(uint64_t *v, MPI_Comm comm, int size)
  * the hash h and its complement gives AND(h) and ~OR(h): equal iff every
  * h is.  Where every rank has one template, MPI's graph consistency gives
  * rank r the sources r - t, so on a torus they are matched to the
- * template when first needed (nh_nbhd_torus_dests, sources_ready) and
+ * template when first needed (nh_nbhd_torus_dests, plan_sched.c) and
  * repeat where the destinations do.  The spare bits carry whether no
  * rank's sources repeat (MPI's own exchange may then stand in; MPICH
  * orders repeated edges wrongly) and whether no rank forces
@@ -693,68 +638,4 @@ fail:
     free(d.mine);
     free(d.perm);
     return rc;
-}
-
-int nh_plan_coupled(nh_plan *p)
-{
-    /* The coupling test walks the whole grid: not at creation, where most
-     * programs never need it, and never where it would be slow (then the
-     * choice stays size-independent). */
-    if (p->coupled < 0)
-        p->coupled = (long)p->nb.g.size * (p->nb.s + 1) <= 50000000L &&
-                     nh_sizes_coupled(&p->nb.g, p->nb.s, p->nb.off);
-    return p->coupled;
-}
-
-const nh_sched *nh_plan_sched_ports(nh_plan *p, nh_op op, int k)
-{
-    if (p->root)
-        p = p->root;
-    nh_sched *s = __atomic_load_n(&p->bruck[op][k - 1], __ATOMIC_ACQUIRE);
-    if (s || sources_ready(p))
-        return s;
-    nh_lock(NH_LOCK_MISC);
-    if (!(s = p->bruck[op][k - 1])) {
-        nh_nbhd nb = p->nb; /* shares the arrays; only ports differ */
-        nb.ports = k;
-        nh_build_bruck(&nb, op, &s);
-        if (s && p->node_of)
-            nh_sched_node_stats(s, &p->nb.g, p->node_of, p->node_scratch);
-        __atomic_store_n(&p->bruck[op][k - 1], s, __ATOMIC_RELEASE);
-    }
-    nh_unlock(NH_LOCK_MISC);
-    return s;
-}
-
-const nh_sched *nh_plan_sched(nh_plan *p, nh_op op, nh_algo a)
-{
-    if (a == NH_ALGO_BRUCK) {
-        int ports = (p->root ? p->root : p)->ports;
-        if (ports)
-            return nh_plan_sched_ports(p, op, ports);
-        const nh_sched *best = NULL;
-        for (int k = 1; k <= NH_MAX_PORTS; k++) {
-            const nh_sched *s = nh_plan_sched_ports(p, op, k);
-            if (s && (!best || s->tmpl_rounds < best->tmpl_rounds ||
-                      (s->tmpl_rounds == best->tmpl_rounds && s->tmpl_msgs < best->tmpl_msgs)))
-                best = s;
-        }
-        return best;
-    }
-    if (p->root) /* schedules belong to the analysis */
-        p = p->root;
-    /* Built once, on first use; duplicates used by other threads may ask
-     * for the same schedule at the same time. */
-    nh_sched *s = __atomic_load_n(&p->sched[op][a], __ATOMIC_ACQUIRE);
-    if (s || !nh_algos[a].build || sources_ready(p))
-        return s;
-    nh_lock(NH_LOCK_MISC);
-    if (!(s = p->sched[op][a])) {
-        nh_algos[a].build(&p->nb, op, &s);
-        if (s && p->node_of)
-            nh_sched_node_stats(s, &p->nb.g, p->node_of, p->node_scratch);
-        __atomic_store_n(&p->sched[op][a], s, __ATOMIC_RELEASE);
-    }
-    nh_unlock(NH_LOCK_MISC);
-    return s;
 }

@@ -217,7 +217,7 @@ done
 name="NHOOD_REPORT=1 nonblocking and persistent lines"
 if run "$name" 4 "NHOOD_REPORT=1" "$t/test_nonblocking" &&
     grep -Eq '^nhood: comm=[0-9]+ op=ialltoall pattern=isomorphic .*algorithm=direct .*calls=[1-9]' "$log.err" &&
-    grep -Eq '^nhood: comm=[0-9]+ op=iallgather pattern=isomorphic .*algorithm=(direct|torus_direct) .*calls=[1-9]' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=iallgather pattern=isomorphic .*algorithm=(direct|torus_direct|bruck) .*calls=[1-9]' "$log.err" &&
     { ! grep -q 'HAVE_MPI_NEIGHBOR_ALLTOALL_INIT=1' "$TOP_BUILDDIR/Makefile" ||
         grep -Eq '^nhood: comm=[0-9]+ op=alltoall_init pattern=isomorphic .*algorithm=direct .*calls=[1-9]' "$log.err"; }; then
     ok "$name"
