@@ -138,7 +138,9 @@ auto() {
 # isomorphic experiments, into OUT/NAME.bruck.csv: bruck (its port count
 # priced by the cost model, NHOOD_PORTS unset) and auto at 8 B, and at 512
 # B where the experiment has that size (the neighborhoods of 80 or more
-# offsets run at 8 B only, as above).  Without native:
+# offsets run at 8 B only, as above); torus and torus_direct too where
+# NAME.csv does not exist (the large neighborhoods on torus and dragonfly,
+# whose native runs were never simulated: 15-50 minutes each here).  Without native:
 # the simulation is deterministic, so native's time at a size is the one
 # NAME.csv holds (scripts/sim-bruck-report.sh joins them).
 bruck() {
@@ -164,6 +166,7 @@ bruck() {
     : >"$out/$name.bruck.csv.tmp"
     for b in $sizes; do
         algos=bruck,auto
+        [ -s "$out/$name.csv" ] || algos=$algos,torus,torus_direct
         # shellcheck disable=SC2086
         NHOOD_SIM_CFG=$(simcfg "$name") "$here/nhood-sim"$args --bytes $b --algos $algos \
             --no-native $([ -s "$out/$name.bruck.csv.tmp" ] && echo --no-header) \

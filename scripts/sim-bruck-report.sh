@@ -4,8 +4,9 @@
 # platform and block size, native's time, torus, torus_direct and bruck
 # (its rounds and messages), which one is fastest, bruck against the best of
 # the others, and auto against the best of all.  Native's and the older
-# algorithms' times come from NAME.csv where it has that size (simulated
-# time is deterministic: the same call simulates to the same time).
+# algorithms' times come from NAME.csv where it has that size, or from
+# auto's row where auto ran them (simulated time is deterministic: the
+# same call simulates to the same time); "-": not simulated.
 #
 #   scripts/sim-bruck-report.sh [DIR]
 set -eu
@@ -27,6 +28,13 @@ for f in "$dir"/iso-*.bruck.csv; do
           if ($8 > 0) nat[b] = $8
           if ($7 == "torus" || $7 == "torus_direct" || $7 == "direct") if (!((b, $7) in t)) t[b, $7] = $9 }
         END {
+            # auto ran one of the algorithms: its time is that one'"'"'s where
+            # no row of its own exists (deterministic simulation)
+            for (b in au) {
+                a = an[b]; sub(/^auto:/, "", a)
+                if (a == "pmpi") { if (!(b in nat)) nat[b] = au[b] }
+                else if (a != "bruck" && !((b, a) in t)) t[b, a] = au[b]
+            }
             n = 0
             for (b in sizes) bs[++n] = b + 0
             for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (bs[j] < bs[i]) { x = bs[i]; bs[i] = bs[j]; bs[j] = x }
@@ -49,5 +57,5 @@ for f in "$dir"/iso-*.bruck.csv; do
                     an[b] " " (b in au ? sprintf("%.2f", au[b]) : "-"),
                     (fv > 0 && b in au ? sprintf("%.2f", au[b] / fv) : "-")
             }
-        }' "$f" "$base.csv"
+        }' "$f" $([ -s "$base.csv" ] && echo "$base.csv")
 done
