@@ -49,6 +49,10 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
         nh_report_stfw(p, nh_coll_op(coll), rec);
     if (rec && (form != NH_FORM_PERSISTENT || ch.algo == NH_ALGO_PMPI))
         rec->calls[ch.algo]++; /* nhood's persistent requests count their starts */
+    if (rec && ch.s) { /* the schedule run (bruck: of the port count chosen) */
+        rec->rounds[ch.algo] = ch.s->tmpl_rounds;
+        rec->msgs[ch.algo] = ch.s->tmpl_msgs;
+    }
     if (ch.algo == NH_ALGO_PMPI && !ch.tuning) {
         rc = NH_TO_PMPI;
         goto out;
