@@ -95,12 +95,11 @@ if "$sim" --platform flat --procs 480 --op alltoall --nbhd moore --dims 2 --radi
 else cat "$log.out" >>"$log.err"; bad "$name"; fi
 
 # 5-D Moore on 32 ranks (2x2x2x2x2: -1 and +1 name the same neighbor) is
-# not detected; auto takes store-and-forward on it (results checked inside
-# the run, which reported its schedule figures from a grid schedule and
-# crashed before).
-name="nhood-sim alltoall moore d=5, 32 ranks, not detected: auto runs store-and-forward"
+# detected (inferred grids go up to 8 dimensions) and auto runs a
+# combining schedule on it (results checked inside the run).
+name="nhood-sim alltoall moore d=5, 32 ranks, detected: auto combines messages"
 if "$sim" --platform flat --procs 32 --op alltoall --nbhd moore --dims 5 --radius 1 --bytes 8 \
-    --algos auto >"$log.out" 2>"$log.err" && grep -q ',auto:stfw:[0-9]*,' "$log.out"; then
+    --algos auto >"$log.out" 2>"$log.err" && grep -Eq ',auto:(torus|torus_direct|bruck),' "$log.out"; then
     ok "$name"
 else cat "$log.out" >>"$log.err"; bad "$name"; fi
 
