@@ -17,9 +17,17 @@ ls ./*.csv >/dev/null 2>&1 || { echo "sim-report: no CSV in $dir" >&2; exit 1; }
     echo "experiment,op,nbhd,dims,radius,procs,bytes,algorithm,native_us,nhood_us,ratio,platform,rounds,max_msgs,max_volume"
     for f in iso-*.csv inplace-*.csv stfw-*.csv; do
         [ -f "$f" ] || continue
-        case "$f" in *.auto.csv) continue ;; esac
+        case "$f" in *.auto.csv | *.bruck.csv) continue ;; esac
         e=${f%.csv}
-        if [ -f "$e.auto.csv" ]; then
+        if [ -f "$e.bruck.csv" ]; then
+            # bruck and auto simulated later without native (run-sim-experiments.sh
+            # --bruck-only): their rows replace the run's auto rows, with the
+            # run's native time, at the sizes the run has.
+            awk -F, -v OFS=, -v e="$e" 'FNR == 1 { file++; next }
+                file == 1 && $7 !~ /^auto:/ { print e, $0; native[$6] = $8 }
+                file == 2 && ($6 in native) && native[$6] > 0 {
+                    $8 = native[$6]; $10 = sprintf("%.3f", $9 / $8); print e, $0 }' "$f" "$e.bruck.csv"
+        elif [ -f "$e.auto.csv" ]; then
             # auto re-run with newer cost parameters: its rows replace the
             # run's auto rows, with the run's native time.
             awk -F, -v OFS=, -v e="$e" 'FNR == 1 { file++; next }
