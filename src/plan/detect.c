@@ -214,21 +214,32 @@ static int candidates(MPI_Comm comm_old, int size, const nh_hint *h, cand *c)
 }
 
 /* Of the candidates fit[] marks, the one to keep: the first, or among
- * inferred grids (several factorizations of one size) the cheapest: the
- * torus schedule's rounds and messages (nh_nbhd_torus_cost) priced by the
- * cost model's alpha and o.  A grid that folds the neighborhood into few
- * dimensions (a ring of 27 for a 3x3x3 Moore neighborhood: 13 rounds, 26
- * messages) is dear; the grid it was built on (3 rounds, 6 messages)
- * cheap.  The same template gives the same figure on every rank. */
+ * inferred grids (several factorizations of one size) whose templates name
+ * every peer once, the cheapest: the torus schedule's rounds and messages
+ * (nh_nbhd_torus_cost) priced by the cost model's alpha and o.  A grid
+ * that folds the neighborhood into few dimensions (a ring of 27 for a
+ * 3x3x3 Moore neighborhood: 13 rounds, 26 messages) is dear; the grid it
+ * was built on (3 rounds, 6 messages) cheap.  Where a grid's template
+ * repeats an offset (-1 and +1 on a dimension of 2), which user offset an
+ * entry stands for can differ from rank to rank on a grid other than the
+ * user's, and v/w calls under isomorphic=true take a block's size from its
+ * entry: there the first fit stays.  The same templates give the same
+ * choice on every rank. */
 static int pick(const cand *c, int n, const int *fit, const nh_nbhd *nbs)
 {
-    int best = -1;
+    int best = -1, first = -1;
     double bc = 0;
     for (int k = 0; k < n; k++) {
         if (!fit[k])
             continue;
         if (strcmp(c[k].source, "inferred") != 0)
             return best >= 0 ? best : k;
+        first = first < 0 ? k : first;
+        int d = nbs[k].g.ndims, rep = 0;
+        for (int t = 1; t < nbs[k].s && !rep; t++) /* sorted: repeats are neighbors */
+            rep = nh_offset_cmp(d, nbs[k].off + (size_t)(t - 1) * d, nbs[k].off + (size_t)t * d) == 0;
+        if (rep)
+            continue;
         long rounds, msgs;
         nh_nbhd_torus_cost(&nbs[k], &rounds, &msgs);
         double x = nh_cfg.cost.alpha * (double)rounds + nh_cfg.cost.o * (double)msgs;
@@ -237,7 +248,7 @@ static int pick(const cand *c, int n, const int *fit, const nh_nbhd *nbs)
             bc = x;
         }
     }
-    return best;
+    return best >= 0 ? best : first;
 }
 
 static unsigned cand_hash(const cand *c, int n)
