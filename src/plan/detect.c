@@ -225,6 +225,14 @@ static int candidates(MPI_Comm comm_old, int size, const nh_hint *h, cand *c)
  * user's, and v/w calls under isomorphic=true take a block's size from its
  * entry: there the first fit stays.  The same templates give the same
  * choice on every rank. */
+static int repeats_offset(const nh_nbhd *nb)
+{
+    int d = nb->g.ndims, rep = 0;
+    for (int t = 1; t < nb->s && !rep; t++) /* sorted: repeats are neighbors */
+        rep = nh_offset_cmp(d, nb->off + (size_t)(t - 1) * d, nb->off + (size_t)t * d) == 0;
+    return rep;
+}
+
 static int pick(const cand *c, int n, const int *fit, const nh_nbhd *nbs)
 {
     int best = -1, first = -1;
@@ -235,10 +243,7 @@ static int pick(const cand *c, int n, const int *fit, const nh_nbhd *nbs)
         if (strcmp(c[k].source, "inferred") != 0)
             return best >= 0 ? best : k;
         first = first < 0 ? k : first;
-        int d = nbs[k].g.ndims, rep = 0;
-        for (int t = 1; t < nbs[k].s && !rep; t++) /* sorted: repeats are neighbors */
-            rep = nh_offset_cmp(d, nbs[k].off + (size_t)(t - 1) * d, nbs[k].off + (size_t)t * d) == 0;
-        if (rep)
+        if (repeats_offset(&nbs[k]))
             continue;
         long rounds, msgs;
         nh_nbhd_torus_cost(&nbs[k], &rounds, &msgs);
@@ -503,14 +508,18 @@ static int agree(det *d, const nh_hint *h, int order, int *native, int *no_stfw,
     unsigned hash = cand_hash(d->c, d->ncand) ^ (h->iso == 1 ? 0x2545f491u : 0);
     uint64_t x = 0;
     /* Inferred candidates are all tried (the cheapest fit wins), others
-     * until the first fit. */
+     * until the first fit, and inferred ones too where the lists repeat a
+     * peer (a property of the lists: every grid's template repeats it, and
+     * pick then keeps the first fit). */
     int every = d->ncand > 0 && strcmp(d->c[0].source, "inferred") == 0;
     for (int k = 0; k < d->ncand && (every || kf < 0); k++)
         if ((d->pending[k] = nh_nbhd_torus_dests(&d->nbs[k], &d->c[k].g, d->rank, d->outdeg,
                                                  d->dsts, d->indeg) == 0) ||
             nh_nbhd_init(&d->nbs[k], &d->c[k].g, d->rank, d->outdeg, NULL, d->outdeg, d->dsts,
-                         d->indeg, d->srcs) == 0)
+                         d->indeg, d->srcs) == 0) {
             d->fit[kf = k] = 1;
+            every = every && !repeats_offset(&d->nbs[k]);
+        }
     if (kf >= 0)
         kf = pick(d->c, d->ncand, d->fit, d->nbs);
     /* Repeated sources: the fit saw them where it sorted its lists. */
