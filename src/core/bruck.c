@@ -282,18 +282,9 @@ static int best_sys(const int *vals, int n, int k, int monotone, sys1 *out)
         }
     }
     free(c);
-    if (!found) /* the monotone systems always write every value */
-        return -1;
-    /* Drop phases without hops (an empty side). */
-    int w = 0;
-    for (int i = 0; i < out->nph; i++)
-        if (out->nhop[i]) {
-            out->nhop[w] = out->nhop[i];
-            memcpy(out->hop[w], out->hop[i], sizeof(out->hop[i]));
-            w++;
-        }
-    out->nph = w;
-    return 0;
+    /* the monotone systems always write every value; every phase a
+     * candidate has holds a hop */
+    return found ? 0 : -1;
 }
 
 /* The whole plan: phases of hop vectors and each entry's hop per phase. */
