@@ -13,20 +13,13 @@
  * rounds, one message each.
  *
  * The hops come from a digit system per dimension (dimension-ordered
- * routing): in dimension j a coordinate value v in [lo, hi] is written in
- * base b = k+1 with phase i's digits in [-a_i, k-a_i], where the a_i are
- * the base-b digits of N = -lo, which writes every value in
- * ceil(log_b(hi - lo + 1)) phases (one port: hops +-2^i, the signs from
- * N's binary digits, so [-2, 2] gets the hops 1, -2, 4); or with
- * non-negative digits plus one shift phase -N (fewer messages); or, where
- * the dimension is not periodic, with digits of v's own sign only, so that
- * every position a block passes lies between its origin and its target and
- * exists on a mesh.  The cheapest system that writes every value wins
- * (fewest phases, then messages, then hops taken).  Where all offsets are multiples of one
- * vector u (a linear embedding), one digit system over the multiples does
- * instead if it takes fewer phases.  With many ports, neighboring
- * dimensions whose distinct offset projections fit in the k ports share
- * one direct phase.
+ * routing, bruck_digits.c), or, where all offsets are multiples of one
+ * vector u (a linear embedding), from one digit system over the multiples
+ * if that takes fewer phases.  With many ports, neighboring dimensions
+ * whose distinct offset projections fit in the k ports share one direct
+ * phase, and phases of different dimensions whose hop combinations fit
+ * in the k ports merge into one (three ports hold two dimensions' shift
+ * phases: their hops and their sum).
  *
  * Routing reuses the idea of the torus trie: a node (vector v) at rank R
  * holds the block that originated at R - v.  For alltoall every template
@@ -34,258 +27,11 @@
  * share a node, so a block bound for several targets travels their common
  * prefix once.  Every rank builds the same phases in the same order, so a
  * round's block list on the sender matches the receiver's. */
+#include "bruck_digits.h"
 #include "sched.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define BR_MAXPH 64 /* phases of a plan (a digit system per dimension) */
-
-/* A digit system along one direction: per phase the scalar hops. */
-typedef struct sys1 {
-    int nph;
-    int nhop[BR_MAXPH];
-    int hop[BR_MAXPH][NH_MAX_PORTS];
-} sys1;
-
-/* Reachable sums after each phase: the fewest hops taken to reach x and
- * the hop taken in the last phase (-1: stayed), for backtracking. */
-typedef struct dp1 {
-    int lo, w; /* sums in [lo, lo + w) */
-    short *cost; /* (nph + 1) * w, -1 unreachable */
-    signed char *via;
-} dp1;
-
-static int pow_cover(int base, int need)
-{ /* phases m with base^m - 1 >= need (need >= 0) */
-    long v = 1;
-    int m = 0;
-    while (v - 1 < need && m < BR_MAXPH) {
-        v *= base;
-        m++;
-    }
-    return m;
-}
-
-/* Fills dp over sums reachable with the system, restricted to hops of
- * sign sgn (0: any).  Returns 0 or -1 (memory). */
-static int dp_run(const sys1 *y, int sgn, dp1 *d)
-{
-    long span = 0;
-    for (int i = 0; i < y->nph; i++) {
-        int m = 0;
-        for (int q = 0; q < y->nhop[i]; q++)
-            m = abs(y->hop[i][q]) > m ? abs(y->hop[i][q]) : m;
-        span += m;
-    }
-    if (span > (1 << 20))
-        return -1;
-    d->lo = -(int)span;
-    d->w = 2 * (int)span + 1;
-    size_t n = (size_t)(y->nph + 1) * (size_t)d->w;
-    d->cost = malloc(n * sizeof(short));
-    d->via = malloc(n);
-    if (!d->cost || !d->via)
-        return -1;
-    for (size_t i = 0; i < n; i++)
-        d->cost[i] = -1;
-    d->cost[0 - d->lo] = 0;
-    for (int i = 0; i < y->nph; i++) {
-        const short *c0 = d->cost + (size_t)i * d->w;
-        short *c1 = d->cost + (size_t)(i + 1) * d->w;
-        signed char *v1 = d->via + (size_t)(i + 1) * d->w;
-        for (int x = 0; x < d->w; x++) {
-            if (c0[x] < 0)
-                continue;
-            if (c1[x] < 0 || c1[x] > c0[x]) { /* staying wins ties */
-                c1[x] = c0[x];
-                v1[x] = -1;
-            }
-            for (int q = 0; q < y->nhop[i]; q++) {
-                int h = y->hop[i][q], t = x + h;
-                if ((sgn > 0 && h < 0) || (sgn < 0 && h > 0) || t < 0 || t >= d->w)
-                    continue;
-                if (c1[t] < 0 || c1[t] > c0[x] + 1) {
-                    c1[t] = (short)(c0[x] + 1);
-                    v1[t] = (signed char)q;
-                }
-            }
-        }
-    }
-    return 0;
-}
-
-/* The hop of each phase that writes v (-1: none); -1 if v is not written. */
-static int dp_path(const sys1 *y, const dp1 *d, int v, int *choice)
-{
-    int x = v - d->lo;
-    if (x < 0 || x >= d->w || d->cost[(size_t)y->nph * d->w + x] < 0)
-        return -1;
-    for (int i = y->nph; i > 0; i--) {
-        int q = d->via[(size_t)i * d->w + x];
-        choice[i - 1] = q;
-        if (q >= 0)
-            x -= y->hop[i - 1][q];
-    }
-    return x == -d->lo ? 0 : -1;
-}
-
-static void dp_free(dp1 *d)
-{
-    free(d->cost);
-    free(d->via);
-    d->cost = NULL;
-    d->via = NULL;
-}
-
-/* Does y write every value (monotone: with hops of the value's sign)?
- * *hops: total hops taken, for ties.  0 yes, 1 no, -1 memory. */
-static int sys_check(const sys1 *y, const int *vals, int n, int monotone, long *hops)
-{
-    dp1 d[3] = {{0}};
-    int choice[BR_MAXPH], rc = -1;
-    *hops = 0;
-    for (int sg = monotone ? 1 : 0; sg < (monotone ? 3 : 1); sg++)
-        if (dp_run(y, sg == 2 ? -1 : sg, &d[sg]))
-            goto out;
-    rc = 0;
-    for (int i = 0; i < n && rc == 0; i++) {
-        if (vals[i] == 0)
-            continue;
-        const dp1 *dd = &d[monotone ? (vals[i] > 0 ? 1 : 2) : 0];
-        if (dp_path(y, dd, vals[i], choice))
-            rc = 1;
-        else
-            *hops += dd->cost[(size_t)y->nph * dd->w + vals[i] - dd->lo];
-    }
-out:
-    for (int i = 0; i < 3; i++)
-        dp_free(&d[i]);
-    return rc;
-}
-
-static void add_phase(sys1 *y)
-{
-    if (y->nph < BR_MAXPH)
-        y->nhop[y->nph++] = 0;
-}
-
-static void add_hop(sys1 *y, int h)
-{
-    if (y->nph > 0 && y->nhop[y->nph - 1] < NH_MAX_PORTS)
-        y->hop[y->nph - 1][y->nhop[y->nph - 1]++] = h;
-}
-
-/* Phases of base-b digits 1..kp (sign sg) for magnitudes up to need,
- * starting at phase `at` of y (phases are added as needed). */
-static void add_digits(sys1 *y, int at, int kp, int sg, int need)
-{
-    int m = pow_cover(kp + 1, need);
-    long w = 1;
-    for (int i = 0; i < m; i++, w *= kp + 1) {
-        while (y->nph <= at + i)
-            add_phase(y);
-        for (int dgt = 1; dgt <= kp; dgt++)
-            if (y->nhop[at + i] < NH_MAX_PORTS)
-                y->hop[at + i][y->nhop[at + i]++] = sg * dgt * (int)w;
-    }
-}
-
-/* The candidate digit systems for values in [lo, hi] (lo <= 0 <= hi). */
-static int candidates(int lo, int hi, int k, int monotone, sys1 *c)
-{
-    int n = 0, N = -lo, b = k + 1;
-    if (!monotone) {
-        /* Phase i's digits -a_i .. k-a_i, a_i the i-th base-b digit of N
-         * (or of the room left above hi): the range [-N, b^m - 1 - N]
-         * takes the fewest phases, ceil(log_b(hi - lo + 1)). */
-        for (int side = 0; side < 2; side++) {
-            int m = pow_cover(b, hi - lo), low = side ? 0 : N;
-            sys1 *y = &c[n++];
-            memset(y, 0, sizeof(*y));
-            long w = 1, top = 1;
-            for (int i = 0; i < m; i++)
-                top *= b;
-            if (side) /* the digits of top - 1 - hi on the negative side */
-                low = (int)(top - 1 - hi);
-            for (int i = 0; i < m; i++, w *= b) {
-                int a = (int)(low / w % b);
-                add_phase(y);
-                for (int dgt = -a; dgt <= k - a; dgt++)
-                    if (dgt)
-                        add_hop(y, dgt * (int)w);
-            }
-        }
-        if (lo < 0 && hi > 0) { /* non-negative digits and one shift (each sign) */
-            for (int sg = 1; sg >= -1; sg -= 2) {
-                sys1 *y = &c[n++];
-                memset(y, 0, sizeof(*y));
-                int far = sg > 0 ? N : hi, near = sg > 0 ? hi : N;
-                add_phase(y);
-                add_hop(y, -sg * far);
-                add_digits(y, 1, k, sg, near > far - 1 ? near : far - 1);
-            }
-        }
-    }
-    /* Monotone: digits of the value's sign, positive and negative phases
-     * one after the other, or side by side with the ports split. */
-    sys1 *y = &c[n++];
-    memset(y, 0, sizeof(*y));
-    add_digits(y, 0, k, 1, hi);
-    add_digits(y, y->nph, k, -1, N);
-    for (int k1 = 1; k1 < k && hi > 0 && N > 0; k1++) {
-        y = &c[n++];
-        memset(y, 0, sizeof(*y));
-        add_digits(y, 0, k1, 1, hi);
-        add_digits(y, 0, k - k1, -1, N);
-    }
-    return n;
-}
-
-static int msgs_of(const sys1 *y)
-{
-    int m = 0;
-    for (int i = 0; i < y->nph; i++)
-        m += y->nhop[i];
-    return m;
-}
-
-/* The cheapest candidate that writes every value: 0, or -1 (memory). */
-static int best_sys(const int *vals, int n, int k, int monotone, sys1 *out)
-{
-    int lo = 0, hi = 0, found = 0;
-    long best_hops = 0;
-    for (int i = 0; i < n; i++) {
-        lo = vals[i] < lo ? vals[i] : lo;
-        hi = vals[i] > hi ? vals[i] : hi;
-    }
-    sys1 *c = malloc((2 * NH_MAX_PORTS + 4) * sizeof(sys1));
-    if (!c)
-        return -1;
-    int nc = candidates(lo, hi, k, monotone, c);
-    for (int i = 0; i < nc; i++) {
-        long hops;
-        int r = sys_check(&c[i], vals, n, monotone, &hops);
-        if (r < 0) {
-            free(c);
-            return -1;
-        }
-        if (r > 0)
-            continue;
-        int better = !found || c[i].nph < out->nph ||
-                     (c[i].nph == out->nph && (msgs_of(&c[i]) < msgs_of(out) ||
-                                               (msgs_of(&c[i]) == msgs_of(out) && hops < best_hops)));
-        if (better) {
-            *out = c[i];
-            best_hops = hops;
-            found = 1;
-        }
-    }
-    free(c);
-    /* the monotone systems always write every value; every phase a
-     * candidate has holds a hop */
-    return found ? 0 : -1;
-}
 
 /* The whole plan: phases of hop vectors and each entry's hop per phase. */
 typedef struct bplan {
@@ -316,7 +62,7 @@ static int append_sys(bplan *p, const sys1 *y, const int *u, int d, const int *l
     dp1 dd[3] = {{0}};
     int rc = -1;
     for (int sg = 0; sg < 3; sg++)
-        if (dp_run(y, sg == 2 ? -1 : sg, &dd[sg]))
+        if (nh_br_dp_run(y, sg == 2 ? -1 : sg, &dd[sg]))
             goto out;
     for (int t = 0; t < s; t++) {
         int *ch = p->choice + (size_t)t * BR_MAXPH + p->nph;
@@ -325,7 +71,7 @@ static int append_sys(bplan *p, const sys1 *y, const int *u, int d, const int *l
         if (lam[t] == 0)
             continue;
         const dp1 *dv = &dd[monotone ? (lam[t] > 0 ? 1 : 2) : 0];
-        if (dp_path(y, dv, lam[t], choice_tmp))
+        if (nh_br_dp_path(y, dv, lam[t], choice_tmp))
             goto out;
         memcpy(ch, choice_tmp, (size_t)y->nph * sizeof(int));
     }
@@ -339,7 +85,7 @@ static int append_sys(bplan *p, const sys1 *y, const int *u, int d, const int *l
     rc = 0;
 out:
     for (int i = 0; i < 3; i++)
-        dp_free(&dd[i]);
+        nh_br_dp_free(&dd[i]);
     return rc;
 }
 
@@ -398,6 +144,89 @@ static int free_dim(const nh_grid *g, int j)
     return g->periods[j];
 }
 
+/* Merges phases that move disjoint dimensions while the combinations of
+ * their hops fit in the k ports: the merged phase offers every non-empty
+ * combination (each member's hop or none, (h1+1)(h2+1)... - 1 hops), and
+ * an entry takes the combination of the hops it took.  Fewer phases, and
+ * no block moves more often; each coordinate still moves in the same
+ * steps, so paths stay monotone where they were.  Greedy, phases with the
+ * fewest hops first (one-hop shift phases pair up).  0, or -1 (memory). */
+static int merge_phases(bplan *p, int d, int s, int k)
+{
+    int n = p->nph, ord[BR_MAXPH], grp[BR_MAXPH], ng = 0, rc = -1;
+    unsigned sup[BR_MAXPH], gsup[BR_MAXPH];
+    long gprod[BR_MAXPH];
+    for (int i = 0; i < n; i++) {
+        sup[i] = 0;
+        for (int q = 0; q < p->nhop[i]; q++)
+            for (int j = 0; j < d; j++)
+                sup[i] |= p->hop[i][q][j] ? 1u << j : 0u;
+        if (!sup[i]) /* no dimension: it merges with nothing */
+            sup[i] = ~0u;
+        int at = i; /* insertion sort by hop count, stable */
+        while (at > 0 && p->nhop[ord[at - 1]] > p->nhop[i]) {
+            ord[at] = ord[at - 1];
+            at--;
+        }
+        ord[at] = i;
+    }
+    for (int x = 0; x < n; x++) {
+        int i = ord[x], g = 0;
+        while (g < ng && ((gsup[g] & sup[i]) || gprod[g] * (p->nhop[i] + 1) - 1 > k))
+            g++;
+        if (g == ng) {
+            gsup[ng] = 0;
+            gprod[ng++] = 1;
+        }
+        grp[i] = g;
+        gsup[g] |= sup[i];
+        gprod[g] *= p->nhop[i] + 1;
+    }
+    if (ng == n)
+        return 0;
+    bplan *m = calloc(1, sizeof(*m));
+    int *choice = malloc(((size_t)s + 1) * BR_MAXPH * sizeof(int));
+    if (!m || !choice)
+        goto out;
+    /* Merged phases in the order of their first member. */
+    for (int i = 0; i < n; i++) {
+        int g = grp[i], first = 1;
+        for (int i0 = 0; i0 < i; i0++)
+            first &= grp[i0] != g;
+        if (!first)
+            continue;
+        int ph = m->nph++, nmem = 0, mem[NH_MAXDIMS];
+        long radix[NH_MAXDIMS];
+        for (int i1 = i; i1 < n; i1++)
+            if (grp[i1] == g) {
+                radix[nmem] = nmem ? radix[nmem - 1] * (p->nhop[mem[nmem - 1]] + 1) : 1;
+                mem[nmem++] = i1;
+            }
+        m->nhop[ph] = (int)gprod[g] - 1;
+        for (int q = 1; q <= m->nhop[ph]; q++)
+            for (int a = 0; a < nmem; a++) {
+                int dg = (int)(q / radix[a] % (p->nhop[mem[a]] + 1));
+                for (int j = 0; j < d && dg; j++)
+                    m->hop[ph][q - 1][j] += p->hop[mem[a]][dg - 1][j];
+            }
+        for (int t = 0; t < s; t++) {
+            long q = 0;
+            for (int a = 0; a < nmem; a++)
+                q += (p->choice[(size_t)t * BR_MAXPH + mem[a]] + 1) * radix[a];
+            choice[(size_t)t * BR_MAXPH + ph] = (int)q - 1;
+        }
+    }
+    memcpy(p->nhop, m->nhop, sizeof(p->nhop));
+    memcpy(p->hop, m->hop, sizeof(p->hop));
+    memcpy(p->choice, choice, (size_t)s * BR_MAXPH * sizeof(int));
+    p->nph = m->nph;
+    rc = 0;
+out:
+    free(m);
+    free(choice);
+    return rc;
+}
+
 /* Dimension by dimension; or along one vector if that takes fewer phases. */
 static int make_plan(const nh_nbhd *nb, bplan *p)
 {
@@ -438,7 +267,7 @@ static int make_plan(const nh_nbhd *nb, bplan *p)
         }
         for (int j = 0; j < d; j++)
             lin_mono |= u[j] != 0 && !free_dim(&nb->g, j);
-        if (linear && best_sys(vals, s, k, lin_mono, &y))
+        if (linear && nh_br_best_sys(vals, s, k, lin_mono, &y))
             goto out;
         if (linear)
             lin_nph = y.nph;
@@ -447,51 +276,51 @@ static int make_plan(const nh_nbhd *nb, bplan *p)
     sys1 *dims = malloc((size_t)d * sizeof(sys1));
     if (!dims)
         goto out;
-    int dim_nph = 0;
     for (int j = 0; j < d; j++) {
         for (int t = 0; t < s; t++)
             vals[t] = nb->off[(size_t)t * d + j];
-        if (best_sys(vals, s, k, !free_dim(&nb->g, j), &dims[j])) {
+        if (nh_br_best_sys(vals, s, k, !free_dim(&nb->g, j), &dims[j])) {
             free(dims);
             goto out;
         }
-        dim_nph += dims[j].nph;
     }
+    /* Neighboring dimensions whose distinct projections fit in the k
+     * ports go in one direct phase where that saves phases (with 8 ports,
+     * 2-D pairs of a radius-1 Moore neighborhood). */
     p->nph = 0;
-    if (linear && lin_nph < dim_nph) {
+    int *proj = malloc(((size_t)NH_MAX_PORTS + 2) * NH_MAXDIMS * sizeof(int));
+    int *choice = malloc(((size_t)s + 1) * sizeof(int));
+    rc = proj && choice ? 0 : -1;
+    for (int j = 0; j < d && rc == 0;) {
+        int j1 = j + 1, nph = dims[j].nph;
+        while (j1 < d && projections(nb, j, j1 + 1, k, proj, NULL) <= k) {
+            nph += dims[j1].nph;
+            j1++;
+        }
+        if (j1 - j > 1 && nph > 1) {
+            rc = append_group(p, nb, j, j1, proj, choice);
+            j = j1;
+            continue;
+        }
+        int e[NH_MAXDIMS] = {0};
+        e[j] = 1;
+        for (int t = 0; t < s; t++)
+            vals[t] = nb->off[(size_t)t * d + j];
+        rc = append_sys(p, &dims[j], e, d, vals, s, !free_dim(&nb->g, j), choice_tmp);
+        j++;
+    }
+    free(proj);
+    free(choice);
+    if (rc == 0)
+        rc = merge_phases(p, d, s, k);
+    if (rc == 0 && linear && lin_nph < p->nph) {
         int first = 0;
         while (u[first] == 0)
             first++;
         for (int t = 0; t < s; t++)
             vals[t] = nb->off[(size_t)t * d + first] / u[first];
+        p->nph = 0;
         rc = append_sys(p, &y, u, d, vals, s, lin_mono, choice_tmp);
-    } else {
-        /* Neighboring dimensions whose distinct projections fit in the k
-         * ports go in one direct phase where that saves phases (with 8
-         * ports, 2-D pairs of a radius-1 Moore neighborhood). */
-        int *proj = malloc(((size_t)NH_MAX_PORTS + 2) * NH_MAXDIMS * sizeof(int));
-        int *choice = malloc(((size_t)s + 1) * sizeof(int));
-        rc = proj && choice ? 0 : -1;
-        for (int j = 0; j < d && rc == 0;) {
-            int j1 = j + 1, nph = dims[j].nph;
-            while (j1 < d && projections(nb, j, j1 + 1, k, proj, NULL) <= k) {
-                nph += dims[j1].nph;
-                j1++;
-            }
-            if (j1 - j > 1 && nph > 1) {
-                rc = append_group(p, nb, j, j1, proj, choice);
-                j = j1;
-                continue;
-            }
-            int e[NH_MAXDIMS] = {0};
-            e[j] = 1;
-            for (int t = 0; t < s; t++)
-                vals[t] = nb->off[(size_t)t * d + j];
-            rc = append_sys(p, &dims[j], e, d, vals, s, !free_dim(&nb->g, j), choice_tmp);
-            j++;
-        }
-        free(proj);
-        free(choice);
     }
     free(dims);
 out:

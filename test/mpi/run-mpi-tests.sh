@@ -75,6 +75,10 @@ for np in $nps; do
         name="neighbor np=$np NHOOD_ALGO=$algo"
         if run "$name" $np "NHOOD_ALGO=$algo NHOOD_FALLBACK=silent" "$t/test_neighbor"; then ok "$name"; else bad "$name"; fi
     done
+    # Three ports: radius-2 neighborhoods get two dimensions' shift phases
+    # merged into one phase.
+    name="neighbor np=$np NHOOD_ALGO=bruck NHOOD_PORTS=3"
+    if run "$name" $np "NHOOD_ALGO=bruck NHOOD_PORTS=3 NHOOD_FALLBACK=silent" "$t/test_neighbor"; then ok "$name"; else bad "$name"; fi
 done
 # Open MPI: 12 ranks (3x2x2, dimensions of size 2 in test_aliased), and a
 # 3-D Moore neighborhood on MPI_COMM_WORLD at 27 ranks, which fits a ring
@@ -86,6 +90,12 @@ case "$MPIEXEC" in
     name="neighbor np=27 3-D Moore on MPI_COMM_WORLD detected as 3x3x3"
     if run "$name" 27 "NHOOD_REPORT=1" "$t/test_neighbor" grid moore 3 1 3x3x3 &&
         grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic source=inferred dims=3x3x3 ' "$log.err"; then ok "$name"; else bad "$name"; fi
+    # 2-D Moore r=2 on 5x5 with three ports: the two shift phases share
+    # one (three rounds, nine messages, not four rounds).
+    name="neighbor np=25 2-D Moore r=2 NHOOD_ALGO=bruck NHOOD_PORTS=3: shift phases merged"
+    if run "$name" 25 "NHOOD_ALGO=bruck NHOOD_PORTS=3 NHOOD_REPORT=1" "$t/test_neighbor" grid moore 2 2 5x5 &&
+        grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic source=inferred dims=5x5 .*algorithm=bruck .*rounds=3 messages=9 ' "$log.err" &&
+        grep -Eq '^nhood: comm=[0-9]+ op=allgather pattern=isomorphic source=inferred dims=5x5 .*algorithm=bruck .*rounds=3 messages=9 ' "$log.err"; then ok "$name"; else bad "$name"; fi
     ;;
 esac
 for np in 2 4; do
@@ -528,6 +538,8 @@ for np in $nps; do
         name="neighbor_v np=$np NHOOD_ALGO=$algo"
         if run "$name" $np "NHOOD_ALGO=$algo NHOOD_FALLBACK=silent" "$t/test_neighbor_v"; then ok "$name"; else bad "$name"; fi
     done
+    name="neighbor_v np=$np NHOOD_ALGO=bruck NHOOD_PORTS=3"
+    if run "$name" $np "NHOOD_ALGO=bruck NHOOD_PORTS=3 NHOOD_FALLBACK=silent" "$t/test_neighbor_v"; then ok "$name"; else bad "$name"; fi
 done
 # Forced store-and-forward: the ring with MPI_PROC_NULL neighbors keeps the
 # other algorithms and says why (it once reported a failed build).  Not

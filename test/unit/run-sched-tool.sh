@@ -5,6 +5,8 @@
 # bruck's rounds against the log-round bound ceil(log2(s+1)) + 1 for 3-D
 # Moore r = 1, 2, 3 (6, 8, 10): one port meets it for r = 1 and 3 (one
 # message per round) and takes 9 for r = 2; two ports meet it for all;
+# with k ports the bound is ceil(log_{k+1}(s+1)) + 1: 3 ports at r = 2 and
+# 4 ports at r = 3 meet it (5) only where two dimensions share a shift phase;
 # --ppn's node figures on a small torus.
 : "${TOP_BUILDDIR:=.}"
 tool=$TOP_BUILDDIR/nhood-sched
@@ -40,6 +42,13 @@ for r in 2 3; do
     for op in alltoall allgather; do
         bruck "moore d3 r$r $op bruck" "moore,3,$r,512,8x8x8,1,$op,bruck" $([ $r = 2 ] && echo 9 || echo 10)
         bruck "moore d3 r$r $op bruck:2" "moore,3,$r,512,8x8x8,1,$op,bruck:2" $bound
+    done
+done
+for rk in 2:3 3:4; do
+    r=${rk%:*} k=${rk#*:}
+    out=$("$tool" --nbhd moore --dims 3 --radius $r --procs 512 --ports $k --verify --no-header)
+    for op in alltoall allgather; do
+        bruck "moore d3 r$r $op bruck:$k" "moore,3,$r,512,8x8x8,1,$op,bruck:$k" 5
     done
 done
 out=$("$tool" --nbhd octant --dims 3 --radius 2 --procs 216 --mesh --verify --no-header)
