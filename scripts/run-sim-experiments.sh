@@ -139,8 +139,9 @@ auto() {
 # priced by the cost model, NHOOD_PORTS unset) and auto at 8 B, and at 512
 # B where the experiment has that size (the neighborhoods of 80 or more
 # offsets run at 8 B only, as above); torus and torus_direct too where
-# NAME.csv does not exist (the large neighborhoods on torus and dragonfly,
-# whose native runs were never simulated: 15-50 minutes each here).  Without native:
+# NAME.csv does not exist (shales on torus and dragonfly, and the large
+# neighborhoods whose native runs on dragonfly take 15-50 minutes each here
+# and were not all simulated).  Without native:
 # the simulation is deterministic, so native's time at a size is the one
 # NAME.csv holds (scripts/sim-bruck-report.sh joins them).
 bruck() {
@@ -185,10 +186,12 @@ bruck() {
 # collectives, seed paper 000 (Jupiter: 30 nodes x 16 = 480 ranks): Fig. 2
 # (alltoall, Moore d=2..5 r=1, d=3 r=3, octant d=3 r=3), Fig. 5 (allgather),
 # Fig. 4 (shales, torus against torus_direct); the same on the torus and
-# dragonfly platforms (16 and 24 ranks per node).  The neighborhoods with
-# 80 or more offsets run at 8 B only: a 512 B run of one takes up to an hour
-# of simulation here (docs/sim/iso-alltoall-moore-d4r1-flat.csv kept the
-# 512 B rows of an earlier run that had them).
+# dragonfly platforms (16 and 24 ranks per node), and Moore d=3 r=2.  The
+# neighborhoods with 80 or more offsets run at 8 B only: a 512 B run of one
+# takes an hour or more of simulation here (Moore d=3 r=2's, on flat, had
+# not finished native's and direct's exchanges after 70 minutes;
+# docs/sim/iso-alltoall-moore-d4r1-flat.csv kept the 512 B rows of an
+# earlier run that had them).
 experiments() {
     for pf in flat torus dragonfly; do
         if [ "$pf" = flat ]; then small=8,64,512,2048; else small=8,512; fi
@@ -199,6 +202,7 @@ experiments() {
         $1 "iso-alltoall-octant-d3r3-$pf" --platform $pf --procs 480 --op alltoall --nbhd octant --dims 3 --radius 3 --bytes $small --reps 1
         $1 "iso-allgather-octant-d3r3-$pf" --platform $pf --procs 480 --op allgather --nbhd octant --dims 3 --radius 3 --bytes $small --reps 1
         $1 "iso-alltoall-moore-d4r1-$pf" --platform $pf --procs 480 --op alltoall --nbhd moore --dims 4 --radius 1 --bytes $big --reps 1
+        $1 "iso-alltoall-moore-d3r2-$pf" --platform $pf --procs 480 --op alltoall --nbhd moore --dims 3 --radius 2 --bytes $big --reps 1
         $1 "iso-alltoall-moore-d3r3-$pf" --platform $pf --procs 480 --op alltoall --nbhd moore --dims 3 --radius 3 --bytes $big --reps 1
         $1 "iso-allgather-moore-d3r3-$pf" --platform $pf --procs 480 --op allgather --nbhd moore --dims 3 --radius 3 --bytes $big --reps 1
         $1 "iso-alltoall-moore-d5r1-$pf" --platform $pf --procs 480 --op alltoall --nbhd moore --dims 5 --radius 1 --bytes $big --reps 1
@@ -216,6 +220,14 @@ experiments() {
     # simulation per size), with torus_direct beside it.
     [ "$1" = bruck ] && bruck "iso-alltoall-shales-d3r3-flat" --platform flat --procs 480 \
         --op alltoall --nbhd shales --dims 3 --radius 3 --bytes 8,64 --reps 1
+    # On torus and dragonfly: torus, torus_direct, bruck and auto at 8 B,
+    # without native.
+    if [ "$1" = bruck ]; then
+        for pf in torus dragonfly; do
+            bruck "iso-alltoall-shales-d3r3-$pf" --platform $pf --procs 480 --op alltoall \
+                --nbhd shales --dims 3 --radius 3 --bytes 8 --reps 1
+        done
+    fi
     if [ "$1" = exp ]; then
         exp "iso-alltoall-shales-d3r3-flat" --platform flat --procs 480 --op alltoall --nbhd shales \
             --dims 3 --radius 3 --bytes 8,64 --algos torus,torus_direct --reps 1 --no-native

@@ -8,8 +8,30 @@
 # auto's row where auto ran them (simulated time is deterministic: the
 # same call simulates to the same time); "-": not simulated.
 #
-#   scripts/sim-bruck-report.sh [DIR]
+#   scripts/sim-bruck-report.sh [DIR]            the full table (docs/sim/bruck.md)
+#   scripts/sim-bruck-report.sh --readme [DIR]   the README's: per experiment
+#       and platform/size, bruck / best other (the fastest in parentheses)
 set -eu
+if [ "${1:-}" = --readme ]; then
+    shift
+    sh "$0" "${1:-docs/sim}" | awk -F'|' 'NR > 2 {
+        for (i = 2; i <= 12; i++) gsub(/^ +| +$/, "", $i)
+        cell[$2, $3, $4] = $10 " (" $9 ")"
+        if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 }
+    }
+    END {
+        print "| experiment | flat 8 B | flat 512 B | torus 8 B | torus 512 B | dragonfly 8 B | dragonfly 512 B |"
+        print "|---|---|---|---|---|---|---|"
+        split("flat torus dragonfly", pf, " ")
+        for (k = 1; k <= n; k++) {
+            line = "| " order[k]
+            for (p = 1; p <= 3; p++) for (b = 8; b <= 512; b *= 64)
+                line = line " | " (((order[k], pf[p], b) in cell) ? cell[order[k], pf[p], b] : "-")
+            print line " |"
+        }
+    }'
+    exit 0
+fi
 dir=${1:-docs/sim}
 echo "| experiment | platform | bytes | native us | torus us | torus_direct us | bruck us (rounds/messages) | fastest | bruck / best other | auto | auto / fastest |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
