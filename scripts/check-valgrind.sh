@@ -73,6 +73,9 @@ for v in "" "NHOOD_PROGRESS=poll NHOOD_ALGO=torus"; do
     check "test_threads helgrind $v" timeout 1800 $mpiexec -n 2 -genv LD_PRELOAD "$lib" $flags $hg \
         "$b/test/mpi/test_threads"
 done
+# The progress backend's helper thread beside a program thread (MPICH).
+check "test_progress helgrind NHOOD_ALGO=torus" timeout 1800 $mpiexec -n 2 -genv LD_PRELOAD "$lib" \
+    -genv NHOOD_ALGO torus $hg "$b/test/mpi/test_progress" torus quick
 mpi test_neighbor_v "$b/test/mpi/test_neighbor_v"
 MPIVARS="NHOOD_PROGRESS=poll NHOOD_ALGO=torus NHOOD_FALLBACK=silent"
 mpi "test_neighbor_v nonblocking (poll, torus)" "$b/test/mpi/test_neighbor_v" nonblocking
@@ -82,6 +85,8 @@ MPIVARS="NHOOD_ALGO=stfw"
 mpi "test_stfw NHOOD_ALGO=stfw" "$b/test/mpi/test_stfw"
 MPIVARS="NHOOD_PROGRESS=poll NHOOD_ALGO=stfw"
 mpi "test_stfw_nb NHOOD_ALGO=stfw" "$b/test/mpi/test_stfw_nb"
+MPIVARS="NHOOD_ALGO=stfw"
+mpi "test_progress irregular NHOOD_ALGO=stfw" "$b/test/mpi/test_progress" irregular quick
 MPIVARS=""
 # shellcheck disable=SC2086
 check "test_reduce_sched --quick" $vg "$b/test/unit/test_reduce_sched" --quick

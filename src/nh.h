@@ -27,7 +27,7 @@ int nh_unpack(const void *in, int insize, int *pos, void *out, int count, MPI_Da
 /* ---- configuration (config/config.c) ---- */
 typedef enum { NH_BIND_AUTO = 0, NH_BIND_PACK, NH_BIND_ZCOPY, NH_BIND_COUNT } nh_binding;
 typedef enum { NH_FALLBACK_WARN = 0, NH_FALLBACK_ERROR, NH_FALLBACK_SILENT } nh_fallback;
-typedef enum { NH_PROGRESS_SAFE = 0, NH_PROGRESS_POLL } nh_progress;
+typedef enum { NH_PROGRESS_AUTO = 0, NH_PROGRESS_SAFE, NH_PROGRESS_POLL } nh_progress;
 /* NHOOD_OVERLAP (overlap/overlap.h) */
 typedef enum { NH_OVERLAP_OFF = 0, NH_OVERLAP_REPORT, NH_OVERLAP_DEFER } nh_overlap_mode;
 /* How a neighborhood collective was called. */

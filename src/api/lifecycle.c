@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "exec/progress.h"
 #include "exec/request.h"
 #include "api/api.h"
 #include "nh.h"
@@ -31,8 +32,14 @@ static int after_init(int provided)
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
     /* The first rank with a bad setting explains (usually rank 0: all
      * ranks normally see the same environment). */
-    int mine = nh_config_load(msg, sizeof(msg)) != 0 ? nh_world_rank : size;
-    PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    int mine[2], all[2];
+    mine[0] = nh_config_load(msg, sizeof(msg)) != 0 ? nh_world_rank : size;
+    /* Whether forwarding may run in nonblocking calls must be the same
+     * everywhere: every rank needs a progress backend (exec/progress.c). */
+    mine[1] = mine[0] < size || nh_prog_init(provided, nh_req_progress_from_mpi);
+    PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    first = all[0];
+    nh_prog_agree(all[1]);
     if (first < size) {
         if (nh_world_rank == first)
             fprintf(stderr, "nhood: error: %s%s\n", msg, first ? " (on this rank only)" : "");
@@ -59,9 +66,14 @@ int nh_start_late(void)
     return after_init(provided);
 }
 
+/* MPI starts at the level the program asks for, or at
+ * MPI_THREAD_MULTIPLE where the progress backend needs a helper thread
+ * (exec/progress.c); the program learns the level MPI provided. */
 int nh_impl_MPI_Init(int *argc, char ***argv)
 {
-    int provided, rc = PMPI_Init(argc, argv);
+    int provided, level = nh_prog_level(MPI_THREAD_SINGLE);
+    int rc = level == MPI_THREAD_SINGLE ? PMPI_Init(argc, argv)
+                                        : PMPI_Init_thread(argc, argv, level, &provided);
     if (rc || (rc = PMPI_Query_thread(&provided)))
         return rc;
     return after_init(provided);
@@ -69,7 +81,7 @@ int nh_impl_MPI_Init(int *argc, char ***argv)
 
 int nh_impl_MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    int rc = PMPI_Init_thread(argc, argv, nh_prog_level(required), provided);
     return rc ? rc : after_init(*provided);
 }
 
@@ -84,6 +96,7 @@ int nh_impl_MPI_Finalize(void)
     nh_report_free();
     nh_inplace_report_free();
     nh_req_fini(); /* operations the program never freed */
+    nh_prog_fini();
     nh_plan_fini();
     nh_inplace_fini();
     return PMPI_Finalize();

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "exec/progress.h"
 #include "exec/request.h"
 #include "nhood.h"
 
@@ -59,9 +60,10 @@ NH_EXPORT int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes
     if (p && nh_active) {
         /* Store-and-forward comes first where set up (as a blocking call of
          * uniform blocks of block_bytes would find it, or as requests do
-         * under NHOOD_PROGRESS=poll). */
+         * under NHOOD_PROGRESS=poll, or forced with a progress backend). */
         if (nh_stfw_predict(p, o, f == NH_FORM_BLOCKING ? block_bytes : -1) > 0 &&
-            (f == NH_FORM_BLOCKING || nh_cfg.progress == NH_PROGRESS_POLL)) {
+            (f == NH_FORM_BLOCKING || nh_cfg.progress == NH_PROGRESS_POLL ||
+             (nh_prog_forwarding() && nh_requested_algo(p, o) == NH_ALGO_STFW))) {
             algo = NH_ALGO_STFW;
         } else {
             nh_choice c;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/progress.h"
 #include "plan/stfw_setup.h"
 #include "nh.h"
 #include "util/sync.h"
@@ -122,13 +123,16 @@ void nh_report_print(void)
                      r->asked == NH_ALGO_PMPI        ? "requested"
                      : r->isomorphic || r->stfw_dims ? "native_cheaper"
                                                      : "irregular");
-        char dup[32] = "";
+        char dup[32] = "", prog[32] = "";
         if (r->dup_of >= 0)
             snprintf(dup, sizeof(dup), " dup_of=%d", r->dup_of);
+        /* Nonblocking and persistent forms: how forwarding progresses. */
+        if (r->form != NH_FORM_BLOCKING)
+            snprintf(prog, sizeof(prog), " progress=%s", nh_prog_name());
         fprintf(stderr,
                 "nhood: comm=%d%s op=%s%s%s pattern=%s source=%s dims=%s periods=%s neighbors=%d "
                 "algorithm=%s binding=%s calls=%ld rounds=%d messages=%ld create_us=%.1f "
-                "create_mpi_us=%.1f%s%s%s%s\n",
+                "create_mpi_us=%.1f%s%s%s%s%s\n",
                 r->comm_id, dup, prefix[r->form], nh_coll_name(r->coll), suffix[r->form],
                 r->isomorphic  ? "isomorphic"
                 : r->stfw_dims ? "irregular"
@@ -137,7 +141,7 @@ void nh_report_print(void)
                 best == NH_ALGO_PMPI || best == NH_ALGO_STFW ? "-"
                                                              : nh_binding_name(r->last_binding),
                 calls, r->rounds[best], r->msgs[best], r->create_us, r->create_mpi_us,
-                used > 1 ? " mix=" : "", used > 1 ? mix : "", stfw, why);
+                used > 1 ? " mix=" : "", used > 1 ? mix : "", stfw, why, prog);
     }
 }
 

@@ -46,7 +46,7 @@ nh_config nh_cfg = {
 static const char *const binding_names[NH_BIND_COUNT] = {"auto", "pack", "zcopy"};
 static const char *const fallback_names[] = {"warn", "error", "silent", NULL};
 static const char *const bool_names[] = {"0", "1", NULL};
-static const char *const progress_names[] = {"safe", "poll", NULL};
+static const char *const progress_names[] = {"auto", "safe", "poll", NULL};
 static const char *const overlap_names[] = {"off", "report", "defer", NULL};
 
 enum kind {
@@ -231,7 +231,7 @@ static int parse_knob(const knob *k, const char *v)
         *(nh_fallback *)k->dst = (nh_fallback)i;
         return 0;
     case K_PROGRESS:
-        if ((i = parse_enum(v, progress_names, 2)) < 0)
+        if ((i = parse_enum(v, progress_names, 3)) < 0)
             return -1;
         *(nh_progress *)k->dst = (nh_progress)i;
         return 0;

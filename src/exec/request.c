@@ -51,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/progress.h"
 #include "exec/req_int.h"
 #include "util/host.h"
 
@@ -61,8 +62,10 @@ int nh_req_nmulti;    /* of those, multi-phase */
 static void set_running(nh_req *r, int on)
 {
     __atomic_add_fetch(&nrunning, on ? 1 : -1, __ATOMIC_RELAXED); /* read unlocked */
-    if (r->multi)
+    if (r->multi) {
         nh_req_nmulti += on ? 1 : -1;
+        nh_prog_running(on ? 1 : -1);
+    }
 }
 
 static void set_live(nh_req *head)
@@ -140,6 +143,15 @@ void nh_req_progress(void)
         return;
     nh_req_progress_locked();
     nh_unlock(NH_LOCK_REQ);
+}
+
+/* The progress backend's entry (exec/progress.c): from the MPI library's
+ * progress engine or the helper thread, never from inside nhood's own
+ * request code on this thread (that code steps the operations itself). */
+void nh_req_progress_from_mpi(void)
+{
+    if (!nh_req_depth)
+        nh_req_progress();
 }
 
 /* Until r's schedule is done.  Blocking in PMPI is safe when no other
@@ -248,6 +260,11 @@ int nh_req_allreduce(const void *in, void *out, int count, MPI_Datatype type, MP
 void nh_req_fini(void)
 {
     nh_lock(NH_LOCK_REQ);
+    /* Operations the program freed while they ran must still end: other
+     * ranks may need this rank's part (their own completion, forwarding). */
+    for (nh_req *r = nh_req_live; r; r = r->next)
+        if (r->freed && r->active)
+            nh_req_wait_done(r);
     while (nh_req_live) {
         if (nh_req_live->active && !nh_req_live->done)
             set_running(nh_req_live, 0);

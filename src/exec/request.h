@@ -12,6 +12,9 @@ int nh_req_create(nh_plan *p, const nh_sched *s, const nh_call *c, const nh_bind
                   int persistent, long *starts, int *zcopy, MPI_Request *out);
 /* One nonblocking step of every running operation. */
 void nh_req_progress(void);
+/* The same, for the progress backend (exec/progress.c): nothing where this
+ * thread is already inside nhood's request code. */
+void nh_req_progress_from_mpi(void);
 /* MPI_Allreduce that progresses nhood's operations while it waits:
  * another rank may be waiting for one of them, which needs this rank's
  * forwarding, before it joins the reduction. */

@@ -3,10 +3,15 @@
  * any MPI call made while nhood is active (an MPI library calling its own
  * MPI_* entry points, a tool below us) straight to PMPI.
  *
+ * While a forwarding operation runs under the thread backend
+ * (exec/progress.h), every entry point lets the helper thread progress it
+ * for the duration of the call.
+ *
  * Under NHOOD_OVERLAP (overlap/overlap.h) every entry point first ends
  * the outstanding watches and deferred operations, and records its
  * caller's return address (the advisor's call site). */
 #include "api/api.h"
+#include "exec/progress.h"
 #include "exec/request.h"
 #ifndef NHOOD_SMPI
 #include "overlap/overlap.h"
@@ -16,6 +21,7 @@
         if (nh_ov_pending())                                                                       \
             nh_ov_fence(#name);                                                                    \
     } while (0)
+#define NH_OV_ON nh_ov_mode
 #define NH_OV_DONE(name, args)                                                                     \
     if (__builtin_expect(nh_ov_mode, 0)) {                                                         \
         nh_guard = 1;                                                                              \
@@ -27,6 +33,7 @@
     }
 #else
 #define NH_OV_ENTRY(name)
+#define NH_OV_ON 0
 #define NH_OV_DONE(name, args)
 #endif
 
@@ -82,7 +89,14 @@ static int nh_ov_entry_MPI_Request_free(MPI_Request *request)
             return P##name args;                                                                   \
         nh_guard = 1;                                                                              \
         NH_OV_ENTRY(name);                                                                         \
-        int rc = impl args;                                                                        \
+        int rc;                                                                                    \
+        if (__builtin_expect(__atomic_load_n(&nh_prog_hot, __ATOMIC_RELAXED), 0)) {                \
+            nh_prog_enter();                                                                       \
+            rc = impl args;                                                                        \
+            nh_prog_leave();                                                                       \
+        } else {                                                                                   \
+            rc = impl args;                                                                        \
+        }                                                                                          \
         nh_guard = 0;                                                                              \
         return rc;                                                                                 \
     }
@@ -90,11 +104,12 @@ static int nh_ov_entry_MPI_Request_free(MPI_Request *request)
 #define NH_FN_OV(name, params, args)                                                             \
     NH_EXPORT int name params NH_FN_BODY(name, nh_ov_entry_##name, args)
 /* The completion calls go to MPI before the guard is touched when no
- * operation of nhood's is live (the request cannot be nhood's): what a
- * program pays for interposition where nhood does not accelerate
- * (nhood-overhead). */
+ * operation of nhood's is live (the request cannot be nhood's) and no
+ * overlap mode runs: one test and a tail call, what a program pays for
+ * interposition where nhood does not accelerate (nhood-overhead); the rest
+ * is out of line. */
 #define NH_FN_DONE(name, params, args)                                                             \
-    NH_EXPORT int name params                                                                      \
+    __attribute__((noinline)) static int nh_done_##name params                                     \
     {                                                                                              \
         if (nh_guard)                                                                              \
             return P##name args;                                                                   \
@@ -105,6 +120,12 @@ static int nh_ov_entry_MPI_Request_free(MPI_Request *request)
         int rc = nh_impl_##name args;                                                              \
         nh_guard = 0;                                                                              \
         return rc;                                                                                 \
+    }                                                                                              \
+    NH_EXPORT int name params                                                                      \
+    {                                                                                              \
+        if (__builtin_expect(!nh_req_live_any() && !NH_OV_ON, 1))                                  \
+            return P##name args;                                                                   \
+        return nh_done_##name args;                                                                \
     }
 #include "functions.h"
 #undef NH_FN

@@ -15,11 +15,13 @@
  * (nh_plan.native_ok): it is chosen where the model prices it no dearer
  * than nhood's best schedule, so auto never adds work for nothing.
  *
- * Nonblocking and persistent calls under NHOOD_PROGRESS=safe use only
- * schedules with a single message phase (see exec/request.c): `auto`
- * chooses among those, and a forced multi-phase algorithm becomes direct
- * under the NHOOD_FALLBACK policy.  Store-and-forward (irregular graphs,
+ * Nonblocking and persistent calls: `auto` chooses among schedules with a
+ * single message phase (under NHOOD_PROGRESS=poll among all); a forced
+ * multi-phase algorithm runs where a progress backend (exec/progress.c)
+ * or poll's promise lets it forward, and becomes direct under the
+ * NHOOD_FALLBACK policy elsewhere (NHOOD_PROGRESS=safe).  Store-and-forward (irregular graphs,
  * set up at creation) is tried first (select/stfw_choice.c). */
+#include "exec/progress.h"
 #include "select/select.h"
 
 /* Cost of a schedule in microseconds for blocks of m bytes, summed over
@@ -81,10 +83,16 @@ static nh_binding pick_binding(const nh_sched *s, size_t m)
                                                                             : NH_BIND_PACK;
 }
 
-/* May schedule s run in this form? */
-static int form_allows(const nh_sched *s, nh_form form)
+/* May schedule s run in this form?  A forwarding schedule in a
+ * nonblocking or persistent call: under poll (promised), or forced where
+ * a progress backend runs it (exec/progress.c).  auto keeps single-phase
+ * schedules there: a forwarding rank forwards only at its next MPI call,
+ * so the program's computation between start and completion delays the
+ * others (docs/nonblocking.md). */
+static int form_allows(const nh_sched *s, nh_form form, int forced)
 {
-    if (form == NH_FORM_BLOCKING || nh_cfg.progress == NH_PROGRESS_POLL)
+    if (form == NH_FORM_BLOCKING || nh_cfg.progress == NH_PROGRESS_POLL ||
+        (forced && nh_prog_forwarding()))
         return 1;
     return s && s->tmpl_rounds <= 1;
 }
@@ -93,8 +101,8 @@ static int form_allows(const nh_sched *s, nh_form form)
  * its modeled cost: bruck's port count where the plan leaves it to the
  * cost model is the cheapest (at m where sizes are known, else at 8 bytes,
  * the same on every rank).  NULL if none may. */
-static const nh_sched *cheapest(nh_plan *p, nh_op op, nh_form form, nh_algo a, size_t m,
-                                double *cost)
+static const nh_sched *cheapest(nh_plan *p, nh_op op, nh_form form, int forced, nh_algo a,
+                                size_t m, double *cost)
 {
     const nh_sched *best = NULL;
     int ports = (p->root ? p->root : p)->ports, k0 = 1, k1 = 1;
@@ -105,7 +113,7 @@ static const nh_sched *cheapest(nh_plan *p, nh_op op, nh_form form, nh_algo a, s
     for (int k = k0; k <= k1; k++) {
         const nh_sched *s = a == NH_ALGO_BRUCK ? nh_plan_sched_ports(p, op, k)
                                                : nh_plan_sched(p, op, a);
-        if (!s || !form_allows(s, form))
+        if (!s || !form_allows(s, form, forced))
             continue;
         double c = nh_cost_of(s, pick_binding(s, m), m);
         if (!best || c < *cost) {
@@ -147,16 +155,18 @@ int nh_forced_needs_poll(nh_plan *p, nh_algo forced, const char *opname)
 {
     if (nh_cfg.fallback == NH_FALLBACK_ERROR) {
         nh_error("algorithm %s was forced for nonblocking or persistent %s on communicator %d; "
-                 "it forwards data and needs NHOOD_PROGRESS=poll (NHOOD_FALLBACK=error)",
-                 nh_algos[forced].name, opname, p->id);
+                 "it forwards data and needs NHOOD_PROGRESS=poll, or auto with a progress "
+                 "backend (progress=%s; NHOOD_FALLBACK=error)",
+                 nh_algos[forced].name, opname, p->id, nh_prog_name());
         return MPI_ERR_UNSUPPORTED_OPERATION;
     }
     if (nh_cfg.fallback == NH_FALLBACK_WARN && !p->warned_progress) {
         p->warned_progress = 1;
         nh_warn("algorithm %s forwards data between ranks, which nonblocking and persistent "
-                "calls on communicator %d do only with NHOOD_PROGRESS=poll; using %s",
-                nh_algos[forced].name, p->id, forced == NH_ALGO_STFW ? "the other algorithms"
-                                                                     : "direct");
+                "calls on communicator %d do only with NHOOD_PROGRESS=poll or a progress "
+                "backend (progress=%s); using %s",
+                nh_algos[forced].name, p->id, nh_prog_name(),
+                forced == NH_ALGO_STFW ? "the other algorithms" : "direct");
     }
     return MPI_SUCCESS;
 }
@@ -201,7 +211,7 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
     const nh_sched *bs = NULL; /* best's schedule, where chosen among several */
     double bc = -1;
     if (forced != NH_ALGO_AUTO && forced != NH_ALGO_PMPI) {
-        bs = cheapest(p, op, form, forced, known ? m : 8, &bc);
+        bs = cheapest(p, op, form, 1, forced, known ? m : 8, &bc);
         if (!bs) { /* a multi-phase schedule in a nonblocking call (safe progress) */
             if (!nh_plan_sched(p, op, forced))
                 return MPI_ERR_NO_MEM;
@@ -225,7 +235,7 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
         } else if (known) {
             for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++) {
                 double c;
-                const nh_sched *s = cheapest(p, op, form, (nh_algo)a, m, &c);
+                const nh_sched *s = cheapest(p, op, form, 0, (nh_algo)a, m, &c);
                 if (s && (bc < 0 || c < bc)) {
                     bc = c;
                     best = (nh_algo)a;

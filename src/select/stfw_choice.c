@@ -10,9 +10,11 @@
  * while the reduction completes: another rank may be waiting for one of
  * them, which needs this rank's forwarding, before it makes this call.
  *
- * STFW forwards data, so nonblocking and persistent calls run it only
- * under NHOOD_PROGRESS=poll (see exec/request.c). */
+ * STFW forwards data, so nonblocking and persistent calls run it under
+ * NHOOD_PROGRESS=poll, or forced where a progress backend forwards for it
+ * (exec/progress.c). */
 #include "plan/stfw_setup.h"
+#include "exec/progress.h"
 #include "exec/request.h"
 #include "select/select.h"
 
@@ -41,11 +43,13 @@ int nh_stfw_choose(nh_plan *p, nh_coll coll, nh_form form, double total, nh_choi
         if (st->recheck[op] && (rc = recheck(p, op, total)))
             return rc;
     } else if (nh_cfg.progress != NH_PROGRESS_POLL) {
-        /* The call goes on to the other algorithms (PMPI on irregular
-         * graphs); a forced stfw says so under the fallback policy. */
+        /* auto goes on to the other algorithms (PMPI on irregular graphs);
+         * a forced stfw runs where a progress backend forwards for it, and
+         * says otherwise under the fallback policy. */
         if (st->off[op] || nh_requested_algo(p, op) != NH_ALGO_STFW)
             return 0;
-        return (rc = nh_forced_needs_poll(p, NH_ALGO_STFW, nh_coll_name(coll))) ? rc : 0;
+        if (!nh_prog_forwarding())
+            return (rc = nh_forced_needs_poll(p, NH_ALGO_STFW, nh_coll_name(coll))) ? rc : 0;
     }
     if (st->off[op])
         return 0;

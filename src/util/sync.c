@@ -5,6 +5,7 @@
 #include "util/sync.h"
 
 int nh_mt;
+__thread int nh_req_depth;
 pthread_mutex_t nh_mutex[NH_LOCK_COUNT] = {PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP,
                                            PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP};
 

@@ -19,9 +19,15 @@ typedef enum { NH_LOCK_REQ = 0, NH_LOCK_MISC, NH_LOCK_COUNT } nh_lock_id;
 
 extern int nh_mt; /* set once at MPI_Init_thread: MPI_THREAD_MULTIPLE provided */
 extern pthread_mutex_t nh_mutex[NH_LOCK_COUNT];
+/* How deep this thread is inside NH_LOCK_REQ (counted with or without
+ * locking): the MPI library's progress hook (exec/progress.c) must not
+ * step nhood's requests from inside nhood's own request code. */
+extern __thread int nh_req_depth;
 
 static inline void nh_lock(nh_lock_id k)
 {
+    if (k == NH_LOCK_REQ)
+        nh_req_depth++;
     if (nh_mt)
         pthread_mutex_lock(&nh_mutex[k]);
 }
@@ -30,12 +36,18 @@ static inline void nh_unlock(nh_lock_id k)
 {
     if (nh_mt)
         pthread_mutex_unlock(&nh_mutex[k]);
+    if (k == NH_LOCK_REQ)
+        nh_req_depth--;
 }
 
 /* 1 if taken (or no locking is needed). */
 static inline int nh_trylock(nh_lock_id k)
 {
-    return !nh_mt || pthread_mutex_trylock(&nh_mutex[k]) == 0;
+    if (nh_mt && pthread_mutex_trylock(&nh_mutex[k]) != 0)
+        return 0;
+    if (k == NH_LOCK_REQ)
+        nh_req_depth++;
+    return 1;
 }
 
 /* Lets other threads in while this one polls (k held once). */

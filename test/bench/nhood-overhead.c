@@ -9,7 +9,9 @@
  *    neighborhood (r=1, periodic, MPI_Dims_create grid) and MPI_Comm_free
  *    (time per creation, rank 0's, after WARM_CREATIONS pairs; nhood
  *    analyzes the graph here).
- * Usage: nhood-overhead [--iters N] [--rounds R] [--no-header]
+ * Usage: nhood-overhead [--iters N] [--rounds R] [--no-header] [--level single|multiple]
+ * (--level: the thread level asked of MPI_Init_thread; default MPI_Init.
+ * scripts/run-progress-cost.sh compares levels across runs.)
  * Prints CSV: what,procs,mpi_ns,pmpi_ns,ratio,diff_ns (rank 0). */
 #include <mpi.h>
 #include <stdio.h>
@@ -121,8 +123,17 @@ static void row(const char *what, double *a, double *b, int rounds)
 
 int main(int argc, char **argv)
 {
-    int iters = 2000, rounds = 41, header = 1;
-    MPI_Init(&argc, &argv);
+    int iters = 2000, rounds = 41, header = 1, provided;
+    const char *level = NULL;
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "--level"))
+            level = argv[i + 1];
+    if (!level)
+        MPI_Init(&argc, &argv);
+    else
+        MPI_Init_thread(&argc, &argv,
+                        !strcmp(level, "multiple") ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE,
+                        &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     for (int i = 1; i < argc; i++) {
@@ -132,9 +143,13 @@ int main(int argc, char **argv)
             rounds = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--no-header"))
             header = 0;
+        else if (!strcmp(argv[i], "--level") && i + 1 < argc &&
+                 (!strcmp(argv[i + 1], "single") || !strcmp(argv[i + 1], "multiple")))
+            i++;
         else {
             if (rank == 0)
-                fprintf(stderr, "usage: nhood-overhead [--iters N] [--rounds R] [--no-header]\n");
+                fprintf(stderr, "usage: nhood-overhead [--iters N] [--rounds R] [--no-header] "
+                                "[--level single|multiple]\n");
             MPI_Finalize();
             return 2;
         }

@@ -176,12 +176,13 @@ done
 
 # Nonblocking and persistent store-and-forward (test_stfw_nb: ialltoall,
 # iallgather, alltoall_init, allgather_init): under NHOOD_PROGRESS=poll
-# forced, with a fixed dimension, and auto; under the safe default they go
-# to PMPI and must be right too; test_nonblocking under poll and stfw.  The
-# report shows stfw for every form under poll and pmpi under safe.
+# forced, with a fixed dimension, and auto; forced under the default
+# progress (auto); under safe they go to PMPI and must be right too;
+# test_nonblocking under poll and stfw.  The report shows stfw for every
+# form under poll and the default, and pmpi under safe.
 for np in $nps; do
     for vars in "NHOOD_PROGRESS=poll NHOOD_ALGO=stfw" "NHOOD_PROGRESS=poll NHOOD_ALGO=stfw NHOOD_STFW_DIMS=2" \
-        "NHOOD_PROGRESS=poll" "NHOOD_ALGO=stfw"; do
+        "NHOOD_PROGRESS=poll" "NHOOD_ALGO=stfw" "NHOOD_PROGRESS=safe NHOOD_ALGO=stfw"; do
         name="stfw_nb np=$np $vars"
         if run "$name" $np "$vars" "$t/test_stfw_nb"; then ok "$name"; else bad "$name"; fi
     done
@@ -202,19 +203,53 @@ else
     bad "$name"
 fi
 name="NHOOD_REPORT=1 stfw nonblocking lines (safe: pmpi)"
-if run "$name" 4 "NHOOD_ALGO=stfw NHOOD_REPORT=1" "$t/test_stfw_nb" &&
-    grep -Eq '^nhood: comm=[0-9]+ op=ialltoall .*algorithm=pmpi ' "$log.err" &&
+if run "$name" 4 "NHOOD_PROGRESS=safe NHOOD_ALGO=stfw NHOOD_REPORT=1" "$t/test_stfw_nb" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=ialltoall .*algorithm=pmpi .* progress=safe$' "$log.err" &&
     ! grep -Eq '^nhood: comm=[0-9]+ op=i?all(toall|gather)(_init)? .*algorithm=stfw ' "$log.err"; then
     ok "$name"
 else
     bad "$name"
 fi
+name="NHOOD_REPORT=1 stfw nonblocking lines (default progress: stfw forced runs)"
+if run "$name" 4 "NHOOD_ALGO=stfw NHOOD_REPORT=1" "$t/test_stfw_nb" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=ialltoall pattern=irregular .*algorithm=stfw .* progress=auto:(hook|thread)$' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
 
-# Nonblocking and persistent forms: the safe default, forced forwarding
-# schedules (direct under NHOOD_PROGRESS=safe, as they are under poll),
-# PMPI, and chunked packed messages.
+# The progress model (test_progress): legal programs that block in MPI
+# (point-to-point, barrier, rendezvous send, probe chains, communicator
+# splits, allreduce, two graphs, mixed Waitany/Testsome, a second thread)
+# between the start and the completion of an MPI_Ineighbor_alltoallv whose
+# forced schedule forwards, under the default progress: every ordering
+# finishes with the reference's result, and the report shows the
+# forwarding schedule ran.
 for np in $nps; do
-    for vars in "" "NHOOD_ALGO=torus" "NHOOD_PROGRESS=poll" "NHOOD_PROGRESS=poll NHOOD_ALGO=torus" \
+    for case in "torus NHOOD_ALGO=torus" "torus NHOOD_ALGO=bruck NHOOD_PORTS=1" "irregular NHOOD_ALGO=stfw"; do
+        graph=${case%% *} vars=${case#* }
+        name="progress np=$np $graph $vars"
+        if run "$name" $np "$vars NHOOD_FALLBACK=silent" "$t/test_progress" $graph &&
+            grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out"; then ok "$name"; else bad "$name"; fi
+    done
+done
+for case in "torus torus" "irregular stfw"; do
+    graph=${case% *} algo=${case#* }
+    name="progress np=4 $graph NHOOD_ALGO=$algo threads, report names $algo for ialltoallv"
+    if run "$name" 4 "NHOOD_ALGO=$algo NHOOD_REPORT=1" "$t/test_progress" $graph threads &&
+        grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
+        grep -Eq "^nhood: comm=[0-9]+ op=ialltoallv .*algorithm=$algo .*rounds=[2-9].* progress=auto:(hook|thread)\$" "$log.err"; then
+        ok "$name"
+    else
+        bad "$name"
+    fi
+done
+
+# Nonblocking and persistent forms: the default, forced forwarding
+# schedules (direct under NHOOD_PROGRESS=safe, forwarding under poll and
+# the default), PMPI, and chunked packed messages.
+for np in $nps; do
+    for vars in "" "NHOOD_ALGO=torus" "NHOOD_PROGRESS=safe NHOOD_ALGO=torus" "NHOOD_PROGRESS=poll" "NHOOD_PROGRESS=poll NHOOD_ALGO=torus" \
         "NHOOD_PROGRESS=poll NHOOD_ALGO=torus_direct" "NHOOD_PROGRESS=poll NHOOD_ALGO=bruck NHOOD_PORTS=2" "NHOOD_ALGO=pmpi"; do
         name="nonblocking np=$np $vars"
         if run "$name" $np "$vars NHOOD_FALLBACK=silent" "$t/test_nonblocking"; then ok "$name"; else bad "$name"; fi
@@ -438,7 +473,7 @@ expect_reject NHOOD_ALGO bogus "auto|pmpi|direct|torus|torus_direct"
 expect_reject NHOOD_ALGO_ALLTOALL Torus "auto|pmpi|direct|torus|torus_direct"
 expect_reject NHOOD_BINDING copy "auto|pack|zcopy"
 expect_reject NHOOD_FALLBACK loud "warn|error|silent"
-expect_reject NHOOD_PROGRESS thread "safe|poll"
+expect_reject NHOOD_PROGRESS thread "auto|safe|poll"
 expect_reject NHOOD_REPORT yes "0|1"
 expect_reject NHOOD_COST_ALPHA 1.5us "a non-negative number"
 expect_reject NHOOD_COST_STAGE -1 "a non-negative number"

@@ -1,0 +1,235 @@
+/* Progress of nhood's forwarding operations wherever the program is in
+ * MPI: the default, NHOOD_PROGRESS=auto.
+ *
+ * A forwarding schedule (torus, torus_direct, bruck, store-and-forward)
+ * sends a block on only after it arrived, so a rank must act between the
+ * start of a nonblocking operation and its completion.  A legal program
+ * may spend that time blocked in any MPI call (MPI_Recv, MPI_Barrier,
+ * MPI_Comm_split, MPI_Win_fence, ...) waiting for a rank that itself
+ * waits for this rank's forwarding.  MPI's own multi-round nonblocking
+ * collectives are safe there because every blocking call runs the
+ * library's progress engine.  nhood gets the same guarantee two ways:
+ *
+ *  - hook: where the MPI library lets a layer join its progress engine
+ *    (Open MPI's opal_progress_register, found at run time), nhood's
+ *    operations progress in every MPI call that waits, exactly as the
+ *    library's own nonblocking collectives (libnbc) do.  Nothing is paid
+ *    while no forwarding operation runs: the hook is registered at the
+ *    first one, and returns at once while none runs.
+ *  - thread: elsewhere (MPICH 4.0 has no such hook), nhood asks MPI for
+ *    MPI_THREAD_MULTIPLE at start-up, and every entry point (nhood's own
+ *    and the generated ones of overlap/fence.c) that runs while a
+ *    forwarding operation is live brackets its MPI call with
+ *    nh_prog_enter / nh_prog_leave: a helper thread progresses nhood's
+ *    operations while some program thread is inside MPI.  Outside MPI the
+ *    helper sleeps, so the program's computation keeps its cores.
+ *
+ * Blocking collectives cannot be replaced by their nonblocking forms on
+ * some ranks only (MPI never matches a blocking collective with a
+ * nonblocking one), and replacing them on every rank would double the
+ * latency of every small MPI_Allreduce; a progress engine that runs inside
+ * the blocking call is the only way that costs nothing where nothing
+ * forwards.  Where neither backend is available (NHOOD_OVERLAP on, a
+ * level below MPI_THREAD_MULTIPLE, simulation), auto behaves as safe: nonblocking calls use
+ * single-phase schedules.  What neither covers: a program that blocks
+ * outside MPI (a condition variable, a sleep on another rank's file)
+ * while a forwarding operation is live, as with MPI's own multi-round
+ * nonblocking collectives. */
+#include <dlfcn.h>
+#include <mpi.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/progress.h"
+#include "nh.h"
+#include "util/host.h"
+
+nh_prog_kind nh_prog;
+int nh_prog_hot;
+
+typedef int (*opal_cb)(void);
+static int (*hook_register)(opal_cb);
+static int (*hook_unregister)(opal_cb);
+static void (*prog_fn)(void);
+static int running; /* forwarding operations running (any backend) */
+static int armed;   /* hook registered, or helper started */
+
+static pthread_t helper;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int inside; /* program threads inside an MPI call that may block */
+static int quit;
+
+static void find_hook(void)
+{
+    if (hook_register || nh_host_simulated())
+        return;
+    hook_register = (int (*)(opal_cb))dlsym(RTLD_DEFAULT, "opal_progress_register");
+    hook_unregister = (int (*)(opal_cb))dlsym(RTLD_DEFAULT, "opal_progress_unregister");
+    if (!hook_unregister)
+        hook_register = NULL;
+}
+
+int nh_prog_level(int required)
+{
+    find_hook();
+    if (hook_register || nh_host_simulated() || required == MPI_THREAD_MULTIPLE)
+        return required;
+    const char *v = getenv("NHOOD_PROGRESS"), *d = getenv("NHOOD_DISABLE"),
+               *o = getenv("NHOOD_OVERLAP");
+    if ((v && strcmp(v, "auto") != 0) || (d && strcmp(d, "0") != 0) || (o && strcmp(o, "off") != 0))
+        return required;
+    return MPI_THREAD_MULTIPLE;
+}
+
+int nh_prog_init(int provided, void (*fn)(void))
+{
+    prog_fn = fn;
+    nh_prog = NH_PROG_NONE;
+    if (nh_cfg.progress != NH_PROGRESS_AUTO)
+        return 1; /* nothing to agree on */
+    find_hook();
+    if (nh_cfg.overlap != NH_OVERLAP_OFF || nh_host_simulated())
+        return 0; /* the advisor's watches and wrappers assume no progress from below */
+    if (hook_register)
+        nh_prog = NH_PROG_HOOK;
+    else if (provided == MPI_THREAD_MULTIPLE)
+        nh_prog = NH_PROG_THREAD;
+    return nh_prog != NH_PROG_NONE;
+}
+
+void nh_prog_agree(int ok)
+{
+    if (!ok)
+        nh_prog = NH_PROG_NONE;
+}
+
+int nh_prog_forwarding(void)
+{
+    return nh_cfg.progress == NH_PROGRESS_POLL ||
+           (nh_cfg.progress == NH_PROGRESS_AUTO && nh_prog != NH_PROG_NONE);
+}
+
+const char *nh_prog_name(void)
+{
+    switch (nh_cfg.progress) {
+    case NH_PROGRESS_SAFE:
+        return "safe";
+    case NH_PROGRESS_POLL:
+        return "poll";
+    default:
+        return nh_prog == NH_PROG_HOOK     ? "auto:hook"
+               : nh_prog == NH_PROG_THREAD ? "auto:thread"
+                                           : "auto:none";
+    }
+}
+
+/* The MPI library's progress engine calls this in every wait. */
+static int hook(void)
+{
+    if (__atomic_load_n(&running, __ATOMIC_RELAXED))
+        prog_fn();
+    return 0;
+}
+
+static int busy(void)
+{
+    return __atomic_load_n(&inside, __ATOMIC_ACQUIRE) &&
+           __atomic_load_n(&nh_prog_hot, __ATOMIC_ACQUIRE);
+}
+
+static void *helper_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&mu);
+    for (;;) {
+        while (!quit && !busy())
+            pthread_cond_wait(&cv, &mu);
+        if (quit)
+            break;
+        pthread_mutex_unlock(&mu);
+        while (busy()) {
+            prog_fn();
+            sched_yield(); /* ranks may share cores (MPICH busy-polls) */
+        }
+        pthread_mutex_lock(&mu);
+    }
+    pthread_mutex_unlock(&mu);
+    return NULL;
+}
+
+static void wake(void)
+{
+    pthread_mutex_lock(&mu);
+    pthread_cond_signal(&cv);
+    pthread_mutex_unlock(&mu);
+}
+
+/* First forwarding operation: register the hook or start the helper
+ * (with every signal blocked: the program's handlers stay on its own
+ * threads).  Under NH_LOCK_REQ, outside the MPI library's progress. */
+static void arm(void)
+{
+    int rc;
+    armed = 1;
+    if (nh_prog == NH_PROG_HOOK) {
+        rc = hook_register(hook);
+    } else {
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        rc = pthread_create(&helper, NULL, helper_main, NULL);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
+    if (rc) { /* operations already chosen to forward still progress in nhood's calls */
+        nh_warn("NHOOD_PROGRESS=auto: no %s (error %d); forwarding operations progress only in "
+                "completion calls",
+                nh_prog == NH_PROG_HOOK ? "progress hook" : "helper thread", rc);
+        armed = 0;
+        nh_prog = NH_PROG_NONE;
+    }
+}
+
+void nh_prog_running(int delta)
+{
+    if (nh_prog == NH_PROG_NONE)
+        return;
+    if (delta > 0 && !armed)
+        arm();
+    int n = __atomic_add_fetch(&running, delta, __ATOMIC_ACQ_REL);
+    if (nh_prog != NH_PROG_THREAD)
+        return;
+    __atomic_store_n(&nh_prog_hot, n, __ATOMIC_RELEASE);
+    if (delta > 0 && n == 1 && __atomic_load_n(&inside, __ATOMIC_ACQUIRE))
+        wake();
+}
+
+void nh_prog_enter(void)
+{
+    if (__atomic_fetch_add(&inside, 1, __ATOMIC_ACQ_REL) == 0)
+        wake();
+}
+
+void nh_prog_leave(void)
+{
+    __atomic_sub_fetch(&inside, 1, __ATOMIC_ACQ_REL);
+}
+
+void nh_prog_fini(void)
+{
+    if (!armed)
+        return;
+    armed = 0;
+    if (nh_prog == NH_PROG_HOOK) {
+        hook_unregister(hook);
+        return;
+    }
+    pthread_mutex_lock(&mu);
+    quit = 1;
+    pthread_cond_signal(&cv);
+    pthread_mutex_unlock(&mu);
+    pthread_join(helper, NULL);
+}
