@@ -1,13 +1,13 @@
 #!/bin/sh
 # What NHOOD_PROGRESS=auto costs where nothing forwards, at 2 ranks
-# (MPICH, whose backend is the thread one: MPI runs at
-# MPI_THREAD_MULTIPLE): nhood-overhead's 8-byte Isend/Irecv/Waitall
-# ping-pong (per round trip) and MPI_Test on MPI_REQUEST_NULL (per call),
-# in RUNS rounds of four runs in turn:
+# (MPICH, whose backend is the thread one, at MPI_THREAD_MULTIPLE where a
+# forwarding algorithm is forced): nhood-overhead's 8-byte
+# Isend/Irecv/Waitall ping-pong (per round trip) and MPI_Test on
+# MPI_REQUEST_NULL (per call), in RUNS rounds of four runs in turn:
 #   native       no nhood, MPI_Init (MPI_THREAD_SINGLE)
 #   native_mt    no nhood, MPI_Init_thread(MPI_THREAD_MULTIPLE)
-#   nhood        nhood preloaded, defaults (auto: MPI_THREAD_MULTIPLE)
-#   nhood_safe   nhood preloaded, NHOOD_PROGRESS=safe (MPI_THREAD_SINGLE)
+#   nhood        nhood preloaded, defaults (MPI_THREAD_SINGLE)
+#   nhood_fwd    nhood preloaded, NHOOD_ALGO=torus (MPI_THREAD_MULTIPLE)
 # Each run alternates MPI_* and PMPI_* in itself (nhood-overhead); the
 # rows give, per configuration, the median over runs of the MPI_* column
 # (what the program pays), its ratio to native's, and the median of the
@@ -35,14 +35,14 @@ while [ "$i" -lt "$runs" ]; do
     one native "" "" --level single
     one native_mt "" "" --level multiple
     one nhood 1 ""
-    one nhood_safe 1 "NHOOD_PROGRESS=safe"
+    one nhood_fwd 1 "NHOOD_ALGO=torus"
     i=$((i + 1))
 done
 echo "config,what,runs,mpi_ns,ratio_to_native,wrapper_ns"
 for what in pingpong test_null; do
     base=$(awk -F, -v w=$what '$1 == "native" && $2 == w { print $3 }' "$tmp/all.csv" | sort -g |
         awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
-    for c in native native_mt nhood nhood_safe; do
+    for c in native native_mt nhood nhood_fwd; do
         awk -F, -v c=$c -v w=$what '$1 == c && $2 == w { print $3, $4 }' "$tmp/all.csv" |
             awk -v c=$c -v w=$what -v base="$base" '
                 { m[NR] = $1; d[NR] = $2 }
