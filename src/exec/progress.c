@@ -34,8 +34,8 @@
  * latency of every small MPI_Allreduce; a progress engine that runs inside
  * the blocking call is the only way that costs nothing where nothing
  * forwards.  Where neither backend is available (NHOOD_OVERLAP on, a
- * level below MPI_THREAD_MULTIPLE, simulation), auto behaves as safe: nonblocking calls use
- * single-phase schedules.  What neither covers: a program that blocks
+ * level below MPI_THREAD_MULTIPLE, simulation), auto behaves as safe:
+ * nonblocking calls use single-phase schedules.  What neither covers: a program that blocks
  * outside MPI (a condition variable, a sleep on another rank's file)
  * while a forwarding operation is live, as with MPI's own multi-round
  * nonblocking collectives. */
@@ -59,7 +59,7 @@ static int (*hook_register)(opal_cb);
 static int (*hook_unregister)(opal_cb);
 static void (*prog_fn)(void);
 static int running; /* forwarding operations running (any backend) */
-static int armed;   /* hook registered, or helper started */
+static int armed;   /* 1: hook registered or helper started; -1: that failed */
 
 static pthread_t helper;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -205,12 +205,14 @@ static void arm(void)
         rc = pthread_create(&helper, NULL, helper_main, NULL);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
     }
-    if (rc) { /* operations already chosen to forward still progress in nhood's calls */
-        nh_warn("NHOOD_PROGRESS=auto: no %s (error %d); forwarding operations progress only in "
-                "completion calls",
+    /* The choice to forward stays as agreed (every rank must keep choosing
+     * alike): this rank's operations then progress in nhood's own calls
+     * only, as under poll. */
+    if (rc) {
+        nh_warn("NHOOD_PROGRESS=auto: no %s on this rank (error %d); its forwarding operations "
+                "progress only in completion calls",
                 nh_prog == NH_PROG_HOOK ? "progress hook" : "helper thread", rc);
-        armed = 0;
-        nh_prog = NH_PROG_NONE;
+        armed = -1;
     }
 }
 
@@ -220,6 +222,8 @@ void nh_prog_running(int delta)
         return;
     if (delta > 0 && !armed)
         arm();
+    if (armed < 0)
+        return;
     int n = __atomic_add_fetch(&running, delta, __ATOMIC_ACQ_REL);
     if (nh_prog != NH_PROG_THREAD)
         return;
@@ -241,7 +245,7 @@ void nh_prog_leave(void)
 
 void nh_prog_fini(void)
 {
-    if (!armed)
+    if (armed <= 0)
         return;
     armed = 0;
     if (nh_prog == NH_PROG_HOOK) {

@@ -19,8 +19,9 @@
  * single message phase (under NHOOD_PROGRESS=poll among all); a forced
  * multi-phase algorithm runs where a progress backend (exec/progress.c)
  * or poll's promise lets it forward, and becomes direct under the
- * NHOOD_FALLBACK policy elsewhere (NHOOD_PROGRESS=safe).  Store-and-forward (irregular graphs,
- * set up at creation) is tried first (select/stfw_choice.c). */
+ * NHOOD_FALLBACK policy elsewhere (NHOOD_PROGRESS=safe).
+ * Store-and-forward (irregular graphs, set up at creation) is tried first
+ * (select/stfw_choice.c). */
 #include "exec/progress.h"
 #include "select/select.h"
 

@@ -5,7 +5,11 @@
 #include "util/sync.h"
 
 int nh_mt;
+#ifdef NHOOD_SMPI
 __thread int nh_req_depth;
+#else
+__thread int nh_req_depth __attribute__((tls_model("initial-exec")));
+#endif
 pthread_mutex_t nh_mutex[NH_LOCK_COUNT] = {PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP,
                                            PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP};
 

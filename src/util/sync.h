@@ -21,8 +21,13 @@ extern int nh_mt; /* set once at MPI_Init_thread: MPI_THREAD_MULTIPLE provided *
 extern pthread_mutex_t nh_mutex[NH_LOCK_COUNT];
 /* How deep this thread is inside NH_LOCK_REQ (counted with or without
  * locking): the MPI library's progress hook (exec/progress.c) must not
- * step nhood's requests from inside nhood's own request code. */
+ * step nhood's requests from inside nhood's own request code.  Static TLS
+ * as api/api.h's nh_guard (not in the SMPI build, see there). */
+#ifdef NHOOD_SMPI
 extern __thread int nh_req_depth;
+#else
+extern __thread int nh_req_depth __attribute__((tls_model("initial-exec")));
+#endif
 
 static inline void nh_lock(nh_lock_id k)
 {
