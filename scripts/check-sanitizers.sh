@@ -78,7 +78,7 @@ one 4 "NHOOD_ALGO=stfw NHOOD_STFW_DIMS=2" $t/test_stfw
 one 4 "NHOOD_PROGRESS=poll NHOOD_ALGO=stfw NHOOD_STFW_DIMS=2" $t/test_stfw_nb
 # The default progress backend (MPICH: the helper thread) forwarding for
 # nonblocking calls while the program blocks in MPI.
-one 2 "NHOOD_ALGO=torus" $t/test_progress torus threads
+one 4 "NHOOD_ALGO=torus" $t/test_progress torus threads
 one 4 "NHOOD_ALGO=stfw" $t/test_progress irregular
 for f in test_fortran test_fortran_mpif; do
     [ -x $t/$f ] && one 2 "" $t/$f

@@ -73,9 +73,14 @@ for v in "" "NHOOD_PROGRESS=poll NHOOD_ALGO=torus"; do
     check "test_threads helgrind $v" timeout 1800 $mpiexec -n 2 -genv LD_PRELOAD "$lib" $flags $hg \
         "$b/test/mpi/test_threads"
 done
-# The progress backend's helper thread beside a program thread (MPICH).
-check "test_progress helgrind NHOOD_ALGO=torus" timeout 1800 $mpiexec -n 2 -genv LD_PRELOAD "$lib" \
-    -genv NHOOD_ALGO torus $hg "$b/test/mpi/test_progress" torus quick
+# The progress backend's helper thread beside one and two program threads
+# (MPICH), at 4 ranks: the first count where torus on the 3-D Moore
+# neighborhood forwards (2x2x1).
+for v in "" threads; do
+    # shellcheck disable=SC2086
+    check "test_progress helgrind np=4 NHOOD_ALGO=torus $v" timeout 1800 $mpiexec -n 4 \
+        -genv LD_PRELOAD "$lib" -genv NHOOD_ALGO torus $hg "$b/test/mpi/test_progress" torus $v quick
+done
 mpi test_neighbor_v "$b/test/mpi/test_neighbor_v"
 MPIVARS="NHOOD_PROGRESS=poll NHOOD_ALGO=torus NHOOD_FALLBACK=silent"
 mpi "test_neighbor_v nonblocking (poll, torus)" "$b/test/mpi/test_neighbor_v" nonblocking
@@ -85,8 +90,9 @@ MPIVARS="NHOOD_ALGO=stfw"
 mpi "test_stfw NHOOD_ALGO=stfw" "$b/test/mpi/test_stfw"
 MPIVARS="NHOOD_PROGRESS=poll NHOOD_ALGO=stfw"
 mpi "test_stfw_nb NHOOD_ALGO=stfw" "$b/test/mpi/test_stfw_nb"
-MPIVARS="NHOOD_ALGO=stfw"
-mpi "test_progress irregular NHOOD_ALGO=stfw" "$b/test/mpi/test_progress" irregular quick
+# shellcheck disable=SC2086
+check "test_progress irregular np=4 NHOOD_ALGO=stfw" timeout 1800 $mpiexec -n 4 -genv LD_PRELOAD "$lib" \
+    -genv NHOOD_ALGO stfw $vg "$b/test/mpi/test_progress" irregular quick
 MPIVARS=""
 # shellcheck disable=SC2086
 check "test_reduce_sched --quick" $vg "$b/test/unit/test_reduce_sched" --quick

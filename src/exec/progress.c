@@ -50,6 +50,11 @@
 #include "exec/progress.h"
 #include "nh.h"
 #include "util/host.h"
+#ifdef HAVE_VALGRIND_HELGRIND_H
+#include <valgrind/helgrind.h>
+#else
+#define VALGRIND_HG_DISABLE_CHECKING(addr, len)
+#endif
 
 nh_prog_kind nh_prog;
 int nh_prog_hot;
@@ -113,6 +118,11 @@ int nh_prog_init(int provided, void (*fn)(void))
     if (nh_cfg.progress != NH_PROGRESS_AUTO)
         return 1; /* nothing to agree on */
     find_hook();
+    /* The flags the helper and the program threads share without a lock
+     * are atomics, which helgrind does not model (a no-op outside it). */
+    VALGRIND_HG_DISABLE_CHECKING(&nh_prog_hot, sizeof(nh_prog_hot));
+    VALGRIND_HG_DISABLE_CHECKING(&inside, sizeof(inside));
+    VALGRIND_HG_DISABLE_CHECKING(&running, sizeof(running));
     if (nh_cfg.overlap != NH_OVERLAP_OFF || nh_host_simulated())
         return 0; /* the advisor's watches and wrappers assume no progress from below */
     if (hook_register)
