@@ -45,9 +45,11 @@ int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes, char *na
 
 /* Advances nhood's outstanding nonblocking and persistent neighborhood
  * collectives without blocking.  Completion calls (MPI_Test, MPI_Wait and
- * their variants) do this already; call it from long computations between
- * start and completion when NHOOD_PROGRESS=poll lets operations forward
- * data.  Safe to call from any thread under MPI_THREAD_MULTIPLE. */
+ * their variants) do this already, and under the default
+ * NHOOD_PROGRESS=auto so does every MPI call; calling it from a long
+ * computation between start and completion lets forwarding operations
+ * advance sooner (under NHOOD_PROGRESS=poll it is part of the program's
+ * promise).  Safe to call from any thread under MPI_THREAD_MULTIPLE. */
 void nhood_progress(void);
 
 /* Live MPI objects and cached state that nhood created for itself (never
