@@ -233,10 +233,13 @@ for np in $nps; do
             grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out"; then ok "$name"; else bad "$name"; fi
     done
 done
-for case in "torus torus" "irregular stfw"; do
+# With a second thread, and the report showing the schedule forwarded
+# (more than one round; bruck with one port, its only multi-round form on
+# 2x2x1).
+for case in "torus torus" "torus bruck" "irregular stfw"; do
     graph=${case% *} algo=${case#* }
     name="progress np=4 $graph NHOOD_ALGO=$algo threads, report names $algo for ialltoallv"
-    if run "$name" 4 "NHOOD_ALGO=$algo NHOOD_REPORT=1" "$t/test_progress" $graph threads &&
+    if run "$name" 4 "NHOOD_ALGO=$algo NHOOD_PORTS=1 NHOOD_REPORT=1" "$t/test_progress" $graph threads &&
         grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
         grep -Eq "^nhood: comm=[0-9]+ op=ialltoallv .*algorithm=$algo .*rounds=[2-9].* progress=auto:(hook|thread)\$" "$log.err"; then
         ok "$name"
