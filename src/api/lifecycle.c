@@ -19,11 +19,30 @@ void (*nh_ov_fence_hook)(const char *what);
  * reduction at start-up), the first rank that has one explains, and all
  * leave together, so the message is never lost to a racing abort. */
 static int started;
-static const char *off_why; /* why nhood stepped aside for the whole run, or NULL */
+static const char *off_why;   /* why nhood stepped aside for the whole run, or NULL */
+static int cfg_read, cfg_bad; /* the environment was read (once); it had a bad setting */
+static char cfg_msg[512];
+
+/* Reads the NHOOD_* settings once: before MPI starts where nhood sees
+ * MPI_Init (the thread level depends on them), else at start-up.  An
+ * error is only kept here; after_init reports it on every rank. */
+static void read_config(void)
+{
+    if (!cfg_read) {
+        cfg_read = 1;
+        cfg_bad = nh_config_load(cfg_msg, sizeof(cfg_msg)) != 0;
+    }
+}
+
+/* The level nhood asks MPI for when the program asks for required. */
+static int thread_level(int required)
+{
+    read_config();
+    return cfg_bad ? required : nh_prog_level(required);
+}
 
 static int after_init(int provided)
 {
-    char msg[512];
     int size, first;
     if (started) /* Fortran start-up may get here twice, see nh_start_late */
         return MPI_SUCCESS;
@@ -33,7 +52,8 @@ static int after_init(int provided)
     /* The first rank with a bad setting explains (usually rank 0: all
      * ranks normally see the same environment). */
     int mine[2], all[2];
-    mine[0] = nh_config_load(msg, sizeof(msg)) != 0 ? nh_world_rank : size;
+    read_config();
+    mine[0] = cfg_bad ? nh_world_rank : size;
     /* Whether forwarding may run in nonblocking calls must be the same
      * everywhere: every rank needs a progress backend (exec/progress.c). */
     mine[1] = mine[0] < size || nh_prog_init(provided, nh_req_progress_from_mpi);
@@ -42,7 +62,7 @@ static int after_init(int provided)
     nh_prog_agree(all[1]);
     if (first < size) {
         if (nh_world_rank == first)
-            fprintf(stderr, "nhood: error: %s%s\n", msg, first ? " (on this rank only)" : "");
+            fprintf(stderr, "nhood: error: %s%s\n", cfg_msg, first ? " (on this rank only)" : "");
         fflush(stderr);
         PMPI_Finalize();
         exit(2);
@@ -71,7 +91,7 @@ int nh_start_late(void)
  * (exec/progress.c); the program learns the level MPI provided. */
 int nh_impl_MPI_Init(int *argc, char ***argv)
 {
-    int provided, level = nh_prog_level(MPI_THREAD_SINGLE);
+    int provided, level = thread_level(MPI_THREAD_SINGLE);
     int rc = level == MPI_THREAD_SINGLE ? PMPI_Init(argc, argv)
                                         : PMPI_Init_thread(argc, argv, level, &provided);
     if (rc || (rc = PMPI_Query_thread(&provided)))
@@ -81,7 +101,7 @@ int nh_impl_MPI_Init(int *argc, char ***argv)
 
 int nh_impl_MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    int rc = PMPI_Init_thread(argc, argv, nh_prog_level(required), provided);
+    int rc = PMPI_Init_thread(argc, argv, thread_level(required), provided);
     return rc ? rc : after_init(*provided);
 }
 

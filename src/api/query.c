@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "exec/progress.h"
 #include "exec/request.h"
 #include "nhood.h"
 
@@ -62,8 +61,7 @@ NH_EXPORT int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes
          * uniform blocks of block_bytes would find it, or as requests do
          * under NHOOD_PROGRESS=poll, or forced with a progress backend). */
         if (nh_stfw_predict(p, o, f == NH_FORM_BLOCKING ? block_bytes : -1) > 0 &&
-            (f == NH_FORM_BLOCKING || nh_cfg.progress == NH_PROGRESS_POLL ||
-             (nh_prog_forwarding() && nh_requested_algo(p, o) == NH_ALGO_STFW))) {
+            nh_stfw_form_allows(p, o, f)) {
             algo = NH_ALGO_STFW;
         } else {
             nh_choice c;

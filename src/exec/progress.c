@@ -35,17 +35,15 @@
  * the blocking call is the only way that costs nothing where nothing
  * forwards.  Where neither backend is available (NHOOD_OVERLAP on, a
  * level below MPI_THREAD_MULTIPLE, simulation), auto behaves as safe:
- * nonblocking calls use single-phase schedules.  What neither covers: a program that blocks
- * outside MPI (a condition variable, a sleep on another rank's file)
- * while a forwarding operation is live, as with MPI's own multi-round
- * nonblocking collectives. */
+ * nonblocking calls use single-phase schedules.  What neither covers: a
+ * program that blocks outside MPI (a condition variable, a sleep on
+ * another rank's file) while a forwarding operation is live, as with
+ * MPI's own multi-round nonblocking collectives. */
 #include <dlfcn.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "exec/progress.h"
 #include "nh.h"
@@ -83,30 +81,23 @@ static void find_hook(void)
 }
 
 /* Does NHOOD_ALGO, NHOOD_ALGO_ALLTOALL or NHOOD_ALGO_ALLGATHER force an
- * algorithm that forwards?  Only then can a nonblocking call forward
- * (auto keeps single-phase schedules there, select/select.c). */
+ * algorithm that forwards (every one after direct)?  Only then can a
+ * nonblocking call forward (auto keeps single-phase schedules there,
+ * select/select.c). */
 static int forced_forwarding(void)
 {
-    static const char *const vars[] = {"NHOOD_ALGO", "NHOOD_ALGO_ALLTOALL", "NHOOD_ALGO_ALLGATHER"};
-    static const char *const fwd[] = {"torus", "torus_direct", "bruck", "stfw"};
-    for (int i = 0; i < 3; i++) {
-        const char *v = getenv(vars[i]);
-        for (int k = 0; v && k < 4; k++)
-            if (strcmp(v, fwd[k]) == 0)
-                return 1;
-    }
-    return 0;
+    int fwd = nh_cfg.algo > NH_ALGO_DIRECT;
+    for (int o = 0; o < NH_OP_COUNT; o++)
+        fwd |= nh_cfg.algo_op[o] > NH_ALGO_DIRECT;
+    return fwd;
 }
 
 int nh_prog_level(int required)
 {
     find_hook();
-    if (hook_register || nh_host_simulated() || required == MPI_THREAD_MULTIPLE)
-        return required;
-    const char *v = getenv("NHOOD_PROGRESS"), *d = getenv("NHOOD_DISABLE"),
-               *o = getenv("NHOOD_OVERLAP");
-    if ((v && strcmp(v, "auto") != 0) || (d && strcmp(d, "0") != 0) ||
-        (o && strcmp(o, "off") != 0) || !forced_forwarding())
+    if (hook_register || nh_host_simulated() || required == MPI_THREAD_MULTIPLE ||
+        nh_cfg.progress != NH_PROGRESS_AUTO || nh_cfg.disable || nh_cfg.overlap != NH_OVERLAP_OFF ||
+        !forced_forwarding())
         return required;
     return MPI_THREAD_MULTIPLE;
 }

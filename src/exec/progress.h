@@ -16,11 +16,11 @@ extern nh_prog_kind nh_prog;
  * MPI call that may block must let the helper thread progress. */
 extern int nh_prog_hot;
 
-/* Before MPI starts: the thread level nhood asks MPI for when the program
- * asks for required (MPI_THREAD_MULTIPLE where the thread backend will be
- * needed: NHOOD_PROGRESS unset or auto, no progress hook in the MPI
- * library, NHOOD_DISABLE and NHOOD_OVERLAP off, and NHOOD_ALGO* forcing a
- * forwarding algorithm). */
+/* Before MPI starts, with the configuration read: the thread level nhood
+ * asks MPI for when the program asks for required (MPI_THREAD_MULTIPLE
+ * where the thread backend will be needed: NHOOD_PROGRESS=auto, no
+ * progress hook in the MPI library, NHOOD_DISABLE and NHOOD_OVERLAP off,
+ * and NHOOD_ALGO* forcing a forwarding algorithm). */
 int nh_prog_level(int required);
 /* After the configuration is read: this rank's backend, given the level
  * MPI provided; fn progresses nhood's operations (request.c).  Returns

@@ -152,7 +152,7 @@ int nh_forced_not_isomorphic(nh_plan *p, nh_algo forced, const char *opname)
     return MPI_SUCCESS;
 }
 
-int nh_forced_needs_poll(nh_plan *p, nh_algo forced, const char *opname)
+int nh_forced_needs_progress(nh_plan *p, nh_algo forced, const char *opname)
 {
     if (nh_cfg.fallback == NH_FALLBACK_ERROR) {
         nh_error("algorithm %s was forced for nonblocking or persistent %s on communicator %d; "
@@ -217,7 +217,7 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
             if (!nh_plan_sched(p, op, forced))
                 return MPI_ERR_NO_MEM;
             best = NH_ALGO_DIRECT;
-            if ((rc = nh_forced_needs_poll(p, forced, nh_coll_name(coll))))
+            if ((rc = nh_forced_needs_progress(p, forced, nh_coll_name(coll))))
                 return rc;
         }
     } else if (forced == NH_ALGO_AUTO && p->last[coll][form].valid && p->last[coll][form].m == m) {

@@ -26,15 +26,20 @@ nh_algo nh_forced_algo(const nh_plan *p, nh_op op);
 /* A forced algorithm on a non-isomorphic communicator: warn once, fail
  * (NHOOD_FALLBACK=error) or stay silent; the call goes to PMPI. */
 int nh_forced_not_isomorphic(nh_plan *p, nh_algo forced, const char *opname);
-/* A forced forwarding algorithm in a nonblocking or persistent call under
- * NHOOD_PROGRESS=safe: warn once, or fail (NHOOD_FALLBACK=error). */
-int nh_forced_needs_poll(nh_plan *p, nh_algo forced, const char *opname);
+/* A forced forwarding algorithm in a nonblocking or persistent call where
+ * nothing forwards for it (NHOOD_PROGRESS=safe, or auto without a progress
+ * backend): warn once, or fail (NHOOD_FALLBACK=error). */
+int nh_forced_needs_progress(nh_plan *p, nh_algo forced, const char *opname);
 
 /* Store-and-forward (stfw_choice.c): 1 with *out filled where the call
  * runs it, 0 where it does not, or an MPI error.  total is the bytes this
  * rank sends in the call (auto's re-check at the first blocking call of
  * op, a collective reduction). */
 int nh_stfw_choose(nh_plan *p, nh_coll coll, nh_form form, double total, nh_choice *out);
+/* May a call of this form run store-and-forward on p?  Blocking ones
+ * always; nonblocking and persistent ones under NHOOD_PROGRESS=poll, or
+ * forced where a progress backend forwards for them (exec/progress.c). */
+int nh_stfw_form_allows(const nh_plan *p, nh_op op, nh_form form);
 /* What auto's re-check would decide for uniform blocks of block_bytes
  * (afterwards: what it decided); the VPT dimension, or 0 without STFW. */
 int nh_stfw_predict(const nh_plan *p, nh_op op, int block_bytes);

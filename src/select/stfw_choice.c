@@ -32,6 +32,12 @@ static int recheck(nh_plan *p, nh_op op, double mine)
     return MPI_SUCCESS;
 }
 
+int nh_stfw_form_allows(const nh_plan *p, nh_op op, nh_form form)
+{
+    return form == NH_FORM_BLOCKING || nh_cfg.progress == NH_PROGRESS_POLL ||
+           (nh_prog_forwarding() && nh_requested_algo(p, op) == NH_ALGO_STFW);
+}
+
 int nh_stfw_choose(nh_plan *p, nh_coll coll, nh_form form, double total, nh_choice *out)
 {
     nh_op op = nh_coll_op(coll);
@@ -42,14 +48,13 @@ int nh_stfw_choose(nh_plan *p, nh_coll coll, nh_form form, double total, nh_choi
     if (form == NH_FORM_BLOCKING) {
         if (st->recheck[op] && (rc = recheck(p, op, total)))
             return rc;
-    } else if (nh_cfg.progress != NH_PROGRESS_POLL) {
+    } else if (!nh_stfw_form_allows(p, op, form)) {
         /* auto goes on to the other algorithms (PMPI on irregular graphs);
-         * a forced stfw runs where a progress backend forwards for it, and
-         * says otherwise under the fallback policy. */
+         * a forced stfw without a progress backend says so under the
+         * fallback policy. */
         if (st->off[op] || nh_requested_algo(p, op) != NH_ALGO_STFW)
             return 0;
-        if (!nh_prog_forwarding())
-            return (rc = nh_forced_needs_poll(p, NH_ALGO_STFW, nh_coll_name(coll))) ? rc : 0;
+        return (rc = nh_forced_needs_progress(p, NH_ALGO_STFW, nh_coll_name(coll))) ? rc : 0;
     }
     if (st->off[op])
         return 0;
