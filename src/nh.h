@@ -66,6 +66,7 @@ typedef struct nh_config {
     nh_inplace_algo inplace;      /* NHOOD_INPLACE_ALGO */
     long inplace_auxmem;          /* NHOOD_INPLACE_AUXMEM (bytes) */
     nh_progress progress;         /* NHOOD_PROGRESS */
+    double window;                /* NHOOD_WINDOW: us between start and wait (< 0: measured) */
     int autotune;                 /* NHOOD_AUTOTUNE */
     int check;                    /* NHOOD_CHECK: verify isomorphic=true on v/w calls */
     int stfw_dims;                /* NHOOD_STFW_DIMS (0 = chosen by the cost model) */
@@ -123,6 +124,7 @@ typedef struct nh_plan {
         nh_algo algo;
         const nh_sched *s; /* its schedule (bruck: of the ports chosen) */
         nh_bind_opts o;
+        int why; /* nh_why (select/select.h) */
     } last[NH_COLL_COUNT][NH_FORM_COUNT]; /* the auto decision for the last block size */
     int warned;
     nh_sched *sched[NH_OP_COUNT][NH_ALGO_COUNT];
@@ -151,6 +153,9 @@ typedef struct nh_plan {
     int dup_of;     /* report id of the communicator it was copied from, or -1 */
     int lazy_pcomm; /* pcomm is made at the first collective (nh_plan_ready) */
     int *pend_srcs; /* the sources, while nb.recv_slot waits for them (detect.c) */
+    /* The compute window of nonblocking calls, agreed at creation: the
+     * largest bucket any rank contributed (nh_window_mine; util/window.h) */
+    int window;
 } nh_plan;
 
 /* nhood's MPI_Info keys on graph creation. */
@@ -171,6 +176,9 @@ typedef struct nh_hint {
 /* Parses nhood's info keys; on a malformed value fills msg, returns -1. */
 int nh_hint_parse(MPI_Info info, nh_hint *h, char *msg, size_t len);
 
+/* This rank's window bucket for graph creation's agreement: NHOOD_WINDOW
+ * where set, else the measured one (util/window.h). */
+int nh_window_mine(void);
 int nh_plan_init(void);
 void nh_plan_fini(void);
 nh_plan *nh_plan_get(MPI_Comm comm);
@@ -256,6 +264,10 @@ typedef struct nh_report_rec {
     double create_us, create_mpi_us; /* this rank's graph creation (nh_plan) */
     int dup_of;                      /* nh_plan.dup_of */
     nh_algo asked;                   /* NHOOD_ALGO / nhood_algorithm for the op */
+    /* Nonblocking and persistent forms: the agreed window bucket
+     * (util/window.h) and why auto's last call did not forward (nh_why,
+     * select/select.h; 0: it did, or would not anyway) */
+    int window, why;
 } nh_report_rec;
 /* The record of calls of coll in form on p (NULL when out of memory). */
 nh_report_rec *nh_report_rec_get(nh_plan *p, nh_coll coll, nh_form form);

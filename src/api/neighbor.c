@@ -4,6 +4,7 @@
  * nonblocking and persistent: nhood's request) or hands it to PMPI. */
 #include "api/api.h"
 #include "exec/request.h"
+#include "util/window.h"
 
 nh_coll_hook_fn nh_coll_hook;
 
@@ -49,6 +50,10 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
         nh_report_stfw(p, nh_coll_op(coll), rec);
     if (rec && (form != NH_FORM_PERSISTENT || ch.algo == NH_ALGO_PMPI))
         rec->calls[ch.algo]++; /* nhood's persistent requests count their starts */
+    if (rec && form != NH_FORM_BLOCKING) { /* what auto priced the call with */
+        rec->window = p->window;
+        rec->why = ch.why;
+    }
     if (rec && ch.s) { /* the schedule run (bruck: of the port count chosen) */
         rec->rounds[ch.algo] = ch.s->tmpl_rounds;
         rec->msgs[ch.algo] = ch.s->tmpl_msgs;
@@ -136,6 +141,14 @@ static void args_allgatherv(nh_args *a, const void *sendbuf, int sendcount, MPI_
                    .rtype = recvtype};
 }
 
+/* A nonblocking call started: its window is sampled (util/window.h). */
+static int started(nh_form form, int rc, MPI_Request *req)
+{
+    if (form == NH_FORM_NONBLOCKING && rc == MPI_SUCCESS && nh_active)
+        nh_win_started(*req);
+    return rc;
+}
+
 /* The entry points: nhood's run, or MPI's with the caller's arguments. */
 #define NH_UNWRAP(...) __VA_ARGS__
 #define NH_RUN(name, ID, form, args, req, pmpi)                                                    \
@@ -144,7 +157,9 @@ static void args_allgatherv(nh_args *a, const void *sendbuf, int sendcount, MPI_
     if (nh_coll_hook && form != NH_FORM_PERSISTENT)                                                \
         return nh_coll_hook(NH_COLL_##ID, form, &a, comm, req, nh_caller);                         \
     int rc = nh_neighbor(NH_COLL_##ID, form, &a, comm, req);                                       \
-    return rc != NH_TO_PMPI ? rc : pmpi;
+    if (rc == NH_TO_PMPI)                                                                          \
+        rc = pmpi;                                                                                 \
+    return started(form, rc, req);
 
 #ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
 /* MPI-4 persistent forms.  nhood reads none of the info keys here. */

@@ -7,7 +7,9 @@
 #include "exec/progress.h"
 #include "plan/stfw_setup.h"
 #include "nh.h"
+#include "select/select.h"
 #include "util/sync.h"
+#include "util/window.h"
 
 static nh_report_rec *head, **tail = &head;
 
@@ -118,17 +120,23 @@ void nh_report_print(void)
          * re-check); or the neighborhoods are not translates of one another
          * and store-and-forward saves no messages on them. */
         char why[32] = "";
-        if (best == NH_ALGO_PMPI)
+        if (r->why) /* auto kept a single phase where a blocking call forwards */
+            snprintf(why, sizeof(why), " why=%s", nh_why_name((nh_why)r->why));
+        else if (best == NH_ALGO_PMPI)
             snprintf(why, sizeof(why), " why=%s",
                      r->asked == NH_ALGO_PMPI        ? "requested"
                      : r->isomorphic || r->stfw_dims ? "native_cheaper"
                                                      : "irregular");
-        char dup[32] = "", prog[32] = "";
+        char dup[32] = "", prog[64] = "";
         if (r->dup_of >= 0)
             snprintf(dup, sizeof(dup), " dup_of=%d", r->dup_of);
-        /* Nonblocking and persistent forms: how forwarding progresses. */
-        if (r->form != NH_FORM_BLOCKING)
-            snprintf(prog, sizeof(prog), " progress=%s", nh_prog_name());
+        /* Nonblocking and persistent forms: how forwarding progresses and
+         * the window auto priced them with (util/window.h). */
+        if (r->form != NH_FORM_BLOCKING && r->window == NH_WIN_UNKNOWN)
+            snprintf(prog, sizeof(prog), " window_us=unknown progress=%s", nh_prog_name());
+        else if (r->form != NH_FORM_BLOCKING)
+            snprintf(prog, sizeof(prog), " window_us=%.3g progress=%s", nh_win_us(r->window),
+                     nh_prog_name());
         fprintf(stderr,
                 "nhood: comm=%d%s op=%s%s%s pattern=%s source=%s dims=%s periods=%s neighbors=%d "
                 "algorithm=%s binding=%s calls=%ld rounds=%d messages=%ld create_us=%.1f "

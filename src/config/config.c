@@ -41,6 +41,7 @@ nh_config nh_cfg = {
              .node = 0,
              .link = 0},
     .iso_reduce = NH_RED_COUNT,
+    .window = -1,
 };
 
 static const char *const binding_names[NH_BIND_COUNT] = {"auto", "pack", "zcopy"};
@@ -60,6 +61,7 @@ enum kind {
     K_PROGRESS,
     K_STFW_DIMS,
     K_PORTS,
+    K_WINDOW,
     K_ISO_REDUCE,
     K_OVERLAP,
     K_PATH
@@ -86,6 +88,8 @@ static const knob knobs[] = {
     {"NHOOD_DISABLE", NULL, K_BOOL, &nh_cfg.disable, "pass everything to PMPI"},
     {"NHOOD_PROGRESS", NULL, K_PROGRESS, &nh_cfg.progress,
      "may nonblocking and persistent calls use forwarding schedules"},
+    {"NHOOD_WINDOW", NULL, K_WINDOW, &nh_cfg.window,
+     "auto's compute window between start and completion of nonblocking calls (us)"},
     {"NHOOD_INPLACE_ALGO", NULL, K_INPLACE, &nh_cfg.inplace,
      "in-place MPI_Alltoall[v|w] algorithm"},
     {"NHOOD_INPLACE_AUXMEM", NULL, K_BYTES, &nh_cfg.inplace_auxmem,
@@ -186,6 +190,10 @@ static void list_names(char *buf, size_t len, enum kind k)
         snprintf(buf, len, "an integer from 1 to %d", NH_STFW_MAXDIMS);
         return;
     }
+    if (k == K_WINDOW) {
+        snprintf(buf, len, "auto or microseconds (a number >= 0)");
+        return;
+    }
     if (k == K_PORTS) {
         snprintf(buf, len, "auto or an integer from 1 to %d", NH_MAX_PORTS);
         return;
@@ -273,6 +281,13 @@ static int parse_knob(const knob *k, const char *v)
         return nh_parse_uint_list(v, (int *)k->dst, 1, 1, NH_STFW_MAXDIMS) == 1 ? 0 : -1;
     case K_PORTS:
         return nh_parse_ports(v, (int *)k->dst);
+    case K_WINDOW: {
+        double x = -1;
+        if (strcmp(v, "auto") != 0 && (nh_parse_real(v, &x) || x < 0))
+            return -1;
+        *(double *)k->dst = x;
+        return 0;
+    }
     case K_DOUBLE: {
         double x;
         if (nh_parse_real(v, &x))

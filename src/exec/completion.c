@@ -5,6 +5,15 @@
 #include <stdlib.h>
 
 #include "exec/req_int.h"
+#include "util/window.h"
+
+/* A completion call names these requests: a sampled one's window ends
+ * (util/window.h). */
+#define SEEN(arr, n)                                                                               \
+    do {                                                                                           \
+        if (__atomic_load_n(&nh_win_pending, __ATOMIC_RELAXED))                                    \
+            nh_win_seen(arr, n);                                                                   \
+    } while (0)
 
 
 static int testall_locked(int n, MPI_Request arr[], int *flag, MPI_Status sts[]);
@@ -94,6 +103,7 @@ static void split_back(const split *v, MPI_Request *arr)
 
 int nh_impl_MPI_Wait(MPI_Request *req, MPI_Status *st)
 {
+    SEEN(req, 1);
     if (!nh_req_live_any())
         return PMPI_Wait(req, st);
     nh_lock(NH_LOCK_REQ);
@@ -122,6 +132,7 @@ int nh_impl_MPI_Wait(MPI_Request *req, MPI_Status *st)
 
 int nh_impl_MPI_Test(MPI_Request *req, int *flag, MPI_Status *st)
 {
+    SEEN(req, 1);
     if (!nh_req_live_any())
         return PMPI_Test(req, flag, st);
     nh_lock(NH_LOCK_REQ);
@@ -162,6 +173,7 @@ static int complete_mine(split *v, MPI_Request *arr, MPI_Status *sts, int rc)
 
 int nh_impl_MPI_Waitall(int n, MPI_Request arr[], MPI_Status sts[])
 {
+    SEEN(arr, n);
     if (!nh_req_live_any())
         return PMPI_Waitall(n, arr, sts);
     split v;
@@ -198,6 +210,7 @@ int nh_impl_MPI_Waitall(int n, MPI_Request arr[], MPI_Status sts[])
 
 int nh_impl_MPI_Testall(int n, MPI_Request arr[], int *flag, MPI_Status sts[])
 {
+    SEEN(arr, n);
     if (!nh_req_live_any())
         return PMPI_Testall(n, arr, flag, sts);
     nh_lock(NH_LOCK_REQ);
@@ -257,6 +270,7 @@ static int any_pass(split *v, MPI_Request arr[], int *idx, int *flag, MPI_Status
 
 int nh_impl_MPI_Waitany(int n, MPI_Request arr[], int *idx, MPI_Status *st)
 {
+    SEEN(arr, n);
     if (!nh_req_live_any())
         return PMPI_Waitany(n, arr, idx, st);
     split v;
@@ -278,6 +292,7 @@ int nh_impl_MPI_Waitany(int n, MPI_Request arr[], int *idx, MPI_Status *st)
 
 int nh_impl_MPI_Testany(int n, MPI_Request arr[], int *idx, int *flag, MPI_Status *st)
 {
+    SEEN(arr, n);
     if (!nh_req_live_any()) /* nothing of nhood's to progress */
         return PMPI_Testany(n, arr, idx, flag, st);
     split v;
@@ -321,6 +336,7 @@ static int some_pass(split *v, MPI_Request arr[], int *outcount, int idxs[], MPI
 
 int nh_impl_MPI_Waitsome(int n, MPI_Request arr[], int *outcount, int idxs[], MPI_Status sts[])
 {
+    SEEN(arr, n);
     if (!nh_req_live_any())
         return PMPI_Waitsome(n, arr, outcount, idxs, sts);
     split v;
@@ -342,6 +358,7 @@ int nh_impl_MPI_Waitsome(int n, MPI_Request arr[], int *outcount, int idxs[], MP
 
 int nh_impl_MPI_Testsome(int n, MPI_Request arr[], int *outcount, int idxs[], MPI_Status sts[])
 {
+    SEEN(arr, n);
     if (!nh_req_live_any())
         return PMPI_Testsome(n, arr, outcount, idxs, sts);
     split v;
@@ -375,6 +392,8 @@ int nh_impl_MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st)
 
 int nh_impl_MPI_Request_free(MPI_Request *req)
 {
+    if (__atomic_load_n(&nh_win_pending, __ATOMIC_RELAXED))
+        nh_win_forget(*req);
     if (!nh_req_live_any())
         return PMPI_Request_free(req);
     nh_lock(NH_LOCK_REQ);
@@ -412,7 +431,10 @@ static int start_mine(nh_req *r)
         nh_error("MPI_Start on an active persistent neighborhood collective request");
         return MPI_ERR_REQUEST;
     }
-    return nh_req_start(r);
+    int rc = nh_req_start(r);
+    if (!rc)
+        nh_win_started(r->handle);
+    return rc;
 }
 
 int nh_impl_MPI_Start(MPI_Request *req)

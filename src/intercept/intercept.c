@@ -13,6 +13,7 @@
 #include "api/api.h"
 #include "exec/progress.h"
 #include "exec/request.h"
+#include "util/window.h"
 #ifndef NHOOD_SMPI
 #include "overlap/overlap.h"
 #define NH_OV_ENTRY(name)                                                                          \
@@ -104,8 +105,8 @@ static int nh_ov_entry_MPI_Request_free(MPI_Request *request)
 #define NH_FN_OV(name, params, args)                                                             \
     NH_EXPORT int name params NH_FN_BODY(name, nh_ov_entry_##name, args)
 /* The completion calls go to MPI before the guard is touched when no
- * operation of nhood's is live (the request cannot be nhood's) and no
- * overlap mode runs: one test and a tail call, what a program pays for
+ * operation of nhood's is live (the request cannot be nhood's), no
+ * overlap mode runs and no sampled window waits for its end: one test and a tail call, what a program pays for
  * interposition where nhood does not accelerate (nhood-overhead); the rest
  * is out of line. */
 #define NH_FN_DONE(name, params, args)                                                             \
@@ -114,7 +115,7 @@ static int nh_ov_entry_MPI_Request_free(MPI_Request *request)
         if (nh_guard)                                                                              \
             return P##name args;                                                                   \
         NH_OV_DONE(name, args)                                                                     \
-        if (!nh_req_live_any())                                                                    \
+        if (!nh_req_live_any() && !nh_win_pending)                                                 \
             return P##name args;                                                                   \
         nh_guard = 1;                                                                              \
         int rc = nh_impl_##name args;                                                              \
@@ -123,7 +124,7 @@ static int nh_ov_entry_MPI_Request_free(MPI_Request *request)
     }                                                                                              \
     NH_EXPORT int name params                                                                      \
     {                                                                                              \
-        if (__builtin_expect(!nh_req_live_any() && !NH_OV_ON, 1))                                  \
+        if (__builtin_expect(!nh_req_live_any() && !(NH_OV_ON | nh_win_pending), 1))               \
             return P##name args;                                                                   \
         return nh_done_##name args;                                                                \
     }

@@ -18,11 +18,17 @@
 #include "nh.h"
 #include "core/parse.h"
 #include "util/sync.h"
+#include "util/window.h"
 
 #define NH_MAXCAND 8
 
 static int plan_keyval = MPI_KEYVAL_INVALID;
 static int next_plan_id;
+int nh_window_mine(void)
+{
+    return nh_cfg.window >= 0 ? nh_win_bucket_of(nh_cfg.window) : nh_win_bucket();
+}
+
 static int tag_ub = 32767; /* MPI_TAG_UB, read at nh_plan_init; the least MPI allows */
 
 static int plan_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
@@ -110,6 +116,7 @@ static int plan_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out
     p->outdeg = from->outdeg;
     p->indeg = from->indeg;
     p->hinted = from->hinted;
+    p->window = from->window; /* agreed at the original's creation */
     if (st) /* the re-check's state so far: the same on every rank at the copy */
         *st = *from->stfw;
     p->stfw = st;
@@ -357,7 +364,7 @@ static int all_same(const long long *v, int i)
  * reduction for what must agree plus the rank with the largest
  * out-degree (its offsets are the full template), its broadcast, and a
  * MIN reduction over which candidates every rank fits. */
-enum { SL_BAD, SL_ORDER, SL_CH, SL_NCH, SL_NATIVE, SL_NOSTFW, SL_TOP, SL_COUNT };
+enum { SL_BAD, SL_ORDER, SL_CH, SL_NCH, SL_NATIVE, SL_NOSTFW, SL_TOP, SL_WIN, SL_COUNT };
 
 /* One creation's analysis state. */
 typedef struct det {
@@ -372,6 +379,7 @@ typedef struct det {
     nh_nbhd nbs[NH_MAXCAND];
     int *mine; /* per candidate: this rank's sorted destination offsets */
     int *perm;
+    int win; /* the window bucket: this rank's, then the largest (util/window.h) */
 } det;
 
 static int *own_offsets(det *d, int k)
@@ -417,6 +425,7 @@ static int general_agree(det *d, const nh_hint *h, int order, unsigned hash, int
     v[SL_NATIVE] = *native;
     v[SL_NOSTFW] = *no_stfw;
     v[SL_TOP] = -((long long)d->outdeg * d->size + (d->size - 1 - d->rank)); /* max deg, min rank */
+    v[SL_WIN] = -d->win;
     if ((rc = PMPI_Allreduce(MPI_IN_PLACE, v, SL_COUNT, MPI_LONG_LONG, MPI_MIN, d->graph)))
         return rc;
     if (v[SL_BAD] <
@@ -427,6 +436,7 @@ static int general_agree(det *d, const nh_hint *h, int order, unsigned hash, int
     }
     *native = (int)v[SL_NATIVE];
     *no_stfw = (int)v[SL_NOSTFW];
+    d->win = (int)-v[SL_WIN];
     if (!v[SL_ORDER] || !all_same(v, SL_CH))
         return MPI_SUCCESS;
     int top = d->size - 1 - (int)(-v[SL_TOP] % d->size);
@@ -468,7 +478,7 @@ out:
     return rc;
 }
 
-/* v[0] and v[1] become their bitwise AND over all ranks.  On up to
+/* v[0..2] become their bitwise AND over all ranks.  On up to
  * NH_GATHER_MAX ranks an allgather and a local AND: on MPICH 4.0.2 at 2
  * ranks it costs half what MPI_Allreduce does (0.6 against 1.0 us). */
 #define NH_GATHER_MAX 256
@@ -476,13 +486,12 @@ out:
 static int and_all(uint64_t *v, MPI_Comm comm, int size)
 {
     if (size > NH_GATHER_MAX)
-        return PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_UINT64_T, MPI_BAND, comm);
-    uint64_t all[2 * NH_GATHER_MAX];
-    int rc = PMPI_Allgather(v, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, comm);
-    for (int i = 0; !rc && i < size; i++) {
-        v[0] &= all[2 * i];
-        v[1] &= all[2 * i + 1];
-    }
+        return PMPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_UINT64_T, MPI_BAND, comm);
+    uint64_t all[3 * NH_GATHER_MAX];
+    int rc = PMPI_Allgather(v, 3, MPI_UINT64_T, all, 3, MPI_UINT64_T, comm);
+    for (int i = 0; !rc && i < size; i++)
+        for (int j = 0; j < 3; j++)
+            v[j] &= all[3 * i + j];
     return rc;
 }
 
@@ -500,7 +509,10 @@ static int and_all(uint64_t *v, MPI_Comm comm, int size)
  * repeat where the destinations do.  The spare bits carry whether no
  * rank's sources repeat (MPI's own exchange may then stand in; MPICH
  * orders repeated edges wrongly) and whether no rank forces
- * store-and-forward.  Anything else takes the general agreement. */
+ * store-and-forward.  A third word agrees on the largest window bucket
+ * (util/window.h): bucket b as the bits b and up, whose AND keeps the
+ * bits from the largest b up.  Anything else takes the general
+ * agreement. */
 static int agree(det *d, const nh_hint *h, int order, int *native, int *no_stfw, int *chosen,
                  int *s)
 {
@@ -530,9 +542,11 @@ static int agree(det *d, const nh_hint *h, int order, int *native, int *no_stfw,
         x = hash62(fnv64(fnv64(0xcbf29ce484222325ull, head, 3), d->nbs[kf].off,
                          (size_t)d->outdeg * d->c[kf].g.ndims));
     }
-    uint64_t v[2] = {x << 1 | (*native != 0), (~x & M62) << 1 | (*no_stfw != 0)};
+    uint64_t v[3] = {x << 1 | (*native != 0), (~x & M62) << 1 | (*no_stfw != 0),
+                     ~0ull << d->win};
     if ((rc = and_all(v, d->graph, d->size)))
         return rc;
+    d->win = __builtin_ctzll(v[2]); /* bit 63 is set on every rank */
     uint64_t all = v[0] >> 1, any = ~(v[1] >> 1) & M62;
     if (all == any && all != 0) {
         *chosen = kf;
@@ -572,6 +586,7 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, const nh
     nh_res_add(NH_RES_PLAN, 1);
     memset(&d, 0, sizeof(d));
     d.graph = graph;
+    d.win = p->window = nh_window_mine();
     p->pcomm = MPI_COMM_NULL;
     p->refs = 1;
     p->dup_of = -1;
@@ -621,6 +636,7 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, const nh
     if ((rc = agree(&d, h, old_rank == d.rank && old_size == d.size, &native, &no_stfw, &chosen,
                     &s)))
         goto fail;
+    p->window = d.win;
     if (chosen >= 0) {
         p->isomorphic = 1;
         p->native_ok = native;

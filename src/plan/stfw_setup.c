@@ -34,7 +34,6 @@
  * blocks never needs them.  Under auto, the first blocking call of an
  * operation decides again with the mean block it moves (recheck below),
  * either way, for every later call of that operation. */
-#define NH_STFW_MODEL_BYTES 256.0
 #define NH_STFW_ARM_BYTES 1.0
 
 /* ---- set-up ---- */
@@ -233,7 +232,7 @@ int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int ou
         procnull |= dsts[j] == MPI_PROC_NULL;
     for (int j = 0; j < indeg; j++)
         procnull |= srcs[j] == MPI_PROC_NULL;
-    long mx[4 + 2 * NH_OP_COUNT + 2] = {outdeg, indeg}, sum = outdeg;
+    long mx[6 + 2 * NH_OP_COUNT] = {outdeg, indeg}, sum = outdeg;
     for (int o = 0; o < NH_OP_COUNT; o++) {
         mx[2 + 2 * o] = want[o];
         mx[3 + 2 * o] = -want[o];
@@ -241,10 +240,12 @@ int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int ou
     mx[2 + 2 * NH_OP_COUNT] = dims_req;
     mx[3 + 2 * NH_OP_COUNT] = -dims_req;
     mx[4 + 2 * NH_OP_COUNT] = procnull;
-    int nmx = 5 + 2 * NH_OP_COUNT;
+    mx[5 + 2 * NH_OP_COUNT] = p->window; /* the window's agreement (util/window.h) */
+    int nmx = 6 + 2 * NH_OP_COUNT;
     if ((rc = PMPI_Allreduce(MPI_IN_PLACE, mx, nmx, MPI_LONG, MPI_MAX, graph)) ||
         (rc = PMPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_LONG, MPI_SUM, graph)))
         return rc;
+    p->window = (int)mx[5 + 2 * NH_OP_COUNT];
     int agree = mx[2 + 2 * NH_OP_COUNT] == -mx[3 + 2 * NH_OP_COUNT];
     for (int o = 0; o < NH_OP_COUNT; o++)
         agree &= mx[2 + 2 * o] == -mx[3 + 2 * o];
@@ -347,6 +348,13 @@ out:
     free(iall);
     free(irow);
     return rc;
+}
+
+int nh_stfw_wins_in_window(const nh_stfw *st, double bytes, double w)
+{
+    double t = model_stfw(&st->v, st->maxout, st->maxin, st->avg, bytes), first = t / st->v.n;
+    double bl = model_bl(st->maxout, st->maxin, bytes);
+    return (w > first ? w : first) + (t - first) < (w > bl ? w : bl);
 }
 
 int nh_stfw_wins(const nh_stfw *st, double bytes)

@@ -37,6 +37,13 @@ void nh_stfw_free(nh_plan *p);
 /* Does STFW over st's VPT beat one message per neighbor for blocks of
  * `bytes` (the cost model; auto's re-check and its prediction)? */
 int nh_stfw_wins(const nh_stfw *st, double bytes);
+/* The same in a nonblocking call the program completes w microseconds
+ * after starting it: STFW's stages after the first (a VPT dimension's
+ * share of its modeled time each) wait for the forwarding ranks'
+ * completion calls, one message per neighbor moves during the window. */
+int nh_stfw_wins_in_window(const nh_stfw *st, double bytes, double w);
+/* The block size the model prices STFW at before auto's re-check. */
+#define NH_STFW_MODEL_BYTES 256.0
 
 /* Node-aware VPT (plan/vpt_node.c): collective over comm.  Places the
  * ranks of each shared-memory node (and within it, of each hwloc package

@@ -15,15 +15,25 @@
  * (nh_plan.native_ok): it is chosen where the model prices it no dearer
  * than nhood's best schedule, so auto never adds work for nothing.
  *
- * Nonblocking and persistent calls: `auto` chooses among schedules with a
- * single message phase (under NHOOD_PROGRESS=poll among all); a forced
- * multi-phase algorithm runs where a progress backend (exec/progress.c)
- * or poll's promise lets it forward, and becomes direct under the
- * NHOOD_FALLBACK policy elsewhere (NHOOD_PROGRESS=safe).
+ * Nonblocking and persistent calls: a forwarding schedule forwards at
+ * the forwarding ranks' next MPI call, so the program's compute between
+ * start and completion (the window W, agreed at graph creation:
+ * nh_plan.window, util/window.h) delays its later phases, while a
+ * single-phase exchange moves during it.  The model prices a call as the
+ * program sees it from start to completion: max(W, T) for one phase,
+ * max(W, T1) + (T - T1) for a schedule whose first phase costs T1.
+ * `auto` weighs forwarding schedules this way where they may run: a
+ * progress backend forwards for them (exec/progress.c) and W is known,
+ * or under NHOOD_PROGRESS=poll (W = 0 where unknown); elsewhere it keeps
+ * single-phase schedules and says why (nh_choice.why).  A forced
+ * multi-phase algorithm runs where a backend or poll's promise lets it
+ * forward, and becomes direct under the NHOOD_FALLBACK policy elsewhere
+ * (NHOOD_PROGRESS=safe).
  * Store-and-forward (irregular graphs, set up at creation) is tried first
  * (select/stfw_choice.c). */
 #include "exec/progress.h"
 #include "select/select.h"
+#include "util/window.h"
 
 /* Cost of a schedule in microseconds for blocks of m bytes, summed over
  * its rounds with interior-rank block counts (identical on every rank):
@@ -37,35 +47,54 @@
  *   + for n > 1: pack binding 2 * pack * S (gather and scatter copies);
  *     zcopy binding delta * n + gather(_small) * S (MPI's datatype engine,
  *     much slower on eager-sized messages with MPICH over UCX). */
+static double round_cost(const nh_round *r, nh_binding b, size_t m)
+{
+    const nh_cost *c = &nh_cfg.cost;
+    double t = 0;
+    int k = nh_eager_chunk(m, r->tmpl_blocks, c->eager);
+    for (int first = 0; first < r->tmpl_blocks; first += k) {
+        int n = r->tmpl_blocks - first < k ? r->tmpl_blocks - first : k;
+        double S = n * (double)m;
+        t += c->o + c->beta * S;
+        if ((n == 1 || b == NH_BIND_PACK) && S > c->eager)
+            t += c->rndv;
+        if (n > 1)
+            t += b == NH_BIND_PACK ? 2 * c->pack * S
+                                   : c->delta * n + (S > c->eager ? c->gather : c->gather_small) * S;
+    }
+    return t;
+}
+
 double nh_cost_of(const nh_sched *s, nh_binding b, size_t m)
 {
     const nh_cost *c = &nh_cfg.cost;
     double t = c->alpha * s->tmpl_rounds + c->gamma * (double)m * (double)s->tmpl_copies +
                c->node * s->node_phases + c->link * (double)m * (double)s->node_blocks;
-    for (int i = 0; i < s->nrounds; i++) {
-        const nh_round *r = &s->rounds[i];
-        if (r->copy)
-            continue;
-        int k = nh_eager_chunk(m, r->tmpl_blocks, c->eager);
-        for (int first = 0; first < r->tmpl_blocks; first += k) {
-            int n = r->tmpl_blocks - first < k ? r->tmpl_blocks - first : k;
-            double S = n * (double)m;
-            t += c->o + c->beta * S;
-            if ((n == 1 || b == NH_BIND_PACK) && S > c->eager)
-                t += c->rndv;
-            if (n > 1)
-                t += b == NH_BIND_PACK
-                         ? 2 * c->pack * S
-                         : c->delta * n + (S > c->eager ? c->gather : c->gather_small) * S;
-        }
-    }
+    for (int i = 0; i < s->nrounds; i++)
+        if (!s->rounds[i].copy)
+            t += round_cost(&s->rounds[i], b, m);
     return t;
+}
+
+/* The cost of s in a call the program completes w microseconds after
+ * starting it (w <= 0: at once): the phases after the first wait for the
+ * forwarding ranks' completion calls. */
+static double cost_in_window(const nh_sched *s, nh_binding b, size_t m, double w)
+{
+    double t = nh_cost_of(s, b, m), first = t;
+    if (s->tmpl_rounds > 1)
+        for (int i = 0; i < s->nrounds; i++)
+            if (!s->rounds[i].copy) {
+                first = nh_cfg.cost.alpha + round_cost(&s->rounds[i], b, m);
+                break;
+            }
+    return (w > first ? w : first) + (t - first);
 }
 
 /* MPI's own exchange in the same terms: one round, one message per
  * neighbor (self-messages included), crossing nodes as direct's blocks do
- * (the same blocks in one phase). */
-static double native_cost(nh_plan *p, nh_op op, size_t m)
+ * (the same blocks in one phase); in a window of w microseconds. */
+static double native_cost(nh_plan *p, nh_op op, size_t m, double w)
 {
     const nh_cost *c = &nh_cfg.cost;
     const nh_sched *d = nh_plan_sched(p, op, NH_ALGO_DIRECT);
@@ -73,7 +102,7 @@ static double native_cost(nh_plan *p, nh_op op, size_t m)
     double t = c->alpha + p->nb.s * per;
     if (d)
         t += c->node * d->node_phases + c->link * (double)m * (double)d->node_blocks;
-    return t;
+    return w > t ? w : t;
 }
 
 static nh_binding pick_binding(const nh_sched *s, size_t m)
@@ -84,29 +113,34 @@ static nh_binding pick_binding(const nh_sched *s, size_t m)
                                                                             : NH_BIND_PACK;
 }
 
-/* May schedule s run in this form?  A forwarding schedule in a
- * nonblocking or persistent call: under poll (promised), or forced where
- * a progress backend runs it (exec/progress.c).  auto keeps single-phase
- * schedules there: a forwarding rank forwards only at its next MPI call,
- * so the program's computation between start and completion delays the
- * others (docs/nonblocking.md). */
-static int form_allows(const nh_sched *s, nh_form form, int forced)
+/* The window auto prices a call of form on p with, in microseconds: 0
+ * for blocking calls, else the agreed one (< 0: unknown). */
+static double window_us(const nh_plan *p, nh_form form)
 {
-    if (form == NH_FORM_BLOCKING || nh_cfg.progress == NH_PROGRESS_POLL ||
-        (forced && nh_prog_forwarding()))
+    return form == NH_FORM_BLOCKING ? 0 : nh_win_us(p->window);
+}
+
+/* May a schedule that forwards run in form?  Blocking calls always;
+ * nonblocking and persistent ones under poll (promised), or where a
+ * progress backend forwards for them (exec/progress.c) and the algorithm
+ * was forced or the window is known (auto prices it). */
+static int may_forward(const nh_plan *p, nh_form form, int forced)
+{
+    if (form == NH_FORM_BLOCKING || nh_cfg.progress == NH_PROGRESS_POLL)
         return 1;
-    return s && s->tmpl_rounds <= 1;
+    return nh_prog_forwarding() && (forced || p->window != NH_WIN_UNKNOWN);
 }
 
 /* Algorithm a's schedule for blocks of m bytes that may run in form, at
- * its modeled cost: bruck's port count where the plan leaves it to the
- * cost model is the cheapest (at m where sizes are known, else at 8 bytes,
- * the same on every rank).  NULL if none may. */
+ * its modeled cost in a window of w microseconds: bruck's port count
+ * where the plan leaves it to the cost model is the cheapest (at m where
+ * sizes are known, else at 8 bytes, the same on every rank).  NULL if
+ * none may. */
 static const nh_sched *cheapest(nh_plan *p, nh_op op, nh_form form, int forced, nh_algo a,
-                                size_t m, double *cost)
+                                size_t m, double w, double *cost)
 {
     const nh_sched *best = NULL;
-    int ports = (p->root ? p->root : p)->ports, k0 = 1, k1 = 1;
+    int ports = (p->root ? p->root : p)->ports, k0 = 1, k1 = 1, fwd = may_forward(p, form, forced);
     if (a == NH_ALGO_BRUCK) {
         k0 = ports ? ports : 1;
         k1 = ports ? ports : NH_MAX_PORTS;
@@ -114,15 +148,61 @@ static const nh_sched *cheapest(nh_plan *p, nh_op op, nh_form form, int forced, 
     for (int k = k0; k <= k1; k++) {
         const nh_sched *s = a == NH_ALGO_BRUCK ? nh_plan_sched_ports(p, op, k)
                                                : nh_plan_sched(p, op, a);
-        if (!s || !form_allows(s, form, forced))
+        if (!s || (s->tmpl_rounds > 1 && !fwd))
             continue;
-        double c = nh_cost_of(s, pick_binding(s, m), m);
+        double c = cost_in_window(s, pick_binding(s, m), m, w);
         if (!best || c < *cost) {
             best = s;
             *cost = c;
         }
     }
     return best;
+}
+
+/* auto's modeled choice for blocks of m bytes in form, in a window of w
+ * microseconds: *best (PMPI: MPI's own exchange) and its schedule. */
+static void model_pick(nh_plan *p, nh_op op, nh_form form, size_t m, double w, nh_algo *best,
+                       const nh_sched **bs)
+{
+    double bc = -1;
+    *best = NH_ALGO_DIRECT;
+    *bs = NULL;
+    for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++) {
+        double c;
+        const nh_sched *s = cheapest(p, op, form, 0, (nh_algo)a, m, w, &c);
+        if (s && (bc < 0 || c < bc)) {
+            bc = c;
+            *best = (nh_algo)a;
+            *bs = s;
+        }
+    }
+    /* MPI's own exchange wins ties: where nhood's best schedule is the
+     * same exchange (large blocks, one message each), or a window hides
+     * both, nhood would only add its own work. */
+    if (p->native_ok && bc >= 0 && native_cost(p, op, m, w) <= bc)
+        *best = NH_ALGO_PMPI;
+}
+
+/* Why a nonblocking or persistent call of auto's does not forward where
+ * a blocking one would (NH_WHY_NONE where it forwards or would not). */
+static nh_why why_not_forwarding(nh_plan *p, nh_op op, size_t m, const nh_sched *chosen)
+{
+    nh_algo a;
+    const nh_sched *s;
+    if (chosen && chosen->tmpl_rounds > 1)
+        return NH_WHY_NONE;
+    model_pick(p, op, NH_FORM_BLOCKING, m, 0, &a, &s);
+    if (a == NH_ALGO_PMPI || !s || s->tmpl_rounds <= 1)
+        return NH_WHY_NONE;
+    if (!nh_prog_forwarding())
+        return NH_WHY_NO_PROGRESS;
+    return p->window == NH_WIN_UNKNOWN ? NH_WHY_WINDOW_UNKNOWN : NH_WHY_WINDOW;
+}
+
+const char *nh_why_name(nh_why w)
+{
+    static const char *const names[] = {"-", "window", "no_progress", "window_unknown"};
+    return names[w];
 }
 
 nh_algo nh_forced_algo(const nh_plan *p, nh_op op)
@@ -195,6 +275,7 @@ static void remember(nh_plan *p, nh_coll coll, nh_form form, size_t m, const nh_
     p->last[coll][form].algo = c->algo;
     p->last[coll][form].s = c->s;
     p->last[coll][form].o = c->o;
+    p->last[coll][form].why = c->why;
 }
 
 int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
@@ -202,6 +283,9 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
     nh_op op = nh_coll_op(coll);
     nh_algo forced = nh_forced_algo(p, op);
     int known = nh_sizes_known(p, coll), rc;
+    double w = window_us(p, form);
+    if (w < 0) /* unknown: forwarding runs only where forced or under poll */
+        w = 0;
     memset(out, 0, sizeof(*out));
     out->algo = NH_ALGO_PMPI;
     if (forced == NH_ALGO_PMPI)
@@ -210,9 +294,9 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
         return nh_forced_not_isomorphic(p, forced, nh_coll_name(coll));
     nh_algo best = forced;
     const nh_sched *bs = NULL; /* best's schedule, where chosen among several */
-    double bc = -1;
     if (forced != NH_ALGO_AUTO && forced != NH_ALGO_PMPI) {
-        bs = cheapest(p, op, form, 1, forced, known ? m : 8, &bc);
+        double bc;
+        bs = cheapest(p, op, form, 1, forced, known ? m : 8, w, &bc);
         if (!bs) { /* a multi-phase schedule in a nonblocking call (safe progress) */
             if (!nh_plan_sched(p, op, forced))
                 return MPI_ERR_NO_MEM;
@@ -224,6 +308,7 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
         out->algo = p->last[coll][form].algo;
         out->o = p->last[coll][form].o;
         out->s = p->last[coll][form].s;
+        out->why = p->last[coll][form].why;
         return MPI_SUCCESS;
     } else if (forced == NH_ALGO_AUTO) {
         best = NH_ALGO_DIRECT;
@@ -234,20 +319,9 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
             if (best == NH_ALGO_PMPI)
                 return MPI_SUCCESS;
         } else if (known) {
-            for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++) {
-                double c;
-                const nh_sched *s = cheapest(p, op, form, 0, (nh_algo)a, m, &c);
-                if (s && (bc < 0 || c < bc)) {
-                    bc = c;
-                    best = (nh_algo)a;
-                    bs = s;
-                }
-            }
-            /* MPI's own exchange wins ties: where nhood's best schedule is
-             * the same exchange (large blocks, one message each), nhood
-             * would only add its own work. */
-            if (p->native_ok && bc >= 0 && native_cost(p, op, m) <= bc)
-                best = NH_ALGO_PMPI;
+            model_pick(p, op, form, m, w, &best, &bs);
+            if (form != NH_FORM_BLOCKING)
+                out->why = why_not_forwarding(p, op, m, best == NH_ALGO_PMPI ? NULL : bs);
         }
     }
     if (best == NH_ALGO_PMPI) { /* out says so already */

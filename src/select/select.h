@@ -7,11 +7,23 @@
 
 #include "exec/engine.h"
 
+/* Why auto's nonblocking or persistent call does not forward where a
+ * blocking one would: the window eats the gain, no progress backend
+ * forwards for it, or no window has been measured (select.c). */
+typedef enum {
+    NH_WHY_NONE = 0,
+    NH_WHY_WINDOW,
+    NH_WHY_NO_PROGRESS,
+    NH_WHY_WINDOW_UNKNOWN
+} nh_why;
+const char *nh_why_name(nh_why w);
+
 typedef struct nh_choice {
     nh_algo algo; /* NH_ALGO_PMPI: the call goes to MPI */
     const nh_sched *s;
     nh_bind_opts o;
     int tuning; /* an autotune trial: time the call, nh_autotune_record */
+    nh_why why; /* auto, nonblocking and persistent forms */
 } nh_choice;
 
 /* The algorithm for a call of coll in form with blocks of m bytes (the

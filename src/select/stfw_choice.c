@@ -11,12 +11,14 @@
  * them, which needs this rank's forwarding, before it makes this call.
  *
  * STFW forwards data, so nonblocking and persistent calls run it under
- * NHOOD_PROGRESS=poll, or forced where a progress backend forwards for it
- * (exec/progress.c). */
+ * NHOOD_PROGRESS=poll, or where a progress backend forwards for it
+ * (exec/progress.c): forced, or under auto where the model prices it
+ * below one message per neighbor in the agreed window (select.c). */
 #include "plan/stfw_setup.h"
 #include "exec/progress.h"
 #include "exec/request.h"
 #include "select/select.h"
+#include "util/window.h"
 
 static int recheck(nh_plan *p, nh_op op, double mine)
 {
@@ -32,10 +34,23 @@ static int recheck(nh_plan *p, nh_op op, double mine)
     return MPI_SUCCESS;
 }
 
+/* The mean block auto's model prices op at: the re-check's, else the
+ * set-up's model size. */
+static double model_block(const nh_stfw *st, nh_op op)
+{
+    return st->block[op] > 0 ? st->block[op] : NH_STFW_MODEL_BYTES;
+}
+
 int nh_stfw_form_allows(const nh_plan *p, nh_op op, nh_form form)
 {
-    return form == NH_FORM_BLOCKING || nh_cfg.progress == NH_PROGRESS_POLL ||
-           (nh_prog_forwarding() && nh_requested_algo(p, op) == NH_ALGO_STFW);
+    int forced = nh_requested_algo(p, op) == NH_ALGO_STFW, known = p->window != NH_WIN_UNKNOWN;
+    if (form == NH_FORM_BLOCKING)
+        return 1;
+    if (nh_cfg.progress != NH_PROGRESS_POLL && !(nh_prog_forwarding() && (forced || known)))
+        return 0;
+    if (forced || !known || !p->stfw) /* poll's promise, unpriced */
+        return 1;
+    return nh_stfw_wins_in_window(p->stfw, model_block(p->stfw, op), nh_win_us(p->window));
 }
 
 int nh_stfw_choose(nh_plan *p, nh_coll coll, nh_form form, double total, nh_choice *out)
@@ -49,12 +64,21 @@ int nh_stfw_choose(nh_plan *p, nh_coll coll, nh_form form, double total, nh_choi
         if (st->recheck[op] && (rc = recheck(p, op, total)))
             return rc;
     } else if (!nh_stfw_form_allows(p, op, form)) {
-        /* auto goes on to the other algorithms (PMPI on irregular graphs);
-         * a forced stfw without a progress backend says so under the
-         * fallback policy. */
-        if (st->off[op] || nh_requested_algo(p, op) != NH_ALGO_STFW)
+        /* auto goes on to the other algorithms (PMPI on irregular graphs,
+         * saying why it does not forward); a forced stfw without a
+         * progress backend says so under the fallback policy. */
+        if (st->off[op])
             return 0;
-        return (rc = nh_forced_needs_progress(p, NH_ALGO_STFW, nh_coll_name(coll))) ? rc : 0;
+        if (nh_requested_algo(p, op) == NH_ALGO_STFW)
+            return (rc = nh_forced_needs_progress(p, NH_ALGO_STFW, nh_coll_name(coll))) ? rc : 0;
+        if (p->isomorphic)
+            return 0;
+        memset(out, 0, sizeof(*out));
+        out->algo = NH_ALGO_PMPI;
+        out->why = !nh_prog_forwarding() && nh_cfg.progress != NH_PROGRESS_POLL ? NH_WHY_NO_PROGRESS
+                   : p->window == NH_WIN_UNKNOWN                              ? NH_WHY_WINDOW_UNKNOWN
+                                                                              : NH_WHY_WINDOW;
+        return 1;
     }
     if (st->off[op])
         return 0;

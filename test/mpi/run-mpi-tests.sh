@@ -248,6 +248,29 @@ for case in "torus torus" "torus bruck" "irregular stfw"; do
     fi
 done
 
+# auto prices the compute window of nonblocking calls (test_window): a
+# graph created after calls waited at once forwards, one created after
+# calls that computed 4 ms between start and wait does not, and the
+# report says why.  The cost settings make forwarding pay in blocking
+# calls on a few ranks.  MPICH has no progress backend unless a
+# forwarding algorithm is forced: there nothing forwards except under
+# NHOOD_PROGRESS=poll; Open MPI's hook forwards by default.
+case "$MPIEXEC" in *openmpi*) wnps="4 8" wdef=fwd ;; *) wnps=4 wdef=nofwd ;; esac
+for np in $wnps; do
+    for graph in torus irregular; do
+        for mode in $wdef poll; do
+            vars="NHOOD_COST_ALPHA=0.1 NHOOD_COST_O=10 NHOOD_REPORT=1"
+            [ $mode = poll ] && vars="$vars NHOOD_PROGRESS=poll"
+            # the last graph's line: priced with the long window
+            want="why=$([ $mode = nofwd ] && echo no_progress || echo window) window_us=[0-9.e+]+ progress="
+            name="window np=$np $graph $mode, the report says why"
+            if run "$name" $np "$vars" "$t/test_window" $graph $mode &&
+                grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
+                grep -Eq "^nhood: comm=2 op=ialltoall.* $want" "$log.err"; then ok "$name"; else bad "$name"; fi
+        done
+    done
+done
+
 # Nonblocking and persistent forms: the default, forced forwarding
 # schedules (direct under NHOOD_PROGRESS=safe, forwarding under poll and
 # the default), PMPI, and chunked packed messages.

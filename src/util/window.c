@@ -1,0 +1,140 @@
+/* The program's window between start and completion of nonblocking
+ * neighborhood collectives (see window.h). */
+#include <math.h>
+#include <string.h>
+
+#include "util/window.h"
+
+#define NH_WIN_SLOTS 4    /* requests sampled at once */
+#define NH_WIN_HALVE 64 /* samples after which the histogram is halved */
+
+int nh_win_pending;
+
+static struct {
+    MPI_Request h;
+    double t;
+    int used;
+} slot[NH_WIN_SLOTS];
+static unsigned hist[NH_WIN_BUCKETS], total;
+static int busy; /* a spin lock: the table is touched for a few instructions */
+
+static void lock(void)
+{
+    while (__atomic_exchange_n(&busy, 1, __ATOMIC_ACQUIRE))
+        ;
+}
+
+static void unlock(void)
+{
+    __atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
+}
+
+int nh_win_bucket_of(double us)
+{
+    if (!(us > 0.125))
+        return 0;
+    double b = ceil(3.0 * log2(us / 0.125));
+    return b >= NH_WIN_BUCKETS - 1 ? NH_WIN_BUCKETS - 1 : (int)b;
+}
+
+double nh_win_us(int bucket)
+{
+    if (bucket < 0 || bucket >= NH_WIN_BUCKETS)
+        return -1;
+    return 0.125 * exp2(bucket / 3.0);
+}
+
+static void record_locked(double us)
+{
+    hist[nh_win_bucket_of(us)]++;
+    if (++total < NH_WIN_HALVE)
+        return;
+    total = 0;
+    for (int b = 0; b < NH_WIN_BUCKETS; b++)
+        total += hist[b] /= 2;
+}
+
+void nh_win_record(double us)
+{
+    lock();
+    record_locked(us);
+    unlock();
+}
+
+void nh_win_started(MPI_Request h)
+{
+    if (h == MPI_REQUEST_NULL)
+        return;
+    double t = PMPI_Wtime();
+    lock();
+    int free_slot = -1;
+    for (int i = 0; i < NH_WIN_SLOTS; i++) {
+        if (slot[i].used && slot[i].h == h) { /* back: its last request completed unseen */
+            free_slot = i;
+            break;
+        }
+        if (free_slot < 0 && !slot[i].used)
+            free_slot = i;
+    }
+    if (free_slot >= 0) {
+        if (!slot[free_slot].used)
+            __atomic_add_fetch(&nh_win_pending, 1, __ATOMIC_RELAXED);
+        slot[free_slot].used = 1;
+        slot[free_slot].h = h;
+        slot[free_slot].t = t;
+    }
+    unlock();
+}
+
+/* Drops slot i; its window is recorded where seen at time now (> 0). */
+static void take(int i, double now)
+{
+    if (now > 0)
+        record_locked((now - slot[i].t) * 1e6);
+    slot[i].used = 0;
+    __atomic_sub_fetch(&nh_win_pending, 1, __ATOMIC_RELAXED);
+}
+
+void nh_win_seen(const MPI_Request *h, int n)
+{
+    double now = PMPI_Wtime();
+    lock();
+    for (int k = 0; k < n && nh_win_pending; k++)
+        for (int i = 0; h[k] != MPI_REQUEST_NULL && i < NH_WIN_SLOTS; i++)
+            if (slot[i].used && slot[i].h == h[k])
+                take(i, now);
+    unlock();
+}
+
+void nh_win_forget(MPI_Request h)
+{
+    lock();
+    for (int i = 0; i < NH_WIN_SLOTS; i++)
+        if (slot[i].used && slot[i].h == h)
+            take(i, 0);
+    unlock();
+}
+
+int nh_win_bucket(void)
+{
+    int b = NH_WIN_UNKNOWN;
+    lock();
+    if (total >= NH_WIN_MIN) {
+        unsigned below = 0;
+        for (b = 0; b < NH_WIN_BUCKETS - 1 && 4 * (below + hist[b]) < 3 * total; b++)
+            below += hist[b];
+    }
+    unlock();
+    return b;
+}
+
+void nh_win_reset(void)
+{
+    lock();
+    memset(hist, 0, sizeof(hist));
+    total = 0;
+    for (int i = 0; i < NH_WIN_SLOTS; i++)
+        if (slot[i].used)
+            take(i, 0);
+    unlock();
+}
