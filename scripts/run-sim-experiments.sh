@@ -44,7 +44,7 @@ fi
 # of simulation per MPI_Comm_dup at 1024 ranks, 6x per doubling.
 simcfg() {
     case "$1" in
-    stfw-*) echo "${NHOOD_SIM_CFG:-} --cfg=maxmin/precision:1e-4 --cfg=smpi/coll-selector:ompi --cfg=smpi/bcast:binomial_tree" ;;
+    stfw-* | nbspmv-*) echo "${NHOOD_SIM_CFG:-} --cfg=maxmin/precision:1e-4 --cfg=smpi/coll-selector:ompi --cfg=smpi/bcast:binomial_tree" ;;
     *) echo "${NHOOD_SIM_CFG:-}" ;;
     esac
 }
@@ -270,10 +270,35 @@ experiments() {
     done
 }
 
+# The SpMV halo exchange in its nonblocking form (start, compute, wait),
+# as DOLFINx and PETSc run it (src/smpi/simbench_ispmv.c): auto against
+# MPI's own exchange run the same way, with no computation between start
+# and wait (w0) and with as much as MPI's blocking exchange takes
+# (wnative); auto prices the window it measured on a first phase.  Its
+# own CSV columns (nbspmv-*.csv); scripts/sim-report.sh tabulates them.
+nonblocking() {
+    for pf in dragonfly torus; do
+        for K in 512 4096; do
+            [ "$pf,$K" = torus,4096 ] && continue
+            warm=1
+            [ "$K" -eq 4096 ] && warm=0
+            for m in small:20000 big:200000; do
+                [ "$K,${m%%:*}" = 4096,big ] && continue
+                for w in 0 native; do
+                    exp "nbspmv-${m%%:*}-p$K-$pf-w$w" --platform $pf --procs $K --op spmv \
+                        --matrix "powerlaw:${m#*:}:8:2.2:0" --algos auto --reps 1 --warmup $warm \
+                        --window-us $w
+                done
+            done
+        done
+    done
+}
+
 if [ "$report_only" -eq 0 ]; then
     if [ "$bruck_only" -eq 0 ]; then
         experiments exp
         experiments auto
+        nonblocking
     fi
     experiments bruck
 fi

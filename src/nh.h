@@ -67,6 +67,7 @@ typedef struct nh_config {
     long inplace_auxmem;          /* NHOOD_INPLACE_AUXMEM (bytes) */
     nh_progress progress;         /* NHOOD_PROGRESS */
     double window;                /* NHOOD_WINDOW: us between start and wait (< 0: measured) */
+    int node_size;                /* NHOOD_NODE_SIZE: fake nodes of that many ranks (0: real) */
     int autotune;                 /* NHOOD_AUTOTUNE */
     int check;                    /* NHOOD_CHECK: verify isomorphic=true on v/w calls */
     int stfw_dims;                /* NHOOD_STFW_DIMS (0 = chosen by the cost model) */

@@ -31,6 +31,7 @@ static void read_config(void)
     if (!cfg_read) {
         cfg_read = 1;
         cfg_bad = nh_config_load(cfg_msg, sizeof(cfg_msg)) != 0;
+        nh_node_size = nh_cfg.node_size;
     }
 }
 

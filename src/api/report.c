@@ -67,7 +67,7 @@ void nh_report_stfw(const nh_plan *p, nh_op op, nh_report_rec *r)
         return;
     r->stfw_dims = st->v.n;
     nh_vpt_format(&st->v, r->stfw_vpt, sizeof(r->stfw_vpt));
-    if (st->node_aware) {
+    if (st->node_aware == 1) { /* node aggregation names itself (agg:...) */
         size_t k = strlen(r->stfw_vpt);
         snprintf(r->stfw_vpt + k, sizeof(r->stfw_vpt) - k, ",node");
     }

@@ -62,6 +62,7 @@ enum kind {
     K_STFW_DIMS,
     K_PORTS,
     K_WINDOW,
+    K_NODE_SIZE,
     K_ISO_REDUCE,
     K_OVERLAP,
     K_PATH
@@ -88,6 +89,8 @@ static const knob knobs[] = {
     {"NHOOD_DISABLE", NULL, K_BOOL, &nh_cfg.disable, "pass everything to PMPI"},
     {"NHOOD_PROGRESS", NULL, K_PROGRESS, &nh_cfg.progress,
      "may nonblocking and persistent calls use forwarding schedules"},
+    {"NHOOD_NODE_SIZE", NULL, K_NODE_SIZE, &nh_cfg.node_size,
+     "testing: treat each block of this many MPI_COMM_WORLD ranks as one node"},
     {"NHOOD_WINDOW", NULL, K_WINDOW, &nh_cfg.window,
      "auto's compute window between start and completion of nonblocking calls (us)"},
     {"NHOOD_INPLACE_ALGO", NULL, K_INPLACE, &nh_cfg.inplace,
@@ -118,7 +121,7 @@ static const knob knobs[] = {
     {"NHOOD_COST_LINK", NULL, K_DOUBLE, &nh_cfg.cost.link,
      "cost model: us per byte through a node's network link"},
     {"NHOOD_STFW_DIMS", "nhood_stfw_dims", K_STFW_DIMS, &nh_cfg.stfw_dims,
-     "store-and-forward VPT dimension on irregular graphs"},
+     "store-and-forward VPT dimension on irregular graphs, or agg (node aggregation)"},
     {"NHOOD_PORTS", "nhood_ports", K_PORTS, &nh_cfg.ports,
      "messages per phase in bruck's schedules (auto: the cost model's choice per call)"},
     {"NHOOD_ISO_REDUCE", NULL, K_ISO_REDUCE, &nh_cfg.iso_reduce,
@@ -187,7 +190,11 @@ static void list_names(char *buf, size_t len, enum kind k)
         return;
     }
     if (k == K_STFW_DIMS) {
-        snprintf(buf, len, "an integer from 1 to %d", NH_STFW_MAXDIMS);
+        snprintf(buf, len, "an integer from 1 to %d, or agg", NH_STFW_MAXDIMS);
+        return;
+    }
+    if (k == K_NODE_SIZE) {
+        snprintf(buf, len, "a positive integer");
         return;
     }
     if (k == K_WINDOW) {
@@ -278,9 +285,16 @@ static int parse_knob(const knob *k, const char *v)
         *(int *)k->dst = i;
         return 0;
     case K_STFW_DIMS:
-        return nh_parse_uint_list(v, (int *)k->dst, 1, 1, NH_STFW_MAXDIMS) == 1 ? 0 : -1;
+        return nh_parse_stfw_dims(v, (int *)k->dst);
     case K_PORTS:
         return nh_parse_ports(v, (int *)k->dst);
+    case K_NODE_SIZE: {
+        long long x;
+        if (nh_parse_uint(v, 1 << 30, &x) || x < 1)
+            return -1;
+        *(int *)k->dst = (int)x;
+        return 0;
+    }
     case K_WINDOW: {
         double x = -1;
         if (strcmp(v, "auto") != 0 && (nh_parse_real(v, &x) || x < 0))

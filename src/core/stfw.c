@@ -95,10 +95,75 @@ static inline int coord(const bctx *b, int x, int c)
     return (int)((x / b->stride[c]) % b->v->dims[c]);
 }
 
-/* Sort key: coordinates with the first dimension most significant, so the
- * targets sharing a route prefix are contiguous. */
+/* ---- routes: a grid's stages, or node aggregation's (nh_vpt_agg) ---- */
+
+static inline int node_of(const nh_vpt *v, int r)
+{
+    return v->nodeof[r];
+}
+
+static inline int local_of(const nh_vpt *v, int r)
+{
+    return v->pos[r] - v->nstart[v->nodeof[r]];
+}
+
+/* The rank of node n that serves node m: local index m mod n's size. */
+static inline int agent(const nh_vpt *v, int n, int m)
+{
+    return v->rank[v->nstart[n] + m % (v->nstart[n + 1] - v->nstart[n])];
+}
+
+/* Keys in stage c (< nkeys): the blocks a holder has for targets of equal
+ * key go to one next hop (several keys may share one); rkey tells the
+ * peers of a rank in a stage apart, senders and receivers alike. */
+static int nkeys(const bctx *b, int c)
+{
+    const nh_vpt *v = b->v;
+    return !v->agg ? v->dims[c] : c == 1 ? v->nnodes : c == 0 ? v->nnodes + v->maxppn : v->maxppn;
+}
+
+
+static int key(const bctx *b, int c, int L, int d)
+{
+    const nh_vpt *v = b->v;
+    if (!v->agg)
+        return coord(b, posof(v, d), c);
+    if (c == 0) /* off-node: the node; on-node: the rank itself */
+        return node_of(v, d) != node_of(v, L) ? node_of(v, d) : v->nnodes + local_of(v, d);
+    return c == 1 ? node_of(v, d) : local_of(v, d);
+}
+
+static int rkey(const bctx *b, int c, int L)
+{
+    const nh_vpt *v = b->v;
+    if (!v->agg)
+        return coord(b, posof(v, L), c);
+    return c == 1 ? node_of(v, L) : local_of(v, L);
+}
+
+/* The next hop from L in stage c for a target d (L itself: it stays). */
+static int hop(const bctx *b, int c, int L, int d)
+{
+    const nh_vpt *v = b->v;
+    if (!v->agg) {
+        int x = posof(v, L);
+        return rankat(v, (int)(x + (long)(coord(b, posof(v, d), c) - coord(b, x, c)) * b->stride[c]));
+    }
+    int n = node_of(v, L), m = node_of(v, d);
+    if (c == 0)
+        return m != n ? agent(v, n, m) : d;
+    if (c == 1)
+        return m != n ? agent(v, m, n) : L;
+    return d;
+}
+
+/* Sort key: grid coordinates with the first dimension most significant,
+ * or (node, local index), so the targets sharing a route prefix are
+ * contiguous in every stage. */
 static long route_key(const bctx *b, int r)
 {
+    if (b->v->agg)
+        return (long)node_of(b->v, r) * b->v->maxppn + local_of(b->v, r);
     int x = posof(b->v, r);
     long k = 0;
     for (int c = 0; c < b->v->n; c++)
@@ -225,7 +290,7 @@ int nh_stfw_build(const nh_stfw_graph *g, const nh_vpt *v, nh_op op, int me, nh_
     }
 
     for (int c = 0; c < n; c++) {
-        int kc = v->dims[c];
+        int kc = nkeys(&b, c);
         long nmap = (long)nb * kc;
         free(sround);
         free(rround);
@@ -238,18 +303,18 @@ int nh_stfw_build(const nh_stfw_graph *g, const nh_vpt *v, nh_op op, int me, nh_
         long nh2 = 0;
         for (long q = 0; q < nh; q++) {
             holder hq = h[q];
-            int L = posof(v, hq.loc), lc = coord(&b, L, c);
+            int lc = rkey(&b, c, hq.loc);
             for (int i = hq.lo; i < hq.hi;) {
-                int x = coord(&b, posof(v, tg[i].d), c), j = i;
-                while (j < hq.hi && coord(&b, posof(v, tg[j].d), c) == x)
+                int x = key(&b, c, hq.loc, tg[i].d), j = i;
+                while (j < hq.hi && key(&b, c, hq.loc, tg[j].d) == x)
                     j++;
-                if (x == lc) {
+                int B = hop(&b, c, hq.loc, tg[i].d);
+                if (B == hq.loc) {
                     if (!(j - i == 1 && tg[i].d == hq.loc))
                         h2[nh2++] = (holder){hq.loc, hq.buf, hq.slot, i, j};
                     i = j;
                     continue;
                 }
-                int B = rankat(v, (int)(L + (long)(x - lc) * b.stride[c]));
                 int ba = built(me, hq.loc), bb = built(me, B), buf = NH_BUF_TEMP, slot = -1;
                 for (int t = i; t < j; t++)
                     if (tg[t].d == B) {
@@ -258,7 +323,7 @@ int nh_stfw_build(const nh_stfw_graph *g, const nh_vpt *v, nh_op op, int me, nh_
                         break;
                     }
                 if (ba >= 0) {
-                    int *r = &sround[(long)ba * kc + x];
+                    int *r = &sround[(long)ba * kc + rkey(&b, c, B)]; /* one message per peer */
                     if (*r < 0)
                         *r = nh_sched_add_round(sch[ba], c + 1, B, NH_NONE, 0);
                     nh_sched_add_send(sch[ba], *r, hq.buf, hq.slot);

@@ -33,12 +33,21 @@
 #include "sched.h"
 
 #define NH_STFW_MAXDIMS 32
+/* NHOOD_STFW_DIMS=agg / nhood_stfw_dims=agg: node aggregation (nh_vpt_agg) */
+#define NH_STFW_AGG (NH_STFW_MAXDIMS + 1)
+
+/* "agg" or 1..NH_STFW_MAXDIMS into *out; 0, or -1 when malformed. */
+int nh_parse_stfw_dims(const char *s, int *out);
 
 typedef struct nh_vpt {
     int K, n;
     int dims[NH_STFW_MAXDIMS]; /* k_1..k_n; coordinate 0 varies fastest */
     int *pos;                  /* rank -> position (NULL: identity) */
     int *rank;                 /* position -> rank (NULL: identity) */
+    /* Node aggregation (nh_vpt_agg) instead of a grid: n = 3, positions
+     * node-major; node n's ranks at positions nstart[n] .. nstart[n+1]-1 */
+    int agg, nnodes, maxppn;
+    int *nstart, *nodeof; /* node -> first position (nnodes + 1); rank -> node */
 } nh_vpt;
 
 /* The largest VPT dimension for K ranks: the number of prime factors of K
@@ -65,6 +74,18 @@ int nh_vpt_set_order(nh_vpt *v, const int *order);
  * Returns 1 with v set, 0 when no k_1 fits (v untouched), -1 on
  * allocation failure. */
 int nh_vpt_grouped(nh_vpt *v, int K, int n, const int *loc);
+/* Node aggregation, the locality-aware exchange of MPI Advance (Bienz,
+ * Gautam, Kharel: "A locality-aware bruck allgather", EuroMPI/USA 2022,
+ * and its neighborhood collectives) in the form of a three-stage route:
+ * stage 1 gathers within the node, at the rank that serves the
+ * destination's node (local index: destination node mod node size),
+ * blocks for the node itself going straight to their rank; stage 2 sends
+ * one message per pair of nodes, to the rank of the destination node that
+ * serves the source node (source node mod its size); stage 3 scatters
+ * within the node.  loc as nh_vpt_grouped.  Returns 1 with v set (n = 3,
+ * agg), 0 when it does not apply (one node, or one rank per node; v
+ * untouched), -1 on allocation failure. */
+int nh_vpt_agg(nh_vpt *v, int K, const int *loc);
 void nh_vpt_fini(nh_vpt *v);
 /* "8x4x4" */
 void nh_vpt_format(const nh_vpt *v, char *buf, size_t len);

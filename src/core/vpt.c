@@ -1,6 +1,7 @@
 /* Store-and-forward's virtual process topology: its formation, the
  * node-aware placement, and the cost-model estimates over it (stfw.h). */
 #include "stfw.h"
+#include "parse.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -8,6 +9,15 @@
 #include <string.h>
 
 /* ---- virtual process topology ---- */
+
+int nh_parse_stfw_dims(const char *s, int *out)
+{
+    if (strcmp(s, "agg") == 0) {
+        *out = NH_STFW_AGG;
+        return 0;
+    }
+    return nh_parse_uint_list(s, out, 1, 1, NH_STFW_MAXDIMS) == 1 ? 0 : -1;
+}
 
 static int prime_factors(int K, int *f, int max)
 {
@@ -184,17 +194,75 @@ out:
     return rc;
 }
 
+int nh_vpt_agg(nh_vpt *v, int K, const int *loc)
+{
+    int rc = -1, nodes = 0, big = 0;
+    place *all = malloc(((size_t)K + 1) * sizeof(place));
+    int *order = malloc(((size_t)K + 1) * sizeof(int));
+    int *nstart = malloc(((size_t)K + 2) * sizeof(int)), *nodeof = malloc(((size_t)K + 1) * sizeof(int));
+    nh_vpt t;
+    if (!all || !order || !nstart || !nodeof)
+        goto out;
+    for (int r = 0; r < K; r++)
+        all[r] = (place){loc[2 * r], loc[2 * r + 1], r};
+    qsort(all, (size_t)K, sizeof(place), place_cmp);
+    for (int i = 0; i < K;) {
+        int j = i;
+        while (j < K && all[j].node == all[i].node)
+            nodeof[all[j++].rank] = nodes;
+        nstart[nodes++] = i;
+        big = j - i > big ? j - i : big;
+        i = j;
+    }
+    nstart[nodes] = K;
+    rc = 0;
+    if (nodes < 2 || big < 2)
+        goto out;
+    memset(&t, 0, sizeof(t));
+    t.K = K;
+    t.n = 3;
+    t.dims[0] = big;
+    t.dims[1] = nodes;
+    t.dims[2] = big;
+    for (int i = 0; i < K; i++)
+        order[i] = all[i].rank;
+    if (nh_vpt_set_order(&t, order)) {
+        rc = -1;
+        goto out;
+    }
+    t.agg = 1;
+    t.nnodes = nodes;
+    t.maxppn = big;
+    t.nstart = nstart;
+    t.nodeof = nodeof;
+    nstart = nodeof = NULL;
+    *v = t;
+    rc = 1;
+out:
+    free(all);
+    free(order);
+    free(nstart);
+    free(nodeof);
+    return rc;
+}
+
 void nh_vpt_fini(nh_vpt *v)
 {
     free(v->pos);
     free(v->rank);
-    v->pos = v->rank = NULL;
+    free(v->nstart);
+    free(v->nodeof);
+    v->pos = v->rank = v->nstart = v->nodeof = NULL;
 }
 
 void nh_vpt_format(const nh_vpt *v, char *buf, size_t len)
 {
     size_t k = 0;
     buf[0] = '\0';
+    if (v->agg) { /* nodes x most ranks on a node */
+        snprintf(buf, len, "agg:%dx%d", v->nnodes, v->maxppn);
+        return;
+    }
     for (int c = 0; c < v->n && k < len; c++)
         k += (size_t)snprintf(buf + k, len - k, "%s%d", c ? "x" : "", v->dims[c]);
 }

@@ -122,10 +122,10 @@ int nh_hint_parse(MPI_Info info, nh_hint *h, char *msg, size_t len)
     }
     if ((got = info_get(info, "nhood_stfw_dims", v, msg, len)) < 0)
         return -1;
-    if (got && nh_parse_uint_list(v, &h->stfw_dims, 1, 1, NH_STFW_MAXDIMS) != 1) {
+    if (got && nh_parse_stfw_dims(v, &h->stfw_dims)) {
         snprintf(msg, len,
                  "info nhood_stfw_dims=\"%s\" is not valid; expected a store-and-forward VPT "
-                 "dimension from 1 to %d",
+                 "dimension from 1 to %d, or agg (node aggregation)",
                  v, NH_STFW_MAXDIMS);
         return -1;
     }

@@ -265,6 +265,10 @@ int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int ou
         return MPI_SUCCESS;
     }
     double maxout = (double)mx[0], maxin = (double)mx[1], avg = K ? (double)sum / K : 0;
+    /* agg: node aggregation where it applies, else the VPT auto chooses */
+    int force_agg = dims_req == NH_STFW_AGG;
+    if (force_agg)
+        dims_req = 0;
     int gain, arm, n = choose_dims(K, dims_req, maxout, maxin, avg, &gain, &arm);
     if (dims_req > 0 && n != dims_req && (want[0] == 2 || want[1] == 2 || arm))
         nh_warn("communicator %d: NHOOD_STFW_DIMS/nhood_stfw_dims=%d is more than %d processes "
@@ -289,10 +293,29 @@ int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int ou
         goto out;
     /* A local failure of the node-aware placement (memory) must not leave
      * this rank with another VPT than the others: it fails the build
-     * here, and the reduction below turns STFW off everywhere. */
-    int applied = 0, nrc = nh_vpt_node(graph, n, &st->v, &applied);
-    st->node_aware = applied;
+     * here, and the reduction below turns STFW off everywhere.  Node
+     * aggregation replaces the VPT where the model prices it lower (the
+     * VPT dimension not forced; the same inputs on every rank). */
+    nh_vpt agg;
+    int applied = 0, agg_ok = 0, nrc = nh_vpt_node(graph, n, &st->v, &agg, &applied, &agg_ok);
     ok = nrc == MPI_SUCCESS && (applied || nh_vpt_init(&st->v, K, n, 0) == 0);
+    if (ok && agg_ok &&
+        (force_agg || (hint_dims <= 0 && nh_cfg.stfw_dims <= 0 &&
+                       model_stfw(&agg, maxout, maxin, avg, NH_STFW_MODEL_BYTES) <
+                           model_stfw(&st->v, maxout, maxin, avg, NH_STFW_MODEL_BYTES)))) {
+        nh_vpt_fini(&st->v);
+        st->v = agg;
+        applied = 2;
+        gain = model_stfw(&agg, maxout, maxin, avg, NH_STFW_MODEL_BYTES) <
+               model_bl(maxout, maxin, NH_STFW_MODEL_BYTES);
+    } else if (agg_ok) {
+        nh_vpt_fini(&agg);
+    } else if (ok && force_agg && rank == 0) {
+        nh_warn("communicator %d: node aggregation (stfw dims agg) needs two nodes and a node "
+                "with two ranks; using a %d-dimensional VPT",
+                p->id, n);
+    }
+    st->node_aware = applied;
     nh_stfw_graph g = {K, odeg, ideg, orow, irow};
     for (int o = 0; o < NH_OP_COUNT; o++)
         if (use[o]) {

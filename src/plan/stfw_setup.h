@@ -10,7 +10,7 @@
 /* What a communicator keeps for store-and-forward (nh_plan.stfw). */
 typedef struct nh_stfw {
     nh_vpt v;
-    int node_aware;
+    int node_aware; /* 1: node-aware VPT, 2: node aggregation (nh_vpt_agg) */
     nh_sched *sched[NH_OP_COUNT]; /* this rank's schedule; NULL: op not under STFW */
     long mmax[NH_OP_COUNT], bl_mmax;
     double mavg[NH_OP_COUNT], bl_mavg;
@@ -50,11 +50,13 @@ int nh_stfw_wins_in_window(const nh_stfw *st, double bytes, double w);
  * and NUMA node) at consecutive positions and sets k_1 so that every
  * first-dimension group lies inside one node: stage 1, which carries the
  * most messages, stays on the node.  k_1 must divide every node's rank
- * count; the node sizes may differ.  Returns MPI_SUCCESS with *applied = 1
- * and v initialized for n dimensions, or *applied = 0 (v untouched) when
- * the grouping does not fit (all ranks on one node, node sizes with no
- * common divisor that suits n, ...), or an MPI error.  Every rank reaches
- * the same outcome. */
-int nh_vpt_node(MPI_Comm comm, int n, nh_vpt *v, int *applied);
+ * count; the node sizes may differ.  *applied = 1 with v initialized for
+ * n dimensions, or 0 (v untouched) when the grouping does not fit (all
+ * ranks on one node, node sizes with no common divisor that suits n,
+ * n < 2, ...).  From the same node map, *agg_ok = 1 with agg set to the
+ * node aggregation route (nh_vpt_agg: at least two nodes, one with two
+ * ranks), else 0 (agg untouched).  Returns MPI_SUCCESS or an MPI error;
+ * every rank reaches the same outcome. */
+int nh_vpt_node(MPI_Comm comm, int n, nh_vpt *v, nh_vpt *agg, int *applied, int *agg_ok);
 
 #endif

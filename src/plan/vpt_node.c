@@ -16,30 +16,31 @@
  * (a single node, one rank per node, coprime node sizes, or n too large
  * for K / k_1), the plain VPT is used.  The placement itself is pure
  * (nh_vpt_grouped in core/vpt.c, unit-tested); here the node and NUMA
- * indices are found and gathered. */
+ * indices are found and gathered.  The same gather gives the node
+ * aggregation route (nh_vpt_agg), store-and-forward's other candidate. */
 #include <stdlib.h>
 
 #include "plan/stfw_setup.h"
 #include "util/host.h"
 
-int nh_vpt_node(MPI_Comm comm, int n, nh_vpt *v, int *applied)
+int nh_vpt_node(MPI_Comm comm, int n, nh_vpt *v, nh_vpt *agg, int *applied, int *agg_ok)
 {
     int rc, K, node = 0;
-    *applied = 0;
+    *applied = *agg_ok = 0;
     if ((rc = PMPI_Comm_size(comm, &K)))
         return rc;
-    if (n < 2) /* one stage: everything is direct anyway */
-        return MPI_SUCCESS;
     if ((rc = nh_node_leader(comm, &node)))
         return rc;
     int me[2] = {node, nh_host_numa_index()}, *all = malloc((size_t)K * 2 * sizeof(int));
     if (!all)
         return MPI_ERR_NO_MEM;
     if (!(rc = PMPI_Allgather(me, 2, MPI_INT, all, 2, MPI_INT, comm))) {
-        int got = nh_vpt_grouped(v, K, n, all);
-        if (got < 0)
+        /* n = 1: one stage, everything direct anyway */
+        int got = n < 2 ? 0 : nh_vpt_grouped(v, K, n, all), ga = nh_vpt_agg(agg, K, all);
+        if (got < 0 || ga < 0)
             rc = MPI_ERR_NO_MEM;
         *applied = got == 1;
+        *agg_ok = ga == 1;
     }
     free(all);
     return rc;

@@ -32,6 +32,7 @@
 #include <mpi.h>
 
 #include "nhood.h"
+#include "smpi/compat.h"
 
 #define NH_WEAK __attribute__((weak))
 
@@ -387,24 +388,16 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 
 /* ---- MPICH's linear neighborhood collectives ---- */
 
-/* Per-neighbor blocks: send k at sdispl(k), receive l at rdispl(l). */
-typedef struct lin_args {
-    const void *sbuf;
-    void *rbuf;
-    const int *scounts, *rcounts;       /* NULL: scount/rcount for all */
-    const MPI_Aint *sdispls, *rdispls;  /* bytes; NULL: regular layout */
-    const int *sdispl_ext, *rdispl_ext; /* in extents (v variants) */
-    int scount, rcount;
-    MPI_Datatype stype, rtype;
-    const MPI_Datatype *stypes, *rtypes; /* w variant */
-    int gather;                          /* allgather: one send block */
-} lin_args;
 
-static int linear(MPI_Comm comm, const lin_args *a)
+/* Posts the linear exchange's receives and sends: *req (malloc'ed, the
+ * caller frees it) gets *n requests, also on error (those posted). */
+int nh_smpi_linear_post(MPI_Comm comm, const lin_args *a, MPI_Request **req_out, int *n_out)
 {
     graph *g = graph_of(comm);
     MPI_Aint lb, sext = 0, rext = 0;
     int rc = MPI_SUCCESS, n = 0;
+    *req_out = NULL;
+    *n_out = 0;
     if (!g)
         return MPI_ERR_TOPOLOGY;
     if ((a->stype != MPI_DATATYPE_NULL && (rc = PMPI_Type_get_extent(a->stype, &lb, &sext))) ||
@@ -437,6 +430,15 @@ static int linear(MPI_Comm comm, const lin_args *a)
             b += (MPI_Aint)k * a->scount * sext;
         rc = PMPI_Isend(b, count, t, g->dsts[k], 0, g->pcomm, &req[n++]);
     }
+    *req_out = req;
+    *n_out = n;
+    return rc;
+}
+
+static int linear(MPI_Comm comm, const lin_args *a)
+{
+    MPI_Request *req;
+    int n, rc = nh_smpi_linear_post(comm, a, &req, &n);
     if (n) {
         int wrc = PMPI_Waitall(n, req, MPI_STATUSES_IGNORE);
         rc = rc ? rc : wrc;

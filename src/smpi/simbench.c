@@ -85,7 +85,10 @@ void stfw_figures(MPI_Comm comm, char *chosen, size_t len, long *rounds, long *m
     if (sd > 0 && strcmp(chosen, "stfw") == 0) {
         *rounds = sd;
         *msgs = pl->stfw->mmax[NH_OP_ALLTOALL];
-        snprintf(chosen, len, "stfw:%d", sd);
+        if (pl->stfw->v.agg) /* node aggregation */
+            snprintf(chosen, len, "stfw:agg");
+        else
+            snprintf(chosen, len, "stfw:%d", sd);
     }
 }
 
@@ -97,7 +100,8 @@ static void usage(void)
         "         [--nbhd moore|vonneumann|octant|shales] [--dims D] [--radius R]\n"
         "         [--bytes 8,64] [--algos auto,direct,torus,torus_direct | auto,lsa,hsa]\n"
         "         [--reps N] [--warmup N] [--platform NAME] [--no-header] [--no-native]\n"
-        "         [--matrix SPEC] [--part rowblock|nnz|metis|file:PATH]   (spmv)\n");
+        "         [--matrix SPEC] [--part rowblock|nnz|metis|file:PATH]   (spmv)\n"
+        "         [--window-us US|native]   (spmv: nonblocking, US of compute before the wait)\n");
 }
 
 int main(int argc, char **argv)
@@ -111,7 +115,8 @@ int main(int argc, char **argv)
               .warmup = 1,
               .header = 1,
               .matrix = "powerlaw:100000:8:2.2:2",
-              .part = "rowblock"};
+              .part = "rowblock",
+              .window = -1};
     int bad = 0, op_given = 0;
     const char *algos = NULL;
     snprintf(o.bytes, sizeof(o.bytes), "8");
@@ -160,10 +165,14 @@ int main(int argc, char **argv)
             o.matrix = v;
         else if (strcmp(a, "--part") == 0)
             o.part = v;
-        else
+        else if (strcmp(a, "--window-us") == 0) {
+            o.window = strcmp(v, "native") == 0 ? -2 : atof(v);
+            bad |= o.window < 0 && strcmp(v, "native") != 0;
+        } else
             bad = 1;
     }
     int *off;
+    bad |= o.window != -1 && (o.op != OP_SPMV || (o.window == -2 && o.no_native));
     if (bad || !op_given || o.reps < 1 || o.warmup < 0 || o.d < 1 || o.d > TC_MAXD || o.r < 1 ||
         (o.op < OP_INPLACE && tc_offsets(o.nbhd, o.d, o.r, &off) < 0)) {
         if (sb_rank == 0)
@@ -178,7 +187,10 @@ int main(int argc, char **argv)
              : o.op == OP_INPLACE ? "auto,lsa,hsa"
              : o.op == OP_SPMV    ? "auto"
                                   : "auto,direct,torus,torus_direct");
-    if (sb_rank == 0 && o.header)
+    if (sb_rank == 0 && o.header && o.window != -1)
+        printf("op,nbhd,window_us,procs,bytes,algorithm,native_us,nhood_us,ratio,platform,rounds,"
+               "max_msgs,max_volume,native_blocking_us\n");
+    else if (sb_rank == 0 && o.header)
         printf("op,nbhd,dims,radius,procs,bytes,algorithm,native_us,nhood_us,ratio,platform,rounds,"
                "max_msgs,max_volume\n");
     bad = o.op == OP_INPLACE ? run_inplace(&o) : o.op == OP_SPMV ? run_spmv(&o) : run_neighbor(&o);

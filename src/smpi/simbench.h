@@ -16,6 +16,9 @@ typedef struct opts {
     const char *nbhd, *platform, *matrix, *part;
     int d, r, reps, warmup, header, no_native;
     char bytes[256], algos[256];
+    /* spmv: nonblocking exchange with this compute window (us) between
+     * start and wait; -1 blocking, -2 as long as native's blocking call */
+    double window;
 } opts;
 
 typedef struct result {
@@ -39,5 +42,19 @@ void stfw_figures(MPI_Comm comm, char *chosen, size_t len, long *rounds, long *m
 int run_neighbor(const opts *o);
 int run_inplace(const opts *o);
 int run_spmv(const opts *o);
+
+/* The SpMV exchange as run_spmv set it up, for its nonblocking form
+ * (simbench_ispmv.c). */
+typedef struct spmv_ex {
+    int indeg, outdeg, nrecv, *src, *dst, *scounts, *sdispls, *rcounts, *rdispls;
+    double *sbuf, *rbuf, *ref;
+    const char *label;
+    int avgbytes;
+    double mmax, vmax; /* the graph's most messages and bytes/8 of a rank */
+} spmv_ex;
+/* Start, compute (a simulated sleep of the window), wait: native and each
+ * algorithm of o->algos, nhood's graphs created after calls that measured
+ * the window.  native: MPI's blocking call (us, 0 if not run). */
+int run_ispmv(const opts *o, const spmv_ex *x, double native);
 
 #endif

@@ -19,6 +19,27 @@ static double spmv_word(int s, int d, int w, int p)
     return ((double)s * p + d) * 1048576.0 + w;
 }
 
+/* MPI's own blocking exchange on comm, timed (the robust median of
+ * o->reps calls after o->warmup) and checked; t: o->reps doubles. */
+static double native_blocking(const opts *o, const spmv_ex *x, MPI_Comm comm, double *t, int *bad)
+{
+    for (int w = 0; w < o->warmup; w++)
+        PMPI_Neighbor_alltoallv(x->sbuf, x->scounts, x->sdispls, MPI_DOUBLE, x->rbuf, x->rcounts,
+                                x->rdispls, MPI_DOUBLE, comm);
+    for (int k = 0; k < o->reps; k++) {
+        memset(x->rbuf, 0x5a, sizeof(double) * ((size_t)x->nrecv + 1));
+        double t0 = sync_start(comm);
+        PMPI_Neighbor_alltoallv(x->sbuf, x->scounts, x->sdispls, MPI_DOUBLE, x->rbuf, x->rcounts,
+                                x->rdispls, MPI_DOUBLE, comm);
+        t[k] = max_time((MPI_Wtime() - t0) * 1e6);
+        int anywrong = differs_anywhere(x->rbuf, x->ref, sizeof(double) * (size_t)x->nrecv);
+        *bad |= anywrong;
+        if (anywrong && sb_rank == 0)
+            fprintf(stderr, "nhood-simbench: spmv native: result differs from the expected\n");
+    }
+    return robust_median(t, o->reps);
+}
+
 /* Rank 0 builds the matrix, partition and communication graph (one copy in
  * the simulator's memory, not one per simulated rank) and hands every rank
  * its sources, destinations and word counts.  The exchange is
@@ -146,6 +167,24 @@ int run_spmv(const opts *o)
                 "bytes per sb_rank\n",
                 label, o->part, stv[0], stv[1], 8 * stv[2], 8 * stv[3]);
 
+    spmv_ex x = {indeg,   outdeg,  nrecv, src,  dst,      scounts,  sdispls, rcounts,
+                 rdispls, sbuf,    rbuf,  ref,  label,    avgbytes, stv[0],  stv[2]};
+    double *t = malloc(sizeof(double) * (size_t)o->reps);
+    double native = 0;
+    if (o->window != -1) { /* nonblocking, on graphs made after a first phase */
+        MPI_Comm gn;
+        MPI_Info info;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "nhood_algorithm", "pmpi");
+        MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, indeg, src, MPI_UNWEIGHTED, outdeg, dst,
+                                       MPI_UNWEIGHTED, info, 0, &gn);
+        MPI_Info_free(&info);
+        if (!o->no_native)
+            native = native_blocking(o, &x, gn, t, &bad);
+        MPI_Comm_free(&gn);
+        bad |= run_ispmv(o, &x, native);
+        goto out;
+    }
     char *algos[16], *save = NULL, alist[256];
     int nalgo = 0;
     snprintf(alist, sizeof(alist), "%s", o->algos);
@@ -170,28 +209,11 @@ int run_spmv(const opts *o)
         if (info != MPI_INFO_NULL)
             MPI_Info_free(&info);
     }
-    double *t = malloc(sizeof(double) * (size_t)o->reps);
     /* native, on the first communicator, checked like the others; with
      * --no-native not called at all (at 4096 ranks its hundreds of
      * thousands of concurrent messages are most of the simulation) */
-    double native = 0;
-    if (!o->no_native) {
-        for (int w = 0; w < o->warmup; w++)
-            PMPI_Neighbor_alltoallv(sbuf, scounts, sdispls, MPI_DOUBLE, rbuf, rcounts, rdispls,
-                                    MPI_DOUBLE, g[0]);
-        for (int k = 0; k < o->reps; k++) {
-            memset(rbuf, 0x5a, sizeof(double) * ((size_t)nrecv + 1));
-            double t0 = sync_start(g[0]);
-            PMPI_Neighbor_alltoallv(sbuf, scounts, sdispls, MPI_DOUBLE, rbuf, rcounts, rdispls,
-                                    MPI_DOUBLE, g[0]);
-            t[k] = max_time((MPI_Wtime() - t0) * 1e6);
-            int anywrong = differs_anywhere(rbuf, ref, sizeof(double) * (size_t)nrecv);
-            bad |= anywrong;
-            if (anywrong && sb_rank == 0)
-                fprintf(stderr, "nhood-simbench: spmv native: result differs from the expected\n");
-        }
-        native = robust_median(t, o->reps);
-    }
+    if (!o->no_native)
+        native = native_blocking(o, &x, g[0], t, &bad);
     for (int a = 0; a < nalgo; a++) {
         memset(rbuf, 0x5a, sizeof(double) * ((size_t)nrecv + 1));
         MPI_Neighbor_alltoallv(sbuf, scounts, sdispls, MPI_DOUBLE, rbuf, rcounts, rdispls,
@@ -233,6 +255,7 @@ int run_spmv(const opts *o)
     for (int a = 0; a < nalgo; a++)
         MPI_Comm_free(&g[a]);
     free(g);
+out:
     free(t);
     free(sbuf);
     free(rbuf);

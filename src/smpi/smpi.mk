@@ -23,7 +23,7 @@ NHOOD_SRC = src/core/grid.c src/core/parse.c src/core/sched.c src/core/algos.c s
 	src/select/select.c src/select/stfw_choice.c src/select/autotune.c \
 	src/api/neighbor.c src/api/call.c src/api/lifecycle.c src/api/report.c src/api/query.c \
 	src/iso/iso.c src/iso/cart.c src/iso/iso_coll.c src/iso/iso_reduce.c src/intercept/intercept.c
-COMPAT_SRC = src/smpi/compat.c
+COMPAT_SRC = src/smpi/compat.c src/smpi/compat_nb.c
 # The SpMV test matrices (no MPI), for nhood-simbench --op spmv.
 MAT_SRC = src/tools/matgen.c src/tools/matread.c src/tools/partition.c src/tools/triplets.c
 NHOOD_OBJ = $(NHOOD_SRC:%.c=$(OUT)/%.o)
@@ -57,7 +57,7 @@ $(OUT)/prog/nhood-bench.o: $(SRC_nhood-bench)
 $(OUT)/prog/nhood-bench-inplace.o: $(SRC_nhood-bench-inplace)
 $(OUT)/prog/test_neighbor.o: $(SRC_test_neighbor)
 # nhood-simbench's other files, linked into it.
-SIMBENCH_PARTS = simbench_neighbor simbench_inplace simbench_spmv
+SIMBENCH_PARTS = simbench_neighbor simbench_inplace simbench_spmv simbench_ispmv
 $(foreach s,$(SIMBENCH_PARTS),$(eval SRC_$(s) = $(top_srcdir)/src/smpi/$(s).c)\
 	$(eval $(OUT)/prog/$(s).o: $(top_srcdir)/src/smpi/$(s).c))
 EXTRA_nhood-simbench = $(SIMBENCH_PARTS:%=$(OUT)/prog/%.o)

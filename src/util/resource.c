@@ -38,13 +38,22 @@ int nh_comm_split_type(MPI_Comm comm, int type, int key, MPI_Comm *out)
     return rc;
 }
 
+int nh_node_size;
+
 int nh_node_leader(MPI_Comm comm, int *node)
 {
-    int rc, rank;
+    int rc, rank, wrank;
     MPI_Comm nc = MPI_COMM_NULL;
-    if ((rc = PMPI_Comm_rank(comm, &rank)) ||
-        (rc = nh_comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, &nc)))
+    if ((rc = PMPI_Comm_rank(comm, &rank)))
         return rc;
+    if (nh_node_size > 0) { /* NHOOD_NODE_SIZE: blocks of MPI_COMM_WORLD ranks */
+        if ((rc = PMPI_Comm_rank(MPI_COMM_WORLD, &wrank)) ||
+            (rc = PMPI_Comm_split(comm, wrank / nh_node_size, rank, &nc)))
+            return rc;
+        nh_res_add(NH_RES_COMM, 1);
+    } else if ((rc = nh_comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, &nc))) {
+        return rc;
+    }
     rc = PMPI_Allreduce(&rank, node, 1, MPI_INT, MPI_MIN, nc);
     nh_comm_free(&nc);
     return rc;

@@ -21,8 +21,11 @@ extern __thread int nh_in_dup;
 int nh_comm_free(MPI_Comm *comm);
 /* MPI_Comm_split_type without info (counted unless MPI_COMM_NULL). */
 int nh_comm_split_type(MPI_Comm comm, int type, int key, MPI_Comm *out);
-/* The lowest rank of comm that shares the caller's node (collective). */
+/* The lowest rank of comm that shares the caller's node (collective).
+ * Where nh_node_size > 0 (NHOOD_NODE_SIZE, for tests on one machine) a
+ * node is a block of that many consecutive MPI_COMM_WORLD ranks. */
 int nh_node_leader(MPI_Comm comm, int *node);
+extern int nh_node_size;
 /* Creates and commits; *out is valid only on success. */
 int nh_type_create_struct(int n, const int *lens, const MPI_Aint *disps, const MPI_Datatype *types,
                           MPI_Datatype *out);

@@ -248,6 +248,29 @@ for case in "torus torus" "torus bruck" "irregular stfw"; do
     fi
 done
 
+# Node aggregation (NHOOD_STFW_DIMS=agg: gather on the node, one message
+# per pair of nodes, scatter) on nodes made of NHOOD_NODE_SIZE consecutive
+# ranks: blocking, nonblocking and persistent forms (poll), and the
+# progress corpus under the default progress; the report names the route.
+case "$MPIEXEC" in *openmpi*) acases="8:2 8:4" ;; *) acases="4:2" ;; esac
+for c in $acases; do
+    np=${c%%:*} ns=${c#*:}
+    vars="NHOOD_ALGO=stfw NHOOD_STFW_DIMS=agg NHOOD_NODE_SIZE=$ns NHOOD_REPORT=1"
+    for prog in "test_stfw" "test_stfw_nb NHOOD_PROGRESS=poll" "test_progress:irregular"; do
+        p=${prog%%[ :]*} more=""
+        case "$prog" in *" "*) more=${prog#* } ;; esac
+        args=""
+        case "$prog" in *:*) args=${prog#*:} ;; esac
+        name="agg np=$np NHOOD_NODE_SIZE=$ns $p $more, the report says stfw_vpt=agg"
+        # shellcheck disable=SC2086
+        if run "$name" $np "$vars $more" "$t/$p" $args &&
+            grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
+            grep -Eq "^nhood: comm=[0-9]+ op=.*algorithm=stfw .*stfw_dims=3 stfw_vpt=agg:$((np / ns))x$ns " "$log.err"; then
+            ok "$name"
+        else bad "$name"; fi
+    done
+done
+
 # auto prices the compute window of nonblocking calls (test_window): a
 # graph created after calls waited at once forwards, one created after
 # calls that computed 4 ms between start and wait does not, and the

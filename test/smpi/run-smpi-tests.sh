@@ -164,6 +164,28 @@ if "$sim" --platform flat --procs 16 --ppn 4 --op spmv --matrix powerlaw:4096:8:
     ok "$name"
 else cat "$log.out" >>"$log.err"; bad "$name"; fi
 
+# Node aggregation (stfw:agg) on 4 nodes of 4, checked inside the run.
+name="nhood-sim spmv forced stfw:agg, 16 ranks on 4 nodes"
+if "$sim" --platform flat --procs 16 --ppn 4 --op spmv --matrix powerlaw:4096:8:2.1:1 \
+    --algos stfw:agg --reps 1 >"$log.out" 2>"$log.err" &&
+    grep -q '^spmv,powerlaw:4096:8:2.1:1,0,0,16,[0-9]*,stfw:agg,[0-9.]*,[0-9.]*,[0-9.]*,flat,3,' "$log.out"; then
+    ok "$name"
+else cat "$log.out" >>"$log.err"; bad "$name"; fi
+
+# The nonblocking exchange (start, compute, wait; simbench_ispmv.c): with
+# no computation auto takes what a blocking call takes (store-and-forward,
+# made to win here by a per-message cost), with 100 ms of computation
+# MPI's own exchange; every result checked inside the run.
+name="nhood-sim spmv --window-us 0 and 100000, 16 ranks: auto forwards only without a window"
+if NHOOD_COST_O=20 "$sim" --platform flat --procs 16 --ppn 4 --op spmv --matrix powerlaw:4096:8:2.1:1 \
+    --reps 1 --window-us 0 >"$log.out" 2>"$log.err" &&
+    grep -q '^ispmv,powerlaw:4096:8:2.1:1,0.000,16,[0-9]*,auto:stfw:[0-9agr]*,' "$log.out" &&
+    NHOOD_COST_O=20 "$sim" --platform flat --procs 16 --ppn 4 --op spmv --matrix powerlaw:4096:8:2.1:1 \
+        --reps 1 --window-us 100000 >"$log.out" 2>>"$log.err" &&
+    grep -q '^ispmv,powerlaw:4096:8:2.1:1,[0-9.]*,16,[0-9]*,auto:pmpi,' "$log.out"; then
+    ok "$name"
+else cat "$log.out" >>"$log.err"; bad "$name"; fi
+
 name="nhood-sim spmv rejects a bad matrix spec, naming the field"
 if ! "$sim" --platform flat --procs 4 --op spmv --matrix powerlaw:4096:8:0.5 >"$log.out" 2>"$log.err" &&
     grep -q 'field 3 (EXP)' "$log.err"; then ok "$name"; else bad "$name"; fi

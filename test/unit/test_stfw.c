@@ -235,6 +235,87 @@ static void test_grouped(void)
     CHECK(nh_vpt_grouped(&v, 8, 3, l3) == 0, "one rank per node: plain VPT");
 }
 
+/* Node aggregation: nodes of unequal sizes with ranks scattered over them,
+ * every graph shape and op: delivery holds; stage 2 sends at most one
+ * message per pair of nodes (node-pair traffic is combined); stages 1
+ * and 3 stay on their node. */
+static void test_agg(void)
+{
+    const int sizes[][4] = {{8, 4, 12, 0}, {2, 2, 0, 0}, {3, 5, 1, 7}, {4, 4, 4, 4}};
+    for (int t = 0; t < 4; t++) {
+        int K = 0, nn = 0, left[4], loc[64];
+        for (; nn < 4 && sizes[t][nn]; nn++)
+            K += left[nn] = sizes[t][nn];
+        for (int r = 0; r < K; r++) {
+            int nd;
+            do
+                nd = (int)(rnd() % (unsigned)nn);
+            while (!left[nd]);
+            left[nd]--;
+            loc[2 * r] = 7 * nd + 3; /* sparse node ids */
+            loc[2 * r + 1] = 0;
+        }
+        nh_vpt v;
+        int got = nh_vpt_agg(&v, K, loc);
+        CHECK(got == 1 && v.n == 3 && v.agg && v.nnodes == nn, "agg %d: not applied", t);
+        if (got != 1)
+            continue;
+        for (int heavy = 0; heavy < 2; heavy++) {
+            graph g;
+            graph_random(&g, K, 5, heavy * 2);
+            nh_stfw_graph sg = {K, g.outdeg, g.indeg, g.dst, g.src};
+            for (int op = 0; op < NH_OP_COUNT; op++) {
+                nh_sched *s[32];
+                char why[256];
+                CHECK(nh_stfw_build(&sg, &v, (nh_op)op, -1, s) == NH_STFW_OK, "agg build");
+                CHECK(nh_stfw_simulate(&sg, (nh_op)op, s, NULL, NULL, why, sizeof(why)) == 1,
+                      "agg %d %s: %s", t, nh_op_name((nh_op)op), why);
+                /* messages per (source node, destination node) in stage 2;
+                 * stages 1 and 3 within the node */
+                int pair[4][4] = {{0}}, onnode = 1;
+                for (int r = 0; r < K; r++) {
+                    for (int k = 0; k < s[r]->nrounds; k++) {
+                        const nh_round *rd = &s[r]->rounds[k];
+                        if (rd->copy || rd->sendpeer == NH_NONE)
+                            continue;
+                        int a = v.nodeof[r], b = v.nodeof[rd->sendpeer];
+                        if (rd->phase == 2)
+                            pair[a][b]++;
+                        else
+                            onnode &= a == b;
+                    }
+                }
+                int most = 0;
+                for (int a = 0; a < nn; a++)
+                    for (int b = 0; b < nn; b++)
+                        most = pair[a][b] > most ? pair[a][b] : most;
+                CHECK(most <= 1, "agg %d %s: %d messages between one pair of nodes", t,
+                      nh_op_name((nh_op)op), most);
+                CHECK(onnode, "agg %d %s: stage 1 or 3 leaves the node", t, nh_op_name((nh_op)op));
+                int me = (int)(rnd() % (unsigned)K);
+                nh_sched *one = NULL;
+                CHECK(nh_stfw_build(&sg, &v, (nh_op)op, me, &one) == NH_STFW_OK &&
+                          same_sched(one, s[me]),
+                      "agg %d: rank %d alone differs", t, me);
+                nh_sched_free(one);
+                for (int r = 0; r < K; r++)
+                    nh_sched_free(s[r]);
+            }
+            graph_free(&g);
+        }
+        nh_vpt_fini(&v);
+    }
+    int l1[16], l3[16];
+    for (int r = 0; r < 8; r++) {
+        l1[2 * r] = 0;
+        l3[2 * r] = r;
+        l1[2 * r + 1] = l3[2 * r + 1] = 0;
+    }
+    nh_vpt v;
+    CHECK(nh_vpt_agg(&v, 8, l1) == 0, "agg: one node does not apply");
+    CHECK(nh_vpt_agg(&v, 8, l3) == 0, "agg: one rank per node does not apply");
+}
+
 static void test_inconsistent(void)
 {
     graph g;
@@ -265,6 +346,7 @@ int main(void)
     test_delivery(128, 4, 1);
     test_delivery(210, 6, 2);
     test_grouped();
+    test_agg();
     test_inconsistent();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;

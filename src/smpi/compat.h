@@ -1,0 +1,25 @@
+/* SMPI build only: MPICH's linear neighborhood exchange (compat.c), shared
+ * with its nonblocking forms (compat_nb.c). */
+#ifndef NH_SMPI_COMPAT_H
+#define NH_SMPI_COMPAT_H
+
+#include <mpi.h>
+
+/* Per-neighbor blocks: send k at sdispl(k), receive l at rdispl(l). */
+typedef struct lin_args {
+    const void *sbuf;
+    void *rbuf;
+    const int *scounts, *rcounts;       /* NULL: scount/rcount for all */
+    const MPI_Aint *sdispls, *rdispls;  /* bytes; NULL: regular layout */
+    const int *sdispl_ext, *rdispl_ext; /* in extents (v variants) */
+    int scount, rcount;
+    MPI_Datatype stype, rtype;
+    const MPI_Datatype *stypes, *rtypes; /* w variant */
+    int gather;                          /* allgather: one send block */
+} lin_args;
+
+/* Posts the linear exchange on comm's private duplicate: *req (malloc'ed,
+ * freed by the caller) gets the *n requests posted, also on error. */
+int nh_smpi_linear_post(MPI_Comm comm, const lin_args *a, MPI_Request **req, int *n);
+
+#endif
