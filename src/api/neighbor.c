@@ -49,7 +49,7 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
     if (rec && !rec->stfw_dims) /* where set up, also when not chosen; after the re-check */
         nh_report_stfw(p, nh_coll_op(coll), rec);
     if (rec && (form != NH_FORM_PERSISTENT || ch.algo == NH_ALGO_PMPI))
-        rec->calls[ch.algo]++; /* nhood's persistent requests count their starts */
+        rec->calls[ch.algo]++;             /* nhood's persistent requests count their starts */
     if (rec && form != NH_FORM_BLOCKING) { /* what auto priced the call with */
         rec->window = p->window;
         rec->why = ch.why;

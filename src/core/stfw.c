@@ -122,7 +122,6 @@ static int nkeys(const bctx *b, int c)
     return !v->agg ? v->dims[c] : c == 1 ? v->nnodes : c == 0 ? v->nnodes + v->maxppn : v->maxppn;
 }
 
-
 static int key(const bctx *b, int c, int L, int d)
 {
     const nh_vpt *v = b->v;
@@ -147,7 +146,8 @@ static int hop(const bctx *b, int c, int L, int d)
     const nh_vpt *v = b->v;
     if (!v->agg) {
         int x = posof(v, L);
-        return rankat(v, (int)(x + (long)(coord(b, posof(v, d), c) - coord(b, x, c)) * b->stride[c]));
+        return rankat(v,
+                      (int)(x + (long)(coord(b, posof(v, d), c) - coord(b, x, c)) * b->stride[c]));
     }
     int n = node_of(v, L), m = node_of(v, d);
     if (c == 0)

@@ -74,9 +74,9 @@ int nh_vpt_set_order(nh_vpt *v, const int *order);
  * Returns 1 with v set, 0 when no k_1 fits (v untouched), -1 on
  * allocation failure. */
 int nh_vpt_grouped(nh_vpt *v, int K, int n, const int *loc);
-/* Node aggregation, the locality-aware exchange of MPI Advance (Bienz,
- * Gautam, Kharel: "A locality-aware bruck allgather", EuroMPI/USA 2022,
- * and its neighborhood collectives) in the form of a three-stage route:
+/* Node aggregation, the locality-aware aggregation of the MPI Advance
+ * library (Bienz et al., e.g. "A More Scalable Sparse Dynamic Data
+ * Exchange", arXiv:2308.13869) in the form of a three-stage route:
  * stage 1 gathers within the node, at the rank that serves the
  * destination's node (local index: destination node mod node size),
  * blocks for the node itself going straight to their rank; stage 2 sends

@@ -199,7 +199,8 @@ int nh_vpt_agg(nh_vpt *v, int K, const int *loc)
     int rc = -1, nodes = 0, big = 0;
     place *all = malloc(((size_t)K + 1) * sizeof(place));
     int *order = malloc(((size_t)K + 1) * sizeof(int));
-    int *nstart = malloc(((size_t)K + 2) * sizeof(int)), *nodeof = malloc(((size_t)K + 1) * sizeof(int));
+    int *nstart = malloc(((size_t)K + 2) * sizeof(int)),
+        *nodeof = malloc(((size_t)K + 1) * sizeof(int));
     nh_vpt t;
     if (!all || !order || !nstart || !nodeof)
         goto out;

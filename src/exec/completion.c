@@ -15,7 +15,6 @@
             nh_win_seen(arr, n);                                                                   \
     } while (0)
 
-
 static int testall_locked(int n, MPI_Request arr[], int *flag, MPI_Status sts[]);
 static int startall_locked(int n, MPI_Request arr[]);
 

@@ -102,20 +102,20 @@ static int nh_ov_entry_MPI_Request_free(MPI_Request *request)
         return rc;                                                                                 \
     }
 #define NH_FN(name, params, args) NH_EXPORT int name params NH_FN_BODY(name, nh_impl_##name, args)
-#define NH_FN_OV(name, params, args)                                                             \
+#define NH_FN_OV(name, params, args)                                                               \
     NH_EXPORT int name params NH_FN_BODY(name, nh_ov_entry_##name, args)
 /* The completion calls go to MPI before the guard is touched when no
  * operation of nhood's is live (the request cannot be nhood's), no
- * overlap mode runs and no sampled window waits for its end: one test and a tail call, what a program pays for
- * interposition where nhood does not accelerate (nhood-overhead); the rest
- * is out of line. */
+ * overlap mode runs and no sampled window waits for its end: one test and a tail call, what a
+ * program pays for interposition where nhood does not accelerate (nhood-overhead); the rest is out
+ * of line. */
 #define NH_FN_DONE(name, params, args)                                                             \
     __attribute__((noinline)) static int nh_done_##name params                                     \
     {                                                                                              \
         if (nh_guard)                                                                              \
             return P##name args;                                                                   \
         NH_OV_DONE(name, args)                                                                     \
-        if (!nh_req_live_any() && !nh_win_pending)                                                 \
+        if (!nh_req_live_any() && !__atomic_load_n(&nh_win_pending, __ATOMIC_RELAXED))             \
             return P##name args;                                                                   \
         nh_guard = 1;                                                                              \
         int rc = nh_impl_##name args;                                                              \
@@ -124,7 +124,9 @@ static int nh_ov_entry_MPI_Request_free(MPI_Request *request)
     }                                                                                              \
     NH_EXPORT int name params                                                                      \
     {                                                                                              \
-        if (__builtin_expect(!nh_req_live_any() && !(NH_OV_ON | nh_win_pending), 1))               \
+        if (__builtin_expect(!nh_req_live_any() &&                                                 \
+                                 !(NH_OV_ON | __atomic_load_n(&nh_win_pending, __ATOMIC_RELAXED)), \
+                             1))                                                                   \
             return P##name args;                                                                   \
         return nh_done_##name args;                                                                \
     }

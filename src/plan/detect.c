@@ -117,7 +117,7 @@ static int plan_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out
     p->indeg = from->indeg;
     p->hinted = from->hinted;
     p->window = from->window; /* agreed at the original's creation */
-    if (st) /* the re-check's state so far: the same on every rank at the copy */
+    if (st)                   /* the re-check's state so far: the same on every rank at the copy */
         *st = *from->stfw;
     p->stfw = st;
     p->node_of = root->node_of;
@@ -542,8 +542,7 @@ static int agree(det *d, const nh_hint *h, int order, int *native, int *no_stfw,
         x = hash62(fnv64(fnv64(0xcbf29ce484222325ull, head, 3), d->nbs[kf].off,
                          (size_t)d->outdeg * d->c[kf].g.ndims));
     }
-    uint64_t v[3] = {x << 1 | (*native != 0), (~x & M62) << 1 | (*no_stfw != 0),
-                     ~0ull << d->win};
+    uint64_t v[3] = {x << 1 | (*native != 0), (~x & M62) << 1 | (*no_stfw != 0), ~0ull << d->win};
     if ((rc = and_all(v, d->graph, d->size)))
         return rc;
     d->win = __builtin_ctzll(v[2]); /* bit 63 is set on every rank */

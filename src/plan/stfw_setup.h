@@ -10,7 +10,7 @@
 /* What a communicator keeps for store-and-forward (nh_plan.stfw). */
 typedef struct nh_stfw {
     nh_vpt v;
-    int node_aware; /* 1: node-aware VPT, 2: node aggregation (nh_vpt_agg) */
+    int node_aware;               /* 1: node-aware VPT, 2: node aggregation (nh_vpt_agg) */
     nh_sched *sched[NH_OP_COUNT]; /* this rank's schedule; NULL: op not under STFW */
     long mmax[NH_OP_COUNT], bl_mmax;
     double mavg[NH_OP_COUNT], bl_mavg;

@@ -59,8 +59,9 @@ static double round_cost(const nh_round *r, nh_binding b, size_t m)
         if ((n == 1 || b == NH_BIND_PACK) && S > c->eager)
             t += c->rndv;
         if (n > 1)
-            t += b == NH_BIND_PACK ? 2 * c->pack * S
-                                   : c->delta * n + (S > c->eager ? c->gather : c->gather_small) * S;
+            t += b == NH_BIND_PACK
+                     ? 2 * c->pack * S
+                     : c->delta * n + (S > c->eager ? c->gather : c->gather_small) * S;
     }
     return t;
 }
@@ -136,8 +137,8 @@ static int may_forward(const nh_plan *p, nh_form form, int forced)
  * where the plan leaves it to the cost model is the cheapest (at m where
  * sizes are known, else at 8 bytes, the same on every rank).  NULL if
  * none may. */
-static const nh_sched *cheapest(nh_plan *p, nh_op op, nh_form form, int forced, nh_algo a,
-                                size_t m, double w, double *cost)
+static const nh_sched *cheapest(nh_plan *p, nh_op op, nh_form form, int forced, nh_algo a, size_t m,
+                                double w, double *cost)
 {
     const nh_sched *best = NULL;
     int ports = (p->root ? p->root : p)->ports, k0 = 1, k1 = 1, fwd = may_forward(p, form, forced);
@@ -146,8 +147,8 @@ static const nh_sched *cheapest(nh_plan *p, nh_op op, nh_form form, int forced, 
         k1 = ports ? ports : NH_MAX_PORTS;
     }
     for (int k = k0; k <= k1; k++) {
-        const nh_sched *s = a == NH_ALGO_BRUCK ? nh_plan_sched_ports(p, op, k)
-                                               : nh_plan_sched(p, op, a);
+        const nh_sched *s =
+            a == NH_ALGO_BRUCK ? nh_plan_sched_ports(p, op, k) : nh_plan_sched(p, op, a);
         if (!s || (s->tmpl_rounds > 1 && !fwd))
             continue;
         double c = cost_in_window(s, pick_binding(s, m), m, w);

@@ -76,8 +76,8 @@ int nh_stfw_choose(nh_plan *p, nh_coll coll, nh_form form, double total, nh_choi
         memset(out, 0, sizeof(*out));
         out->algo = NH_ALGO_PMPI;
         out->why = !nh_prog_forwarding() && nh_cfg.progress != NH_PROGRESS_POLL ? NH_WHY_NO_PROGRESS
-                   : p->window == NH_WIN_UNKNOWN                              ? NH_WHY_WINDOW_UNKNOWN
-                                                                              : NH_WHY_WINDOW;
+                   : p->window == NH_WIN_UNKNOWN ? NH_WHY_WINDOW_UNKNOWN
+                                                 : NH_WHY_WINDOW;
         return 1;
     }
     if (st->off[op])

@@ -388,7 +388,6 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 
 /* ---- MPICH's linear neighborhood collectives ---- */
 
-
 /* Posts the linear exchange's receives and sends: *req (malloc'ed, the
  * caller frees it) gets *n requests, also on error (those posted). */
 int nh_smpi_linear_post(MPI_Comm comm, const lin_args *a, MPI_Request **req_out, int *n_out)

@@ -31,7 +31,8 @@ static void compute(double us)
 {
     if (us <= 0)
         return;
-    struct timespec ts = {(time_t)(us / 1e6), (long)((us - 1e6 * (double)(time_t)(us / 1e6)) * 1e3)};
+    struct timespec ts = {(time_t)(us / 1e6),
+                          (long)((us - 1e6 * (double)(time_t)(us / 1e6)) * 1e3)};
     nanosleep(&ts, NULL);
 }
 
@@ -46,8 +47,8 @@ static void first_phase(double us)
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "nhood_algorithm", "pmpi");
-    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &src, MPI_UNWEIGHTED, 1, &dst,
-                                   MPI_UNWEIGHTED, info, 0, &ring);
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &src, MPI_UNWEIGHTED, 1, &dst, MPI_UNWEIGHTED,
+                                   info, 0, &ring);
     MPI_Info_free(&info);
     for (int k = 0; k < PROBE; k++) {
         MPI_Request req;
@@ -108,8 +109,8 @@ int run_ispmv(const opts *o, const spmv_ex *x, double native_blocking)
             MPI_Info_create(&info);
             MPI_Info_set(info, "nhood_algorithm", algos[a]);
         }
-        MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, x->indeg, x->src, MPI_UNWEIGHTED,
-                                       x->outdeg, x->dst, MPI_UNWEIGHTED, info, 0, &g[a]);
+        MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, x->indeg, x->src, MPI_UNWEIGHTED, x->outdeg,
+                                       x->dst, MPI_UNWEIGHTED, info, 0, &g[a]);
         if (info != MPI_INFO_NULL)
             MPI_Info_free(&info);
     }
@@ -127,9 +128,9 @@ int run_ispmv(const opts *o, const spmv_ex *x, double native_blocking)
         else
             snprintf(name, sizeof(name), "%s>%s", algos[a], chosen);
         if (sb_rank == 0) {
-            printf("ispmv,%s,%.3f,%d,%d,%s,%.3f,%.3f,%.3f,%s,%ld,%ld,%.0f,%.3f\n", x->label, us, sb_p,
-                   x->avgbytes, name, native, mine, native > 0 ? mine / native : 0, o->platform,
-                   rounds, msgs, 8 * x->vmax, native_blocking);
+            printf("ispmv,%s,%.3f,%d,%d,%s,%.3f,%.3f,%.3f,%s,%ld,%ld,%.0f,%.3f\n", x->label, us,
+                   sb_p, x->avgbytes, name, native, mine, native > 0 ? mine / native : 0,
+                   o->platform, rounds, msgs, 8 * x->vmax, native_blocking);
             fflush(stdout);
         }
     }

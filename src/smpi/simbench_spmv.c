@@ -167,8 +167,8 @@ int run_spmv(const opts *o)
                 "bytes per sb_rank\n",
                 label, o->part, stv[0], stv[1], 8 * stv[2], 8 * stv[3]);
 
-    spmv_ex x = {indeg,   outdeg,  nrecv, src,  dst,      scounts,  sdispls, rcounts,
-                 rdispls, sbuf,    rbuf,  ref,  label,    avgbytes, stv[0],  stv[2]};
+    spmv_ex x = {indeg,   outdeg, nrecv, src, dst,   scounts,  sdispls, rcounts,
+                 rdispls, sbuf,   rbuf,  ref, label, avgbytes, stv[0],  stv[2]};
     double *t = malloc(sizeof(double) * (size_t)o->reps);
     double native = 0;
     if (o->window != -1) { /* nonblocking, on graphs made after a first phase */

@@ -5,7 +5,7 @@
 
 #include "util/window.h"
 
-#define NH_WIN_SLOTS 4    /* requests sampled at once */
+#define NH_WIN_SLOTS 4  /* requests sampled at once */
 #define NH_WIN_HALVE 64 /* samples after which the histogram is halved */
 
 int nh_win_pending;

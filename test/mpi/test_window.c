@@ -70,8 +70,10 @@ static void exchanges(MPI_Comm g, int outdeg, int indeg, int ms, const char *wha
     int *s = malloc(((size_t)outdeg * M + 1) * sizeof(int));
     int *r = malloc(((size_t)indeg * M + 1) * sizeof(int));
     int *ref = malloc(((size_t)indeg * M + 1) * sizeof(int));
-    int *sc = malloc(((size_t)outdeg + 1) * sizeof(int)), *sd = malloc(((size_t)outdeg + 1) * sizeof(int));
-    int *rc = malloc(((size_t)indeg + 1) * sizeof(int)), *rd = malloc(((size_t)indeg + 1) * sizeof(int));
+    int *sc = malloc(((size_t)outdeg + 1) * sizeof(int)),
+        *sd = malloc(((size_t)outdeg + 1) * sizeof(int));
+    int *rc = malloc(((size_t)indeg + 1) * sizeof(int)),
+        *rd = malloc(((size_t)indeg + 1) * sizeof(int));
     for (int k = 0; k < outdeg; k++) {
         sc[k] = M;
         sd[k] = k * M;
@@ -120,8 +122,8 @@ static void expect(MPI_Comm g, const char *what, int nb_forwards)
     snprintf(iop, sizeof(iop), "i%s", op);
     algo_for(g, iop, M * (int)sizeof(int), nb, sizeof(nb));
     algo_for(g, op, M * (int)sizeof(int), bl, sizeof(bl));
-    CHECK(forwards(bl), "%s: blocking %s runs %s: the test needs a forwarding schedule there",
-          what, op, bl);
+    CHECK(forwards(bl), "%s: blocking %s runs %s: the test needs a forwarding schedule there", what,
+          op, bl);
     CHECK(forwards(nb) == nb_forwards, "%s: %s runs %s, expected %s", what, iop, nb,
           nb_forwards ? "a forwarding schedule" : "direct or pmpi");
 }
