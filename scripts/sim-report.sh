@@ -212,6 +212,26 @@ END {
 }' stfw-bl.tmp all.csv >summary.md
 rm -f stfw-bl.tmp
 
+# The nonblocking SpMV exchange (nbspmv-*.csv, their own columns: op,
+# matrix, window_us, procs, bytes, algorithm, native_us, nhood_us, ratio,
+# platform, rounds, max_msgs, max_volume, native_blocking_us).
+if ls nbspmv-*.csv >/dev/null 2>&1; then
+    {
+        echo
+        echo "## Nonblocking SpMV exchange (start, compute, wait)"
+        echo
+        echo "auto and MPI's own exchange, each timed from its start to the end of its wait with the"
+        echo "computation between; window: the computation (0, or as long as MPI's blocking exchange)."
+        echo
+        echo "| experiment | platform | ranks | matrix | window µs | auto chose | MPI µs | auto µs | ratio |"
+        echo "|---|---|---|---|---|---|---|---|---|"
+        for f in nbspmv-*.csv; do
+            awk -F, -v e="${f%.csv}" 'NR > 1 { printf "| %s | %s | %d | %s | %.1f | %s | %.1f | %.1f | %.3f |\n",
+                e, $10, $4, $2, $3, substr($6, 6), $7, $8, $9 }' "$f"
+        done
+    } >>summary.md
+fi
+
 if command -v gnuplot >/dev/null 2>&1; then
     # Series per flat experiment: bytes, auto ratio.
     rm -f series-*.dat

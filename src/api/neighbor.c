@@ -32,7 +32,7 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
     nh_plan *p = nh_active ? nh_plan_get(comm) : NULL;
     nh_call c = {0};
     nh_choice ch;
-    int rc, zcopy = 0;
+    int rc, zcopy = 0, chosen = 0;
     if (!p || a->sbuf == MPI_IN_PLACE)
         return NH_TO_PMPI;
     if ((rc = nh_plan_ready(p, comm)) || (rc = nh_call_init(&c, coll, a, p)))
@@ -42,8 +42,8 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
         (rc = nh_call_check(p, coll, &c, comm)))
         goto out;
     size_t m = nh_call_block(&c, p);
-    if ((rc = nh_stfw_choose(p, coll, form, p->stfw ? nh_call_bytes(&c, p) : 0, &ch)) < 0 ||
-        (rc == 0 && (rc = nh_select(p, coll, form, m, &ch))))
+    if ((rc = nh_stfw_choose(p, coll, form, p->stfw ? nh_call_bytes(&c, p) : 0, &ch, &chosen)) ||
+        (!chosen && (rc = nh_select(p, coll, form, m, &ch))))
         goto out;
     nh_report_rec *rec = nh_report_rec_get(p, coll, form);
     if (rec && !rec->stfw_dims) /* where set up, also when not chosen; after the re-check */

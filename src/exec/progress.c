@@ -26,7 +26,8 @@
  *    MPI call a lock in MPICH (MPI_Test on a null request: 3.6 -> 15.7 ns
  *    here), so nhood asks for it only where a nonblocking call can
  *    forward: the program asked for it itself, or NHOOD_ALGO* forces a
- *    forwarding algorithm (auto keeps single-phase schedules there).
+ *    forwarding algorithm (auto forwards in nonblocking calls only where
+ *    a backend exists, so it cannot ask for the level on its behalf).
  *
  * Blocking collectives cannot be replaced by their nonblocking forms on
  * some ranks only (MPI never matches a blocking collective with a
@@ -81,9 +82,9 @@ static void find_hook(void)
 }
 
 /* Does NHOOD_ALGO, NHOOD_ALGO_ALLTOALL or NHOOD_ALGO_ALLGATHER force an
- * algorithm that forwards (every one after direct)?  Only then can a
- * nonblocking call forward (auto keeps single-phase schedules there,
- * select/select.c). */
+ * algorithm that forwards (every one after direct)?  Only then does nhood
+ * ask for the thread level a backend needs (auto forwards in nonblocking
+ * calls only where one exists, select/select.c). */
 static int forced_forwarding(void)
 {
     int fwd = nh_cfg.algo > NH_ALGO_DIRECT;

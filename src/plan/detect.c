@@ -496,7 +496,7 @@ static int and_all(uint64_t *v, MPI_Comm comm, int size)
 }
 
 /* Which candidate grid (if any) every rank's lists fit, identically
- * everywhere.  The fast agreement settles tori in one collective of 16
+ * everywhere.  The fast agreement settles tori in one collective of 24
  * bytes a rank (and_all).  Each rank takes the first candidate its own
  * lists fit with its own sorted destination offsets as the template and
  * hashes that choice with everything that must agree (the candidate list,

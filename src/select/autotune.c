@@ -96,7 +96,7 @@ static int tune_get(nh_plan *p, nh_op op, size_t m, nh_algo *algo, int *tuning)
         t->m = m;
         if (p->native_ok)
             t->cand[t->ncand++] = NH_ALGO_PMPI; /* first: it wins ties */
-        int own = 0; /* nhood's candidates */
+        int own = 0;                            /* nhood's candidates */
         for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++)
             if (nh_plan_sched(p, op, (nh_algo)a)) {
                 t->cand[t->ncand++] = (nh_algo)a;

@@ -35,18 +35,7 @@
 #include "select/select.h"
 #include "util/window.h"
 
-/* Cost of a schedule in microseconds for blocks of m bytes, summed over
- * its rounds with interior-rank block counts (identical on every rank):
- *   alpha per communication round, gamma per byte copied locally;
- *   where ranks share nodes (plan->node_of), node per phase in which some
- *   message leaves its node and link per byte through the busiest node's
- *   link (the bytes all its ranks send off it); and per message of S
- *   bytes in n blocks (rounds split as the engine splits them): o + beta * S
- *   + rndv if the message goes out contiguous (one block, or packed) and
- *     S exceeds the eager limit
- *   + for n > 1: pack binding 2 * pack * S (gather and scatter copies);
- *     zcopy binding delta * n + gather(_small) * S (MPI's datatype engine,
- *     much slower on eager-sized messages with MPICH over UCX). */
+/* One message round's messages in the terms of nh_cost_of. */
 static double round_cost(const nh_round *r, nh_binding b, size_t m)
 {
     const nh_cost *c = &nh_cfg.cost;
@@ -66,6 +55,18 @@ static double round_cost(const nh_round *r, nh_binding b, size_t m)
     return t;
 }
 
+/* Cost of a schedule in microseconds for blocks of m bytes, summed over
+ * its rounds with interior-rank block counts (identical on every rank):
+ *   alpha per communication round, gamma per byte copied locally;
+ *   where ranks share nodes (plan->node_of), node per phase in which some
+ *   message leaves its node and link per byte through the busiest node's
+ *   link (the bytes all its ranks send off it); and per message of S
+ *   bytes in n blocks (rounds split as the engine splits them): o + beta * S
+ *   + rndv if the message goes out contiguous (one block, or packed) and
+ *     S exceeds the eager limit
+ *   + for n > 1: pack binding 2 * pack * S (gather and scatter copies);
+ *     zcopy binding delta * n + gather(_small) * S (MPI's datatype engine,
+ *     much slower on eager-sized messages with MPICH over UCX). */
 double nh_cost_of(const nh_sched *s, nh_binding b, size_t m)
 {
     const nh_cost *c = &nh_cfg.cost;
@@ -78,17 +79,24 @@ double nh_cost_of(const nh_sched *s, nh_binding b, size_t m)
 }
 
 /* The cost of s in a call the program completes w microseconds after
- * starting it (w <= 0: at once): the phases after the first wait for the
- * forwarding ranks' completion calls. */
+ * starting it (w <= 0: at once): the phases after the first message phase
+ * (all its rounds) wait for the forwarding ranks' completion calls. */
 static double cost_in_window(const nh_sched *s, nh_binding b, size_t m, double w)
 {
     double t = nh_cost_of(s, b, m), first = t;
-    if (s->tmpl_rounds > 1)
-        for (int i = 0; i < s->nrounds; i++)
-            if (!s->rounds[i].copy) {
-                first = nh_cfg.cost.alpha + round_cost(&s->rounds[i], b, m);
-                break;
+    if (s->tmpl_rounds > 1) {
+        int ph = -1;
+        for (int i = 0; i < s->nrounds; i++) {
+            const nh_round *r = &s->rounds[i];
+            if (r->copy || (ph >= 0 && r->phase != ph))
+                continue;
+            if (ph < 0) {
+                ph = r->phase;
+                first = nh_cfg.cost.alpha;
             }
+            first += round_cost(r, b, m);
+        }
+    }
     return (w > first ? w : first) + (t - first);
 }
 

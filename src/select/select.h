@@ -10,12 +10,7 @@
 /* Why auto's nonblocking or persistent call does not forward where a
  * blocking one would: the window eats the gain, no progress backend
  * forwards for it, or no window has been measured (select.c). */
-typedef enum {
-    NH_WHY_NONE = 0,
-    NH_WHY_WINDOW,
-    NH_WHY_NO_PROGRESS,
-    NH_WHY_WINDOW_UNKNOWN
-} nh_why;
+typedef enum { NH_WHY_NONE = 0, NH_WHY_WINDOW, NH_WHY_NO_PROGRESS, NH_WHY_WINDOW_UNKNOWN } nh_why;
 const char *nh_why_name(nh_why w);
 
 typedef struct nh_choice {
@@ -43,14 +38,19 @@ int nh_forced_not_isomorphic(nh_plan *p, nh_algo forced, const char *opname);
  * backend): warn once, or fail (NHOOD_FALLBACK=error). */
 int nh_forced_needs_progress(nh_plan *p, nh_algo forced, const char *opname);
 
-/* Store-and-forward (stfw_choice.c): 1 with *out filled where the call
- * runs it, 0 where it does not, or an MPI error.  total is the bytes this
- * rank sends in the call (auto's re-check at the first blocking call of
- * op, a collective reduction). */
-int nh_stfw_choose(nh_plan *p, nh_coll coll, nh_form form, double total, nh_choice *out);
+/* Store-and-forward (stfw_choice.c): *chosen = 1 with *out filled where
+ * the call's choice is made here (store-and-forward, or on an irregular
+ * graph MPI's exchange with the reason it does not forward), 0 where
+ * nh_select decides; returns MPI_SUCCESS or an MPI error.  total is the
+ * bytes this rank sends in the call (auto's re-check at the first
+ * blocking call of op, a collective reduction). */
+int nh_stfw_choose(nh_plan *p, nh_coll coll, nh_form form, double total, nh_choice *out,
+                   int *chosen);
 /* May a call of this form run store-and-forward on p?  Blocking ones
  * always; nonblocking and persistent ones under NHOOD_PROGRESS=poll, or
- * forced where a progress backend forwards for them (exec/progress.c). */
+ * where a progress backend forwards for them: forced, or under auto
+ * where the model prices it below one message per neighbor in the agreed
+ * window (select.c). */
 int nh_stfw_form_allows(const nh_plan *p, nh_op op, nh_form form);
 /* What auto's re-check would decide for uniform blocks of block_bytes
  * (afterwards: what it decided); the VPT dimension, or 0 without STFW. */

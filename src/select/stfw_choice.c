@@ -53,13 +53,15 @@ int nh_stfw_form_allows(const nh_plan *p, nh_op op, nh_form form)
     return nh_stfw_wins_in_window(p->stfw, model_block(p->stfw, op), nh_win_us(p->window));
 }
 
-int nh_stfw_choose(nh_plan *p, nh_coll coll, nh_form form, double total, nh_choice *out)
+int nh_stfw_choose(nh_plan *p, nh_coll coll, nh_form form, double total, nh_choice *out,
+                   int *chosen)
 {
     nh_op op = nh_coll_op(coll);
     nh_stfw *st = p->stfw;
     int rc;
+    *chosen = 0;
     if (!st || !st->sched[op])
-        return 0;
+        return MPI_SUCCESS;
     if (form == NH_FORM_BLOCKING) {
         if (st->recheck[op] && (rc = recheck(p, op, total)))
             return rc;
@@ -68,26 +70,28 @@ int nh_stfw_choose(nh_plan *p, nh_coll coll, nh_form form, double total, nh_choi
          * saying why it does not forward); a forced stfw without a
          * progress backend says so under the fallback policy. */
         if (st->off[op])
-            return 0;
+            return MPI_SUCCESS;
         if (nh_requested_algo(p, op) == NH_ALGO_STFW)
-            return (rc = nh_forced_needs_progress(p, NH_ALGO_STFW, nh_coll_name(coll))) ? rc : 0;
+            return nh_forced_needs_progress(p, NH_ALGO_STFW, nh_coll_name(coll));
         if (p->isomorphic)
-            return 0;
+            return MPI_SUCCESS;
         memset(out, 0, sizeof(*out));
         out->algo = NH_ALGO_PMPI;
-        out->why = !nh_prog_forwarding() && nh_cfg.progress != NH_PROGRESS_POLL ? NH_WHY_NO_PROGRESS
+        out->why = !nh_prog_forwarding()         ? NH_WHY_NO_PROGRESS
                    : p->window == NH_WIN_UNKNOWN ? NH_WHY_WINDOW_UNKNOWN
                                                  : NH_WHY_WINDOW;
-        return 1;
+        *chosen = 1;
+        return MPI_SUCCESS;
     }
     if (st->off[op])
-        return 0;
+        return MPI_SUCCESS;
     memset(out, 0, sizeof(*out));
     out->algo = NH_ALGO_STFW;
     out->s = st->sched[op];
     out->o.kind = NH_BIND_AUTO;
     out->o.header = 1;
-    return 1;
+    *chosen = 1;
+    return MPI_SUCCESS;
 }
 
 /* Is op under STFW on p?  Before auto's re-check (the first blocking

@@ -5,8 +5,9 @@
 
 #include "util/window.h"
 
-#define NH_WIN_SLOTS 4  /* requests sampled at once */
-#define NH_WIN_HALVE 64 /* samples after which the histogram is halved */
+#define NH_WIN_SLOTS 4    /* requests sampled at once */
+#define NH_WIN_HALVE 64   /* samples after which the histogram is halved */
+#define NH_WIN_STALE 10.0 /* s: a sample never completed by a call nhood sees is dropped */
 
 int nh_win_pending;
 
@@ -50,8 +51,8 @@ static void record_locked(double us)
     if (++total < NH_WIN_HALVE)
         return;
     total = 0;
-    for (int b = 0; b < NH_WIN_BUCKETS; b++)
-        total += hist[b] /= 2;
+    for (int b = 0; b < NH_WIN_BUCKETS; b++) /* rounded up: a bucket stays */
+        total += hist[b] = (hist[b] + 1) / 2;
 }
 
 void nh_win_record(double us)
@@ -103,6 +104,12 @@ void nh_win_seen(const MPI_Request *h, int n)
         for (int i = 0; h[k] != MPI_REQUEST_NULL && i < NH_WIN_SLOTS; i++)
             if (slot[i].used && slot[i].h == h[k])
                 take(i, now);
+    /* A request completed where nhood does not see it (a binding nhood
+     * does not wrap) would keep the completion calls off their fast path
+     * and could lend its handle to another request: dropped when old. */
+    for (int i = 0; i < NH_WIN_SLOTS; i++)
+        if (slot[i].used && now - slot[i].t > NH_WIN_STALE)
+            take(i, 0);
     unlock();
 }
 
