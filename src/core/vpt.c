@@ -133,6 +133,19 @@ static int place_cmp(const void *a, const void *b)
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+/* Ranks sorted by (node, NUMA domain, rank) from loc (nh_vpt_grouped);
+ * NULL when out of memory. */
+static place *sorted_places(int K, const int *loc)
+{
+    place *all = malloc(((size_t)K + 1) * sizeof(place));
+    if (!all)
+        return NULL;
+    for (int r = 0; r < K; r++)
+        all[r] = (place){loc[2 * r], loc[2 * r + 1], r};
+    qsort(all, (size_t)K, sizeof(place), place_cmp);
+    return all;
+}
+
 static int gcd(int a, int b)
 {
     while (b) {
@@ -146,7 +159,7 @@ static int gcd(int a, int b)
 int nh_vpt_grouped(nh_vpt *v, int K, int n, const int *loc)
 {
     int rc = -1, g = 0, nodes = 0, best = 0;
-    place *all = malloc(((size_t)K + 1) * sizeof(place));
+    place *all = sorted_places(K, loc);
     int *order = malloc(((size_t)K + 1) * sizeof(int));
     nh_vpt plain, t;
     if (!all || !order)
@@ -154,9 +167,6 @@ int nh_vpt_grouped(nh_vpt *v, int K, int n, const int *loc)
     rc = 0;
     if (n < 2 || nh_vpt_init(&plain, K, n, 0))
         goto out;
-    for (int r = 0; r < K; r++)
-        all[r] = (place){loc[2 * r], loc[2 * r + 1], r};
-    qsort(all, (size_t)K, sizeof(place), place_cmp);
     for (int i = 0; i < K;) {
         int j = i;
         while (j < K && all[j].node == all[i].node)
@@ -197,16 +207,13 @@ out:
 int nh_vpt_agg(nh_vpt *v, int K, const int *loc)
 {
     int rc = -1, nodes = 0, big = 0;
-    place *all = malloc(((size_t)K + 1) * sizeof(place));
+    place *all = sorted_places(K, loc);
     int *order = malloc(((size_t)K + 1) * sizeof(int));
     int *nstart = malloc(((size_t)K + 2) * sizeof(int)),
         *nodeof = malloc(((size_t)K + 1) * sizeof(int));
     nh_vpt t;
     if (!all || !order || !nstart || !nodeof)
         goto out;
-    for (int r = 0; r < K; r++)
-        all[r] = (place){loc[2 * r], loc[2 * r + 1], r};
-    qsort(all, (size_t)K, sizeof(place), place_cmp);
     for (int i = 0; i < K;) {
         int j = i;
         while (j < K && all[j].node == all[i].node)

@@ -449,12 +449,7 @@ static int linear(MPI_Comm comm, const lin_args *a)
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    lin_args a = {.sbuf = sendbuf,
-                  .rbuf = recvbuf,
-                  .scount = sendcount,
-                  .rcount = recvcount,
-                  .stype = sendtype,
-                  .rtype = recvtype};
+    lin_args a = lin_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
     return linear(comm, &a);
 }
 
@@ -475,14 +470,8 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    lin_args a = {.sbuf = sendbuf,
-                  .rbuf = recvbuf,
-                  .scounts = sendcounts,
-                  .rcounts = recvcounts,
-                  .sdispl_ext = sdispls,
-                  .rdispl_ext = rdispls,
-                  .stype = sendtype,
-                  .rtype = recvtype};
+    lin_args a = lin_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                               recvtype);
     return linear(comm, &a);
 }
 

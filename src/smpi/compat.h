@@ -18,6 +18,32 @@ typedef struct lin_args {
     int gather;                          /* allgather: one send block */
 } lin_args;
 
+/* The arguments of (I)neighbor_alltoall and (I)neighbor_alltoallv. */
+static inline lin_args lin_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                                    int rcount, MPI_Datatype rtype)
+{
+    return (lin_args){.sbuf = sbuf,
+                      .rbuf = rbuf,
+                      .scount = scount,
+                      .rcount = rcount,
+                      .stype = stype,
+                      .rtype = rtype};
+}
+
+static inline lin_args lin_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
+                                     MPI_Datatype stype, void *rbuf, const int *rcounts,
+                                     const int *rdispls, MPI_Datatype rtype)
+{
+    return (lin_args){.sbuf = sbuf,
+                      .rbuf = rbuf,
+                      .scounts = scounts,
+                      .rcounts = rcounts,
+                      .sdispl_ext = sdispls,
+                      .rdispl_ext = rdispls,
+                      .stype = stype,
+                      .rtype = rtype};
+}
+
 /* Posts the linear exchange on comm's private duplicate: *req (malloc'ed,
  * freed by the caller) gets the *n requests posted, also on error. */
 int nh_smpi_linear_post(MPI_Comm comm, const lin_args *a, MPI_Request **req, int *n);

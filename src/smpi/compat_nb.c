@@ -201,12 +201,7 @@ int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                             MPI_Request *request)
 {
-    lin_args a = {.sbuf = sendbuf,
-                  .rbuf = recvbuf,
-                  .scount = sendcount,
-                  .rcount = recvcount,
-                  .stype = sendtype,
-                  .rtype = recvtype};
+    lin_args a = lin_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
     return start(comm, &a, request);
 }
 
@@ -215,13 +210,7 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                              MPI_Request *request)
 {
-    lin_args a = {.sbuf = sendbuf,
-                  .rbuf = recvbuf,
-                  .scounts = sendcounts,
-                  .rcounts = recvcounts,
-                  .sdispl_ext = sdispls,
-                  .rdispl_ext = rdispls,
-                  .stype = sendtype,
-                  .rtype = recvtype};
+    lin_args a = lin_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                               recvtype);
     return start(comm, &a, request);
 }

@@ -92,6 +92,21 @@ void stfw_figures(MPI_Comm comm, char *chosen, size_t len, long *rounds, long *m
     }
 }
 
+void algo_label(MPI_Comm comm, const char *asked, const char *op, int bytes, char *name, size_t len,
+                long *rounds, long *msgs)
+{
+    char chosen[32] = "pmpi";
+    nhood_algorithm_for(comm, op, bytes, chosen, sizeof(chosen));
+    *rounds = 1;
+    stfw_figures(comm, chosen, sizeof(chosen), rounds, msgs);
+    if (strcmp(asked, "auto") == 0)
+        snprintf(name, len, "auto:%s", chosen);
+    else if (strcmp(asked, chosen) == 0)
+        snprintf(name, len, "%s", chosen);
+    else
+        snprintf(name, len, "%s>%s", asked, chosen);
+}
+
 static void usage(void)
 {
     fprintf(

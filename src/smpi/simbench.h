@@ -36,6 +36,12 @@ long max_long(long v);
 /* If comm runs store-and-forward (chosen "stfw"): chosen becomes
  * "stfw:N", rounds its N stages and msgs the most messages a rank sends. */
 void stfw_figures(MPI_Comm comm, char *chosen, size_t len, long *rounds, long *msgs);
+/* The CSV's algorithm column for asked (auto, or the one forced) on comm:
+ * auto:CHOSEN, CHOSEN, or ASKED>CHOSEN where nhood ran another; op and
+ * bytes as nhood_algorithm_for; rounds and msgs as stfw_figures (msgs
+ * starts at the graph's own figure). */
+void algo_label(MPI_Comm comm, const char *asked, const char *op, int bytes, char *name, size_t len,
+                long *rounds, long *msgs);
 
 /* The experiments: 0 when every result was right (simbench_neighbor.c,
  * simbench_inplace.c, simbench_spmv.c). */

@@ -117,16 +117,9 @@ int run_ispmv(const opts *o, const spmv_ex *x, double native_blocking)
     double native = o->no_native ? 0 : timed(o, x, g[0], 1, us, t, &bad, "native");
     for (int a = 0; a < nalgo; a++) {
         double mine = timed(o, x, g[a], 0, us, t, &bad, algos[a]);
-        char chosen[32] = "pmpi", name[48];
-        nhood_algorithm_for(g[a], "ialltoallv", x->avgbytes, chosen, sizeof(chosen));
-        long rounds = 1, msgs = (long)x->mmax;
-        stfw_figures(g[a], chosen, sizeof(chosen), &rounds, &msgs);
-        if (strcmp(algos[a], "auto") == 0)
-            snprintf(name, sizeof(name), "auto:%s", chosen);
-        else if (strcmp(algos[a], chosen) == 0)
-            snprintf(name, sizeof(name), "%s", chosen);
-        else
-            snprintf(name, sizeof(name), "%s>%s", algos[a], chosen);
+        char name[48];
+        long rounds, msgs = (long)x->mmax;
+        algo_label(g[a], algos[a], "ialltoallv", x->avgbytes, name, sizeof(name), &rounds, &msgs);
         if (sb_rank == 0) {
             printf("ispmv,%s,%.3f,%d,%d,%s,%.3f,%.3f,%.3f,%s,%ld,%ld,%.0f,%.3f\n", x->label, us,
                    sb_p, x->avgbytes, name, native, mine, native > 0 ? mine / native : 0,

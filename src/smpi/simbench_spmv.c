@@ -230,18 +230,11 @@ int run_spmv(const opts *o)
             t[k] = max_time((MPI_Wtime() - t0) * 1e6);
         }
         double us = robust_median(t, o->reps);
-        char chosen[32] = "pmpi", name[48];
-        nhood_algorithm_for(g[a], "alltoallv", avgbytes, chosen, sizeof(chosen));
         /* Store-and-forward: its stages and the most messages a rank sends
          * (the graph's own figures otherwise). */
-        long rounds = 1, msgs = (long)stv[0];
-        stfw_figures(g[a], chosen, sizeof(chosen), &rounds, &msgs);
-        if (strcmp(algos[a], "auto") == 0)
-            snprintf(name, sizeof(name), "auto:%s", chosen);
-        else if (strcmp(algos[a], chosen) == 0)
-            snprintf(name, sizeof(name), "%s", chosen);
-        else
-            snprintf(name, sizeof(name), "%s>%s", algos[a], chosen);
+        char name[48];
+        long rounds, msgs = (long)stv[0];
+        algo_label(g[a], algos[a], "alltoallv", avgbytes, name, sizeof(name), &rounds, &msgs);
         if (sb_rank == 0) {
             printf("spmv,%s,0,0,%d,%d,%s,%.3f,%.3f,%.3f,%s,%ld,%ld,%.0f\n", label, sb_p, avgbytes,
                    name, native, us, native > 0 ? us / native : 0, o->platform, rounds, msgs,

@@ -255,7 +255,8 @@ done
 case "$MPIEXEC" in *openmpi*) acases="8:2 8:4" ;; *) acases="4:2" ;; esac
 for c in $acases; do
     np=${c%%:*} ns=${c#*:}
-    vars="NHOOD_ALGO=stfw NHOOD_STFW_DIMS=agg NHOOD_NODE_SIZE=$ns NHOOD_REPORT=1"
+    # (not "vars": run sets that one)
+    avars="NHOOD_ALGO=stfw NHOOD_STFW_DIMS=agg NHOOD_NODE_SIZE=$ns NHOOD_REPORT=1"
     for prog in "test_stfw" "test_stfw_nb NHOOD_PROGRESS=poll" "test_progress:irregular"; do
         p=${prog%%[ :]*} more=""
         case "$prog" in *" "*) more=${prog#* } ;; esac
@@ -263,7 +264,7 @@ for c in $acases; do
         case "$prog" in *:*) args=${prog#*:} ;; esac
         name="agg np=$np NHOOD_NODE_SIZE=$ns $p $more, the report says stfw_vpt=agg"
         # shellcheck disable=SC2086
-        if run "$name" $np "$vars $more" "$t/$p" $args &&
+        if run "$name" $np "$avars $more" "$t/$p" $args &&
             grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
             grep -Eq "^nhood: comm=[0-9]+ op=.*algorithm=stfw .*stfw_dims=3 stfw_vpt=agg:$((np / ns))x$ns " "$log.err"; then
             ok "$name"
