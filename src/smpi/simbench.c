@@ -46,6 +46,7 @@
 #include <string.h>
 
 #include "../../test/common.h"
+#include "nhood.h"
 #include "plan/stfw_setup.h"
 #include "select/select.h"
 #include "smpi/simbench.h"
