@@ -25,13 +25,14 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
     OMPI_MCA_mpi_yield_when_idle=1
 pass=0 fail=0 skip=0
 # After each ok: what nhood's report says, one line per (operation,
-# pattern, algorithm, progress, why) with the number of communicators and calls.
+# pattern, algorithm, window, progress, why) with the number of
+# communicators and calls: what auto chose and why.
 ok() {
     pass=$((pass + 1))
     echo "ok $1"
     grep '^nhood: comm=' nhood.err | tr ' ' '\n' | awk -F= '
         $1 == "nhood:" { if (key != "") emit(); key = ""; calls = 0; why = "" }
-        $1 == "op" || $1 == "pattern" || $1 == "algorithm" || $1 == "progress" { key = key " " $0 }
+        $1 == "op" || $1 == "pattern" || $1 == "algorithm" || $1 == "window_us" || $1 == "progress" { key = key " " $0 }
         $1 == "why" { why = " " $0 }
         $1 == "calls" { calls = $2 }
         function emit() { k = key why; n[k]++; c[k] += calls }
