@@ -80,6 +80,9 @@ one 4 "NHOOD_PROGRESS=poll NHOOD_ALGO=stfw NHOOD_STFW_DIMS=2" $t/test_stfw_nb
 # nonblocking calls while the program blocks in MPI.
 one 4 "NHOOD_ALGO=torus" $t/test_progress torus threads
 one 4 "NHOOD_ALGO=stfw" $t/test_progress irregular
+# The compute window's sampling and agreement; node aggregation.
+one 4 "NHOOD_COST_ALPHA=0.1 NHOOD_COST_O=10 NHOOD_PROGRESS=poll" $t/test_window irregular poll
+one 4 "NHOOD_PROGRESS=poll NHOOD_ALGO=stfw NHOOD_STFW_DIMS=agg NHOOD_NODE_SIZE=2" $t/test_stfw_nb
 for f in test_fortran test_fortran_mpif; do
     [ -x $t/$f ] && one 2 "" $t/$f
 done
