@@ -20,7 +20,7 @@
 #include "util/sync.h"
 #include "util/window.h"
 
-#define NH_MAXCAND 8
+#define NH_MAXCAND 16
 
 static int plan_keyval = MPI_KEYVAL_INVALID;
 static int next_plan_id;
@@ -158,6 +158,7 @@ nh_plan *nh_plan_get(MPI_Comm comm)
 typedef struct cand {
     nh_grid g;
     const char *source;
+    int mesh; /* inferred without periods: tried after the tori */
 } cand;
 
 static int add_cand(cand *c, int n, const nh_grid *g, const char *source)
@@ -167,12 +168,16 @@ static int add_cand(cand *c, int n, const nh_grid *g, const char *source)
             return n;
     c[n].g = *g;
     c[n].source = source;
+    c[n].mesh = 0;
     return n + 1;
 }
 
 /* MPI_Dims_create's factorizations of size into 1 to NH_MAXDIMS
- * dimensions (those that differ in more than size-1 dimensions), kept for
- * the last size asked (programs create their graphs on one size). */
+ * dimensions (those that differ in more than size-1 dimensions), first
+ * periodic (tori), then the same grids without periods (meshes: domains
+ * with walls, whose boundary ranks list the template's neighbors that
+ * exist), kept for the last size asked (programs create their graphs on
+ * one size). */
 static int inferred(int size, cand *c)
 {
     static struct {
@@ -189,11 +194,20 @@ static int inferred(int size, cand *c)
     nh_unlock(NH_LOCK_MISC);
     if (n > 0)
         return n;
-    for (int d = 1; d <= NH_MAXDIMS && n < NH_MAXCAND; d++) {
+    int nt, zero[NH_MAXDIMS] = {0};
+    for (int d = 1; d <= NH_MAXDIMS && n < NH_MAXCAND / 2; d++) {
         memset(dims, 0, sizeof(dims));
         if (PMPI_Dims_create(size, d, dims) == MPI_SUCCESS && nh_grid_init(&g, d, dims, NULL) == 0)
             n = add_cand(c, n, &g, "inferred");
     }
+    nt = n;
+    for (int k = 0; k < nt && size > 2; k++) /* a mesh of 1 or 2 ranks is their torus */
+        if (nh_grid_init(&g, c[k].g.ndims, c[k].g.dims, zero) == 0) {
+            int m = add_cand(c, n, &g, "inferred");
+            if (m > n)
+                c[n].mesh = 1;
+            n = m;
+        }
     nh_lock(NH_LOCK_MISC);
     last.size = size;
     last.n = n;
@@ -242,10 +256,12 @@ static int repeats_offset(const nh_nbhd *nb)
 
 static int pick(const cand *c, int n, const int *fit, const nh_nbhd *nbs)
 {
-    int best = -1, first = -1;
+    int best = -1, first = -1, torus = 0;
     double bc = 0;
+    for (int k = 0; k < n; k++) /* an inferred torus that fits wins over meshes */
+        torus |= fit[k] && !c[k].mesh;
     for (int k = 0; k < n; k++) {
-        if (!fit[k])
+        if (!fit[k] || (torus && c[k].mesh))
             continue;
         if (strcmp(c[k].source, "inferred") != 0)
             return best >= 0 ? best : k;

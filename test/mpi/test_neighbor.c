@@ -141,6 +141,34 @@ static void test_grid(const char *nbhd, int d, int r, int shuffle)
     free(off);
 }
 
+/* A mesh (no periods) on MPI_COMM_WORLD, no Cartesian parent, no hint:
+ * inferred where some rank sees the whole stencil (every dimension of 3
+ * or more), with periods 0; results right either way. */
+static void test_mesh(const char *nbhd, int d)
+{
+    int *off, s = tc_offsets(nbhd, d, 1, &off), dims[TC_MAXD] = {0}, per[TC_MAXD] = {0};
+    int outdeg, indeg, interior = 1;
+    char what[96];
+    MPI_Dims_create(p, d, dims);
+    for (int j = 0; j < d; j++)
+        interior &= dims[j] >= 3;
+    MPI_Comm g;
+    tc_graph(MPI_COMM_WORLD, d, dims, per, s, off, MPI_INFO_NULL, 1, &g, &outdeg, &indeg);
+    snprintf(what, sizeof(what), "inferred mesh %s d=%d", nbhd, d);
+    expect_pattern(what, g, interior ? 1 : -1, interior ? "inferred" : NULL);
+    nhood_comm_info info;
+    if (query && interior && query(g, &info) == MPI_SUCCESS && info.isomorphic) {
+        int flat = info.ndims == d;
+        for (int j = 0; j < info.ndims; j++)
+            flat &= info.periods[j] == 0;
+        CHECK(flat, "%s: inferred %d dimensions, periods %d,%d,..., expected %d without periods",
+              what, info.ndims, info.periods[0], info.ndims > 1 ? info.periods[1] : -1, d);
+    }
+    check_ops(what, g, outdeg, indeg);
+    MPI_Comm_free(&g);
+    free(off);
+}
+
 static void test_cart(void)
 {
     /* Periodic in dim 0, mesh in dim 1, with the positive octant: the
@@ -337,11 +365,18 @@ int main(int argc, char **argv)
         test_grid_only(argv);
         return check_finish_mpi();
     }
+    if (argc == 4 && strcmp(argv[1], "mesh") == 0) { /* mesh NBHD D: that mesh only */
+        test_mesh(argv[2], atoi(argv[3]));
+        return check_finish_mpi();
+    }
     test_grid("moore", 3, 1, 0);
     test_grid("moore", 2, 2, 1);
     test_grid("vonneumann", 2, 2, 0);
     test_grid("octant", 3, 1, 1);
     test_grid("moore", 4, 1, 0);
+    test_mesh("moore", 2);
+    test_mesh("moore", 3);
+    test_mesh("vonneumann", 2);
     test_cart();
     test_hint();
     test_aliased();
