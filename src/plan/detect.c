@@ -20,7 +20,7 @@
 #include "util/sync.h"
 #include "util/window.h"
 
-#define NH_MAXCAND 16
+#define NH_MAXCAND 24
 
 static int plan_keyval = MPI_KEYVAL_INVALID;
 static int next_plan_id;
@@ -158,7 +158,7 @@ nh_plan *nh_plan_get(MPI_Comm comm)
 typedef struct cand {
     nh_grid g;
     const char *source;
-    int mesh; /* inferred without periods: tried after the tori */
+    int mesh; /* inferred with a dimension that has no period: tried after the tori */
 } cand;
 
 static int add_cand(cand *c, int n, const nh_grid *g, const char *source)
@@ -176,8 +176,9 @@ static int add_cand(cand *c, int n, const nh_grid *g, const char *source)
  * dimensions (those that differ in more than size-1 dimensions), first
  * periodic (tori), then the same grids without periods (meshes: domains
  * with walls, whose boundary ranks list the template's neighbors that
- * exist), kept for the last size asked (programs create their graphs on
- * one size). */
+ * exist), then those of 2 and 3 dimensions periodic in some dimensions
+ * only (a channel: walls in one direction), kept for the last size asked
+ * (programs create their graphs on one size). */
 static int inferred(int size, cand *c)
 {
     static struct {
@@ -194,8 +195,8 @@ static int inferred(int size, cand *c)
     nh_unlock(NH_LOCK_MISC);
     if (n > 0)
         return n;
-    int nt, zero[NH_MAXDIMS] = {0};
-    for (int d = 1; d <= NH_MAXDIMS && n < NH_MAXCAND / 2; d++) {
+    int nt, zero[NH_MAXDIMS] = {0}, per[NH_MAXDIMS];
+    for (int d = 1; d <= NH_MAXDIMS && n < NH_MAXCAND / 3; d++) {
         memset(dims, 0, sizeof(dims));
         if (PMPI_Dims_create(size, d, dims) == MPI_SUCCESS && nh_grid_init(&g, d, dims, NULL) == 0)
             n = add_cand(c, n, &g, "inferred");
@@ -208,6 +209,19 @@ static int inferred(int size, cand *c)
                 c[n].mesh = 1;
             n = m;
         }
+    for (int k = 0; k < nt && size > 2; k++) {
+        int d = c[k].g.ndims;
+        for (int mask = 1; d >= 2 && d <= 3 && mask < (1 << d) - 1 && n < NH_MAXCAND; mask++) {
+            for (int j = 0; j < d; j++)
+                per[j] = (mask >> j) & 1;
+            if (nh_grid_init(&g, d, c[k].g.dims, per) == 0) {
+                int m = add_cand(c, n, &g, "inferred");
+                if (m > n)
+                    c[n].mesh = 1;
+                n = m;
+            }
+        }
+    }
     nh_lock(NH_LOCK_MISC);
     last.size = size;
     last.n = n;

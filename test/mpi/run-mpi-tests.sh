@@ -248,17 +248,20 @@ for case in "torus torus" "torus bruck" "irregular stfw"; do
     fi
 done
 
-# Meshes without a Cartesian parent or hint (inferred, periods 0): a 3-D
-# Moore stencil with walls on MPI_COMM_WORLD at 27 ranks (Open MPI; a
-# 3x3x3 mesh whose centre rank sees all 26 neighbors) combines messages.
+# Meshes without a Cartesian parent or hint (inferred, periods 0, or a
+# channel periodic in one dimension): a 3-D Moore stencil with walls on
+# MPI_COMM_WORLD at 27 ranks (Open MPI; a 3x3x3 grid whose centre rank
+# sees all 26 neighbors) combines messages.
 case "$MPIEXEC" in
     *openmpi*)
-        name="mesh np=27 moore d=3 inferred, periods=0,0,0, combining"
-        if run "$name" 27 "NHOOD_REPORT=1" "$t/test_neighbor" mesh moore 3 &&
-            grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
-            grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic source=inferred dims=3x3x3 periods=0,0,0 .*algorithm=(torus|torus_direct|bruck) ' "$log.err"; then
-            ok "$name"
-        else bad "$name"; fi
+        for c in mesh:0,0,0 channel:1,0,0; do
+            name="${c%%:*} np=27 moore d=3 inferred, periods=${c#*:}, combining"
+            if run "$name" 27 "NHOOD_REPORT=1" "$t/test_neighbor" ${c%%:*} moore 3 &&
+                grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
+                grep -Eq "^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic source=inferred dims=3x3x3 periods=${c#*:} .*algorithm=(torus|torus_direct|bruck) " "$log.err"; then
+                ok "$name"
+            else bad "$name"; fi
+        done
         ;;
 esac
 

@@ -141,12 +141,13 @@ static void test_grid(const char *nbhd, int d, int r, int shuffle)
     free(off);
 }
 
-/* A mesh (no periods) on MPI_COMM_WORLD, no Cartesian parent, no hint:
- * inferred where some rank sees the whole stencil (every dimension of 3
- * or more), with periods 0; results right either way. */
-static void test_mesh(const char *nbhd, int d)
+/* A mesh (no periods; channel: periodic in the first dimension only) on
+ * MPI_COMM_WORLD, no Cartesian parent, no hint: inferred where some rank
+ * sees the whole stencil (every dimension of 3 or more), with those
+ * periods; results right either way. */
+static void test_mesh(const char *nbhd, int d, int channel)
 {
-    int *off, s = tc_offsets(nbhd, d, 1, &off), dims[TC_MAXD] = {0}, per[TC_MAXD] = {0};
+    int *off, s = tc_offsets(nbhd, d, 1, &off), dims[TC_MAXD] = {0}, per[TC_MAXD] = {channel};
     int outdeg, indeg, interior = 1;
     char what[96];
     MPI_Dims_create(p, d, dims);
@@ -154,15 +155,16 @@ static void test_mesh(const char *nbhd, int d)
         interior &= dims[j] >= 3;
     MPI_Comm g;
     tc_graph(MPI_COMM_WORLD, d, dims, per, s, off, MPI_INFO_NULL, 1, &g, &outdeg, &indeg);
-    snprintf(what, sizeof(what), "inferred mesh %s d=%d", nbhd, d);
+    snprintf(what, sizeof(what), "inferred %s %s d=%d", channel ? "channel" : "mesh", nbhd, d);
     expect_pattern(what, g, interior ? 1 : -1, interior ? "inferred" : NULL);
     nhood_comm_info info;
     if (query && interior && query(g, &info) == MPI_SUCCESS && info.isomorphic) {
-        int flat = info.ndims == d;
-        for (int j = 0; j < info.ndims; j++)
-            flat &= info.periods[j] == 0;
-        CHECK(flat, "%s: inferred %d dimensions, periods %d,%d,..., expected %d without periods",
-              what, info.ndims, info.periods[0], info.ndims > 1 ? info.periods[1] : -1, d);
+        int same = info.ndims == d;
+        for (int j = 0; j < info.ndims && same; j++)
+            same &= info.periods[j] == per[j];
+        CHECK(same, "%s: inferred %d dimensions, periods %d,%d,..., expected %d with %d,0,...",
+              what, info.ndims, info.periods[0], info.ndims > 1 ? info.periods[1] : -1, d,
+              channel);
     }
     check_ops(what, g, outdeg, indeg);
     MPI_Comm_free(&g);
@@ -365,8 +367,8 @@ int main(int argc, char **argv)
         test_grid_only(argv);
         return check_finish_mpi();
     }
-    if (argc == 4 && strcmp(argv[1], "mesh") == 0) { /* mesh NBHD D: that mesh only */
-        test_mesh(argv[2], atoi(argv[3]));
+    if (argc == 4 && (strcmp(argv[1], "mesh") == 0 || strcmp(argv[1], "channel") == 0)) {
+        test_mesh(argv[2], atoi(argv[3]), argv[1][0] == 'c'); /* that mesh only */
         return check_finish_mpi();
     }
     test_grid("moore", 3, 1, 0);
@@ -374,9 +376,10 @@ int main(int argc, char **argv)
     test_grid("vonneumann", 2, 2, 0);
     test_grid("octant", 3, 1, 1);
     test_grid("moore", 4, 1, 0);
-    test_mesh("moore", 2);
-    test_mesh("moore", 3);
-    test_mesh("vonneumann", 2);
+    test_mesh("moore", 2, 0);
+    test_mesh("moore", 3, 0);
+    test_mesh("vonneumann", 2, 0);
+    test_mesh("moore", 2, 1);
     test_cart();
     test_hint();
     test_aliased();
