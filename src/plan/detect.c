@@ -195,33 +195,24 @@ static int inferred(int size, cand *c)
     nh_unlock(NH_LOCK_MISC);
     if (n > 0)
         return n;
-    int nt, zero[NH_MAXDIMS] = {0}, per[NH_MAXDIMS];
+    int per[NH_MAXDIMS];
     for (int d = 1; d <= NH_MAXDIMS && n < NH_MAXCAND / 3; d++) {
         memset(dims, 0, sizeof(dims));
         if (PMPI_Dims_create(size, d, dims) == MPI_SUCCESS && nh_grid_init(&g, d, dims, NULL) == 0)
             n = add_cand(c, n, &g, "inferred");
     }
-    nt = n;
-    for (int k = 0; k < nt && size > 2; k++) /* a mesh of 1 or 2 ranks is their torus */
-        if (nh_grid_init(&g, c[k].g.ndims, c[k].g.dims, zero) == 0) {
-            int m = add_cand(c, n, &g, "inferred");
-            if (m > n)
-                c[n].mesh = 1;
-            n = m;
-        }
-    for (int k = 0; k < nt && size > 2; k++) {
-        int d = c[k].g.ndims;
-        for (int mask = 1; d >= 2 && d <= 3 && mask < (1 << d) - 1 && n < NH_MAXCAND; mask++) {
+    /* mask 0: no periods; 1 .. 2^d - 2: some (2 and 3 dimensions); a grid
+     * of 1 or 2 ranks is its torus */
+    for (int mask = 0, nt = n; mask < 7 && size > 2; mask++)
+        for (int k = 0; k < nt && n < NH_MAXCAND; k++) {
+            int d = c[k].g.ndims;
+            if (mask && (d < 2 || d > 3 || mask >= (1 << d) - 1))
+                continue;
             for (int j = 0; j < d; j++)
                 per[j] = (mask >> j) & 1;
-            if (nh_grid_init(&g, d, c[k].g.dims, per) == 0) {
-                int m = add_cand(c, n, &g, "inferred");
-                if (m > n)
-                    c[n].mesh = 1;
-                n = m;
-            }
+            if (nh_grid_init(&g, d, c[k].g.dims, per) == 0 && add_cand(c, n, &g, "inferred") > n)
+                c[n++].mesh = 1;
         }
-    }
     nh_lock(NH_LOCK_MISC);
     last.size = size;
     last.n = n;
