@@ -299,15 +299,14 @@ int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int ou
     nh_vpt agg;
     int applied = 0, agg_ok = 0, nrc = nh_vpt_node(graph, n, &st->v, &agg, &applied, &agg_ok);
     ok = nrc == MPI_SUCCESS && (applied || nh_vpt_init(&st->v, K, n, 0) == 0);
+    double t_agg = ok && agg_ok ? model_stfw(&agg, maxout, maxin, avg, NH_STFW_MODEL_BYTES) : 0;
     if (ok && agg_ok &&
         (force_agg || (hint_dims <= 0 && nh_cfg.stfw_dims <= 0 &&
-                       model_stfw(&agg, maxout, maxin, avg, NH_STFW_MODEL_BYTES) <
-                           model_stfw(&st->v, maxout, maxin, avg, NH_STFW_MODEL_BYTES)))) {
+                       t_agg < model_stfw(&st->v, maxout, maxin, avg, NH_STFW_MODEL_BYTES)))) {
         nh_vpt_fini(&st->v);
         st->v = agg;
         applied = 2;
-        gain = model_stfw(&agg, maxout, maxin, avg, NH_STFW_MODEL_BYTES) <
-               model_bl(maxout, maxin, NH_STFW_MODEL_BYTES);
+        gain = t_agg < model_bl(maxout, maxin, NH_STFW_MODEL_BYTES);
     } else if (agg_ok) {
         nh_vpt_fini(&agg);
     } else if (ok && force_agg && rank == 0) {

@@ -129,11 +129,7 @@ static double window_us(const nh_plan *p, nh_form form)
     return form == NH_FORM_BLOCKING ? 0 : nh_win_us(p->window);
 }
 
-/* May a schedule that forwards run in form?  Blocking calls always;
- * nonblocking and persistent ones under poll (promised), or where a
- * progress backend forwards for them (exec/progress.c) and the algorithm
- * was forced or the window is known (auto prices it). */
-static int may_forward(const nh_plan *p, nh_form form, int forced)
+int nh_may_forward(const nh_plan *p, nh_form form, int forced)
 {
     if (form == NH_FORM_BLOCKING || nh_cfg.progress == NH_PROGRESS_POLL)
         return 1;
@@ -149,7 +145,8 @@ static const nh_sched *cheapest(nh_plan *p, nh_op op, nh_form form, int forced, 
                                 double w, double *cost)
 {
     const nh_sched *best = NULL;
-    int ports = (p->root ? p->root : p)->ports, k0 = 1, k1 = 1, fwd = may_forward(p, form, forced);
+    int ports = (p->root ? p->root : p)->ports, k0 = 1, k1 = 1,
+        fwd = nh_may_forward(p, form, forced);
     if (a == NH_ALGO_BRUCK) {
         k0 = ports ? ports : 1;
         k1 = ports ? ports : NH_MAX_PORTS;
@@ -203,6 +200,11 @@ static nh_why why_not_forwarding(nh_plan *p, nh_op op, size_t m, const nh_sched 
     model_pick(p, op, NH_FORM_BLOCKING, m, 0, &a, &s);
     if (a == NH_ALGO_PMPI || !s || s->tmpl_rounds <= 1)
         return NH_WHY_NONE;
+    return nh_why_single_phase(p);
+}
+
+nh_why nh_why_single_phase(const nh_plan *p)
+{
     if (!nh_prog_forwarding())
         return NH_WHY_NO_PROGRESS;
     return p->window == NH_WIN_UNKNOWN ? NH_WHY_WINDOW_UNKNOWN : NH_WHY_WINDOW;

@@ -13,6 +13,16 @@
 typedef enum { NH_WHY_NONE = 0, NH_WHY_WINDOW, NH_WHY_NO_PROGRESS, NH_WHY_WINDOW_UNKNOWN } nh_why;
 const char *nh_why_name(nh_why w);
 
+/* May a schedule that forwards run in form on p?  Blocking calls always;
+ * nonblocking and persistent ones under poll (promised), or where a
+ * progress backend forwards for them (exec/progress.c) and the algorithm
+ * was forced or the window is known (auto prices it). */
+int nh_may_forward(const nh_plan *p, nh_form form, int forced);
+/* Why auto keeps a single phase on p in a nonblocking or persistent call
+ * where a forwarding schedule would win a blocking one: no backend, no
+ * window measured, or the window eats the gain. */
+nh_why nh_why_single_phase(const nh_plan *p);
+
 typedef struct nh_choice {
     nh_algo algo; /* NH_ALGO_PMPI: the call goes to MPI */
     const nh_sched *s;

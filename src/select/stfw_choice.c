@@ -43,12 +43,12 @@ static double model_block(const nh_stfw *st, nh_op op)
 
 int nh_stfw_form_allows(const nh_plan *p, nh_op op, nh_form form)
 {
-    int forced = nh_requested_algo(p, op) == NH_ALGO_STFW, known = p->window != NH_WIN_UNKNOWN;
+    int forced = nh_requested_algo(p, op) == NH_ALGO_STFW;
     if (form == NH_FORM_BLOCKING)
         return 1;
-    if (nh_cfg.progress != NH_PROGRESS_POLL && !(nh_prog_forwarding() && (forced || known)))
+    if (!nh_may_forward(p, form, forced))
         return 0;
-    if (forced || !known || !p->stfw) /* poll's promise, unpriced */
+    if (forced || p->window == NH_WIN_UNKNOWN || !p->stfw) /* poll's promise, unpriced */
         return 1;
     return nh_stfw_wins_in_window(p->stfw, model_block(p->stfw, op), nh_win_us(p->window));
 }
@@ -77,9 +77,7 @@ int nh_stfw_choose(nh_plan *p, nh_coll coll, nh_form form, double total, nh_choi
             return MPI_SUCCESS;
         memset(out, 0, sizeof(*out));
         out->algo = NH_ALGO_PMPI;
-        out->why = !nh_prog_forwarding()         ? NH_WHY_NO_PROGRESS
-                   : p->window == NH_WIN_UNKNOWN ? NH_WHY_WINDOW_UNKNOWN
-                                                 : NH_WHY_WINDOW;
+        out->why = nh_why_single_phase(p);
         *chosen = 1;
         return MPI_SUCCESS;
     }

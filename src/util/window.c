@@ -64,13 +64,6 @@ static void record_locked(double us)
         total += hist[b] = (hist[b] + 1) / 2;
 }
 
-void nh_win_record(double us)
-{
-    lock();
-    record_locked(us);
-    unlock();
-}
-
 void nh_win_started(MPI_Request h)
 {
     if (h == MPI_REQUEST_NULL)
@@ -143,15 +136,4 @@ int nh_win_bucket(void)
     }
     unlock();
     return b;
-}
-
-void nh_win_reset(void)
-{
-    lock();
-    memset(hist, 0, sizeof(hist));
-    total = 0;
-    for (int i = 0; i < NH_WIN_SLOTS; i++)
-        if (slot[i].used)
-            take(i, 0);
-    unlock();
 }

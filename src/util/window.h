@@ -35,8 +35,6 @@ void nh_win_started(MPI_Request h);
 void nh_win_seen(const MPI_Request *h, int n);
 /* Handle h was freed (MPI_Request_free): its sample is dropped. */
 void nh_win_forget(MPI_Request h);
-/* Records one window (microseconds) directly (tests, tools). */
-void nh_win_record(double us);
 /* The bucket of this process's window (the third quartile measured), or
  * NH_WIN_UNKNOWN (fewer than NH_WIN_MIN samples).  Graph creation
  * contributes it, or NHOOD_WINDOW where set (nh_window_mine, nh.h). */
@@ -45,8 +43,6 @@ int nh_win_bucket(void);
 double nh_win_us(int bucket);
 /* The bucket of a window of us microseconds. */
 int nh_win_bucket_of(double us);
-/* Forgets every sample (tests). */
-void nh_win_reset(void);
 
 #define NH_WIN_MIN 4
 

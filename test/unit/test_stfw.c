@@ -180,6 +180,32 @@ static void test_delivery(int K, int avg, int heavy)
     graph_free(&g);
 }
 
+/* A random node among nn with places left (left[] counts them down). */
+static int pick_node(int nn, int *left)
+{
+    int nd;
+    do
+        nd = (int)(rnd() % (unsigned)nn);
+    while (!left[nd]);
+    left[nd]--;
+    return nd;
+}
+
+/* Every rank's schedule of op over v, checked by the simulator (what
+ * names the case); 1 with s[0..K-1] to free, 0 when a check failed. */
+static int build_checked(const nh_stfw_graph *sg, const nh_vpt *v, nh_op op, nh_sched **s,
+                         const char *what)
+{
+    char why[256];
+    int built = nh_stfw_build(sg, v, op, -1, s) == NH_STFW_OK;
+    CHECK(built, "%s %s: build", what, nh_op_name(op));
+    if (!built)
+        return 0;
+    int ok = nh_stfw_simulate(sg, op, s, NULL, NULL, why, sizeof(why)) == 1;
+    CHECK(ok, "%s %s: %s", what, nh_op_name(op), why);
+    return 1;
+}
+
 /* Node-aware placement: nodes of unequal sizes, ranks scattered over them;
  * every first-dimension group must lie in one node, and delivery holds. */
 static void test_grouped(void)
@@ -187,12 +213,7 @@ static void test_grouped(void)
     int K = 24, sizes[3] = {8, 4, 12}, loc[48], left[3];
     memcpy(left, sizes, sizeof(left));
     for (int r = 0; r < K; r++) {
-        int nd;
-        do
-            nd = (int)(rnd() % 3);
-        while (!left[nd]);
-        left[nd]--;
-        loc[2 * r] = nd * 100; /* node ids need not be dense */
+        loc[2 * r] = pick_node(3, left) * 100; /* node ids need not be dense */
         loc[2 * r + 1] = (int)(rnd() % 2);
     }
     for (int n = 2; n <= 3; n++) {
@@ -211,12 +232,11 @@ static void test_grouped(void)
         nh_stfw_graph sg = {K, g.outdeg, g.indeg, g.dst, g.src};
         for (int op = 0; op < NH_OP_COUNT; op++) {
             nh_sched *s[24];
-            char why[256];
-            CHECK(nh_stfw_build(&sg, &v, (nh_op)op, -1, s) == NH_STFW_OK, "grouped build");
-            CHECK(nh_stfw_simulate(&sg, (nh_op)op, s, NULL, NULL, why, sizeof(why)) == 1,
-                  "grouped n=%d %s: %s", n, nh_op_name((nh_op)op), why);
-            for (int r = 0; r < K; r++)
-                nh_sched_free(s[r]);
+            char what[32];
+            snprintf(what, sizeof(what), "grouped n=%d", n);
+            if (build_checked(&sg, &v, (nh_op)op, s, what))
+                for (int r = 0; r < K; r++)
+                    nh_sched_free(s[r]);
         }
         graph_free(&g);
         nh_vpt_fini(&v);
@@ -247,12 +267,7 @@ static void test_agg(void)
         for (; nn < 4 && sizes[t][nn]; nn++)
             K += left[nn] = sizes[t][nn];
         for (int r = 0; r < K; r++) {
-            int nd;
-            do
-                nd = (int)(rnd() % (unsigned)nn);
-            while (!left[nd]);
-            left[nd]--;
-            loc[2 * r] = 7 * nd + 3; /* sparse node ids */
+            loc[2 * r] = 7 * pick_node(nn, left) + 3; /* sparse node ids */
             loc[2 * r + 1] = 0;
         }
         nh_vpt v;
@@ -266,10 +281,10 @@ static void test_agg(void)
             nh_stfw_graph sg = {K, g.outdeg, g.indeg, g.dst, g.src};
             for (int op = 0; op < NH_OP_COUNT; op++) {
                 nh_sched *s[32];
-                char why[256];
-                CHECK(nh_stfw_build(&sg, &v, (nh_op)op, -1, s) == NH_STFW_OK, "agg build");
-                CHECK(nh_stfw_simulate(&sg, (nh_op)op, s, NULL, NULL, why, sizeof(why)) == 1,
-                      "agg %d %s: %s", t, nh_op_name((nh_op)op), why);
+                char what[32];
+                snprintf(what, sizeof(what), "agg %d", t);
+                if (!build_checked(&sg, &v, (nh_op)op, s, what))
+                    continue;
                 /* messages per (source node, destination node) in stage 2;
                  * stages 1 and 3 within the node */
                 int pair[4][4] = {{0}}, onnode = 1;
