@@ -44,7 +44,7 @@ fi
 # of simulation per MPI_Comm_dup at 1024 ranks, 6x per doubling.
 simcfg() {
     case "$1" in
-    stfw-* | nbspmv-*) echo "${NHOOD_SIM_CFG:-} --cfg=maxmin/precision:1e-4 --cfg=smpi/coll-selector:ompi --cfg=smpi/bcast:binomial_tree" ;;
+    stfw-* | nbspmv-* | agg-*) echo "${NHOOD_SIM_CFG:-} --cfg=maxmin/precision:1e-4 --cfg=smpi/coll-selector:ompi --cfg=smpi/bcast:binomial_tree" ;;
     *) echo "${NHOOD_SIM_CFG:-}" ;;
     esac
 }
@@ -292,6 +292,10 @@ nonblocking() {
             done
         done
     done
+    # Node aggregation beside the VPT and auto (blocking SpMV exchange; own
+    # file: sim-report.sh does not tabulate it, docs/stfw.md quotes it).
+    exp "agg-small-p512-dragonfly" --platform dragonfly --procs 512 --op spmv \
+        --matrix powerlaw:20000:8:2.2:0 --algos auto,stfw:agg,stfw:3 --reps 1
 }
 
 if [ "$report_only" -eq 0 ]; then

@@ -312,6 +312,23 @@ for np in $wnps; do
     done
 done
 
+# The same corpus where auto itself chooses to forward (Open MPI's hook;
+# the window stated as none with NHOOD_WINDOW=0, the costs making
+# store-and-forward pay): the report must show stfw with more than one
+# stage for the nonblocking calls, and every ordering must finish.
+case "$MPIEXEC" in
+    *openmpi*)
+        for np in 8 16; do
+            name="progress np=$np irregular auto NHOOD_WINDOW=0, auto forwards (stfw)"
+            if run "$name" $np "NHOOD_WINDOW=0 NHOOD_COST_ALPHA=0.1 NHOOD_COST_O=10 NHOOD_REPORT=1" "$t/test_progress" irregular &&
+                grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
+                grep -Eq '^nhood: comm=[0-9]+ op=ialltoallv .*algorithm=stfw .*rounds=[2-9].* progress=auto:hook$' "$log.err"; then
+                ok "$name"
+            else bad "$name"; fi
+        done
+        ;;
+esac
+
 # Nonblocking and persistent forms: the default, forced forwarding
 # schedules (direct under NHOOD_PROGRESS=safe, forwarding under poll and
 # the default), PMPI, and chunked packed messages.
