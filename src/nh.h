@@ -132,6 +132,7 @@ typedef struct nh_plan {
     /* bruck with k ports (nh_plan_sched_ports); ports: the nhood_ports
      * info key or NHOOD_PORTS, 0 where the cost model chooses per call */
     nh_sched *bruck[NH_OP_COUNT][NH_MAX_PORTS];
+    nh_sched *split[NH_ALGO_COUNT]; /* alltoall split schedules (nh_plan_sched_split) */
     int ports;
     nh_bind *bcache; /* the engine's cache of bindings for predefined types */
     void (*bcache_free)(struct nh_plan *p); /* set by the engine (above the plan) */
@@ -199,6 +200,10 @@ typedef struct nh_lists {
 int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, const nh_lists *lists,
                    nh_plan **out);
 const nh_sched *nh_plan_sched(nh_plan *p, nh_op op, nh_algo a);
+/* Algorithm a's alltoall schedule made split (nh_sched_add_alt): v/w
+ * calls without the promise send each block along it or straight to its
+ * receiver, by size.  torus and torus_direct; built on first use. */
+const nh_sched *nh_plan_sched_split(nh_plan *p, nh_algo a);
 /* bruck's schedule with k ports (1..NH_MAX_PORTS), built on first use.
  * nh_plan_sched's bruck: the plan's ports, or where those are the cost
  * model's to choose, the variant with the fewest rounds (then messages). */

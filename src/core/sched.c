@@ -283,5 +283,36 @@ void nh_sched_free(nh_sched *s)
         free(s->rounds[i].recv);
     }
     free(s->rounds);
+    free(s->hops);
     free(s);
+}
+
+int nh_sched_add_alt(nh_sched *s, const nh_nbhd *nb, int per_dim)
+{
+    int nd = nb->g.ndims, base = s->ntags;
+    s->hops = calloc((size_t)nb->s + 1, sizeof(int));
+    if (!s->hops)
+        return -1;
+    for (int t = 0; t < nb->s; t++) {
+        const int *off = nb->off + (size_t)t * nd;
+        for (int j = 0; j < nd; j++)
+            s->hops[t] += per_dim ? off[j] != 0 : abs(off[j]);
+        if (!s->hops[t]) /* the rank itself: a local copy either way */
+            continue;
+        int sp = nb->send_slot[t] == NH_NONE ? NH_NONE : nh_grid_shift(&nb->g, nb->coords, off, +1);
+        int rp = nb->recv_slot[t] == NH_NONE ? NH_NONE : nh_grid_shift(&nb->g, nb->coords, off, -1);
+        int r = nh_sched_add_round(s, 0, sp, rp, 0);
+        if (r < 0)
+            return -1;
+        s->rounds[r].alt = 1;
+        s->rounds[r].tag = base + t;
+        s->cur_key = t;
+        if (sp != NH_NONE)
+            nh_sched_add_send(s, r, NH_BUF_SEND, nb->send_slot[t]);
+        if (rp != NH_NONE)
+            nh_sched_add_recv(s, r, NH_BUF_RECV, nb->recv_slot[t]);
+    }
+    s->cur_key = -1;
+    s->ntags = base + nb->s;
+    return s->oom ? -1 : 0;
 }

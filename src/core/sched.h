@@ -39,6 +39,7 @@ typedef struct nh_round {
     nh_blk *send, *recv;
     int tmpl_blocks; /* blocks this round moves on an interior rank */
     int has_hop;     /* grid schedules: every rank sends to itself + hop (nh_sched_add_hop) */
+    int alt;         /* the other route of a split schedule (nh_sched_add_alt) */
     int hop[NH_MAXDIMS];
 } nh_round;
 
@@ -76,6 +77,7 @@ typedef struct nh_sched {
     int node_phases;  /* communication phases in which some rank sends off its node */
     long node_blocks; /* most blocks the ranks of one node send off it */
     int cur_key;      /* while building: key recorded with added blocks (see nh_blk) */
+    int *hops;        /* split schedules: message phases template entry t's block takes */
 } nh_sched;
 
 /* Builder API shared by the algorithm files. */
@@ -96,6 +98,16 @@ int nh_vec_push(void *v, int *n, int *cap, const void *x, size_t size);
 /* Drops rounds no rank uses, fills phase count and statistics.  Returns 0 or -1 (oom). */
 int nh_sched_finish(nh_sched *s);
 void nh_sched_free(nh_sched *s);
+/* Makes a finished alltoall grid schedule a split one: for every template
+ * entry t that leaves the rank, one more round in phase 0 that sends the
+ * entry's user block straight to its final receiver (tag ntags + t; the
+ * tag count grows by the template size) and hops[t], the message phases
+ * the block takes along the schedule (per_dim: one per nonzero
+ * coordinate, as torus_direct routes; else the sum of their magnitudes,
+ * hop by hop).  A call then sends each block one way or the other by a
+ * rule both of its ends evaluate alike (exec/engine.h: split routes).
+ * Returns 0, or -1 (memory). */
+int nh_sched_add_alt(nh_sched *s, const nh_nbhd *nb, int per_dim);
 /* Fills node_phases and node_blocks of a finished grid schedule for a
  * placement of the grid's ranks on nodes: node_of[r] in [0, g->size) names
  * rank r's node (its lowest rank, say).  Interior-rank block counts, so the

@@ -27,6 +27,7 @@ typedef struct nh_msg {
     int packed; /* sized: packed into pbuf + off, bytes long */
     size_t off, bytes;
     int mv, nmv; /* packed: its blocks as moves [mv, mv + nmv); nmv < 0: block by block */
+    int sized;   /* header binding: a split route's message, sized at both ends */
 } nh_msg;
 
 struct nh_bind {
@@ -48,6 +49,9 @@ struct nh_bind {
     nh_desc *kdesc;
     MPI_Aint *klo;
     int nkeys;
+    /* split schedules: a user block of template entry t larger than
+     * limit[t] bytes takes the straight route (nh_blk_alt) */
+    size_t *limit;
     /* byte temps (header framing): slot t is store[tpos[t]], tlen[t] bytes */
     char *store;
     size_t storecap, storeused;
@@ -83,6 +87,9 @@ struct nh_bind {
 
 /* Block k of the binding as a typed block (not for byte temps). */
 void nh_blk_desc(const nh_bind *b, nh_blk k, nh_desc *out);
+/* A user block that a split schedule sends straight to its receiver
+ * (both ends see the same size, so they agree). */
+int nh_blk_alt(const nh_bind *b, nh_blk k);
 /* Lays out typed temps; returns an MPI error code. */
 int nh_temps_layout(nh_bind *b);
 /* Packs d at out + *pos (outsize bytes in all); unpacks the reverse. */
@@ -105,6 +112,15 @@ static inline void nh_moves_run(const nh_move *m, int n)
     for (int i = 0; i < n; i++)
         nh_copy(m[i].to, m[i].from, m[i].n);
 }
+/* A message's MPI tag (engine.h). */
+static inline int nh_tag_of(const nh_bind *b, long index, int slot)
+{
+    return (int)((index * NH_SLOTS + slot) % ((long)b->tag_ub + 1));
+}
+/* Header framing (framing.c): the header messages of phase messages
+ * [m0, m1) sent; those received that have arrived (block: all). */
+int nh_hdr_post(nh_run *x, int m0, int m1);
+int nh_hdr_take_phase(nh_run *x, int block);
 /* Grows *buf to at least need bytes. */
 int nh_grow(char **buf, size_t *cap, size_t need);
 

@@ -236,10 +236,25 @@ static int pack_size(const nh_desc *d, MPI_Comm comm, size_t *size)
     return MPI_SUCCESS;
 }
 
+int nh_blk_alt(const nh_bind *b, nh_blk k)
+{
+    if (!b->limit || k.buf == NH_BUF_TEMP || k.key < 0)
+        return 0;
+    nh_desc d;
+    nh_blk_desc(b, k, &d);
+    return d.bytes > b->limit[k.key];
+}
+
+/* Header framing.  A block that takes the split route travels here as an
+ * empty block (lengths of 0 all along its forwarding path). */
 int nh_hdr_bound(const nh_bind *b, nh_blk k, size_t *out)
 {
     if (k.buf == NH_BUF_TEMP) {
         *out = b->tlen[k.slot];
+        return MPI_SUCCESS;
+    }
+    if (nh_blk_alt(b, k)) {
+        *out = 0;
         return MPI_SUCCESS;
     }
     nh_desc d;
@@ -254,6 +269,10 @@ int nh_hdr_put(const nh_bind *b, nh_blk k, char *out, size_t room, size_t *len)
             return MPI_ERR_INTERN;
         nh_copy(out, b->store + b->tpos[k.slot], b->tlen[k.slot]);
         *len = b->tlen[k.slot];
+        return MPI_SUCCESS;
+    }
+    if (nh_blk_alt(b, k)) {
+        *len = 0;
         return MPI_SUCCESS;
     }
     nh_desc d;
@@ -282,7 +301,9 @@ int nh_hdr_take(nh_bind *b, nh_blk k, const char *in, size_t n, int *uerr)
     nh_desc d;
     int pos = 0, e = MPI_SUCCESS;
     nh_blk_desc(b, k, &d);
-    if (n > INT32_MAX)
+    if (nh_blk_alt(b, k)) /* it comes the other way */
+        e = n ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    else if (n > INT32_MAX)
         e = MPI_ERR_TRUNCATE;
     else if (!(e = nh_desc_unpack(in, (int)n, &pos, &d, b->comm)) && (size_t)pos != n)
         e = MPI_ERR_TRUNCATE;

@@ -39,6 +39,7 @@ static void bind_free(nh_bind *b)
     free(b->store);
     free(b->tpos);
     free(b->tlen);
+    free(b->limit);
     free(b->pbuf);
     free(b->hbuf);
     free(b->inbuf);
@@ -193,11 +194,6 @@ static int sized_msg(nh_bind *b, nh_msg *g, const nh_blk *blks)
     return rc;
 }
 
-static int tag_of(const nh_bind *b, long index, int slot)
-{
-    return (int)((index * NH_SLOTS + slot) % ((long)b->tag_ub + 1));
-}
-
 /* Appends the messages of one side of round i. */
 static int round_msgs(nh_bind *b, int i, int send, size_t *sz)
 {
@@ -206,6 +202,17 @@ static int round_msgs(nh_bind *b, int i, int send, size_t *sz)
     const nh_blk *blks = send ? r->send : r->recv;
     if (n == 0 || peer == NH_NONE)
         return MPI_SUCCESS;
+    if (r->alt) { /* a split route's block: its message only where it takes this route */
+        nh_msg *g = &b->msgs[b->nmsgs];
+        if (!nh_blk_alt(b, blks[0]))
+            return MPI_SUCCESS;
+        *g = (nh_msg){.round = i, .send = send, .n = 1, .peer = peer, .index = r->tag,
+                      .type = MPI_DATATYPE_NULL, .sized = 1};
+        if ((rc = sized_msg(b, g, blks)))
+            return rc;
+        b->nmsgs++;
+        return MPI_SUCCESS;
+    }
     for (int k = 0; k < n && !b->o.header; k++) {
         nh_desc d;
         nh_blk_desc(b, blks[k], &d);
@@ -301,14 +308,38 @@ static int bind_persist(nh_bind *b, int slot)
         return MPI_ERR_NO_MEM;
     for (int j = 0; j < b->nmsgs; j++)
         b->preq[j] = MPI_REQUEST_NULL;
-    for (int j = 0; j < b->nmsgs && !b->o.header; j++) {
+    for (int j = 0; j < b->nmsgs; j++) {
         const nh_msg *g = &b->msgs[j];
-        int tag = tag_of(b, g->index, slot);
+        int tag = nh_tag_of(b, g->index, slot);
+        if (b->o.header && !g->sized)
+            continue;
         int rc = g->send
                      ? nh_send_init(g->buf, g->count, g->type, g->peer, tag, b->comm, &b->preq[j])
                      : nh_recv_init(g->buf, g->count, g->type, g->peer, tag, b->comm, &b->preq[j]);
         if (rc)
             return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Split schedules (nh_sched_add_alt): the largest block of each template
+ * entry worth forwarding.  Along the forwarding route a block of n bytes
+ * spends what its own message would: it is packed and unpacked (pack per
+ * byte each) and, at each of its hops - 1 intermediates, sent again and
+ * copied in and out (beta + 2 gamma per byte); alone it costs one message
+ * (o) and travels zero-copy.  So it is forwarded while that extra stays
+ * under o.  The cost constants are the same on every rank, the sizes the
+ * same at both ends of the block. */
+static int split_limits(nh_bind *b)
+{
+    const nh_cost *c = &nh_cfg.cost;
+    b->limit = malloc(((size_t)b->nb->s + 1) * sizeof(size_t));
+    if (!b->limit)
+        return MPI_ERR_NO_MEM;
+    for (int t = 0; t < b->nb->s; t++) {
+        int h = b->s->hops[t];
+        double per = 2 * c->pack + (h - 1) * (c->beta + 2 * c->gamma);
+        b->limit[t] = h == 0 || per <= 0 ? SIZE_MAX : (size_t)(c->o / per);
     }
     return MPI_SUCCESS;
 }
@@ -338,6 +369,8 @@ static int bind_new(nh_plan *p, const nh_sched *s, const nh_call *c, const nh_bi
     } else if (s->ntemp > 0 && (rc = nh_temps_layout(b))) {
         goto fail;
     }
+    if (s->hops && (rc = split_limits(b)))
+        goto fail;
     if ((rc = plan_msgs(b)) || (rc = nh_moves_build(b)) ||
         (persistent && (rc = bind_persist(b, slot))))
         goto fail;
@@ -411,50 +444,6 @@ static int bind_get(nh_plan *p, const nh_sched *s, const nh_call *c, const nh_bi
 
 /* ---- runs ---- */
 
-/* Header framing: the phase's messages, each its block lengths then its
- * packed blocks, from one buffer (the previous phase's sends completed). */
-static int post_headers(nh_run *x, int m0, int m1)
-{
-    nh_bind *b = x->b;
-    size_t need = 0, at = 0;
-    int rc = MPI_SUCCESS;
-    for (int j = m0; j < m1 && !rc; j++) {
-        const nh_msg *g = &b->msgs[j];
-        const nh_blk *blks = b->s->rounds[g->round].send;
-        if (!g->send)
-            continue;
-        need += 8 * (size_t)g->n;
-        for (int i = 0; i < g->n && !rc; i++) {
-            size_t len;
-            rc = nh_hdr_bound(b, blks[i], &len);
-            need += len;
-        }
-    }
-    if (rc || (rc = nh_grow(&b->hbuf, &b->hcap, need + 8)))
-        return rc;
-    for (int j = m0; j < m1 && !rc; j++) {
-        nh_msg *g = &b->msgs[j];
-        const nh_blk *blks = b->s->rounds[g->round].send;
-        if (!g->send)
-            continue;
-        size_t start = at;
-        at += 8 * (size_t)g->n;
-        for (int i = 0; i < g->n && !rc; i++) {
-            size_t len = 0;
-            rc = nh_hdr_put(b, blks[i], b->hbuf + at, b->hcap - at, &len);
-            uint64_t l64 = len;
-            memcpy(b->hbuf + start + 8 * (size_t)i, &l64, 8);
-            at += len;
-        }
-        if (!rc && at - start > INT32_MAX)
-            rc = MPI_ERR_COUNT;
-        if (!rc)
-            rc = nh_isend(b->hbuf + start, (int)(at - start), MPI_BYTE, g->peer,
-                          tag_of(b, g->index, x->slot), b->comm, &b->reqs[x->nreq++]);
-    }
-    return rc;
-}
-
 static int post_sized(nh_run *x, const nh_msg *g, int j)
 {
     nh_bind *b = x->b;
@@ -476,7 +465,7 @@ static int post_sized(nh_run *x, const nh_msg *g, int j)
         rc = PMPI_Start(&b->preq[j]);
         *req = b->preq[j];
     } else {
-        int tag = tag_of(b, g->index, x->slot);
+        int tag = nh_tag_of(b, g->index, x->slot);
         rc = g->send ? nh_isend(g->buf, g->count, g->type, g->peer, tag, b->comm, req)
                      : nh_irecv(g->buf, g->count, g->type, g->peer, tag, b->comm, req);
     }
@@ -494,67 +483,15 @@ static int post(nh_run *x)
     x->pending = 0;
     for (int j = m0; j < m1 && !rc; j++) {
         const nh_msg *g = &b->msgs[j];
-        if (b->o.header && !g->send) {
+        if (b->o.header && !g->sized && !g->send) {
             b->got[j] = 0;
             x->pending++;
-        } else if (!b->o.header) {
+        } else if (!b->o.header || g->sized) {
             rc = post_sized(x, g, j);
         }
     }
     if (!rc && b->o.header)
-        rc = post_headers(x, m0, m1);
-    return rc;
-}
-
-/* A matched header message: its lengths, then its blocks. */
-static int recv_header(nh_run *x, const nh_msg *g, MPI_Message *msg, MPI_Status *st)
-{
-    nh_bind *b = x->b;
-    const nh_blk *blks = b->s->rounds[g->round].recv;
-    int bytes, rc;
-    if ((rc = PMPI_Get_count(st, MPI_BYTE, &bytes)))
-        return rc;
-    if (nh_grow(&b->inbuf, &b->incap, (size_t)bytes + 8)) {
-        char dummy[1]; /* the matched message must still be received */
-        PMPI_Mrecv(dummy, 0, MPI_BYTE, msg, MPI_STATUS_IGNORE);
-        return MPI_ERR_NO_MEM;
-    }
-    if ((rc = PMPI_Mrecv(b->inbuf, bytes, MPI_BYTE, msg, MPI_STATUS_IGNORE)))
-        return rc;
-    size_t at = 8 * (size_t)g->n;
-    if ((size_t)bytes < at)
-        return MPI_ERR_TRUNCATE;
-    for (int i = 0; i < g->n && !rc; i++) {
-        uint64_t l64;
-        memcpy(&l64, b->inbuf + 8 * (size_t)i, 8);
-        if (l64 > (uint64_t)bytes - at)
-            return MPI_ERR_TRUNCATE;
-        rc = nh_hdr_take(b, blks[i], b->inbuf + at, (size_t)l64, &x->uerr);
-        at += (size_t)l64;
-    }
-    return rc;
-}
-
-/* Header messages of the phase that have arrived (block: all of them). */
-static int take_headers(nh_run *x, int block)
-{
-    nh_bind *b = x->b;
-    int m0 = b->phase_start[x->ph], m1 = b->phase_start[x->ph + 1], rc = MPI_SUCCESS;
-    for (int j = m0; j < m1 && x->pending && !rc; j++) {
-        const nh_msg *g = &b->msgs[j];
-        MPI_Message msg;
-        MPI_Status st;
-        int flag = 1, tag = tag_of(b, g->index, x->slot);
-        if (g->send || b->got[j])
-            continue;
-        rc = block ? PMPI_Mprobe(g->peer, tag, b->comm, &msg, &st)
-                   : PMPI_Improbe(g->peer, tag, b->comm, &flag, &msg, &st);
-        if (rc || !flag)
-            continue;
-        b->got[j] = 1;
-        x->pending--;
-        rc = recv_header(x, g, &msg, &st);
-    }
+        rc = nh_hdr_post(x, m0, m1);
     return rc;
 }
 
@@ -600,7 +537,7 @@ int nh_run_progress(nh_run *x, int block, int *done)
             if ((rc = post(x)))
                 break;
         }
-        if (x->pending && ((rc = take_headers(x, block)) || x->pending))
+        if (x->pending && ((rc = nh_hdr_take_phase(x, block)) || x->pending))
             break;
         if (x->nreq) {
             int flag = 1;

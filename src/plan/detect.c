@@ -58,6 +58,8 @@ void nh_plan_unref(nh_plan *p)
         for (int o = 0; o < NH_OP_COUNT; o++)
             for (int a = 0; a < NH_ALGO_COUNT; a++)
                 nh_sched_free(p->sched[o][a]);
+        for (int a = 0; a < NH_ALGO_COUNT; a++)
+            nh_sched_free(p->split[a]);
         for (int o = 0; o < NH_OP_COUNT; o++)
             for (int k = 0; k < NH_MAX_PORTS; k++)
                 nh_sched_free(p->bruck[o][k]);

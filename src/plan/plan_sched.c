@@ -107,3 +107,27 @@ const nh_sched *nh_plan_sched(nh_plan *p, nh_op op, nh_algo a)
     nh_unlock(NH_LOCK_MISC);
     return s;
 }
+
+const nh_sched *nh_plan_sched_split(nh_plan *p, nh_algo a)
+{
+    if (p->root)
+        p = p->root;
+    if (a != NH_ALGO_TORUS && a != NH_ALGO_TORUS_DIRECT)
+        return NULL;
+    nh_sched *s = __atomic_load_n(&p->split[a], __ATOMIC_ACQUIRE);
+    if (s || sources_ready(p))
+        return s;
+    nh_lock(NH_LOCK_MISC);
+    if (!(s = p->split[a])) {
+        nh_algos[a].build(&p->nb, NH_OP_ALLTOALL, &s);
+        if (s && nh_sched_add_alt(s, &p->nb, a == NH_ALGO_TORUS_DIRECT)) {
+            nh_sched_free(s);
+            s = NULL;
+        }
+        if (s && p->node_of)
+            nh_sched_node_stats(s, &p->nb.g, p->node_of, p->node_scratch);
+        __atomic_store_n(&p->split[a], s, __ATOMIC_RELEASE);
+    }
+    nh_unlock(NH_LOCK_MISC);
+    return s;
+}

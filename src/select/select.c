@@ -189,6 +189,32 @@ static void model_pick(nh_plan *p, nh_op op, nh_form form, size_t m, double w, n
         *best = NH_ALGO_PMPI;
 }
 
+/* v/w alltoall calls without the promise, whose block sizes no rank can
+ * know for the others: auto weighs the split schedules of torus and
+ * torus_direct (nh_plan_sched_split) against direct, priced at 8-byte
+ * blocks, the latency-bound exchanges combining exists for.  At run time
+ * a block too large to gain from forwarding takes its own message
+ * (exec/engine.h), so larger blocks cost direct's messages plus the
+ * rounds' short header messages.  Identical everywhere: plan, window and
+ * configuration only.  *bs: the split schedule, or NULL (direct). */
+static void split_pick(nh_plan *p, nh_form form, double w, nh_algo *best, const nh_sched **bs)
+{
+    static const nh_algo cand[] = {NH_ALGO_TORUS, NH_ALGO_TORUS_DIRECT};
+    double dc, c;
+    *best = NH_ALGO_DIRECT;
+    *bs = NULL;
+    if (!cheapest(p, NH_OP_ALLTOALL, form, 0, NH_ALGO_DIRECT, 8, w, &dc))
+        return;
+    for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
+        const nh_sched *s = cheapest(p, NH_OP_ALLTOALL, form, 0, cand[i], 8, w, &c), *sp;
+        if (s && s->tmpl_rounds > 1 && c < dc && (sp = nh_plan_sched_split(p, cand[i]))) {
+            dc = c;
+            *best = cand[i];
+            *bs = sp;
+        }
+    }
+}
+
 /* Why a nonblocking or persistent call of auto's does not forward where
  * a blocking one would (NH_WHY_NONE where it forwards or would not). */
 static nh_why why_not_forwarding(nh_plan *p, nh_op op, size_t m, const nh_sched *chosen)
@@ -294,6 +320,8 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
     nh_op op = nh_coll_op(coll);
     nh_algo forced = nh_forced_algo(p, op);
     int known = nh_sizes_known(p, coll), rc;
+    /* v/w alltoall calls without the promise run forwarding schedules split */
+    int split = !known && nh_coll_vec(coll) && op == NH_OP_ALLTOALL;
     double w = window_us(p, form);
     if (w < 0) /* unknown: forwarding runs only where forced or under poll */
         w = 0;
@@ -333,8 +361,23 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
             model_pick(p, op, form, m, w, &best, &bs);
             if (form != NH_FORM_BLOCKING)
                 out->why = why_not_forwarding(p, op, m, best == NH_ALGO_PMPI ? NULL : bs);
+        } else if (split) {
+            split_pick(p, form, w, &best, &bs);
+            if (form != NH_FORM_BLOCKING && !bs) {
+                nh_algo b0;
+                const nh_sched *s0;
+                split_pick(p, NH_FORM_BLOCKING, 0, &b0, &s0);
+                if (s0)
+                    out->why = nh_why_single_phase(p);
+            }
         }
     }
+    /* A forced forwarding schedule on v/w alltoall calls without the
+     * promise runs split too. */
+    if (split && forced != NH_ALGO_AUTO && bs && bs->tmpl_rounds > 1 &&
+        (best == NH_ALGO_TORUS || best == NH_ALGO_TORUS_DIRECT) &&
+        !(bs = nh_plan_sched_split(p, best)))
+        return MPI_ERR_NO_MEM;
     if (best == NH_ALGO_PMPI) { /* out says so already */
         remember(p, coll, form, m, out);
         return MPI_SUCCESS;
