@@ -159,20 +159,21 @@ static void usage(void)
     fprintf(stderr, "usage: nhood-bench [--op alltoall|allgather|alltoallv|alltoallw|allgatherv]\n"
                     "                   [--nbhd moore|vonneumann|octant]\n"
                     "                   [--dims D] [--radius R] [--bytes 8,64,4096] [--reps N]\n"
-                    "                   [--class-bytes B1,..,BD] [--hint]\n"
+                    "                   [--class-bytes B1,..,BD] [--hint] [--mesh]\n"
                     "                   [--form blocking|nonblocking|persistent] [--compute US]\n"
                     "                   [--test-every US]\n"
                     "                   [--no-header]\n"
                     "  --class-bytes (alltoallv, alltoallw): block bytes by offset class, from D\n"
                     "  non-zero coordinates (corner) to 1 (face); the bytes column shows B1:..:BD\n"
-                    "  --hint: create the graph with the info isomorphic=true\n");
+                    "  --hint: create the graph with the info isomorphic=true\n"
+                    "  --mesh: no periodic dimension (ranks at walls have fewer neighbors)\n");
 }
 
 int main(int argc, char **argv)
 {
     const char *op = "alltoall", *nbhd = "moore", *formname = "blocking";
     char bytes_list[256] = "8,64,4096", class_list[256] = "";
-    int d = 3, r = 1, reps = 1000, header = 1, rank, p, bad = 0, hint = 0;
+    int d = 3, r = 1, reps = 1000, header = 1, rank, p, bad = 0, hint = 0, mesh = 0;
     double compute = 0, every = 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -185,6 +186,10 @@ int main(int argc, char **argv)
         }
         if (strcmp(a, "--hint") == 0) {
             hint = 1;
+            continue;
+        }
+        if (strcmp(a, "--mesh") == 0) {
+            mesh = 1;
             continue;
         }
         if (!v) {
@@ -260,6 +265,13 @@ int main(int argc, char **argv)
     }
     int dims[TC_MAXD] = {0}, periods[TC_MAXD] = {1, 1, 1, 1, 1}, outdeg, indeg;
     MPI_Dims_create(p, d, dims);
+    for (int j = 0; mesh && j < d; j++)
+        periods[j] = 0;
+    int coords[TC_MAXD];
+    for (int j = d - 1, x = rank; j >= 0; j--) {
+        coords[j] = x % dims[j];
+        x /= dims[j];
+    }
     MPI_Comm graph;
     MPI_Info info = MPI_INFO_NULL;
     if (hint) {
@@ -349,27 +361,30 @@ int main(int argc, char **argv)
         char bytes_col[64];
         snprintf(bytes_col, sizeof(bytes_col), "%d", bytes);
         if (vc.op != VOP_NONE) {
-            /* Block t goes to the t-th offset (tc_graph lists neighbors in
-             * offset order, sources as me - offset), so both ends of an
-             * edge agree on its size.  Blocks are packed back to back. */
+            /* The k-th block goes to the k-th offset whose rank exists
+             * (tc_graph lists neighbors in offset order, sources as me -
+             * offset, leaving out those beyond a mesh's walls), so both
+             * ends of an edge agree on its size.  Blocks are packed back
+             * to back. */
             size_t so = 0, ro = 0, sum = 0;
-            for (int t = 0; t < s; t++) {
+            for (int t = 0, ns = 0, nr = 0; t < s; t++) {
+                const int *o = off + (size_t)t * d;
                 int nnz = 0;
                 for (int j = 0; j < d; j++)
-                    nnz += off[(size_t)t * d + j] != 0;
+                    nnz += o[j] != 0;
                 int b = nclass ? classes[d - nnz] : bytes;
                 sum += (size_t)b;
-                if (t < outdeg) {
-                    vc.scounts[t] = b;
-                    vc.sdispls[t] = (int)so;
-                    vc.sbdispls[t] = (MPI_Aint)so;
+                if (tc_shift(d, dims, periods, coords, o, +1) != MPI_PROC_NULL) {
+                    vc.scounts[ns] = b;
+                    vc.sdispls[ns] = (int)so;
+                    vc.sbdispls[ns++] = (MPI_Aint)so;
                     so += (size_t)b;
                 }
-                if (t < indeg) {
-                    vc.rcounts[t] = vc.op == VOP_ALLGATHERV ? bytes : b;
-                    vc.rdispls[t] = (int)ro;
-                    vc.rbdispls[t] = (MPI_Aint)ro;
-                    ro += (size_t)vc.rcounts[t];
+                if (tc_shift(d, dims, periods, coords, o, -1) != MPI_PROC_NULL) {
+                    vc.rcounts[nr] = vc.op == VOP_ALLGATHERV ? bytes : b;
+                    vc.rdispls[nr] = (int)ro;
+                    vc.rbdispls[nr] = (MPI_Aint)ro;
+                    ro += (size_t)vc.rcounts[nr++];
                 }
             }
             sblk = vc.op == VOP_ALLGATHERV ? (size_t)bytes : so;

@@ -265,6 +265,40 @@ case "$MPIEXEC" in
         ;;
 esac
 
+# Box-stencil halos without a hint (test_boxhalo: face/edge/corner block
+# sizes by direction, changing between calls, ragged calls; v and w forms,
+# blocking, nonblocking and persistent): split schedules whose blocks all
+# forward (NHOOD_COST_O=1000), all go straight (0), or both (0.0012), on
+# meshes, channels and tori; at 27 ranks (Open MPI) the report shows the
+# inferred mesh and a combining schedule for the v and w calls.
+case "$MPIEXEC" in *openmpi*) bnps="8 12 16" ;; *) bnps="1 3 4" ;; esac
+for np in $bnps; do
+    for shape in "3 mesh" "3 channel" "2 mesh"; do
+        for bvars in "NHOOD_ALGO=auto" "NHOOD_PROGRESS=poll NHOOD_ALGO=torus NHOOD_COST_O=0.0012" \
+            "NHOOD_ALGO=torus_direct NHOOD_COST_O=0" "NHOOD_PROGRESS=poll NHOOD_ALGO=torus NHOOD_COST_O=1000"; do
+            d=${shape% *} kind=${shape#* }
+            name="boxhalo np=$np d=$d $kind $bvars"
+            if run "$name" $np "$bvars" "$t/test_boxhalo" $d 3 $kind &&
+                grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out"; then ok "$name"; else bad "$name"; fi
+        done
+    done
+done
+case "$MPIEXEC" in
+    *openmpi*)
+        for bvars in "NHOOD_ALGO=auto" "NHOOD_PROGRESS=poll"; do
+            name="boxhalo np=27 d=3 mesh $bvars: inferred periods=0,0,0, v and w combined"
+            if run "$name" 27 "NHOOD_REPORT=1 $bvars" "$t/test_boxhalo" 3 4 mesh &&
+                grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
+                grep -Eq '^nhood: comm=[0-9]+ op=alltoallv pattern=isomorphic source=inferred dims=3x3x3 periods=0,0,0 .*algorithm=(torus|torus_direct) ' "$log.err" &&
+                grep -Eq '^nhood: comm=[0-9]+ op=alltoallw pattern=isomorphic source=inferred dims=3x3x3 periods=0,0,0 .*algorithm=(torus|torus_direct) ' "$log.err" &&
+                { [ "$bvars" = NHOOD_ALGO=auto ] ||
+                    grep -Eq '^nhood: comm=[0-9]+ op=ialltoallv pattern=isomorphic .*periods=0,0,0 .*algorithm=(torus|torus_direct) ' "$log.err"; }; then
+                ok "$name"
+            else bad "$name"; fi
+        done
+        ;;
+esac
+
 # Node aggregation (NHOOD_STFW_DIMS=agg: gather on the node, one message
 # per pair of nodes, scatter) on nodes made of NHOOD_NODE_SIZE consecutive
 # ranks: blocking, nonblocking and persistent forms (poll), and the
