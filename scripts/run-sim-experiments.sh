@@ -298,11 +298,24 @@ nonblocking() {
         --matrix powerlaw:20000:8:2.2:0 --algos auto,stfw:agg,stfw:3 --reps 1
 }
 
+# Box-stencil halos as structured codes write them: a 3-D Moore stencil on
+# a non-periodic 8x8x8 grid of 512 ranks (no Cartesian parent, no hint),
+# MPI_Neighbor_alltoallv with n^2 / n / 1 doubles per face / edge / corner
+# (n = 4 and 32): MPI's own exchange against auto and the forced ones.
+# scripts/sim-report.sh tabulates them (box-*.csv).
+boxhalo() {
+    for pf in torus dragonfly; do
+        exp "box-alltoallv-mesh-p512-$pf" --platform $pf --procs 512 --op alltoallv --box --mesh \
+            --dims 3 --bytes 4,32 --algos auto,direct,torus,torus_direct --reps 1
+    done
+}
+
 if [ "$report_only" -eq 0 ]; then
     if [ "$bruck_only" -eq 0 ]; then
         experiments exp
         experiments auto
         nonblocking
+        boxhalo
     fi
     experiments bruck
 fi

@@ -232,6 +232,23 @@ if ls nbspmv-*.csv >/dev/null 2>&1; then
     } >>summary.md
 fi
 
+# Box-stencil halos (box-*.csv, nhood-sim's columns; bytes = the edge n).
+if ls box-*.csv >/dev/null 2>&1; then
+    {
+        echo
+        echo "## Box-stencil halos (MPI_Neighbor_alltoallv, no hint, non-periodic grid)"
+        echo
+        echo "Blocks of n^2, n and 1 doubles per face, edge and corner direction."
+        echo
+        echo "| experiment | platform | ranks | n | algorithm | MPI µs | nhood µs | ratio |"
+        echo "|---|---|---|---|---|---|---|---|"
+        for f in box-*.csv; do
+            awk -F, -v e="${f%.csv}" 'NR > 1 { printf "| %s | %s | %d | %d | %s | %.1f | %.1f | %.3f |\n",
+                e, $11, $5, $6, $7, $8, $9, $10 }' "$f"
+        done
+    } >>summary.md
+fi
+
 if command -v gnuplot >/dev/null 2>&1; then
     # Series per flat experiment: bytes, auto ratio.
     rm -f series-*.dat

@@ -75,6 +75,7 @@ struct nh_bind {
     size_t incap;
     char *got; /* header framing: receive taken this phase, per message */
     MPI_Request *reqs;
+    MPI_Request *areqs; /* split routes' messages of the running call (nh_run.nalt) */
     MPI_Status *stats;
     MPI_Request *preq; /* persistent bindings: one MPI persistent request per sized message */
     char *scratch;

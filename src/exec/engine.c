@@ -45,6 +45,7 @@ static void bind_free(nh_bind *b)
     free(b->inbuf);
     free(b->got);
     free(b->reqs);
+    free(b->areqs);
     free(b->stats);
     free(b->scratch);
     if (b->c.vec) {
@@ -285,10 +286,11 @@ static int plan_msgs(nh_bind *b)
         b->phase_start[np] = b->nmsgs;
         b->copy_start[np] = ncopy;
         b->reqs = malloc((size_t)(b->nmsgs + 1) * sizeof(MPI_Request));
+        b->areqs = malloc((size_t)(b->nmsgs + 1) * sizeof(MPI_Request));
         b->stats = malloc((size_t)(b->nmsgs + 1) * sizeof(MPI_Status));
         b->got = calloc((size_t)b->nmsgs + 1, 1);
         b->pbuf = malloc(b->plen + 1);
-        if (!b->reqs || !b->stats || !b->got || !b->pbuf)
+        if (!b->reqs || !b->areqs || !b->stats || !b->got || !b->pbuf)
             rc = MPI_ERR_NO_MEM;
         for (int j = 0; j < b->nmsgs && !rc; j++)
             if (b->msgs[j].packed)
@@ -324,12 +326,14 @@ static int bind_persist(nh_bind *b, int slot)
 
 /* Split schedules (nh_sched_add_alt): the largest block of each template
  * entry worth forwarding.  Along the forwarding route a block of n bytes
- * spends what its own message would: it is packed and unpacked (pack per
- * byte each) and, at each of its hops - 1 intermediates, sent again and
- * copied in and out (beta + 2 gamma per byte); alone it costs one message
- * (o) and travels zero-copy.  So it is forwarded while that extra stays
- * under o.  The cost constants are the same on every rank, the sizes the
- * same at both ends of the block. */
+ * is packed and unpacked (pack per byte each), copied in and out at each
+ * of its hops - 1 intermediates (2 gamma per byte) and transferred in each
+ * of its h message phases, which run one after the other (beta per byte
+ * each); alone, its one message (o) runs beside the phases, off their
+ * path.  So it is forwarded while 2 pack + h beta + 2 (h - 1) gamma per
+ * byte stays under o: small blocks save messages, large ones keep MPI's
+ * concurrency.  The cost constants are the same on every rank, the sizes
+ * the same at both ends of a block. */
 static int split_limits(nh_bind *b)
 {
     const nh_cost *c = &nh_cfg.cost;
@@ -338,7 +342,7 @@ static int split_limits(nh_bind *b)
         return MPI_ERR_NO_MEM;
     for (int t = 0; t < b->nb->s; t++) {
         int h = b->s->hops[t];
-        double per = 2 * c->pack + (h - 1) * (c->beta + 2 * c->gamma);
+        double per = 2 * c->pack + h * c->beta + 2 * (h - 1) * c->gamma;
         b->limit[t] = h == 0 || per <= 0 ? SIZE_MAX : (size_t)(c->o / per);
     }
     return MPI_SUCCESS;
@@ -444,7 +448,7 @@ static int bind_get(nh_plan *p, const nh_sched *s, const nh_call *c, const nh_bi
 
 /* ---- runs ---- */
 
-static int post_sized(nh_run *x, const nh_msg *g, int j)
+static int post_sized(nh_run *x, const nh_msg *g, int j, MPI_Request *req)
 {
     nh_bind *b = x->b;
     int rc;
@@ -460,7 +464,6 @@ static int post_sized(nh_run *x, const nh_msg *g, int j)
                 return rc;
         }
     }
-    MPI_Request *req = &b->reqs[x->nreq];
     if (b->preq) {
         rc = PMPI_Start(&b->preq[j]);
         *req = b->preq[j];
@@ -469,8 +472,6 @@ static int post_sized(nh_run *x, const nh_msg *g, int j)
         rc = g->send ? nh_isend(g->buf, g->count, g->type, g->peer, tag, b->comm, req)
                      : nh_irecv(g->buf, g->count, g->type, g->peer, tag, b->comm, req);
     }
-    if (!rc)
-        x->nreq++;
     return rc;
 }
 
@@ -486,8 +487,12 @@ static int post(nh_run *x)
         if (b->o.header && !g->sized && !g->send) {
             b->got[j] = 0;
             x->pending++;
-        } else if (!b->o.header || g->sized) {
-            rc = post_sized(x, g, j);
+        } else if (g->sized) { /* a split route's message: waited for at the end */
+            if (!(rc = post_sized(x, g, j, &b->areqs[x->nalt])))
+                x->nalt++;
+        } else if (!b->o.header) {
+            if (!(rc = post_sized(x, g, j, &b->reqs[x->nreq])))
+                x->nreq++;
         }
     }
     if (!rc && b->o.header)
@@ -559,6 +564,18 @@ int nh_run_progress(nh_run *x, int block, int *done)
     }
     if (x->ph < b->s->nphases)
         return MPI_SUCCESS;
+    if (x->nalt) { /* split routes' messages, posted with the first phase */
+        int flag = 1;
+        rc = block ? nh_waitall(x->nalt, b->areqs, b->stats)
+                   : nh_testall(x->nalt, b->areqs, &flag, b->stats);
+        if (!rc && !flag)
+            return MPI_SUCCESS;
+        x->nalt = 0;
+        if (rc) {
+            *done = 1;
+            return rc;
+        }
+    }
     *done = 1;
     return x->uerr;
 }
@@ -568,6 +585,7 @@ static void reset(nh_run *x)
     x->ph = 0;
     x->posted = 0;
     x->nreq = 0;
+    x->nalt = 0;
     x->pending = 0;
     x->uerr = MPI_SUCCESS;
     x->b->storeused = 0;

@@ -95,6 +95,7 @@ typedef struct nh_run {
     int slot;  /* tag slot */
     int ph;    /* current phase; == nphases when complete or not started */
     int posted, nreq, pending;
+    int nalt; /* split routes' messages in flight (posted with phase 0, waited for last) */
     int uerr; /* first error of this rank's own blocks (the run goes on, see engine.c) */
 } nh_run;
 

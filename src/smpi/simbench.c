@@ -116,6 +116,8 @@ static void usage(void)
         "         [--nbhd moore|vonneumann|octant|shales] [--dims D] [--radius R]\n"
         "         [--bytes 8,64] [--algos auto,direct,torus,torus_direct | auto,lsa,hsa]\n"
         "         [--reps N] [--warmup N] [--platform NAME] [--no-header] [--no-native]\n"
+        "         [--mesh] [--box]   (no periodic dimension; alltoallv/w: box halos of edge\n"
+        "                             n = each --bytes value, n^(D-k) doubles per block)\n"
         "         [--matrix SPEC] [--part rowblock|nnz|metis|file:PATH]   (spmv)\n"
         "         [--window-us US|native]   (spmv: nonblocking, US of compute before the wait)\n");
 }
@@ -143,6 +145,10 @@ int main(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--no-header") == 0) {
             o.header = 0;
+            continue;
+        }
+        if (strcmp(a, "--box") == 0 || strcmp(a, "--mesh") == 0) {
+            *(a[2] == 'b' ? &o.box : &o.mesh) = 1;
             continue;
         }
         if (strcmp(a, "--no-native") == 0) { /* native not run */
@@ -189,6 +195,7 @@ int main(int argc, char **argv)
     }
     int *off;
     bad |= o.window != -1 && (o.op != OP_SPMV || (o.window == -2 && o.no_native));
+    bad |= o.box && o.op != OP_ALLTOALLV && o.op != OP_ALLTOALLW;
     if (bad || !op_given || o.reps < 1 || o.warmup < 0 || o.d < 1 || o.d > TC_MAXD || o.r < 1 ||
         (o.op < OP_INPLACE && tc_offsets(o.nbhd, o.d, o.r, &off) < 0)) {
         if (sb_rank == 0)

@@ -15,6 +15,10 @@ typedef struct opts {
     int op;
     const char *nbhd, *platform, *matrix, *part;
     int d, r, reps, warmup, header, no_native;
+    /* alltoallv/alltoallw: box-stencil halos (the bytes list gives the
+     * edge n: a block holds n^(D - k) doubles in a direction with k nonzero
+     * coordinates); mesh: no periodic dimension */
+    int box, mesh;
     char bytes[256], algos[256];
     /* spmv: nonblocking exchange with this compute window (us) between
      * start and wait; -1 blocking, -2 as long as native's blocking call */

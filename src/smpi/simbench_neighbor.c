@@ -75,11 +75,21 @@ static void sched_counts(const nh_sched *s, size_t m, long *msgs, long *volume)
     }
 }
 
+/* The grid: balanced dims, periodic unless o->mesh. */
+static void grid(const opts *o, int *dims, int *periods)
+{
+    for (int j = 0; j < TC_MAXD; j++) {
+        dims[j] = 0;
+        periods[j] = !o->mesh;
+    }
+    MPI_Dims_create(sb_p, o->d, dims);
+}
+
 static int make_graph(const opts *o, int s, const int *off, const char *algo, nbr *n)
 {
-    int dims[TC_MAXD] = {0}, periods[TC_MAXD] = {1, 1, 1, 1, 1};
+    int dims[TC_MAXD], periods[TC_MAXD];
     MPI_Info info = MPI_INFO_NULL;
-    MPI_Dims_create(sb_p, o->d, dims);
+    grid(o, dims, periods);
     if (strcmp(algo, "auto") != 0) {
         MPI_Info_create(&info);
         MPI_Info_set(info, "nhood_algorithm", algo);
@@ -117,6 +127,107 @@ static void layout(nbr *n, int m)
         n->sdispw[k] = n->rdispw[k] = (MPI_Aint)k * m;
         n->stypes[k] = n->rtypes[k] = MPI_BYTE;
     }
+}
+
+/* Box halos: bytes of the block in direction off (n^(D - k) doubles). */
+static int box_bytes(const opts *o, const int *off, int n)
+{
+    int k = 0, c = 8;
+    for (int j = 0; j < o->d; j++)
+        k += off[j] != 0;
+    for (int j = 0; j < o->d - k; j++)
+        c *= n;
+    return c;
+}
+
+/* One call's layout on n: box halos of edge edge, or blocks of m bytes;
+ * the send and receive buffer sizes (+ 1) in *sb and *rb. */
+static void box_layout(const opts *o, const int *off, int s, nbr *nb, int n, size_t *sb,
+                       size_t *rb);
+static void lay(const opts *o, const int *off, int s, nbr *n, int edge, int m, size_t *sb,
+                size_t *rb)
+{
+    layout(n, m);
+    if (o->box)
+        box_layout(o, off, s, n, edge, sb, rb);
+    else {
+        *sb = (size_t)m * (o->op == OP_ALLGATHER ? 1 : n->outdeg);
+        *rb = (size_t)m * n->indeg;
+    }
+    ++*sb;
+    ++*rb;
+}
+
+/* Rank r's coordinates on the grid. */
+static void coords_of(const opts *o, int r, int *dims, int *periods, int *coords)
+{
+    grid(o, dims, periods);
+    for (int j = o->d - 1; j >= 0; j--) {
+        coords[j] = r % dims[j];
+        r /= dims[j];
+    }
+}
+
+/* Box halos: the bytes rank r sends for offsets [0, t) (tc_graph lists
+ * its blocks in offset order, leaving out neighbors beyond a wall; they
+ * sit back to back): where its block for offset t starts. */
+static size_t box_before(const opts *o, const int *off, int t, int r, int n)
+{
+    int dims[TC_MAXD], periods[TC_MAXD], coords[TC_MAXD];
+    size_t at = 0;
+    coords_of(o, r, dims, periods, coords);
+    for (int k = 0; k < t; k++)
+        if (tc_shift(o->d, dims, periods, coords, off + (size_t)k * o->d, +1) != MPI_PROC_NULL)
+            at += (size_t)box_bytes(o, off + (size_t)k * o->d, n);
+    return at;
+}
+
+/* Box halos: this rank's counts and displacements (its own list order on
+ * both sides); the buffer sizes in *sb and *rb. */
+static void box_layout(const opts *o, const int *off, int s, nbr *nb, int n, size_t *sb,
+                       size_t *rb)
+{
+    int dims[TC_MAXD], periods[TC_MAXD], coords[TC_MAXD], ks = 0, kr = 0;
+    *sb = *rb = 0;
+    coords_of(o, sb_rank, dims, periods, coords);
+    for (int t = 0; t < s; t++) {
+        const int *v = off + (size_t)t * o->d;
+        int b = box_bytes(o, v, n);
+        if (tc_shift(o->d, dims, periods, coords, v, +1) != MPI_PROC_NULL) {
+            nb->scounts[ks] = b;
+            nb->sdispls[ks] = (int)*sb;
+            nb->sdispw[ks++] = (MPI_Aint)*sb;
+            *sb += (size_t)b;
+        }
+        if (tc_shift(o->d, dims, periods, coords, v, -1) != MPI_PROC_NULL) {
+            nb->rcounts[kr] = b;
+            nb->rdispls[kr] = (int)*rb;
+            nb->rdispw[kr++] = (MPI_Aint)*rb;
+            *rb += (size_t)b;
+        }
+    }
+}
+
+/* Box halos: what this rank receives: source i (the i-th offset t whose
+ * source exists) sends its block for offset t. */
+static void box_expected(const opts *o, const int *off, int s, const nbr *nb, int n, char *ref)
+{
+    int *src = malloc(sizeof(int) * ((size_t)nb->indeg + 1)),
+        *dst = malloc(sizeof(int) * ((size_t)nb->outdeg + 1));
+    int dims[TC_MAXD], periods[TC_MAXD], coords[TC_MAXD], i = 0;
+    MPI_Dist_graph_neighbors(nb->g, nb->indeg, src, MPI_UNWEIGHTED, nb->outdeg, dst,
+                             MPI_UNWEIGHTED);
+    coords_of(o, sb_rank, dims, periods, coords);
+    for (int t = 0; t < s && i < nb->indeg; t++) {
+        if (tc_shift(o->d, dims, periods, coords, off + (size_t)t * o->d, -1) == MPI_PROC_NULL)
+            continue;
+        size_t x0 = box_before(o, off, t, src[i], n);
+        for (int b = 0; b < nb->rcounts[i]; b++)
+            ref[nb->rdispls[i] + b] = (char)(src[i] * 31 + (x0 + (size_t)b) * 7);
+        i++;
+    }
+    free(src);
+    free(dst);
 }
 
 /* What this rank must receive in one call with blocks of m bytes, when
@@ -169,16 +280,24 @@ int run_neighbor(const opts *o)
     save = NULL;
     for (char *tok = strtok_r((char *)o->bytes, ",", &save); tok;
          tok = strtok_r(NULL, ",", &save)) {
-        int m = atoi(tok);
-        size_t sb = (size_t)m * (o->op == OP_ALLGATHER ? 1 : g[0].outdeg) + 1;
-        size_t rb = (size_t)m * g[0].indeg + 1;
+        int m = atoi(tok), edge = m;
+        size_t sb, rb;
+        if (o->box) { /* m: the mean block, for nhood_algorithm_for */
+            size_t sum = 0;
+            for (int t = 0; t < s; t++)
+                sum += (size_t)box_bytes(o, off + (size_t)t * o->d, edge);
+            m = (int)(sum / (size_t)(s ? s : 1));
+        }
+        lay(o, off, s, &g[0], edge, m, &sb, &rb);
         char *sbuf = malloc(sb), *rbuf = malloc(rb), *ref = malloc(rb);
         for (size_t i = 0; i < sb; i++)
             sbuf[i] = (char)(sb_rank * 31 + i * 7);
         /* native, once per size, on the first communicator, checked like
          * the others; with --no-native not called at all */
-        layout(&g[0], m);
-        expected(o->op, &g[0], m, ref);
+        if (o->box)
+            box_expected(o, off, s, &g[0], edge, ref);
+        else
+            expected(o->op, &g[0], m, ref);
         double native = 0;
         if (!o->no_native) {
             memset(rbuf, 0x5a, rb);
@@ -192,7 +311,8 @@ int run_neighbor(const opts *o)
                         "nhood-simbench: %s native %d B: result differs from the expected\n",
                         op_names[o->op], m);
         }
-        long nmsgs = max_long(g[0].outdeg), nvol = max_long((long)g[0].outdeg * m);
+        long nmsgs = max_long(g[0].outdeg),
+             nvol = max_long(o->box ? (long)sb - 1 : (long)g[0].outdeg * m);
         /* Forced algorithms first, auto last: when auto chooses an
          * algorithm this run already simulated, its row reuses that
          * simulation (same schedule, same code path; the simulation is
@@ -205,7 +325,7 @@ int run_neighbor(const opts *o)
                 if ((strcmp(algos[a], "auto") == 0) != pass)
                     continue;
                 nbr *n = &g[a];
-                layout(n, m);
+                lay(o, off, s, n, edge, m, &sb, &rb);
                 double us = -1;
                 int anywrong = 0;
                 if (pass == 1) {
@@ -244,6 +364,8 @@ int run_neighbor(const opts *o)
                         msgs = max_long(mm);
                         vol = max_long(vv);
                     }
+                    if (o->box) /* block sizes differ: only MPI's own are known here */
+                        msgs = vol = -1;
                     if (strcmp(algos[a], "auto") == 0)
                         snprintf(name, sizeof(name), "auto:%s", chosen);
                     else if (strcmp(algos[a], chosen) == 0)
@@ -256,8 +378,11 @@ int run_neighbor(const opts *o)
                     }
                 }
                 if (sb_rank == 0) {
+                    char nbhd[64];
+                    snprintf(nbhd, sizeof(nbhd), "%s%s%s", o->nbhd, o->box ? "-box" : "",
+                             o->mesh ? "-mesh" : "");
                     printf("%s,%s,%d,%d,%d,%d,%s,%.3f,%.3f,%.3f,%s,%ld,%ld,%ld\n", op_names[o->op],
-                           o->nbhd, o->d, o->r, sb_p, m, name, native, us,
+                           nbhd, o->d, o->r, sb_p, edge, name, native, us,
                            native > 0 ? us / native : 0, o->platform, rounds, msgs, vol);
                     fflush(stdout);
                 }
