@@ -186,6 +186,19 @@ if NHOOD_COST_O=20 "$sim" --platform flat --procs 16 --ppn 4 --op spmv --matrix 
     ok "$name"
 else cat "$log.out" >>"$log.err"; bad "$name"; fi
 
+# Box-stencil halos on a non-periodic 3x3x3 grid without a hint (v and w,
+# n = 4 and 32: faces, edges and corners of different sizes; split routes
+# at both sizes), every result checked inside the run; auto combines.
+for op in alltoallv alltoallw; do
+    name="nhood-sim $op --box --mesh, 27 ranks: correct, auto combines"
+    if "$sim" --platform flat --procs 27 --op $op --box --mesh --bytes 4,32 \
+        --algos auto,direct,torus,torus_direct --reps 1 >"$log.out" 2>"$log.err" &&
+        grep -Eq "^$op,moore-box-mesh,3,1,27,4,auto:(torus|torus_direct)," "$log.out" &&
+        grep -Eq "^$op,moore-box-mesh,3,1,27,32,torus," "$log.out"; then
+        ok "$name"
+    else cat "$log.out" >>"$log.err"; bad "$name"; fi
+done
+
 name="nhood-sim spmv rejects a bad matrix spec, naming the field"
 if ! "$sim" --platform flat --procs 4 --op spmv --matrix powerlaw:4096:8:0.5 >"$log.out" 2>"$log.err" &&
     grep -q 'field 3 (EXP)' "$log.err"; then ok "$name"; else bad "$name"; fi
