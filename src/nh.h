@@ -143,6 +143,12 @@ typedef struct nh_plan {
     int warned_progress;
     int hinted;           /* created with isomorphic=true: uniform block sizes promised */
     struct nh_stfw *stfw; /* store-and-forward state (plan/stfw_setup.c), NULL if none */
+    /* Store-and-forward set up at this communicator's first blocking call
+     * (nh_stfw_lazy): stfw_wait on the plan and its copies alike until
+     * then; the agreed decision and the neighbor lists in the original's
+     * stfw_pend.  stfw_when: where it was set up (nh_stfw_when). */
+    int stfw_wait, stfw_when;
+    struct nh_stfw_pend *stfw_pend;
     /* The node of every rank (its lowest rank) where the cost model charges
      * traffic leaving nodes (NHOOD_COST_NODE/LINK), with scratch for
      * nh_sched_node_stats; NULL otherwise, on every rank alike. */
@@ -196,9 +202,17 @@ typedef struct nh_lists {
  * over it) and caches the plan as an attribute (*out: the plan).  lists:
  * the rank's lists in the graph's ranks where the caller has them
  * (MPI_Dist_graph_create_adjacent without reordering), else NULL (asked
- * of MPI). */
+ * of MPI).  begun: the analysis nh_plan_begin started (consumed), or
+ * NULL. */
+typedef struct nh_plan_start nh_plan_start;
 int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, const nh_lists *lists,
-                   nh_plan **out);
+                   nh_plan_start *begun, nh_plan **out);
+/* Starts the analysis before MPI creates the graph, where its ranks will
+ * be comm_old's (lists given, no reordering): its agreement's collective
+ * (on comm_old) then runs while MPI creates the graph.  Collective over
+ * comm_old.  nh_plan_abandon ends one whose graph was not created. */
+int nh_plan_begin(MPI_Comm comm_old, const nh_hint *h, const nh_lists *lists, nh_plan_start **out);
+void nh_plan_abandon(nh_plan_start *b);
 const nh_sched *nh_plan_sched(nh_plan *p, nh_op op, nh_algo a);
 /* Algorithm a's alltoall schedule made split (nh_sched_add_alt): v/w
  * calls without the promise send each block along it or straight to its
@@ -267,6 +281,7 @@ typedef struct nh_report_rec {
      * none made) and whether STFW is off for the operation */
     double stfw_block;
     int stfw_off;
+    const char *stfw_setup; /* where its set-up ran (nh_stfw_when) */
     double create_us, create_mpi_us; /* this rank's graph creation (nh_plan) */
     int dup_of;                      /* nh_plan.dup_of */
     nh_algo asked;                   /* NHOOD_ALGO / nhood_algorithm for the op */

@@ -162,14 +162,31 @@ static int hint_parse(MPI_Comm comm_old, MPI_Info info, nh_hint *h)
     return MPI_ERR_INFO_VALUE;
 }
 
+/* Lists MPI_Dist_graph_create_adjacent accepts: degrees and ranks in
+ * range (MPI_PROC_NULL included). */
+static int lists_valid(MPI_Comm comm, const nh_lists *l)
+{
+    int size;
+    if (PMPI_Comm_size(comm, &size) || l->indeg < 0 || l->outdeg < 0 ||
+        (l->indeg && !l->srcs) || (l->outdeg && !l->dsts))
+        return 0;
+    for (int i = 0; i < l->indeg; i++)
+        if ((l->srcs[i] < 0 || l->srcs[i] >= size) && l->srcs[i] != MPI_PROC_NULL)
+            return 0;
+    for (int i = 0; i < l->outdeg; i++)
+        if ((l->dsts[i] < 0 || l->dsts[i] >= size) && l->dsts[i] != MPI_PROC_NULL)
+            return 0;
+    return 1;
+}
+
 /* The analysis of a new graph communicator; the report shows what the
  * creation cost (t0: the call began, t1: MPI's own creation began). */
 static int plan_create(MPI_Comm comm_old, MPI_Comm *graph, const nh_hint *h, const nh_lists *lists,
-                       double t0, double t1)
+                       nh_plan_start *begun, double t0, double t1)
 {
     double t2 = PMPI_Wtime();
     nh_plan *p;
-    int rc = nh_plan_create(comm_old, *graph, h, lists, &p);
+    int rc = nh_plan_create(comm_old, *graph, h, lists, begun, &p);
     if (p) {
         p->create_mpi_us = (t2 - t1) * 1e6;
         p->create_us = (PMPI_Wtime() - t0) * 1e6;
@@ -187,19 +204,27 @@ int nh_impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, cons
                                            MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
     nh_hint h;
+    nh_plan_start *begun = NULL;
     double t0 = PMPI_Wtime();
     int rc = hint_parse(comm_old, info, &h);
     if (rc)
         return rc;
+    /* Without reordering the graph's ranks are comm_old's (MPI-4.0 7.5.4),
+     * and MPI returns the lists as given: the analysis starts now and its
+     * collective runs while MPI creates the graph.  Lists MPI would reject
+     * are left to MPI to report. */
+    nh_lists l = {indegree, outdegree, sources, destinations};
+    if (nh_active && !reorder && lists_valid(comm_old, &l) &&
+        (rc = nh_plan_begin(comm_old, &h, &l, &begun)))
+        return rc;
     double t1 = PMPI_Wtime();
     rc = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree,
                                          destinations, destweights, info, reorder, comm_dist_graph);
-    if (rc || !nh_active || *comm_dist_graph == MPI_COMM_NULL)
+    if (rc || !nh_active || *comm_dist_graph == MPI_COMM_NULL) {
+        nh_plan_abandon(begun);
         return rc;
-    /* Without reordering the graph's ranks are comm_old's (MPI-4.0 7.5.4),
-     * and MPI returns the lists as given. */
-    nh_lists l = {indegree, outdegree, sources, destinations};
-    return plan_create(comm_old, comm_dist_graph, &h, reorder ? NULL : &l, t0, t1);
+    }
+    return plan_create(comm_old, comm_dist_graph, &h, reorder ? NULL : &l, begun, t0, t1);
 }
 
 int nh_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
@@ -217,7 +242,7 @@ int nh_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
                                 comm_dist_graph);
     if (rc || !nh_active || *comm_dist_graph == MPI_COMM_NULL)
         return rc;
-    return plan_create(comm_old, comm_dist_graph, &h, NULL, t0, t1);
+    return plan_create(comm_old, comm_dist_graph, &h, NULL, NULL, t0, t1);
 }
 
 /* In-place all-to-all: only MPI_IN_PLACE calls are nhood's business.

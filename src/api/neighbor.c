@@ -4,6 +4,7 @@
  * nonblocking and persistent: nhood's request) or hands it to PMPI. */
 #include "api/api.h"
 #include "exec/request.h"
+#include "plan/stfw_setup.h"
 #include "util/window.h"
 
 nh_coll_hook_fn nh_coll_hook;
@@ -37,6 +38,10 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
         return NH_TO_PMPI;
     if ((rc = nh_plan_ready(p, comm)) || (rc = nh_call_init(&c, coll, a, p)))
         goto out;
+    nh_stfw_count_call();
+    /* store-and-forward set up where every rank is sure to take part */
+    if (p->stfw_wait && form == NH_FORM_BLOCKING && (rc = nh_stfw_lazy(p, comm)))
+        goto out;
     nh_req_progress();
     if (nh_coll_vec(coll) && p->isomorphic && p->hinted && nh_cfg.check &&
         (rc = nh_call_check(p, coll, &c, comm)))
@@ -48,6 +53,8 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
     nh_report_rec *rec = nh_report_rec_get(p, coll, form);
     if (rec && !rec->stfw_dims) /* where set up, also when not chosen; after the re-check */
         nh_report_stfw(p, nh_coll_op(coll), rec);
+    if (rec)
+        rec->stfw_setup = nh_stfw_when(p);
     if (rec && (form != NH_FORM_PERSISTENT || ch.algo == NH_ALGO_PMPI))
         rec->calls[ch.algo]++;             /* nhood's persistent requests count their starts */
     if (rec && form != NH_FORM_BLOCKING) { /* what auto priced the call with */

@@ -112,8 +112,16 @@ void nh_report_print(void)
                              r->bl_mavg);
             /* auto's re-check at the first blocking call: its mean block */
             if (r->stfw_block > 0 && k > 0 && (size_t)k < sizeof(stfw))
-                snprintf(stfw + k, sizeof(stfw) - (size_t)k, " stfw_block=%.0f stfw_recheck=%s",
-                         r->stfw_block, r->stfw_off ? "off" : "on");
+                k += snprintf(stfw + k, sizeof(stfw) - (size_t)k,
+                              " stfw_block=%.0f stfw_recheck=%s", r->stfw_block,
+                              r->stfw_off ? "off" : "on");
+        }
+        /* Where store-and-forward's set-up ran, or that it waits for the
+         * communicator's first blocking call (plan/stfw_setup.h). */
+        int waiting = r->stfw_setup && strcmp(r->stfw_setup, "waiting") == 0;
+        if (r->stfw_setup && strcmp(r->stfw_setup, "-") != 0) {
+            size_t k = strlen(stfw);
+            snprintf(stfw + k, sizeof(stfw) - k, " stfw_setup=%s", r->stfw_setup);
         }
         /* Why a communicator's calls stayed with MPI: asked to; MPI's own
          * exchange is the cheapest (the cost model or the store-and-forward
@@ -125,6 +133,7 @@ void nh_report_print(void)
         else if (best == NH_ALGO_PMPI)
             snprintf(why, sizeof(why), " why=%s",
                      r->asked == NH_ALGO_PMPI        ? "requested"
+                     : waiting                       ? "stfw_waiting"
                      : r->isomorphic || r->stfw_dims ? "native_cheaper"
                                                      : "irregular");
         char dup[32] = "", prog[64] = "";

@@ -1,17 +1,29 @@
-/* Store-and-forward neighborhood collectives: set-up at graph creation.
+/* Store-and-forward neighborhood collectives: the set-up.
  *
- * Set-up (collective, once per communicator): two reductions settle
- * whether STFW runs for each operation, identically on every rank: the
- * largest out- and in-degree, the total edge count, the requests
- * (NHOOD_ALGO / nhood_algorithm, NHOOD_STFW_DIMS / nhood_stfw_dims) as
- * their minimum and maximum, so ranks that disagree are detected rather
- * than left in different collectives.  The cost model compares one
+ * The agreement (collective, once per communicator) settles whether STFW
+ * runs for each operation, identically on every rank: the largest out-
+ * and in-degree, the total edge count, the requests (NHOOD_ALGO /
+ * nhood_algorithm, NHOOD_STFW_DIMS / nhood_stfw_dims) as their minimum
+ * and maximum, so ranks that disagree are detected rather than left in
+ * different collectives, and the evidence that a set-up pays back.  Graph
+ * creation carries these words in its own collective on up to 64 ranks
+ * (plan/agree.c), in two reductions beyond.  The cost model compares one
  * message per neighbor with each VPT dimension; where STFW can win (or
  * is forced) every rank gathers all neighbor lists (an allgatherv of the
- * destination and source lists: O(edges) memory at creation only), runs
- * the pure builder for itself, and caches its schedule.  A last reduction
- * confirms every rank built it (an allocation failure on one rank turns
- * STFW off everywhere) and yields the message counts for the report.
+ * destination and source lists: O(edges) memory), runs the pure builder
+ * for itself, and caches its schedule.  A last reduction confirms every
+ * rank built it (an allocation failure on one rank turns STFW off
+ * everywhere) and yields the message counts for the report.
+ *
+ * When.  That set-up costs about eight collectives and the lists' volume:
+ * it runs at creation where it is forced or pays back by the evidence
+ * (the calls this process made per graph communicator so far, agreed as
+ * their minimum, times the modeled gain per call, at least the modeled
+ * set-up cost: amortized()), else at the communicator's first blocking
+ * call (nh_stfw_lazy), where every rank is sure to take part; a
+ * nonblocking or persistent call never waits for other ranks, so until
+ * then they run the other algorithms (the report: stfw_setup=waiting,
+ * why=stfw_waiting).  A graph created, used once and freed pays nothing.
  *
  * The schedules run on the engine (exec/engine.h) with header framing:
  * counts may change from call to call, and intermediates learn the sizes
@@ -212,51 +224,107 @@ void nh_stfw_free(nh_plan *p)
     p->stfw = NULL;
 }
 
-int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int outdeg,
-                  const int *dsts, int hint_dims)
+/* Evidence that a set-up pays back: the neighborhood calls this process
+ * made per graph communicator created before (relaxed counters: a
+ * figure, not a synchronization). */
+static long calls_seen, graphs_seen;
+
+void nh_stfw_count_call(void)
 {
-    int rc, K, rank;
-    if ((rc = PMPI_Comm_size(graph, &K)) || (rc = PMPI_Comm_rank(graph, &rank)))
-        return rc;
+    __atomic_add_fetch(&calls_seen, 1, __ATOMIC_RELAXED);
+}
+
+enum { PRE_MAX = NH_STFW_PRE - 1 }; /* words combined by MAX; then the edge sum */
+#define W_WANT(o) (2 + 2 * (o))
+#define W_DIMS (2 + 2 * NH_OP_COUNT)
+#define W_PROCNULL (4 + 2 * NH_OP_COUNT)
+#define W_WINDOW (5 + 2 * NH_OP_COUNT)
+#define W_HISTORY (6 + 2 * NH_OP_COUNT) /* minus the calls per communicator: MAX is their MIN */
+
+void nh_stfw_pre(const nh_plan *p, int indeg, const int *srcs, int outdeg, const int *dsts,
+                 int hint_dims, long *pre)
+{
     /* What this rank asks for: forced (2), automatic on an irregular graph
      * (1), or not (0), per op; and the dimension. */
-    int want[NH_OP_COUNT], dims_req = hint_dims > 0 ? hint_dims : nh_cfg.stfw_dims;
+    int dims_req = hint_dims > 0 ? hint_dims : nh_cfg.stfw_dims;
+    memset(pre, 0, NH_STFW_PRE * sizeof(long));
+    pre[0] = outdeg;
+    pre[1] = indeg;
     for (int o = 0; o < NH_OP_COUNT; o++) {
         nh_algo a = nh_requested_algo(p, (nh_op)o);
-        want[o] = a == NH_ALGO_STFW ? 2 : a == NH_ALGO_AUTO && !p->isomorphic ? 1 : 0;
+        int want = a == NH_ALGO_STFW ? 2 : a == NH_ALGO_AUTO && !p->isomorphic ? 1 : 0;
+        pre[W_WANT(o)] = want;
+        pre[W_WANT(o) + 1] = -want;
     }
+    pre[W_DIMS] = dims_req;
+    pre[W_DIMS + 1] = -dims_req;
     /* MPI_PROC_NULL neighbors (legal, they move no data) have no place
      * in the routing: such a communicator keeps the other algorithms. */
-    long procnull = 0;
     for (int j = 0; j < outdeg; j++)
-        procnull |= dsts[j] == MPI_PROC_NULL;
+        pre[W_PROCNULL] |= dsts[j] == MPI_PROC_NULL;
     for (int j = 0; j < indeg; j++)
-        procnull |= srcs[j] == MPI_PROC_NULL;
-    long mx[6 + 2 * NH_OP_COUNT] = {outdeg, indeg}, sum = outdeg;
-    for (int o = 0; o < NH_OP_COUNT; o++) {
-        mx[2 + 2 * o] = want[o];
-        mx[3 + 2 * o] = -want[o];
-    }
-    mx[2 + 2 * NH_OP_COUNT] = dims_req;
-    mx[3 + 2 * NH_OP_COUNT] = -dims_req;
-    mx[4 + 2 * NH_OP_COUNT] = procnull;
-    mx[5 + 2 * NH_OP_COUNT] = p->window; /* the window's agreement (util/window.h) */
-    int nmx = 6 + 2 * NH_OP_COUNT;
-    if ((rc = PMPI_Allreduce(MPI_IN_PLACE, mx, nmx, MPI_LONG, MPI_MAX, graph)) ||
-        (rc = PMPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_LONG, MPI_SUM, graph)))
+        pre[W_PROCNULL] |= srcs[j] == MPI_PROC_NULL;
+    pre[W_WINDOW] = p->window; /* the window's agreement (util/window.h) */
+    long g = __atomic_fetch_add(&graphs_seen, 1, __ATOMIC_RELAXED);
+    pre[W_HISTORY] = -(g ? __atomic_load_n(&calls_seen, __ATOMIC_RELAXED) / g : 0);
+    pre[PRE_MAX] = outdeg;
+}
+
+/* The agreed decision, kept where the set-up waits for the first blocking
+ * call (on the original plan, with the neighbor lists). */
+typedef struct nh_stfw_pend {
+    int n, force_agg, hint_dims, gain, use[NH_OP_COUNT], want[NH_OP_COUNT];
+    double maxout, maxin, avg, sum;
+    int indeg, outdeg, *srcs, *dsts;
+} nh_stfw_pend;
+
+static int build(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int outdeg,
+                 const int *dsts, const nh_stfw_pend *d);
+
+/* Does the set-up pay back by the evidence (history: calls per earlier
+ * communicator, agreed)?  It costs about eight collectives (log2 K
+ * latencies each) and the allgather of every neighbor list (8 bytes per
+ * edge to every rank); each call gains what the model says STFW saves
+ * for NH_STFW_MODEL_BYTES blocks. */
+static int amortized(const nh_stfw_pend *d, int K, long history)
+{
+    const nh_cost *c = &nh_cfg.cost;
+    nh_vpt v;
+    if (!d->gain || nh_vpt_init(&v, K, d->n, 0))
+        return 0;
+    double gain = model_bl(d->maxout, d->maxin, NH_STFW_MODEL_BYTES) -
+                  model_stfw(&v, d->maxout, d->maxin, d->avg, NH_STFW_MODEL_BYTES);
+    nh_vpt_fini(&v);
+    int lg = 1;
+    while ((1 << lg) < K)
+        lg++;
+    double cost = 8 * c->alpha * lg + 8 * c->beta * d->sum;
+    return gain > 0 && (double)history * gain >= cost;
+}
+
+int nh_stfw_setup_agreed(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int outdeg,
+                         const int *dsts, int hint_dims, const long *mx)
+{
+    int rc, K;
+    if ((rc = PMPI_Comm_size(graph, &K)))
         return rc;
-    p->window = (int)mx[5 + 2 * NH_OP_COUNT];
-    int agree = mx[2 + 2 * NH_OP_COUNT] == -mx[3 + 2 * NH_OP_COUNT];
-    for (int o = 0; o < NH_OP_COUNT; o++)
-        agree &= mx[2 + 2 * o] == -mx[3 + 2 * o];
+    nh_stfw_pend d = {.hint_dims = hint_dims, .indeg = indeg, .outdeg = outdeg};
+    int dims_req = (int)mx[W_DIMS];
+    p->window = (int)mx[W_WINDOW];
+    int agree = mx[W_DIMS] == -mx[W_DIMS + 1];
+    for (int o = 0; o < NH_OP_COUNT; o++) {
+        agree &= mx[W_WANT(o)] == -mx[W_WANT(o) + 1];
+        d.want[o] = (int)mx[W_WANT(o)];
+    }
     if (!agree) {
         nh_warn("communicator %d: ranks differ in NHOOD_ALGO, nhood_algorithm, NHOOD_STFW_DIMS "
                 "or nhood_stfw_dims; store-and-forward is off for it",
                 p->id);
         return MPI_SUCCESS;
     }
-    if (mx[4 + 2 * NH_OP_COUNT]) {
-        if ((want[0] == 2 || want[1] == 2) && nh_cfg.fallback == NH_FALLBACK_WARN && !p->warned) {
+    if (mx[W_PROCNULL]) {
+        if ((d.want[0] == 2 || d.want[1] == 2) && nh_cfg.fallback == NH_FALLBACK_WARN &&
+            !p->warned) {
             p->warned = 1;
             nh_warn("communicator %d has MPI_PROC_NULL neighbors, which store-and-forward does "
                     "not route; using the other algorithms",
@@ -264,24 +332,114 @@ int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int ou
         }
         return MPI_SUCCESS;
     }
-    double maxout = (double)mx[0], maxin = (double)mx[1], avg = K ? (double)sum / K : 0;
+    d.maxout = (double)mx[0];
+    d.maxin = (double)mx[1];
+    d.sum = (double)mx[PRE_MAX];
+    d.avg = K ? d.sum / K : 0;
     /* agg: node aggregation where it applies, else the VPT auto chooses */
-    int force_agg = dims_req == NH_STFW_AGG;
-    if (force_agg)
+    d.force_agg = dims_req == NH_STFW_AGG;
+    if (d.force_agg)
         dims_req = 0;
-    int gain, arm, n = choose_dims(K, dims_req, maxout, maxin, avg, &gain, &arm);
-    if (dims_req > 0 && n != dims_req && (want[0] == 2 || want[1] == 2 || arm))
+    int arm, forced = 0, any = 0;
+    d.n = choose_dims(K, dims_req, d.maxout, d.maxin, d.avg, &d.gain, &arm);
+    if (dims_req > 0 && d.n != dims_req && (d.want[0] == 2 || d.want[1] == 2 || arm))
         nh_warn("communicator %d: NHOOD_STFW_DIMS/nhood_stfw_dims=%d is more than %d processes "
                 "allow; using %d",
-                p->id, dims_req, K, n);
-    int use[NH_OP_COUNT], any = 0;
+                p->id, dims_req, K, d.n);
     for (int o = 0; o < NH_OP_COUNT; o++) {
-        use[o] = want[o] == 2 || (want[o] == 1 && arm);
-        any |= use[o];
+        d.use[o] = d.want[o] == 2 || (d.want[o] == 1 && arm);
+        forced |= d.want[o] == 2;
+        any |= d.use[o];
     }
-    if (!any || sum == 0)
+    if (!any || d.sum == 0)
         return MPI_SUCCESS;
+    if (forced || amortized(&d, K, -mx[W_HISTORY])) {
+        p->stfw_when = 1;
+        return build(p, graph, indeg, srcs, outdeg, dsts, &d);
+    }
+    /* The first blocking call sets it up; the lists wait in the plan. */
+    nh_stfw_pend *w = malloc(sizeof(*w));
+    if (w) {
+        *w = d;
+        w->srcs = malloc(((size_t)indeg + 1) * sizeof(int));
+        w->dsts = malloc(((size_t)outdeg + 1) * sizeof(int));
+    }
+    if (!w || !w->srcs || !w->dsts) {
+        if (w) {
+            free(w->srcs);
+            free(w->dsts);
+        }
+        free(w);
+        return MPI_ERR_NO_MEM;
+    }
+    memcpy(w->srcs, srcs, (size_t)indeg * sizeof(int));
+    memcpy(w->dsts, dsts, (size_t)outdeg * sizeof(int));
+    p->stfw_pend = w;
+    p->stfw_wait = 1;
+    return MPI_SUCCESS;
+}
 
+int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int outdeg,
+                  const int *dsts, int hint_dims, long *pre)
+{
+    int rc;
+    if ((rc = PMPI_Allreduce(MPI_IN_PLACE, pre, PRE_MAX, MPI_LONG, MPI_MAX, graph)) ||
+        (rc = PMPI_Allreduce(MPI_IN_PLACE, pre + PRE_MAX, 1, MPI_LONG, MPI_SUM, graph)))
+        return rc;
+    return nh_stfw_setup_agreed(p, graph, indeg, srcs, outdeg, dsts, hint_dims, pre);
+}
+
+void nh_stfw_pend_free(nh_plan *p)
+{
+    if (!p->stfw_pend)
+        return;
+    free(p->stfw_pend->srcs);
+    free(p->stfw_pend->dsts);
+    free(p->stfw_pend);
+    p->stfw_pend = NULL;
+}
+
+int nh_stfw_lazy(nh_plan *p, MPI_Comm comm)
+{
+    nh_plan *root = p->root ? p->root : p;
+    int rc = MPI_SUCCESS;
+    p->stfw_wait = 0;
+    p->stfw_when = 2;
+    if (root->stfw_pend) { /* the first of the communicator and its copies to get here */
+        nh_stfw_pend *d = root->stfw_pend;
+        rc = build(root, comm, d->indeg, d->srcs, d->outdeg, d->dsts, d);
+        root->stfw_when = 2;
+        nh_stfw_pend_free(root);
+        if (rc)
+            return rc;
+    }
+    if (p != root && root->stfw) { /* a copy shares the schedules, keeps its own re-check */
+        nh_stfw *st = malloc(sizeof(*st));
+        if (!st)
+            return MPI_ERR_NO_MEM;
+        *st = *root->stfw;
+        p->stfw = st;
+    }
+    return rc;
+}
+
+const char *nh_stfw_when(const nh_plan *p)
+{
+    static const char *const w[] = {"-", "creation", "first_blocking_call"};
+    return p->stfw_wait ? "waiting" : w[p->stfw_when];
+}
+
+/* Gathers the lists, builds this rank's schedules, confirms on every rank
+ * (collective over graph). */
+static int build(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int outdeg,
+                 const int *dsts, const nh_stfw_pend *d)
+{
+    int rc, K, rank, n = d->n, gain = d->gain, hint_dims = d->hint_dims;
+    int force_agg = d->force_agg;
+    double maxout = d->maxout, maxin = d->maxin, avg = d->avg, sum = d->sum;
+    const int *use = d->use, *want = d->want;
+    if ((rc = PMPI_Comm_size(graph, &K)) || (rc = PMPI_Comm_rank(graph, &rank)))
+        return rc;
     nh_stfw *st = calloc(1, sizeof(*st));
     int *odeg = NULL, *oall = NULL, **orow = NULL, *ideg = NULL, *iall = NULL, **irow = NULL;
     int ok = 0, on_0 = nh_host_simulated();

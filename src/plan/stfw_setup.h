@@ -25,15 +25,38 @@ typedef struct nh_stfw {
     double block[NH_OP_COUNT];
 } nh_stfw;
 
-/* Collective over graph, called by every rank at graph creation once the
- * plan is known: agrees on whether STFW runs for each operation and at
- * which VPT dimension (from allreduced statistics, the same everywhere),
- * gathers the neighbor lists, builds this rank's schedules and caches
- * them in p->stfw (with p->pcomm for its traffic).  Returns MPI_SUCCESS
- * (also when STFW does not apply) or an MPI error. */
+/* The set-up's agreement, in two halves so that graph creation can carry
+ * it in its own collective (plan/detect.c): this rank's NH_STFW_PRE words
+ * (the first NH_STFW_PRE - 1 combined by MAX, the last by SUM), once per
+ * graph creation (it counts them). */
+#define NH_STFW_PRE (8 + 2 * NH_OP_COUNT)
+void nh_stfw_pre(const nh_plan *p, int indeg, const int *srcs, int outdeg, const int *dsts,
+                 int hint_dims, long *pre);
+/* Collective over graph, every rank with the same agreed words: whether
+ * STFW runs for each operation and at which VPT dimension; where it may
+ * win it gathers the neighbor lists, builds this rank's schedules and
+ * caches them in p->stfw (with p->pcomm for its traffic), now where that
+ * pays back (forced, or the earlier graph communicators' calls, agreed,
+ * amortize it: nh_stfw_amortized), else at the communicator's first
+ * blocking call (nh_stfw_lazy).  Returns MPI_SUCCESS (also when STFW
+ * does not apply) or an MPI error. */
+int nh_stfw_setup_agreed(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int outdeg,
+                         const int *dsts, int hint_dims, const long *agreed);
+/* The same with its own reductions of this rank's words pre (graphs of
+ * many ranks; pre is reduced in place). */
 int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int outdeg,
-                  const int *dsts, int hint_dims);
+                  const int *dsts, int hint_dims, long *pre);
+/* At a blocking call on a communicator whose set-up waits (p->stfw_wait):
+ * collective over comm, which every rank reaches at the same call. */
+int nh_stfw_lazy(nh_plan *p, MPI_Comm comm);
+/* The report's word for where the set-up ran: "-" (none), "creation",
+ * "first_blocking_call", "waiting" (not yet). */
+const char *nh_stfw_when(const nh_plan *p);
+/* Neighborhood calls this process made per graph communicator created so
+ * far (the amortization evidence; api/neighbor.c counts). */
+void nh_stfw_count_call(void);
 void nh_stfw_free(nh_plan *p);
+void nh_stfw_pend_free(nh_plan *p);
 /* Does STFW over st's VPT beat one message per neighbor for blocks of
  * `bytes` (the cost model; auto's re-check and its prediction)? */
 int nh_stfw_wins(const nh_stfw *st, double bytes);

@@ -3,7 +3,9 @@
  * rank and agreed at graph creation, so each graph here is priced with
  * the windows of the calls made before it was created:
  *   g0  nothing measured yet: a single-phase schedule (window unknown);
- *       its calls are waited at once (a window of a few microseconds)
+ *       its calls are waited at once (a window of a few microseconds).
+ *       Irregular: its store-and-forward set-up waits for a first
+ *       blocking call (checked: no form runs it before), made first
  *   g1  priced with that short window: the forwarding schedule a blocking
  *       call gets (where something forwards for nonblocking calls); its
  *       calls compute for COMPUTE_MS between start and wait
@@ -108,6 +110,38 @@ static void exchanges(MPI_Comm g, int outdeg, int indeg, int ms, const char *wha
     free(rd);
 }
 
+/* One blocking MPI_Neighbor_alltoallv on g, checked. */
+static void blocking_once(MPI_Comm g, int outdeg, int indeg)
+{
+    int *s = calloc((size_t)outdeg * M + 1, sizeof(int)), *r = calloc((size_t)indeg * M + 1, sizeof(int));
+    int *ref = calloc((size_t)indeg * M + 1, sizeof(int));
+    int *sc = malloc(((size_t)outdeg + 1) * sizeof(int)),
+        *sd = malloc(((size_t)outdeg + 1) * sizeof(int));
+    int *rc = malloc(((size_t)indeg + 1) * sizeof(int)),
+        *rd = malloc(((size_t)indeg + 1) * sizeof(int));
+    for (int k = 0; k < outdeg; k++) {
+        sc[k] = M;
+        sd[k] = k * M;
+    }
+    for (int k = 0; k < indeg; k++) {
+        rc[k] = M;
+        rd[k] = k * M;
+    }
+    for (int i = 0; i < outdeg * M; i++)
+        s[i] = rank * 100000 + i;
+    reference(1, g, s, M, MPI_INT, ref, M, MPI_INT);
+    MPI_Neighbor_alltoallv(s, sc, sd, MPI_INT, r, rc, rd, MPI_INT, g);
+    CHECK(memcmp(r, ref, (size_t)indeg * M * sizeof(int)) == 0,
+          "g0's blocking call: result differs from the reference");
+    free(s);
+    free(r);
+    free(ref);
+    free(sc);
+    free(sd);
+    free(rc);
+    free(rd);
+}
+
 static int forwards(const char *name)
 {
     return strcmp(name, "direct") != 0 && strcmp(name, "pmpi") != 0;
@@ -150,6 +184,15 @@ int main(int argc, char **argv)
     }
     int outdeg, indeg;
     MPI_Comm g0 = make_graph(&outdeg, &indeg);
+    if (irregular) {
+        /* The first graph's store-and-forward set-up waits for its first
+         * blocking call (no earlier graph proved it pays back): until
+         * then no form runs it; then the blocking one does. */
+        char nb[32] = "?";
+        algo_for(g0, "ialltoallv", M * (int)sizeof(int), nb, sizeof(nb));
+        CHECK(!forwards(nb), "g0 before a blocking call: ialltoallv runs %s, expected pmpi", nb);
+        blocking_once(g0, outdeg, indeg);
+    }
     expect(g0, "g0 (window unknown)", poll);
     exchanges(g0, outdeg, indeg, 0, "g0");
     MPI_Comm g1 = make_graph(&outdeg, &indeg);

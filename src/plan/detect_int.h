@@ -1,0 +1,75 @@
+/* Detection's candidate grids (plan/candidates.c), private to plan/. */
+#ifndef NH_DETECT_INT_H
+#define NH_DETECT_INT_H
+
+#include <stdint.h>
+
+#include "nh.h"
+#include "plan/stfw_setup.h"
+
+#define NH_MAXCAND 24
+
+typedef struct cand {
+    nh_grid g;
+    const char *source;
+    int mesh; /* inferred with a dimension that has no period: tried after the tori */
+} cand;
+
+/* The one-collective agreement (agree.c): graphs of up to NH_DET_GATHER
+ * ranks, NH_DET_WORDS 64-bit words a rank. */
+#define NH_DET_GATHER 64
+#define NH_DET_WORDS (3 + 8 + NH_STFW_PRE + NH_MAXCAND)
+
+/* One creation's analysis state. */
+typedef struct det {
+    MPI_Comm graph;
+    int rank, size, indeg, outdeg, ncand;
+    const int *srcs, *dsts;
+    cand c[NH_MAXCAND];
+    int done;                 /* candidates whose local offsets are known */
+    int local_ok[NH_MAXCAND]; /* this rank's lists lie on candidate k's grid */
+    int fit[NH_MAXCAND];      /* nbs[k] holds a neighborhood */
+    int pending[NH_MAXCAND];  /* ... whose sources' half waits (nh_nbhd_torus_dests) */
+    nh_nbhd nbs[NH_MAXCAND];
+    int *mine; /* per candidate: this rank's sorted destination offsets */
+    int *perm;
+    int win; /* the window bucket: this rank's, then the largest (util/window.h) */
+    /* store-and-forward's agreement (nh_stfw_pre): this rank's words, the
+     * agreed ones once stfw_agreed (the one-collective path below) */
+    long stfw[NH_STFW_PRE];
+    int stfw_agreed;
+    /* the agreement in flight (nh_det_agree_start): its inputs and, on up
+     * to NH_DET_GATHER ranks, its one allgather */
+    int kf, order;
+    unsigned hash;
+    uint64_t v[3];
+    MPI_Request req;
+    uint64_t words[NH_DET_WORDS], all[NH_DET_GATHER * NH_DET_WORDS];
+} det;
+
+/* The agreement on which candidate (if any) every rank's lists fit
+ * (agree.c).  start: this rank's part, and on up to NH_DET_GATHER ranks
+ * the allgather started on comm (whose ranks are the graph's); finish:
+ * the rest, collective over d->graph.  *native, *no_stfw: this rank's
+ * inputs, the agreed values after finish; *chosen: the candidate or -1,
+ * *s its template size. */
+int nh_det_agree_start(det *d, const nh_hint *h, int order, int *native, int no_stfw,
+                       MPI_Comm comm);
+int nh_det_agree_finish(det *d, const nh_hint *h, int *native, int *no_stfw, int *chosen, int *s);
+/* Frees d's fits and buffers (an agreement in flight is completed). */
+void nh_det_fini(det *d);
+/* Does a rank appear twice in the list?  (1 also when out of memory.) */
+int nh_det_repeats(const int *ranks, int n);
+
+/* The grids a new graph communicator's lists are tried on: its
+ * Cartesian parent, the nhood_dims hint, or else the inferred ones
+ * (candidates.c says which, in which order).  Returns how many. */
+int nh_det_candidates(MPI_Comm comm_old, int size, const nh_hint *h, cand *c);
+/* Of the candidates fit[] marks, the one to keep (-1: none). */
+int nh_det_pick(const cand *c, int n, const int *fit, const nh_nbhd *nbs);
+/* A template names some peer twice (-1 and +1 on a dimension of 2). */
+int nh_det_repeats_offset(const nh_nbhd *nb);
+/* A hash of the candidate list, the same wherever the list is. */
+unsigned nh_det_cand_hash(const cand *c, int n);
+
+#endif
