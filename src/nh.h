@@ -296,6 +296,9 @@ nh_report_rec *nh_report_rec_get(nh_plan *p, nh_coll coll, nh_form form);
 void nh_report_stfw(const nh_plan *p, nh_op op, nh_report_rec *r);
 void nh_report_print(void);
 void nh_report_free(void);
+/* Adds one graph creation (this rank's: under nhood, MPI's own part) to
+ * the report's totals line. */
+void nh_report_creation(double us, double mpi_us);
 
 /* ---- life cycle (api/lifecycle.c) ---- */
 /* nhood's start-up after MPI was initialized without it (a Fortran

@@ -190,6 +190,7 @@ static int plan_create(MPI_Comm comm_old, MPI_Comm *graph, const nh_hint *h, con
     if (p) {
         p->create_mpi_us = (t2 - t1) * 1e6;
         p->create_us = (PMPI_Wtime() - t0) * 1e6;
+        nh_report_creation(p->create_us, p->create_mpi_us);
     }
     if (rc == MPI_ERR_INFO_VALUE) { /* a malformed hint somewhere: no communicator */
         PMPI_Comm_free(graph);

@@ -12,6 +12,19 @@
 #include "util/window.h"
 
 static nh_report_rec *head, **tail = &head;
+/* Graph creations so far (this rank's): count, time under nhood, MPI's own
+ * part; under NH_LOCK_MISC. */
+static long ngraphs;
+static double graphs_us, graphs_mpi_us;
+
+void nh_report_creation(double us, double mpi_us)
+{
+    nh_lock(NH_LOCK_MISC);
+    ngraphs++;
+    graphs_us += us;
+    graphs_mpi_us += mpi_us;
+    nh_unlock(NH_LOCK_MISC);
+}
 
 static nh_report_rec *rec_new(nh_plan *p, nh_coll coll, nh_form form)
 {
@@ -83,6 +96,11 @@ void nh_report_stfw(const nh_plan *p, nh_op op, nh_report_rec *r)
 
 void nh_report_print(void)
 {
+    /* Every graph created, used or not: what creation cost in all. */
+    if (ngraphs > 0)
+        fprintf(stderr, "nhood: graphs=%ld create_us=%.1f create_mpi_us=%.1f ratio=%.3f\n",
+                ngraphs, graphs_us, graphs_mpi_us,
+                graphs_mpi_us > 0 ? graphs_us / graphs_mpi_us : 0);
     for (nh_report_rec *r = head; r; r = r->next) {
         int best = NH_ALGO_PMPI;
         long calls = 0;
