@@ -26,6 +26,16 @@
  *    MPI_Mrecv; blocks for this rank are unpacked with its own arguments,
  *    blocks in transit are kept as bytes.
  *
+ * Split routes.  A split schedule (core/sched.h: nh_sched_add_alt) has,
+ * beside its forwarding rounds, one round per template entry straight to
+ * the entry's receiver.  Under header framing each user block takes one
+ * route by its size (nh_blk_alt: larger than the entry's limit, which
+ * both ends compute alike, and both see the same size since MPI matches
+ * the sender's bytes to the receiver's): along the forwarding rounds it
+ * travels as an empty block; its straight message is sized at both ends,
+ * posted with the first phase and waited for after the last, so large
+ * blocks move beside the phases.
+ *
  * Phases.  Per phase: post (sized receives, then every send), test (sized
  * requests; header messages probed and received as they arrive), unpack
  * (packed sized receives), copy (the phase's copy rounds).  A phase ends

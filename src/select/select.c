@@ -7,9 +7,11 @@
  * matching couples all ranks' sizes (plan->coupled, decided once at
  * creation from the template); v/w calls only under the isomorphic=true
  * promise on a template every rank holds whole.  Elsewhere `auto` makes a
- * size-independent choice (direct), and a forced forwarding schedule runs
- * with header framing (exec/engine.h): intermediates learn the sizes of
- * blocks in transit from the messages.
+ * size-independent choice, and forwarding schedules run with header
+ * framing (exec/engine.h): intermediates learn the sizes of blocks in
+ * transit from the messages.  v/w alltoall calls there weigh split
+ * schedules (each block forwarded or sent straight by its size, a rule
+ * both of its ends evaluate alike) against direct: split_pick. 
  *
  * MPI's own exchange is a candidate where no rank lists a source twice
  * (nh_plan.native_ok): it is chosen where the model prices it no dearer
