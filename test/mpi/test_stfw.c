@@ -274,9 +274,8 @@ static void uniform_v(const char *what, MPI_Comm g, int outdeg, int indeg, int c
  * call and reports its outcome after; every result is checked against the
  * point-to-point reference.  An MPI_Ineighbor_alltoall is pending across
  * the first blocking alltoall on even ranks while odd ranks wait for it
- * first (under NHOOD_PROGRESS=poll STFW runs it where it wins at creation,
- * and the re-check must progress it while its reduction completes, or the
- * odd ranks never get there). */
+ * first (the set-up, made at that blocking call, and the re-check must
+ * let it complete, or the odd ranks never get there). */
 static void test_recheck(void)
 {
     const int small = 4, big = 16384; /* ints per block */
