@@ -149,6 +149,9 @@ typedef struct nh_plan {
      * stfw_pend.  stfw_when: where it was set up (nh_stfw_when). */
     int stfw_wait, stfw_when;
     struct nh_stfw_pend *stfw_pend;
+    /* the original's: schedules a copy's first blocking call built, which
+     * the original adopts at its own (until then it must not use them) */
+    struct nh_stfw *stfw_built;
     /* The node of every rank (its lowest rank) where the cost model charges
      * traffic leaving nodes (NHOOD_COST_NODE/LINK), with scratch for
      * nh_sched_node_stats; NULL otherwise, on every rank alike. */

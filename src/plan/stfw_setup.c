@@ -214,6 +214,11 @@ static int build_on_0(MPI_Comm graph, const nh_stfw_graph *g, const nh_vpt *v, n
 
 void nh_stfw_free(nh_plan *p)
 {
+    if (p->stfw_built) { /* built at a copy's call, never adopted */
+        nh_plan q = {.stfw = p->stfw_built};
+        p->stfw_built = NULL;
+        nh_stfw_free(&q);
+    }
     nh_stfw *st = p->stfw;
     if (!st)
         return;
@@ -407,19 +412,32 @@ int nh_stfw_lazy(nh_plan *p, MPI_Comm comm)
     p->stfw_when = 2;
     if (root->stfw_pend) { /* the first of the communicator and its copies to get here */
         nh_stfw_pend *d = root->stfw_pend;
-        rc = build(root, comm, d->indeg, d->srcs, d->outdeg, d->dsts, d);
-        root->stfw_when = 2;
+        rc = build(p, comm, d->indeg, d->srcs, d->outdeg, d->dsts, d);
         nh_stfw_pend_free(root);
-        if (rc)
-            return rc;
+        if (p != root && p->stfw) { /* the original owns the schedules */
+            nh_stfw *st = malloc(sizeof(*st));
+            if (!st)
+                return MPI_ERR_NO_MEM;
+            *st = *p->stfw;
+            root->stfw_built = p->stfw;
+            p->stfw = st;
+        }
+        return rc;
     }
-    if (p != root && root->stfw) { /* a copy shares the schedules, keeps its own re-check */
+    /* Built at another copy's first blocking call: shared from now on, on
+     * this communicator's own private duplicate. */
+    if (p == root && root->stfw_built) {
+        root->stfw = root->stfw_built;
+        root->stfw_built = NULL;
+    } else if (p != root && (root->stfw || root->stfw_built)) {
         nh_stfw *st = malloc(sizeof(*st));
         if (!st)
             return MPI_ERR_NO_MEM;
-        *st = *root->stfw;
+        *st = *(root->stfw ? root->stfw : root->stfw_built);
         p->stfw = st;
     }
+    if (p->stfw && p->pcomm == MPI_COMM_NULL)
+        rc = nh_comm_dup(comm, &p->pcomm);
     return rc;
 }
 

@@ -5,7 +5,8 @@
  *   g0  nothing measured yet: a single-phase schedule (window unknown);
  *       its calls are waited at once (a window of a few microseconds).
  *       Irregular: its store-and-forward set-up waits for a first
- *       blocking call (checked: no form runs it before), made first
+ *       blocking call (checked: no form runs it before), made first on a
+ *       duplicate, whose schedules g0 takes only at its own
  *   g1  priced with that short window: the forwarding schedule a blocking
  *       call gets (where something forwards for nonblocking calls); its
  *       calls compute for COMPUTE_MS between start and wait
@@ -188,10 +189,22 @@ int main(int argc, char **argv)
         /* The first graph's store-and-forward set-up waits for its first
          * blocking call (no earlier graph proved it pays back): until
          * then no form runs it; then the blocking one does. */
-        char nb[32] = "?";
+        char nb[32] = "?", bl[32] = "?";
         algo_for(g0, "ialltoallv", M * (int)sizeof(int), nb, sizeof(nb));
         CHECK(!forwards(nb), "g0 before a blocking call: ialltoallv runs %s, expected pmpi", nb);
+        /* A duplicate's first blocking call sets up the schedules both
+         * share; the original takes them at its own first blocking call,
+         * not before (its calls are ordered with its own collectives). */
+        MPI_Comm gd;
+        MPI_Comm_dup(g0, &gd);
+        blocking_once(gd, outdeg, indeg);
+        algo_for(gd, "alltoallv", M * (int)sizeof(int), bl, sizeof(bl));
+        CHECK(forwards(bl), "g0's duplicate after its blocking call: alltoallv runs %s", bl);
+        algo_for(g0, "alltoallv", M * (int)sizeof(int), bl, sizeof(bl));
+        CHECK(!forwards(bl), "g0 after its duplicate's blocking call: alltoallv runs %s", bl);
         blocking_once(g0, outdeg, indeg);
+        blocking_once(gd, outdeg, indeg);
+        MPI_Comm_free(&gd);
     }
     expect(g0, "g0 (window unknown)", poll);
     exchanges(g0, outdeg, indeg, 0, "g0");
