@@ -71,6 +71,7 @@ typedef struct nh_config {
     int autotune;                 /* NHOOD_AUTOTUNE */
     int check;                    /* NHOOD_CHECK: verify isomorphic=true on v/w calls */
     int stfw_dims;                /* NHOOD_STFW_DIMS (0 = chosen by the cost model) */
+    int stfw_setup; /* NHOOD_STFW_SETUP: when store-and-forward is set up (NH_SETUP_*) */
     int ports;                    /* NHOOD_PORTS: bruck's messages per phase (0 = cost model) */
     int iso_reduce;               /* NHOOD_ISO_REDUCE: an nh_red_algo, NH_RED_COUNT = auto */
     nh_overlap_mode overlap;      /* NHOOD_OVERLAP */
@@ -170,6 +171,11 @@ typedef struct nh_plan {
 } nh_plan;
 
 /* nhood's MPI_Info keys on graph creation. */
+/* When store-and-forward's set-up runs (plan/stfw_setup.c): by the
+ * evidence that it pays back, at graph creation, or at the first blocking
+ * call (NHOOD_STFW_SETUP, info nhood_stfw_setup). */
+enum { NH_SETUP_AUTO = 0, NH_SETUP_CREATION, NH_SETUP_CALL };
+
 typedef struct nh_hint {
     int iso;   /* isomorphic=: -1 unset, 0 false, 1 true */
     int ndims; /* nhood_dims=4,4,2 (0 = unset) */
@@ -178,6 +184,7 @@ typedef struct nh_hint {
     int periods[NH_MAXDIMS];
     nh_algo algo;  /* nhood_algorithm= (AUTO = unset) */
     int stfw_dims; /* nhood_stfw_dims= (0 = unset) */
+    int stfw_setup; /* nhood_stfw_setup=: NH_SETUP_* + 1 (0 = unset) */
     int ports;     /* nhood_ports= (0 = unset or auto) */
     /* A malformed value on this rank, still to be agreed on: graph
      * creation then fails on every rank and this text says why. */

@@ -49,6 +49,7 @@ static const char *const fallback_names[] = {"warn", "error", "silent", NULL};
 static const char *const bool_names[] = {"0", "1", NULL};
 static const char *const progress_names[] = {"auto", "safe", "poll", NULL};
 static const char *const overlap_names[] = {"off", "report", "defer", NULL};
+static const char *const setup_names[] = {"auto", "creation", "call", NULL};
 
 enum kind {
     K_ALGO,
@@ -65,6 +66,7 @@ enum kind {
     K_NODE_SIZE,
     K_ISO_REDUCE,
     K_OVERLAP,
+    K_SETUP,
     K_PATH
 };
 
@@ -122,6 +124,9 @@ static const knob knobs[] = {
      "cost model: us per byte through a node's network link"},
     {"NHOOD_STFW_DIMS", "nhood_stfw_dims", K_STFW_DIMS, &nh_cfg.stfw_dims,
      "store-and-forward VPT dimension on irregular graphs, or agg (node aggregation)"},
+    {"NHOOD_STFW_SETUP", "nhood_stfw_setup", K_SETUP, &nh_cfg.stfw_setup,
+     "when store-and-forward is set up: auto (where earlier graphs' calls or one call pay it "
+     "back, else at the first blocking call), creation, call (the first blocking call)"},
     {"NHOOD_PORTS", "nhood_ports", K_PORTS, &nh_cfg.ports,
      "messages per phase in bruck's schedules (auto: the cost model's choice per call)"},
     {"NHOOD_ISO_REDUCE", NULL, K_ISO_REDUCE, &nh_cfg.iso_reduce,
@@ -211,6 +216,7 @@ static void list_names(char *buf, size_t len, enum kind k)
                            : k == K_FALLBACK   ? fallback_names[i]
                            : k == K_PROGRESS   ? progress_names[i]
                            : k == K_OVERLAP    ? overlap_names[i]
+                           : k == K_SETUP      ? setup_names[i]
                            : k == K_INPLACE    ? (i < NH_INPLACE_MPICH ? nh_inplace_names[i] : NULL)
                            : k == K_ISO_REDUCE ? (i == 0              ? "auto"
                                                   : i <= NH_RED_COUNT ? nh_red_algo_names[i - 1]
@@ -254,6 +260,11 @@ static int parse_knob(const knob *k, const char *v)
         if ((i = parse_enum(v, overlap_names, 3)) < 0)
             return -1;
         *(nh_overlap_mode *)k->dst = (nh_overlap_mode)i;
+        return 0;
+    case K_SETUP:
+        if ((i = parse_enum(v, setup_names, 3)) < 0)
+            return -1;
+        *(int *)k->dst = i;
         return 0;
     case K_PATH:
         if (!*v)

@@ -270,7 +270,7 @@ static int start(nh_plan_start *b, MPI_Comm comm_old, MPI_Comm comm, const nh_hi
     }
     p->indeg = d->indeg;
     p->outdeg = d->outdeg;
-    nh_stfw_pre(p, d->indeg, d->srcs, d->outdeg, d->dsts, h->stfw_dims, d->stfw);
+    nh_stfw_pre(p, d->indeg, d->srcs, d->outdeg, d->dsts, h, d->stfw);
     /* Everyone takes the same branch: the hint and MPI_THREAD_MULTIPLE are
      * global properties (a hint that differs across ranks fails the
      * candidate hash). */

@@ -21,7 +21,7 @@ nh_algo nh_requested_algo(const nh_plan *p, nh_op op)
 
 static const char *const info_keys[] = {"isomorphic",      "nhood_dims",      "nhood_periods",
                                         "nhood_algorithm", "nhood_stfw_dims", "nhood_ports",
-                                        NULL};
+                                        "nhood_stfw_setup", NULL};
 
 /* 1 and the value in buf (NH_INFO_VALUE_MAX + 1 bytes) if key is set, 0 if
  * not, -1 with msg if the value is too long to be one of ours (MPI would
@@ -58,7 +58,8 @@ static void warn_unknown_keys(MPI_Info info)
             known = strcmp(key, info_keys[k]) == 0;
         if (!known)
             nh_warn("info key %s is not one of nhood's (isomorphic, nhood_dims, nhood_periods, "
-                    "nhood_algorithm, nhood_stfw_dims, nhood_ports) and is ignored",
+                    "nhood_algorithm, nhood_stfw_dims, nhood_stfw_setup, nhood_ports) and is "
+                    "ignored",
                     key);
     }
 }
@@ -128,6 +129,19 @@ int nh_hint_parse(MPI_Info info, nh_hint *h, char *msg, size_t len)
                  "dimension from 1 to %d, or agg (node aggregation)",
                  v, NH_STFW_MAXDIMS);
         return -1;
+    }
+    if ((got = info_get(info, "nhood_stfw_setup", v, msg, len)) < 0)
+        return -1;
+    if (got) {
+        static const char *const w[] = {"auto", "creation", "call"};
+        for (int i = 0; i < 3 && !h->stfw_setup; i++)
+            if (strcmp(v, w[i]) == 0)
+                h->stfw_setup = i + 1;
+        if (!h->stfw_setup) {
+            snprintf(msg, len,
+                     "info nhood_stfw_setup=\"%s\" is not valid; allowed: auto, creation, call", v);
+            return -1;
+        }
     }
     if ((got = info_get(info, "nhood_ports", v, msg, len)) < 0)
         return -1;

@@ -245,13 +245,15 @@ enum { PRE_MAX = NH_STFW_PRE - 1 }; /* words combined by MAX; then the edge sum 
 #define W_PROCNULL (4 + 2 * NH_OP_COUNT)
 #define W_WINDOW (5 + 2 * NH_OP_COUNT)
 #define W_HISTORY (6 + 2 * NH_OP_COUNT) /* minus the calls per communicator: MAX is their MIN */
+#define W_SETUP (7 + 2 * NH_OP_COUNT)   /* NH_SETUP_*, and its negation */
 
 void nh_stfw_pre(const nh_plan *p, int indeg, const int *srcs, int outdeg, const int *dsts,
-                 int hint_dims, long *pre)
+                 const nh_hint *h, long *pre)
 {
     /* What this rank asks for: forced (2), automatic on an irregular graph
-     * (1), or not (0), per op; and the dimension. */
-    int dims_req = hint_dims > 0 ? hint_dims : nh_cfg.stfw_dims;
+     * (1), or not (0), per op; the dimension; when to set up. */
+    int dims_req = h->stfw_dims > 0 ? h->stfw_dims : nh_cfg.stfw_dims;
+    int setup = h->stfw_setup ? h->stfw_setup - 1 : nh_cfg.stfw_setup;
     memset(pre, 0, NH_STFW_PRE * sizeof(long));
     pre[0] = outdeg;
     pre[1] = indeg;
@@ -272,13 +274,15 @@ void nh_stfw_pre(const nh_plan *p, int indeg, const int *srcs, int outdeg, const
     pre[W_WINDOW] = p->window; /* the window's agreement (util/window.h) */
     long g = __atomic_fetch_add(&graphs_seen, 1, __ATOMIC_RELAXED);
     pre[W_HISTORY] = -(g ? __atomic_load_n(&calls_seen, __ATOMIC_RELAXED) / g : 0);
+    pre[W_SETUP] = setup;
+    pre[W_SETUP + 1] = -setup;
     pre[PRE_MAX] = outdeg;
 }
 
 /* The agreed decision, kept where the set-up waits for the first blocking
  * call (on the original plan, with the neighbor lists). */
 typedef struct nh_stfw_pend {
-    int n, force_agg, hint_dims, gain, use[NH_OP_COUNT], want[NH_OP_COUNT];
+    int K, n, force_agg, hint_dims, gain, use[NH_OP_COUNT], want[NH_OP_COUNT];
     double maxout, maxin, avg, sum;
     int indeg, outdeg, *srcs, *dsts;
 } nh_stfw_pend;
@@ -286,11 +290,12 @@ typedef struct nh_stfw_pend {
 static int build(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int outdeg,
                  const int *dsts, const nh_stfw_pend *d);
 
-/* Does the set-up pay back by the evidence (history: calls per earlier
- * communicator, agreed)?  It costs about eight collectives (log2 K
- * latencies each) and the allgather of every neighbor list (8 bytes per
- * edge to every rank); each call gains what the model says STFW saves
- * for NH_STFW_MODEL_BYTES blocks. */
+/* Does the set-up pay back by the evidence: the calls per earlier graph
+ * communicator (history, agreed), and at least the one call a graph is
+ * created for?  It costs about eight collectives (log2 K latencies each)
+ * and the allgather of every neighbor list (8 bytes per edge to every
+ * rank); each call gains what the model says STFW saves for
+ * NH_STFW_MODEL_BYTES blocks. */
 static int amortized(const nh_stfw_pend *d, int K, long history)
 {
     const nh_cost *c = &nh_cfg.cost;
@@ -304,7 +309,7 @@ static int amortized(const nh_stfw_pend *d, int K, long history)
     while ((1 << lg) < K)
         lg++;
     double cost = 8 * c->alpha * lg + 8 * c->beta * d->sum;
-    return gain > 0 && (double)history * gain >= cost;
+    return gain > 0 && (double)(history > 1 ? history : 1) * gain >= cost;
 }
 
 int nh_stfw_setup_agreed(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int outdeg,
@@ -313,17 +318,18 @@ int nh_stfw_setup_agreed(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs,
     int rc, K;
     if ((rc = PMPI_Comm_size(graph, &K)))
         return rc;
-    nh_stfw_pend d = {.hint_dims = hint_dims, .indeg = indeg, .outdeg = outdeg};
+    nh_stfw_pend d = {.K = K, .hint_dims = hint_dims, .indeg = indeg, .outdeg = outdeg};
     int dims_req = (int)mx[W_DIMS];
     p->window = (int)mx[W_WINDOW];
-    int agree = mx[W_DIMS] == -mx[W_DIMS + 1];
+    int agree = mx[W_DIMS] == -mx[W_DIMS + 1] && mx[W_SETUP] == -mx[W_SETUP + 1];
     for (int o = 0; o < NH_OP_COUNT; o++) {
         agree &= mx[W_WANT(o)] == -mx[W_WANT(o) + 1];
         d.want[o] = (int)mx[W_WANT(o)];
     }
     if (!agree) {
-        nh_warn("communicator %d: ranks differ in NHOOD_ALGO, nhood_algorithm, NHOOD_STFW_DIMS "
-                "or nhood_stfw_dims; store-and-forward is off for it",
+        nh_warn("communicator %d: ranks differ in NHOOD_ALGO, nhood_algorithm, NHOOD_STFW_DIMS, "
+                "nhood_stfw_dims, NHOOD_STFW_SETUP or nhood_stfw_setup; store-and-forward is "
+                "off for it",
                 p->id);
         return MPI_SUCCESS;
     }
@@ -358,7 +364,9 @@ int nh_stfw_setup_agreed(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs,
     }
     if (!any || d.sum == 0)
         return MPI_SUCCESS;
-    if (forced || amortized(&d, K, -mx[W_HISTORY])) {
+    int setup = (int)mx[W_SETUP];
+    if (forced || setup == NH_SETUP_CREATION ||
+        (setup == NH_SETUP_AUTO && amortized(&d, K, -mx[W_HISTORY]))) {
         p->stfw_when = 1;
         return build(p, graph, indeg, srcs, outdeg, dsts, &d);
     }
@@ -559,4 +567,27 @@ int nh_stfw_wins(const nh_stfw *st, double bytes)
 {
     return model_stfw(&st->v, st->maxout, st->maxin, st->avg, bytes) <
            model_bl(st->maxout, st->maxin, bytes);
+}
+
+int nh_stfw_predict_waiting(const nh_plan *p, nh_op op, int block_bytes)
+{
+    const nh_plan *root = p->root ? p->root : p;
+    const nh_stfw_pend *d = root->stfw_pend;
+    nh_vpt v;
+    if (!p->stfw_wait || block_bytes < 0) /* other forms wait for a blocking call */
+        return 0;
+    if (root->stfw_built) { /* built at a copy's call: as the re-check would find it */
+        const nh_stfw *st = root->stfw_built;
+        if (!st->sched[op])
+            return 0;
+        if (st->recheck[op])
+            return nh_stfw_wins(st, block_bytes) ? st->v.n : 0;
+        return st->off[op] ? 0 : st->v.n;
+    }
+    if (!d || !d->use[op] || nh_vpt_init(&v, d->K, d->n, 0))
+        return 0;
+    int win = d->want[op] == 2 || model_stfw(&v, d->maxout, d->maxin, d->avg, block_bytes) <
+                                      model_bl(d->maxout, d->maxin, block_bytes);
+    nh_vpt_fini(&v);
+    return win ? d->n : 0;
 }

@@ -29,9 +29,9 @@ typedef struct nh_stfw {
  * it in its own collective (plan/detect.c): this rank's NH_STFW_PRE words
  * (the first NH_STFW_PRE - 1 combined by MAX, the last by SUM), once per
  * graph creation (it counts them). */
-#define NH_STFW_PRE (8 + 2 * NH_OP_COUNT)
+#define NH_STFW_PRE (10 + 2 * NH_OP_COUNT)
 void nh_stfw_pre(const nh_plan *p, int indeg, const int *srcs, int outdeg, const int *dsts,
-                 int hint_dims, long *pre);
+                 const nh_hint *h, long *pre);
 /* Collective over graph, every rank with the same agreed words: whether
  * STFW runs for each operation and at which VPT dimension; where it may
  * win it gathers the neighbor lists, builds this rank's schedules and
@@ -49,6 +49,10 @@ int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int ou
 /* At a blocking call on a communicator whose set-up waits (p->stfw_wait):
  * collective over comm, which every rank reaches at the same call. */
 int nh_stfw_lazy(nh_plan *p, MPI_Comm comm);
+/* What nh_stfw_predict would say for a communicator whose set-up waits:
+ * a blocking call (block_bytes >= 0) sets it up and re-checks it; other
+ * forms run without it (0). */
+int nh_stfw_predict_waiting(const nh_plan *p, nh_op op, int block_bytes);
 /* The report's word for where the set-up ran: "-" (none), "creation",
  * "first_blocking_call", "waiting" (not yet). */
 const char *nh_stfw_when(const nh_plan *p);

@@ -4,9 +4,9 @@
  * the windows of the calls made before it was created:
  *   g0  nothing measured yet: a single-phase schedule (window unknown);
  *       its calls are waited at once (a window of a few microseconds).
- *       Irregular: its store-and-forward set-up waits for a first
- *       blocking call (checked: no form runs it before), made first on a
- *       duplicate, whose schedules g0 takes only at its own
+ *       Irregular: its store-and-forward set-up is asked to wait for a
+ *       first blocking call (checked: no form runs it before), made first
+ *       on a duplicate, whose schedules g0 takes only at its own
  *   g1  priced with that short window: the forwarding schedule a blocking
  *       call gets (where something forwards for nonblocking calls); its
  *       calls compute for COMPUTE_MS between start and wait
@@ -42,11 +42,20 @@
 static int rank, p, irregular;
 static int (*algo_for)(MPI_Comm, const char *, int, char *, int);
 
-static MPI_Comm make_graph(int *outdeg, int *indeg)
+/* first: g0, whose store-and-forward set-up is asked to wait for its
+ * first blocking call (info nhood_stfw_setup=call). */
+static MPI_Comm make_graph(int *outdeg, int *indeg, int first)
 {
     MPI_Comm g;
     if (irregular) {
-        random_graph(0, 7, rank, p, MPI_INFO_NULL, &g, outdeg, indeg);
+        MPI_Info info = MPI_INFO_NULL;
+        if (first) {
+            MPI_Info_create(&info);
+            MPI_Info_set(info, "nhood_stfw_setup", "call");
+        }
+        random_graph(0, 7, rank, p, info, &g, outdeg, indeg);
+        if (first)
+            MPI_Info_free(&info);
     } else {
         int dims[3] = {0, 0, 0}, periods[3] = {1, 1, 1}, *off;
         MPI_Dims_create(p, 3, dims);
@@ -67,8 +76,10 @@ static void compute(int ms)
     while ((t.tv_sec - t0.tv_sec) * 1000.0 + (t.tv_nsec - t0.tv_nsec) / 1e6 < ms);
 }
 
-/* CALLS nonblocking exchanges on g with ms of computation in each. */
-static void exchanges(MPI_Comm g, int outdeg, int indeg, int ms, const char *what)
+/* n nonblocking exchanges on g with ms of computation in each (blocking:
+ * MPI_Neighbor_alltoallv instead, irregular graphs). */
+static void exchanges(MPI_Comm g, int outdeg, int indeg, int ms, const char *what, int n,
+                      int blocking)
 {
     int *s = malloc(((size_t)outdeg * M + 1) * sizeof(int));
     int *r = malloc(((size_t)indeg * M + 1) * sizeof(int));
@@ -85,14 +96,16 @@ static void exchanges(MPI_Comm g, int outdeg, int indeg, int ms, const char *wha
         rc[k] = M;
         rd[k] = k * M;
     }
-    for (int c = 0; c < CALLS; c++) {
+    for (int c = 0; c < n; c++) {
         for (int i = 0; i < outdeg * M; i++)
             s[i] = rank * 100000 + c * 1000 + i;
         memset(r, 0xA5, ((size_t)indeg * M + 1) * sizeof(int));
         memset(ref, 0xA5, ((size_t)indeg * M + 1) * sizeof(int));
         reference(1, g, s, M, MPI_INT, ref, M, MPI_INT);
-        MPI_Request req;
-        if (irregular)
+        MPI_Request req = MPI_REQUEST_NULL;
+        if (blocking)
+            MPI_Neighbor_alltoallv(s, sc, sd, MPI_INT, r, rc, rd, MPI_INT, g);
+        else if (irregular)
             MPI_Ineighbor_alltoallv(s, sc, sd, MPI_INT, r, rc, rd, MPI_INT, g, &req);
         else
             MPI_Ineighbor_alltoall(s, M, MPI_INT, r, M, MPI_INT, g, &req);
@@ -102,38 +115,6 @@ static void exchanges(MPI_Comm g, int outdeg, int indeg, int ms, const char *wha
         CHECK(memcmp(r, ref, (size_t)indeg * M * sizeof(int)) == 0,
               "%s: call %d: result differs from the reference", what, c);
     }
-    free(s);
-    free(r);
-    free(ref);
-    free(sc);
-    free(sd);
-    free(rc);
-    free(rd);
-}
-
-/* One blocking MPI_Neighbor_alltoallv on g, checked. */
-static void blocking_once(MPI_Comm g, int outdeg, int indeg)
-{
-    int *s = calloc((size_t)outdeg * M + 1, sizeof(int)), *r = calloc((size_t)indeg * M + 1, sizeof(int));
-    int *ref = calloc((size_t)indeg * M + 1, sizeof(int));
-    int *sc = malloc(((size_t)outdeg + 1) * sizeof(int)),
-        *sd = malloc(((size_t)outdeg + 1) * sizeof(int));
-    int *rc = malloc(((size_t)indeg + 1) * sizeof(int)),
-        *rd = malloc(((size_t)indeg + 1) * sizeof(int));
-    for (int k = 0; k < outdeg; k++) {
-        sc[k] = M;
-        sd[k] = k * M;
-    }
-    for (int k = 0; k < indeg; k++) {
-        rc[k] = M;
-        rd[k] = k * M;
-    }
-    for (int i = 0; i < outdeg * M; i++)
-        s[i] = rank * 100000 + i;
-    reference(1, g, s, M, MPI_INT, ref, M, MPI_INT);
-    MPI_Neighbor_alltoallv(s, sc, sd, MPI_INT, r, rc, rd, MPI_INT, g);
-    CHECK(memcmp(r, ref, (size_t)indeg * M * sizeof(int)) == 0,
-          "g0's blocking call: result differs from the reference");
     free(s);
     free(r);
     free(ref);
@@ -184,11 +165,11 @@ int main(int argc, char **argv)
         return check_finish_mpi();
     }
     int outdeg, indeg;
-    MPI_Comm g0 = make_graph(&outdeg, &indeg);
+    MPI_Comm g0 = make_graph(&outdeg, &indeg, 1);
     if (irregular) {
-        /* The first graph's store-and-forward set-up waits for its first
-         * blocking call (no earlier graph proved it pays back): until
-         * then no form runs it; then the blocking one does. */
+        /* g0's store-and-forward set-up waits for its first blocking
+         * call (nhood_stfw_setup=call): until then no form runs it;
+         * then the blocking one does. */
         char nb[32] = "?", bl[32] = "?";
         algo_for(g0, "ialltoallv", M * (int)sizeof(int), nb, sizeof(nb));
         CHECK(!forwards(nb), "g0 before a blocking call: ialltoallv runs %s, expected pmpi", nb);
@@ -197,23 +178,23 @@ int main(int argc, char **argv)
          * not before (its calls are ordered with its own collectives). */
         MPI_Comm gd;
         MPI_Comm_dup(g0, &gd);
-        blocking_once(gd, outdeg, indeg);
+        exchanges(gd, outdeg, indeg, 0, "g0's duplicate, blocking", 1, 1);
         algo_for(gd, "alltoallv", M * (int)sizeof(int), bl, sizeof(bl));
         CHECK(forwards(bl), "g0's duplicate after its blocking call: alltoallv runs %s", bl);
-        algo_for(g0, "alltoallv", M * (int)sizeof(int), bl, sizeof(bl));
-        CHECK(!forwards(bl), "g0 after its duplicate's blocking call: alltoallv runs %s", bl);
-        blocking_once(g0, outdeg, indeg);
-        blocking_once(gd, outdeg, indeg);
+        algo_for(g0, "ialltoallv", M * (int)sizeof(int), nb, sizeof(nb));
+        CHECK(!forwards(nb), "g0 after its duplicate's blocking call: ialltoallv runs %s", nb);
+        exchanges(g0, outdeg, indeg, 0, "g0, blocking", 1, 1);
+        exchanges(gd, outdeg, indeg, 0, "g0's duplicate, blocking", 1, 1);
         MPI_Comm_free(&gd);
     }
     expect(g0, "g0 (window unknown)", poll);
-    exchanges(g0, outdeg, indeg, 0, "g0");
-    MPI_Comm g1 = make_graph(&outdeg, &indeg);
+    exchanges(g0, outdeg, indeg, 0, "g0", CALLS, 0);
+    MPI_Comm g1 = make_graph(&outdeg, &indeg, 0);
     expect(g1, "g1 (short window)", fwd);
-    exchanges(g1, outdeg, indeg, COMPUTE_MS, "g1");
-    MPI_Comm g2 = make_graph(&outdeg, &indeg);
+    exchanges(g1, outdeg, indeg, COMPUTE_MS, "g1", CALLS, 0);
+    MPI_Comm g2 = make_graph(&outdeg, &indeg, 0);
     expect(g2, "g2 (long window)", 0);
-    exchanges(g2, outdeg, indeg, COMPUTE_MS, "g2");
+    exchanges(g2, outdeg, indeg, COMPUTE_MS, "g2", CALLS, 0);
     MPI_Comm_free(&g0);
     MPI_Comm_free(&g1);
     MPI_Comm_free(&g2);
