@@ -349,12 +349,15 @@ for np in $wnps; do
         for mode in $wdef poll; do
             vars="NHOOD_COST_ALPHA=0.1 NHOOD_COST_O=10 NHOOD_REPORT=1"
             [ $mode = poll ] && vars="$vars NHOOD_PROGRESS=poll"
-            # the last graph's line: priced with the long window
+            # the last graph's line (g2; irregular runs make a duplicate
+            # of g0 too): priced with the long window
             want="why=$([ $mode = nofwd ] && echo no_progress || echo window) window_us=[0-9.e+]+ progress="
             name="window np=$np $graph $mode, the report says why"
             if run "$name" $np "$vars" "$t/test_window" $graph $mode &&
                 grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
-                grep -Eq "^nhood: comm=2 op=ialltoall.* $want" "$log.err"; then ok "$name"; else bad "$name"; fi
+                grep -E '^nhood: comm=[0-9]+ op=ialltoall' "$log.err" | tail -n 1 | grep -Eq " $want"; then
+                ok "$name"
+            else bad "$name"; fi
         done
     done
 done
