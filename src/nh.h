@@ -149,6 +149,7 @@ typedef struct nh_plan {
      * then; the agreed decision and the neighbor lists in the original's
      * stfw_pend.  stfw_when: where it was set up (nh_stfw_when). */
     int stfw_wait, stfw_when;
+    int called; /* a neighborhood call was made on it (nh_stfw_count_call) */
     struct nh_stfw_pend *stfw_pend;
     /* the original's: schedules a copy's first blocking call built, which
      * the original adopts at its own (until then it must not use them) */

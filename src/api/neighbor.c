@@ -38,7 +38,7 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
         return NH_TO_PMPI;
     if ((rc = nh_plan_ready(p, comm)) || (rc = nh_call_init(&c, coll, a, p)))
         goto out;
-    nh_stfw_count_call();
+    nh_stfw_count_call(p);
     /* store-and-forward set up where every rank is sure to take part */
     if (p->stfw_wait && form == NH_FORM_BLOCKING && (rc = nh_stfw_lazy(p, comm)))
         goto out;

@@ -17,7 +17,7 @@
  *
  * When.  That set-up costs about eight collectives and the lists' volume:
  * it runs at creation where it is forced or pays back by the evidence
- * (the calls this process made per graph communicator so far, agreed as
+ * (the calls this process made per graph communicator it called, agreed as
  * their minimum, times the modeled gain per call, at least the modeled
  * set-up cost: amortized()), else at the communicator's first blocking
  * call (nh_stfw_lazy), where every rank is sure to take part; a
@@ -230,12 +230,14 @@ void nh_stfw_free(nh_plan *p)
 }
 
 /* Evidence that a set-up pays back: the neighborhood calls this process
- * made per graph communicator created before (relaxed counters: a
- * figure, not a synchronization). */
+ * made per graph communicator it called (relaxed counters: a figure, not
+ * a synchronization). */
 static long calls_seen, graphs_seen;
 
-void nh_stfw_count_call(void)
+void nh_stfw_count_call(nh_plan *p)
 {
+    if (!p->called && !__atomic_exchange_n(&p->called, 1, __ATOMIC_RELAXED))
+        __atomic_add_fetch(&graphs_seen, 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&calls_seen, 1, __ATOMIC_RELAXED);
 }
 
@@ -272,7 +274,7 @@ void nh_stfw_pre(const nh_plan *p, int indeg, const int *srcs, int outdeg, const
     for (int j = 0; j < indeg; j++)
         pre[W_PROCNULL] |= srcs[j] == MPI_PROC_NULL;
     pre[W_WINDOW] = p->window; /* the window's agreement (util/window.h) */
-    long g = __atomic_fetch_add(&graphs_seen, 1, __ATOMIC_RELAXED);
+    long g = __atomic_load_n(&graphs_seen, __ATOMIC_RELAXED);
     pre[W_HISTORY] = -(g ? __atomic_load_n(&calls_seen, __ATOMIC_RELAXED) / g : 0);
     pre[W_SETUP] = setup;
     pre[W_SETUP + 1] = -setup;
@@ -290,7 +292,7 @@ typedef struct nh_stfw_pend {
 static int build(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int outdeg,
                  const int *dsts, const nh_stfw_pend *d);
 
-/* Does the set-up pay back by the evidence: the calls per earlier graph
+/* Does the set-up pay back by the evidence: the calls per graph
  * communicator (history, agreed), and at least the one call a graph is
  * created for?  It costs about eight collectives (log2 K latencies each)
  * and the allgather of every neighbor list (8 bytes per edge to every

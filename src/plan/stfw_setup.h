@@ -28,7 +28,7 @@ typedef struct nh_stfw {
 /* The set-up's agreement, in two halves so that graph creation can carry
  * it in its own collective (plan/detect.c): this rank's NH_STFW_PRE words
  * (the first NH_STFW_PRE - 1 combined by MAX, the last by SUM), once per
- * graph creation (it counts them). */
+ * graph creation. */
 #define NH_STFW_PRE (10 + 2 * NH_OP_COUNT)
 void nh_stfw_pre(const nh_plan *p, int indeg, const int *srcs, int outdeg, const int *dsts,
                  const nh_hint *h, long *pre);
@@ -56,9 +56,9 @@ int nh_stfw_predict_waiting(const nh_plan *p, nh_op op, int block_bytes);
 /* The report's word for where the set-up ran: "-" (none), "creation",
  * "first_blocking_call", "waiting" (not yet). */
 const char *nh_stfw_when(const nh_plan *p);
-/* Neighborhood calls this process made per graph communicator created so
- * far (the amortization evidence; api/neighbor.c counts). */
-void nh_stfw_count_call(void);
+/* Counts a neighborhood call on p for the amortization evidence: calls
+ * per graph communicator called so far (api/neighbor.c). */
+void nh_stfw_count_call(nh_plan *p);
 void nh_stfw_free(nh_plan *p);
 void nh_stfw_pend_free(nh_plan *p);
 /* Does STFW over st's VPT beat one message per neighbor for blocks of
