@@ -282,7 +282,9 @@ for np in $bnps; do
             # is the same rank either way, may come out either periodic or
             # not)
             per=""
-            case "$np,$kind" in
+            # (under the default costs: pick weighs equivalent grids by
+            # alpha and o, and NHOOD_COST_O=0 prefers fewer dimensions)
+            [ "$bvars" = NHOOD_ALGO=auto ] && case "$np,$kind" in
                 12,mesh | 16,mesh) per=$([ "$d" = 3 ] && echo "0,[01],[01]" || echo 0,0) ;;
                 12,channel | 16,channel) per="1,[01],[01]" ;;
             esac
