@@ -162,12 +162,14 @@ static int hint_parse(MPI_Comm comm_old, MPI_Info info, nh_hint *h)
     return MPI_ERR_INFO_VALUE;
 }
 
-/* Lists MPI_Dist_graph_create_adjacent accepts: degrees and ranks in
- * range (MPI_PROC_NULL included). */
+/* Lists MPI_Dist_graph_create_adjacent accepts, on an intracommunicator:
+ * degrees and ranks in range (MPI_PROC_NULL included). */
 static int lists_valid(MPI_Comm comm, const nh_lists *l)
 {
-    int size;
-    if (PMPI_Comm_size(comm, &size) || l->indeg < 0 || l->outdeg < 0 ||
+    int size, inter = 1;
+    if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) || inter ||
+        PMPI_Comm_size(comm, &size) ||
+        l->indeg < 0 || l->outdeg < 0 ||
         (l->indeg && !l->srcs) || (l->outdeg && !l->dsts))
         return 0;
     for (int i = 0; i < l->indeg; i++)
