@@ -93,7 +93,7 @@ static int plan_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out
         return MPI_SUCCESS;
     }
     nh_plan *p = calloc(1, sizeof(*p));
-    nh_stfw *st = from->stfw ? malloc(sizeof(*st)) : NULL;
+    nh_stfw *st = from->stfw ? nh_stfw_share(from->stfw) : NULL;
     *flag = 0;
     if (!p || (from->stfw && !st)) {
         free(p);
@@ -122,9 +122,7 @@ static int plan_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out
     p->window = from->window; /* agreed at the original's creation */
     p->stfw_wait = from->stfw_wait;
     p->stfw_when = from->stfw_when;
-    if (st)                   /* the re-check's state so far: the same on every rank at the copy */
-        *st = *from->stfw;
-    p->stfw = st;
+    p->stfw = st; /* the re-check's state so far: the same on every rank at the copy */
     p->node_of = root->node_of;
     p->create_us = from->create_us;
     p->create_mpi_us = from->create_mpi_us;

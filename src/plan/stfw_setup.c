@@ -404,6 +404,14 @@ int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int ou
     return nh_stfw_setup_agreed(p, graph, indeg, srcs, outdeg, dsts, hint_dims, pre);
 }
 
+nh_stfw *nh_stfw_share(const nh_stfw *st)
+{
+    nh_stfw *c = malloc(sizeof(*c));
+    if (c)
+        *c = *st;
+    return c;
+}
+
 void nh_stfw_pend_free(nh_plan *p)
 {
     if (!p->stfw_pend)
@@ -425,12 +433,9 @@ int nh_stfw_lazy(nh_plan *p, MPI_Comm comm)
         rc = build(p, comm, d->indeg, d->srcs, d->outdeg, d->dsts, d);
         nh_stfw_pend_free(root);
         if (p != root && p->stfw) { /* the original owns the schedules */
-            nh_stfw *st = malloc(sizeof(*st));
-            if (!st)
-                return MPI_ERR_NO_MEM;
-            *st = *p->stfw;
             root->stfw_built = p->stfw;
-            p->stfw = st;
+            if (!(p->stfw = nh_stfw_share(root->stfw_built)))
+                return MPI_ERR_NO_MEM;
         }
         return rc;
     }
@@ -439,12 +444,9 @@ int nh_stfw_lazy(nh_plan *p, MPI_Comm comm)
     if (p == root && root->stfw_built) {
         root->stfw = root->stfw_built;
         root->stfw_built = NULL;
-    } else if (p != root && (root->stfw || root->stfw_built)) {
-        nh_stfw *st = malloc(sizeof(*st));
-        if (!st)
-            return MPI_ERR_NO_MEM;
-        *st = *(root->stfw ? root->stfw : root->stfw_built);
-        p->stfw = st;
+    } else if (p != root && (root->stfw || root->stfw_built) &&
+               !(p->stfw = nh_stfw_share(root->stfw ? root->stfw : root->stfw_built))) {
+        return MPI_ERR_NO_MEM;
     }
     if (p->stfw && p->pcomm == MPI_COMM_NULL)
         rc = nh_comm_dup(comm, &p->pcomm);
@@ -576,16 +578,6 @@ int nh_stfw_predict_waiting(const nh_plan *p, nh_op op, int block_bytes)
     const nh_plan *root = p->root ? p->root : p;
     const nh_stfw_pend *d = root->stfw_pend;
     nh_vpt v;
-    if (!p->stfw_wait || block_bytes < 0) /* other forms wait for a blocking call */
-        return 0;
-    if (root->stfw_built) { /* built at a copy's call: as the re-check would find it */
-        const nh_stfw *st = root->stfw_built;
-        if (!st->sched[op])
-            return 0;
-        if (st->recheck[op])
-            return nh_stfw_wins(st, block_bytes) ? st->v.n : 0;
-        return st->off[op] ? 0 : st->v.n;
-    }
     if (!d || !d->use[op] || nh_vpt_init(&v, d->K, d->n, 0))
         return 0;
     int win = d->want[op] == 2 || model_stfw(&v, d->maxout, d->maxin, d->avg, block_bytes) <

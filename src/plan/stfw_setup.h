@@ -49,9 +49,9 @@ int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int ou
 /* At a blocking call on a communicator whose set-up waits (p->stfw_wait):
  * collective over comm, which every rank reaches at the same call. */
 int nh_stfw_lazy(nh_plan *p, MPI_Comm comm);
-/* What nh_stfw_predict would say for a communicator whose set-up waits:
- * a blocking call (block_bytes >= 0) sets it up and re-checks it; other
- * forms run without it (0). */
+/* What a blocking call of blocks of block_bytes would run (the VPT
+ * dimension, or 0) on a communicator whose set-up waits and is not built
+ * yet (p->root's stfw_pend): it sets it up and re-checks it. */
 int nh_stfw_predict_waiting(const nh_plan *p, nh_op op, int block_bytes);
 /* The report's word for where the set-up ran: "-" (none), "creation",
  * "first_blocking_call", "waiting" (not yet). */
@@ -61,6 +61,9 @@ const char *nh_stfw_when(const nh_plan *p);
 void nh_stfw_count_call(nh_plan *p);
 void nh_stfw_free(nh_plan *p);
 void nh_stfw_pend_free(nh_plan *p);
+/* A communicator's own copy of st (a duplicate's: the schedules stay
+ * st's owner's, the re-check state is its own), or NULL (memory). */
+nh_stfw *nh_stfw_share(const nh_stfw *st);
 /* Does STFW over st's VPT beat one message per neighbor for blocks of
  * `bytes` (the cost model; auto's re-check and its prediction)? */
 int nh_stfw_wins(const nh_stfw *st, double bytes);

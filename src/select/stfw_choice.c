@@ -98,8 +98,13 @@ int nh_stfw_choose(nh_plan *p, nh_coll coll, nh_form form, double total, nh_choi
 int nh_stfw_predict(const nh_plan *p, nh_op op, int block_bytes)
 {
     const nh_stfw *st = p ? p->stfw : NULL;
-    if (!st && p && p->stfw_wait)
-        return nh_stfw_predict_waiting(p, op, block_bytes);
+    if (!st && p && p->stfw_wait) { /* a blocking call sets it up; other forms run without */
+        const nh_plan *root = p->root ? p->root : p;
+        if (block_bytes < 0)
+            return 0;
+        if (!(st = root->stfw_built)) /* built at a duplicate's call, else not yet */
+            return nh_stfw_predict_waiting(p, op, block_bytes);
+    }
     if (!st || !st->sched[op])
         return 0;
     if (st->recheck[op] && block_bytes >= 0)
