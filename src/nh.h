@@ -55,6 +55,9 @@ typedef struct nh_cost {
     double link;         /* us per byte through a node's network link */
 } nh_cost;
 
+/* What a cost or tuning file from elsewhere (fingerprint differs) gets. */
+enum { NH_MISMATCH_USE, NH_MISMATCH_SKIP, NH_MISMATCH_ERROR };
+
 typedef struct nh_config {
     nh_algo algo;                 /* NHOOD_ALGO */
     nh_algo algo_op[NH_OP_COUNT]; /* NHOOD_ALGO_ALLTOALL, NHOOD_ALGO_ALLGATHER (AUTO = unset) */
@@ -76,6 +79,9 @@ typedef struct nh_config {
     int iso_reduce;               /* NHOOD_ISO_REDUCE: an nh_red_algo, NH_RED_COUNT = auto */
     nh_overlap_mode overlap;      /* NHOOD_OVERLAP */
     const char *overlap_csv;      /* NHOOD_OVERLAP_CSV: path, or NULL */
+    const char *cost_file;        /* NHOOD_COST_FILE: path, or NULL */
+    const char *tune_file;        /* NHOOD_TUNE_FILE: path, or NULL */
+    int mismatch;                 /* NHOOD_MISMATCH: NH_MISMATCH_* */
 } nh_config;
 
 extern nh_config nh_cfg;

@@ -6,6 +6,7 @@
 #include "exec/progress.h"
 #include "exec/request.h"
 #include "api/api.h"
+#include "config/files.h"
 #include "nh.h"
 #include "util/sync.h"
 
@@ -42,6 +43,61 @@ static int thread_level(int required)
     return cfg_bad ? required : nh_prog_level(required);
 }
 
+/* Stops the run the way a bad setting does: every rank has the same
+ * message (the files' text is broadcast), rank 0 says it. */
+static void stop_run(const char *msg)
+{
+    if (nh_world_rank == 0)
+        fprintf(stderr, "nhood: error: %s\n", msg);
+    fflush(stderr);
+    PMPI_Finalize();
+    exit(2);
+}
+
+/* The cost file: NHOOD_COST_FILE, else the installed site.cost where
+ * there is one (docs/tuning.md).  Rank 0 reads it for all. */
+static int load_costs(void)
+{
+    char msg[512], *text = NULL;
+    const char *path = nh_cfg.cost_file;
+#ifdef NH_PKGDATADIR
+    if (!path)
+        path = NH_PKGDATADIR "/site.cost";
+#endif
+    if (!path)
+        return MPI_SUCCESS;
+    int rc = nh_file_bcast(path, &text, msg, sizeof(msg));
+    if (rc == MPI_ERR_FILE || (!rc && !text && nh_cfg.cost_file)) {
+        if (!text && !rc)
+            snprintf(msg, sizeof(msg), "NHOOD_COST_FILE=%s: no such file", path);
+        stop_run(msg);
+    }
+    if (rc || !text)
+        return rc;
+    nh_cost c;
+    nh_fingerprint fp, run;
+    if (nh_config_cost_parse(text, path, &c, &fp, msg, sizeof(msg)))
+        stop_run(msg);
+    free(text);
+    if ((rc = nh_fingerprint_run(&run)))
+        return rc;
+    char why[256];
+    if (!nh_fingerprint_match(&fp, &run, why, sizeof(why))) {
+        if (nh_cfg.mismatch == NH_MISMATCH_ERROR) {
+            snprintf(msg, sizeof(msg), "cost file %s does not fit this run: %s (NHOOD_MISMATCH=error)",
+                     path, why);
+            stop_run(msg);
+        }
+        nh_warn("cost file %s does not fit this run: %s; %s (docs/tuning.md)", path, why,
+                nh_cfg.mismatch == NH_MISMATCH_SKIP ? "using the defaults (NHOOD_MISMATCH=skip)"
+                                                    : "using it anyway");
+        if (nh_cfg.mismatch == NH_MISMATCH_SKIP)
+            return MPI_SUCCESS;
+    }
+    nh_config_cost_use(&c, path);
+    return MPI_SUCCESS;
+}
+
 static int after_init(int provided)
 {
     int size, first;
@@ -75,7 +131,10 @@ static int after_init(int provided)
     nh_active = !off_why;
     if (!nh_active)
         return MPI_SUCCESS;
-    int rc = nh_plan_init();
+    int rc = load_costs();
+    if (rc)
+        return rc;
+    rc = nh_plan_init();
     return rc ? rc : nh_inplace_init();
 }
 

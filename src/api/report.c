@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/files.h"
 #include "exec/progress.h"
 #include "plan/stfw_setup.h"
 #include "nh.h"
@@ -96,6 +97,7 @@ void nh_report_stfw(const nh_plan *p, nh_op op, nh_report_rec *r)
 
 void nh_report_print(void)
 {
+    fprintf(stderr, "nhood: cost=%s\n", nh_config_cost_source());
     /* Every graph created, used or not: what creation cost in all. */
     if (ngraphs > 0)
         fprintf(stderr, "nhood: graphs=%ld create_us=%.1f create_mpi_us=%.1f ratio=%.3f\n",

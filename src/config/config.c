@@ -10,6 +10,7 @@
 #include "core/reduce.h"
 #include "core/stfw.h"
 #include "core/parse.h"
+#include "config/files.h"
 
 /* 2^40 bytes: larger auxiliary buffers are typos. */
 #define NH_MAX_BYTES (1LL << 40)
@@ -50,6 +51,7 @@ static const char *const bool_names[] = {"0", "1", NULL};
 static const char *const progress_names[] = {"auto", "safe", "poll", NULL};
 static const char *const overlap_names[] = {"off", "report", "defer", NULL};
 static const char *const setup_names[] = {"auto", "creation", "call", NULL};
+static const char *const mismatch_names[] = {"use", "skip", "error", NULL};
 
 enum kind {
     K_ALGO,
@@ -67,6 +69,7 @@ enum kind {
     K_ISO_REDUCE,
     K_OVERLAP,
     K_SETUP,
+    K_MISMATCH,
     K_PATH
 };
 
@@ -122,6 +125,12 @@ static const knob knobs[] = {
      "cost model: us per phase in which a message leaves its node"},
     {"NHOOD_COST_LINK", NULL, K_DOUBLE, &nh_cfg.cost.link,
      "cost model: us per byte through a node's network link"},
+    {"NHOOD_COST_FILE", NULL, K_PATH, &nh_cfg.cost_file,
+     "cost file written by nhood-calibrate (default: the installed site.cost, if any)"},
+    {"NHOOD_TUNE_FILE", NULL, K_PATH, &nh_cfg.tune_file,
+     "file the autotuner's decisions are loaded from at MPI_Init and saved to at MPI_Finalize"},
+    {"NHOOD_MISMATCH", NULL, K_MISMATCH, &nh_cfg.mismatch,
+     "a cost or tuning file written elsewhere (fingerprint differs): use it, skip it, or error"},
     {"NHOOD_STFW_DIMS", "nhood_stfw_dims", K_STFW_DIMS, &nh_cfg.stfw_dims,
      "store-and-forward VPT dimension on irregular graphs, or agg (node aggregation)"},
     {"NHOOD_STFW_SETUP", "nhood_stfw_setup", K_SETUP, &nh_cfg.stfw_setup,
@@ -217,6 +226,7 @@ static void list_names(char *buf, size_t len, enum kind k)
                            : k == K_PROGRESS   ? progress_names[i]
                            : k == K_OVERLAP    ? overlap_names[i]
                            : k == K_SETUP      ? setup_names[i]
+                           : k == K_MISMATCH   ? mismatch_names[i]
                            : k == K_INPLACE    ? (i < NH_INPLACE_MPICH ? nh_inplace_names[i] : NULL)
                            : k == K_ISO_REDUCE ? (i == 0              ? "auto"
                                                   : i <= NH_RED_COUNT ? nh_red_algo_names[i - 1]
@@ -263,6 +273,11 @@ static int parse_knob(const knob *k, const char *v)
         return 0;
     case K_SETUP:
         if ((i = parse_enum(v, setup_names, 3)) < 0)
+            return -1;
+        *(int *)k->dst = i;
+        return 0;
+    case K_MISMATCH:
+        if ((i = parse_enum(v, mismatch_names, 3)) < 0)
             return -1;
         *(int *)k->dst = i;
         return 0;
@@ -324,12 +339,23 @@ static int parse_knob(const knob *k, const char *v)
     return -1;
 }
 
+/* Where the cost parameters come from, for the report. */
+static char cost_source[300] = "defaults";
+static int cost_env; /* some NHOOD_COST_* is set */
+
+const char *nh_config_cost_source(void)
+{
+    return cost_env && strcmp(cost_source, "defaults") == 0 ? "defaults+env" : cost_source;
+}
+
 int nh_config_load(char *msg, size_t len)
 {
     for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
         const char *v = getenv(knobs[i].env);
         if (!v)
             continue;
+        if (knobs[i].kind == K_DOUBLE)
+            cost_env = 1;
         if (parse_knob(&knobs[i], v)) {
             char allowed[128];
             list_names(allowed, sizeof(allowed), knobs[i].kind);
@@ -339,6 +365,54 @@ int nh_config_load(char *msg, size_t len)
         }
     }
     return 0;
+}
+
+/* The cost file's keys are the NHOOD_COST_* names' tails in lower case
+ * (alpha, o, beta, ...); validation.* keys carry nhood-calibrate's figures
+ * for people and are not read. */
+static int cost_key(void *ctx, const char *key, const char *v, char *msg, size_t len)
+{
+    nh_cost *c = ctx;
+    char env[64];
+    size_t n = 0;
+    if (strncmp(key, "validation.", 11) == 0)
+        return 0;
+    if (strlen(key) < sizeof(env) - 12)
+        for (n = 0; key[n]; n++)
+            env[n] = (char)(key[n] >= 'a' && key[n] <= 'z' ? key[n] - 'a' + 'A' : key[n]);
+    env[n] = '\0';
+    for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++)
+        if (knobs[i].kind == K_DOUBLE && strncmp(knobs[i].env, "NHOOD_COST_", 11) == 0 &&
+            strcmp(knobs[i].env + 11, env) == 0) {
+            double x;
+            if (nh_parse_real(v, &x)) {
+                snprintf(msg, len, "%s = \"%s\": not a non-negative number", key, v);
+                return -1;
+            }
+            *(double *)((char *)c + ((char *)knobs[i].dst - (char *)&nh_cfg.cost)) = x;
+            return 0;
+        }
+    snprintf(msg, len,
+             "unknown key \"%s\" (parameters: alpha, o, beta, gamma, pack, gather, gather_small, "
+             "delta, eager, rndv, stage, fwd, node, link; validation.*; fingerprint.*)",
+             key);
+    return -1;
+}
+
+int nh_config_cost_parse(const char *text, const char *name, nh_cost *out, nh_fingerprint *fp,
+                         char *msg, size_t len)
+{
+    *out = nh_cfg.cost;
+    return nh_kv_parse(text, name, "nhood-cost", 1, fp, cost_key, out, msg, len);
+}
+
+void nh_config_cost_use(const nh_cost *c, const char *name)
+{
+    char msg[8];
+    nh_cfg.cost = *c;
+    cost_env = 0;
+    (void)nh_config_load(msg, sizeof(msg)); /* the environment wins (valid: read before) */
+    snprintf(cost_source, sizeof(cost_source), "%s%s", name, cost_env ? "+env" : "");
 }
 
 /* NHOOD_* variables that are not settings: read by nhood's scripts, and
