@@ -43,6 +43,40 @@ int nhood_comm_query(MPI_Comm comm, nhood_comm_info *info);
  * unused. */
 int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes, char *name, int len);
 
+/* The cost model's parameters, in the order of the terms below. */
+enum {
+    NHOOD_TERM_ALPHA,        /* phases (NHOOD_COST_ALPHA) */
+    NHOOD_TERM_O,            /* messages (NHOOD_COST_O) */
+    NHOOD_TERM_BETA,         /* bytes sent (NHOOD_COST_BETA) */
+    NHOOD_TERM_GAMMA,        /* bytes copied locally (NHOOD_COST_GAMMA) */
+    NHOOD_TERM_PACK,         /* bytes packed or unpacked (NHOOD_COST_PACK) */
+    NHOOD_TERM_GATHER,       /* bytes of large struct messages (NHOOD_COST_GATHER) */
+    NHOOD_TERM_GATHER_SMALL, /* bytes of eager struct messages (NHOOD_COST_GATHER_SMALL) */
+    NHOOD_TERM_DELTA,        /* blocks of struct messages (NHOOD_COST_DELTA) */
+    NHOOD_TERM_RNDV,         /* rendezvous handshakes (NHOOD_COST_RNDV) */
+    NHOOD_TERM_NODE,         /* phases with a message off the node (NHOOD_COST_NODE) */
+    NHOOD_TERM_LINK,         /* bytes through the busiest node link (NHOOD_COST_LINK) */
+    NHOOD_COST_TERMS
+};
+
+/* What the cost model counts for one blocking call of op ("alltoall" or
+ * "allgather") on comm with blocks of block_bytes, run with algorithm
+ * ("pmpi" for MPI's own exchange, "direct", "torus", ...): terms[i] is
+ * the multiplier of parameter i, so the modeled time in microseconds is
+ * the sum of terms[i] times the parameters (the eager limit, which decides
+ * which terms apply, is the current one).  binding (len bytes) receives
+ * the binding the call runs with ("pack", "zcopy", or "-").  Returns
+ * MPI_SUCCESS, MPI_ERR_COMM where nhood knows no isomorphic neighborhood
+ * on comm, or MPI_ERR_ARG where the algorithm does not apply to it.
+ * nhood-calibrate fits the parameters to measured calls through this. */
+int nhood_cost_terms(MPI_Comm comm, const char *op, const char *algorithm, int block_bytes,
+                     double terms[NHOOD_COST_TERMS], char *binding, int len);
+
+/* Where this run is, as the fingerprint.* lines of nhood's cost and
+ * tuning files (docs/tuning.md), into text (len bytes).  Collective over
+ * MPI_COMM_WORLD the first time.  Returns MPI_SUCCESS or an MPI error. */
+int nhood_fingerprint(char *text, int len);
+
 /* Advances nhood's outstanding nonblocking and persistent neighborhood
  * collectives without blocking.  Completion calls (MPI_Test, MPI_Wait and
  * their variants) do this already, and under the default

@@ -1,9 +1,12 @@
 /* Public queries (include/nhood.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/api.h"
+#include "config/files.h"
 #include "exec/request.h"
+#include "select/select.h"
 #include "nhood.h"
 
 #define NH_EXPORT __attribute__((visibility("default")))
@@ -71,6 +74,59 @@ NH_EXPORT int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes
     }
     snprintf(name, (size_t)len, "%s", nh_algos[algo].name);
     return rc;
+}
+
+_Static_assert((int)NH_NTERMS == (int)NHOOD_COST_TERMS && (int)NH_TERM_O == (int)NHOOD_TERM_O &&
+                   (int)NH_TERM_GAMMA == (int)NHOOD_TERM_GAMMA &&
+                   (int)NH_TERM_DELTA == (int)NHOOD_TERM_DELTA &&
+                   (int)NH_TERM_LINK == (int)NHOOD_TERM_LINK,
+               "the cost terms' order is public (include/nhood.h)");
+
+NH_EXPORT int nhood_cost_terms(MPI_Comm comm, const char *op, const char *algorithm,
+                               int block_bytes, double terms[NHOOD_COST_TERMS], char *binding,
+                               int len)
+{
+    nh_plan *p = nh_active ? nh_plan_get(comm) : NULL;
+    nh_algo a;
+    nh_op o = strcmp(op, "allgather") == 0 ? NH_OP_ALLGATHER : NH_OP_ALLTOALL;
+    size_t m = block_bytes > 0 ? (size_t)block_bytes : 0;
+    if (!p || !p->isomorphic)
+        return MPI_ERR_COMM;
+    if ((strcmp(op, "alltoall") != 0 && o != NH_OP_ALLGATHER) || nh_parse_algo(algorithm, &a) ||
+        a == NH_ALGO_AUTO || a == NH_ALGO_STFW)
+        return MPI_ERR_ARG;
+    if (a == NH_ALGO_PMPI) {
+        if (!p->native_ok)
+            return MPI_ERR_ARG;
+        nh_native_terms(p, o, m, terms);
+        snprintf(binding, (size_t)len, "-");
+        return MPI_SUCCESS;
+    }
+    const nh_sched *s = nh_plan_sched(p, o, a);
+    if (!s)
+        return MPI_ERR_ARG;
+    nh_binding b = nh_cfg.binding != NH_BIND_AUTO ? nh_cfg.binding : nh_pick_binding(s, m);
+    nh_cost_terms(s, b, m, terms);
+    snprintf(binding, (size_t)len, "%s", nh_binding_name(b));
+    return MPI_SUCCESS;
+}
+
+NH_EXPORT int nhood_fingerprint(char *text, int len)
+{
+    nh_fingerprint f;
+    int rc = nh_fingerprint_run(&f);
+    if (rc)
+        return rc;
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *mem = open_memstream(&buf, &n);
+    if (!mem)
+        return MPI_ERR_NO_MEM;
+    nh_fingerprint_write(mem, &f);
+    fclose(mem);
+    snprintf(text, (size_t)len, "%s", buf ? buf : "");
+    free(buf);
+    return MPI_SUCCESS;
 }
 
 NH_EXPORT void nhood_progress(void)

@@ -37,28 +37,50 @@
 #include "select/select.h"
 #include "util/window.h"
 
-/* One message round's messages in the terms of nh_cost_of. */
-static double round_cost(const nh_round *r, nh_binding b, size_t m)
+/* The model is linear in its parameters: a schedule's cost is the dot
+ * product of its terms (how many phases, messages, bytes, ...) with the
+ * parameters, in the order of NH_TERM_* (nhood-calibrate fits the
+ * parameters to measured calls through these terms). */
+static double dot(const double t[NH_NTERMS])
 {
     const nh_cost *c = &nh_cfg.cost;
-    double t = 0;
-    int k = nh_eager_chunk(m, r->tmpl_blocks, c->eager);
+    return t[NH_TERM_ALPHA] * c->alpha + t[NH_TERM_O] * c->o + t[NH_TERM_BETA] * c->beta +
+           t[NH_TERM_GAMMA] * c->gamma + t[NH_TERM_PACK] * c->pack +
+           t[NH_TERM_GATHER] * c->gather + t[NH_TERM_GATHER_SMALL] * c->gather_small +
+           t[NH_TERM_DELTA] * c->delta + t[NH_TERM_RNDV] * c->rndv + t[NH_TERM_NODE] * c->node +
+           t[NH_TERM_LINK] * c->link;
+}
+
+/* One message round's messages, added to t. */
+static void round_terms(const nh_round *r, nh_binding b, size_t m, double t[NH_NTERMS])
+{
+    double eager = nh_cfg.cost.eager;
+    int k = nh_eager_chunk(m, r->tmpl_blocks, eager);
     for (int first = 0; first < r->tmpl_blocks; first += k) {
         int n = r->tmpl_blocks - first < k ? r->tmpl_blocks - first : k;
         double S = n * (double)m;
-        t += c->o + c->beta * S;
-        if ((n == 1 || b == NH_BIND_PACK) && S > c->eager)
-            t += c->rndv;
-        if (n > 1)
-            t += b == NH_BIND_PACK
-                     ? 2 * c->pack * S
-                     : c->delta * n + (S > c->eager ? c->gather : c->gather_small) * S;
+        t[NH_TERM_O] += 1;
+        t[NH_TERM_BETA] += S;
+        if ((n == 1 || b == NH_BIND_PACK) && S > eager)
+            t[NH_TERM_RNDV] += 1;
+        if (n > 1 && b == NH_BIND_PACK)
+            t[NH_TERM_PACK] += 2 * S;
+        else if (n > 1) {
+            t[NH_TERM_DELTA] += n;
+            t[S > eager ? NH_TERM_GATHER : NH_TERM_GATHER_SMALL] += S;
+        }
     }
-    return t;
 }
 
-/* Cost of a schedule in microseconds for blocks of m bytes, summed over
- * its rounds with interior-rank block counts (identical on every rank):
+static double round_cost(const nh_round *r, nh_binding b, size_t m)
+{
+    double t[NH_NTERMS] = {0};
+    round_terms(r, b, m, t);
+    return dot(t);
+}
+
+/* Terms of a schedule for blocks of m bytes, summed over its rounds with
+ * interior-rank block counts (identical on every rank):
  *   alpha per communication round, gamma per byte copied locally;
  *   where ranks share nodes (plan->node_of), node per phase in which some
  *   message leaves its node and link per byte through the busiest node's
@@ -69,15 +91,25 @@ static double round_cost(const nh_round *r, nh_binding b, size_t m)
  *   + for n > 1: pack binding 2 * pack * S (gather and scatter copies);
  *     zcopy binding delta * n + gather(_small) * S (MPI's datatype engine,
  *     much slower on eager-sized messages with MPICH over UCX). */
-double nh_cost_of(const nh_sched *s, nh_binding b, size_t m)
+void nh_cost_terms(const nh_sched *s, nh_binding b, size_t m, double t[NH_NTERMS])
 {
-    const nh_cost *c = &nh_cfg.cost;
-    double t = c->alpha * s->tmpl_rounds + c->gamma * (double)m * (double)s->tmpl_copies +
-               c->node * s->node_phases + c->link * (double)m * (double)s->node_blocks;
+    for (int i = 0; i < NH_NTERMS; i++)
+        t[i] = 0;
+    t[NH_TERM_ALPHA] = s->tmpl_rounds;
+    t[NH_TERM_GAMMA] = (double)m * (double)s->tmpl_copies;
+    t[NH_TERM_NODE] = s->node_phases;
+    t[NH_TERM_LINK] = (double)m * (double)s->node_blocks;
     for (int i = 0; i < s->nrounds; i++)
         if (!s->rounds[i].copy)
-            t += round_cost(&s->rounds[i], b, m);
-    return t;
+            round_terms(&s->rounds[i], b, m, t);
+}
+
+/* Cost of a schedule in microseconds for blocks of m bytes. */
+double nh_cost_of(const nh_sched *s, nh_binding b, size_t m)
+{
+    double t[NH_NTERMS];
+    nh_cost_terms(s, b, m, t);
+    return dot(t);
 }
 
 /* The cost of s in a call the program completes w microseconds after
@@ -105,18 +137,30 @@ static double cost_in_window(const nh_sched *s, nh_binding b, size_t m, double w
 /* MPI's own exchange in the same terms: one round, one message per
  * neighbor (self-messages included), crossing nodes as direct's blocks do
  * (the same blocks in one phase); in a window of w microseconds. */
+void nh_native_terms(nh_plan *p, nh_op op, size_t m, double t[NH_NTERMS])
+{
+    const nh_sched *d = nh_plan_sched(p, op, NH_ALGO_DIRECT);
+    for (int i = 0; i < NH_NTERMS; i++)
+        t[i] = 0;
+    t[NH_TERM_ALPHA] = 1;
+    t[NH_TERM_O] = p->nb.s;
+    t[NH_TERM_BETA] = p->nb.s * (double)m;
+    t[NH_TERM_RNDV] = (double)m > nh_cfg.cost.eager ? p->nb.s : 0;
+    if (d) {
+        t[NH_TERM_NODE] = d->node_phases;
+        t[NH_TERM_LINK] = (double)m * (double)d->node_blocks;
+    }
+}
+
 static double native_cost(nh_plan *p, nh_op op, size_t m, double w)
 {
-    const nh_cost *c = &nh_cfg.cost;
-    const nh_sched *d = nh_plan_sched(p, op, NH_ALGO_DIRECT);
-    double per = c->o + c->beta * (double)m + ((double)m > c->eager ? c->rndv : 0);
-    double t = c->alpha + p->nb.s * per;
-    if (d)
-        t += c->node * d->node_phases + c->link * (double)m * (double)d->node_blocks;
+    double terms[NH_NTERMS];
+    nh_native_terms(p, op, m, terms);
+    double t = dot(terms);
     return w > t ? w : t;
 }
 
-static nh_binding pick_binding(const nh_sched *s, size_t m)
+nh_binding nh_pick_binding(const nh_sched *s, size_t m)
 {
     if (nh_cfg.binding != NH_BIND_AUTO)
         return nh_cfg.binding;
@@ -158,7 +202,7 @@ static const nh_sched *cheapest(nh_plan *p, nh_op op, nh_form form, int forced, 
             a == NH_ALGO_BRUCK ? nh_plan_sched_ports(p, op, k) : nh_plan_sched(p, op, a);
         if (!s || (s->tmpl_rounds > 1 && !fwd))
             continue;
-        double c = cost_in_window(s, pick_binding(s, m), m, w);
+        double c = cost_in_window(s, nh_pick_binding(s, m), m, w);
         if (!best || c < *cost) {
             best = s;
             *cost = c;
@@ -391,7 +435,7 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
     out->s = s;
     /* v/w calls decide packing per message (the engine's AUTO rule) unless
      * NHOOD_BINDING forces one; regular calls by the cost model. */
-    out->o.kind = nh_coll_vec(coll) ? nh_cfg.binding : pick_binding(s, m);
+    out->o.kind = nh_coll_vec(coll) ? nh_cfg.binding : nh_pick_binding(s, m);
     out->o.header = !known && s->tmpl_rounds > 1;
     out->o.model = nh_coll_vec(coll);
     if (forced == NH_ALGO_AUTO && !out->tuning)

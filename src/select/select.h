@@ -37,6 +37,29 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out);
 /* Does every rank see the same block sizes for coll on p (see select.c)? */
 int nh_sizes_known(nh_plan *p, nh_coll coll);
 double nh_cost_of(const nh_sched *s, nh_binding b, size_t m);
+/* The cost model's terms, one per parameter (nh_cost), in this order
+ * (the public NHOOD_TERM_* of include/nhood.h). */
+enum {
+    NH_TERM_ALPHA,
+    NH_TERM_O,
+    NH_TERM_BETA,
+    NH_TERM_GAMMA,
+    NH_TERM_PACK,
+    NH_TERM_GATHER,
+    NH_TERM_GATHER_SMALL,
+    NH_TERM_DELTA,
+    NH_TERM_RNDV,
+    NH_TERM_NODE,
+    NH_TERM_LINK,
+    NH_NTERMS
+};
+/* s's terms for blocks of m bytes under binding b: its cost is their dot
+ * product with the parameters. */
+void nh_cost_terms(const nh_sched *s, nh_binding b, size_t m, double t[NH_NTERMS]);
+/* The same for MPI's own exchange of op on p. */
+void nh_native_terms(nh_plan *p, nh_op op, size_t m, double t[NH_NTERMS]);
+/* The binding auto takes for s with blocks of m bytes. */
+nh_binding nh_pick_binding(const nh_sched *s, size_t m);
 /* The algorithm asked for op, with a forced stfw counted as AUTO:
  * store-and-forward is tried before selection. */
 nh_algo nh_forced_algo(const nh_plan *p, nh_op op);

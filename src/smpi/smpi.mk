@@ -32,7 +32,7 @@ MAT_OBJ = $(MAT_SRC:%.c=$(OUT)/%.o)
 HEADERS = $(wildcard $(top_srcdir)/src/*.h $(top_srcdir)/src/smpi/*.h $(top_srcdir)/src/*/*.h $(top_srcdir)/include/*.h \
 	$(top_srcdir)/test/*.h $(top_srcdir)/test/bench/*.h)
 
-PROGS = $(OUT)/nhood-simbench $(OUT)/nhood-simcalib $(OUT)/nhood-bench $(OUT)/nhood-bench-inplace $(OUT)/test_neighbor
+PROGS = $(OUT)/nhood-simbench $(OUT)/nhood-simcalib $(OUT)/nhood-calibrate $(OUT)/nhood-bench $(OUT)/nhood-bench-inplace $(OUT)/test_neighbor
 
 all: $(PROGS)
 
@@ -48,11 +48,17 @@ $(OUT)/prog/%.o: $(HEADERS) $(top_srcdir)/src/smpi/prog.h
 
 SRC_nhood-simbench = $(top_srcdir)/src/smpi/simbench.c
 SRC_nhood-simcalib = $(top_srcdir)/src/smpi/calib.c
+SRC_nhood-calibrate = $(top_srcdir)/src/tools/nhood-calibrate.c
 SRC_nhood-bench = $(top_srcdir)/test/bench/nhood-bench.c
 SRC_nhood-bench-inplace = $(top_srcdir)/test/bench/nhood-bench-inplace.c
 SRC_test_neighbor = $(top_srcdir)/test/mpi/test_neighbor.c
 $(OUT)/prog/nhood-simbench.o: $(SRC_nhood-simbench)
 $(OUT)/prog/nhood-simcalib.o: $(SRC_nhood-simcalib)
+$(OUT)/prog/nhood-calibrate.o: $(SRC_nhood-calibrate)
+SRC_calib_fit = $(top_srcdir)/src/tools/calib_fit.c
+$(OUT)/prog/calib_fit.o: $(SRC_calib_fit)
+EXTRA_nhood-calibrate = $(OUT)/prog/calib_fit.o
+$(OUT)/nhood-calibrate: $(EXTRA_nhood-calibrate)
 $(OUT)/prog/nhood-bench.o: $(SRC_nhood-bench)
 $(OUT)/prog/nhood-bench-inplace.o: $(SRC_nhood-bench-inplace)
 $(OUT)/prog/test_neighbor.o: $(SRC_test_neighbor)

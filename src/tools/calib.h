@@ -1,0 +1,48 @@
+/* nhood-calibrate's parts: measurements (nhood-calibrate.c) and the fit,
+ * its validation and the cost file (calib_fit.c).  Programs, not part of
+ * the library: they talk to nhood only through MPI and include/nhood.h. */
+#ifndef NH_CALIB_H
+#define NH_CALIB_H
+
+#include <stdio.h>
+
+#define CAL_NPARAM 11 /* the cost model's terms (NHOOD_COST_TERMS) */
+#define CAL_MAXCAND 4 /* pmpi, direct, torus, torus_direct */
+
+extern const char *const cal_param_names[CAL_NPARAM]; /* alpha, o, ... as in the file */
+
+/* One measured call: a neighborhood, an operation and block size (a
+ * group), an algorithm, its median time and the model's terms for it. */
+typedef struct cal_row {
+    char group[64];
+    char algo[16];
+    double us;
+    double terms[CAL_NPARAM];
+} cal_row;
+
+typedef struct cal_set {
+    cal_row *rows;
+    int n, cap;
+} cal_set;
+
+int cal_set_add(cal_set *s, const cal_row *r);
+
+/* Fits the parameters p (in: the measured ones; out: the fitted ones)
+ * to the training calls: see calib_fit.c.  Writes what it did to log. */
+void cal_fit(double p[CAL_NPARAM], const cal_set *train, FILE *log);
+
+/* Against p: how often the model picks the measured fastest of a group
+ * (within tol, e.g. 0.03), the worst ratio picked / fastest, and the
+ * median absolute relative error of the modeled times (after the fit's
+ * scale, i.e. as they are). */
+typedef struct cal_score {
+    int groups, hits;
+    double worst, mean, err_med;
+} cal_score;
+
+void cal_evaluate(const double p[CAL_NPARAM], const cal_set *set, double tol, cal_score *out);
+
+/* The validation table: per group, measured and predicted per algorithm. */
+void cal_print_table(FILE *out, const double p[CAL_NPARAM], const cal_set *set, const char *prefix);
+
+#endif

@@ -1,0 +1,658 @@
+/* nhood-calibrate: fits nhood's cost model to the machine it runs on and
+ * writes a cost file (docs/tuning.md).  Run once per machine and
+ * ranks-per-node layout, under nhood:
+ *
+ *   nhood-run -np N nhood-calibrate -o site.cost [--quick]
+ *
+ * 1. Measures what the model's parameters stand for: ping-pong within a
+ *    node and between nodes (8 B to 256 KiB: the eager limit and the
+ *    rendezvous step, the node and link terms), one-phase exchanges of k
+ *    messages (alpha, o, beta, as one round of nhood's schedules), local
+ *    copies (gamma, pack), struct-datatype messages against contiguous
+ *    ones (delta, gather_small, gather).  Every figure is the median over
+ *    repetitions of the slowest rank's time, repeated until its relative
+ *    standard error is under 1 % (3 % with --quick) or the budget ends.
+ * 2. Trains: runs nhood's schedules (direct, torus, torus_direct) and MPI's
+ *    own exchange, alternating, on Moore neighborhoods (2-D and 3-D,
+ *    alltoall and allgather, 8 B to 256 KiB) and fits the parameters to
+ *    them so that auto picks the fastest (calib_fit.c).
+ * 3. Validates on other neighborhoods (von Neumann 3-D r=2, Moore 2-D
+ *    r=2): modeled against measured times, and how often the model with
+ *    the fitted parameters picks the measured fastest.
+ * Progress on stderr; the file and a summary from rank 0. */
+#include <dlfcn.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../include/nhood.h"
+#include "../../test/common.h"
+#include "../../test/nbhd.h"
+#include "calib.h"
+#ifdef NHOOD_SMPI
+#include "sync.h"
+#endif
+
+static int rank, nprocs, quick;
+static double rse_target = 0.01, t_start;
+static int max_reps = 1000;
+
+typedef int (*terms_fn)(MPI_Comm, const char *, const char *, int, double *, char *, int);
+typedef int (*fp_fn)(char *, int);
+
+static void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void progress(const char *fmt, ...)
+{
+    if (rank != 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "nhood-calibrate [%5.1f s]: ", MPI_Wtime() - t_start);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* All ranks start a timed call together. */
+static double start_together(void)
+{
+#ifdef NHOOD_SMPI
+    return sync_start(MPI_COMM_WORLD);
+#else
+    MPI_Barrier(MPI_COMM_WORLD);
+    return MPI_Wtime();
+#endif
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The median of v (sorted in place) and its relative standard error,
+ * sqrt(pi/2) sd / sqrt(n) / median. */
+static double median_rse(double *v, int n, double *rse)
+{
+    double sum = 0, sq = 0;
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    double med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    for (int i = 0; i < n; i++)
+        sum += v[i];
+    for (int i = 0; i < n; i++)
+        sq += (v[i] - sum / n) * (v[i] - sum / n);
+    double sd = n > 1 ? sqrt(sq / (n - 1)) : 0;
+    *rse = med > 0 ? 1.2533 * sd / sqrt((double)n) / med : 0;
+    return med;
+}
+
+/* Times ncand operations, alternating, until each one's median of the
+ * slowest rank's times has a relative standard error under the target
+ * (identical decision everywhere: the times are reduced) or max_reps.
+ * us[c]: medians in microseconds per call. */
+typedef void (*op_fn)(void *ctx, int cand);
+
+static void measure(op_fn fn, void *ctx, int ncand, double *us)
+{
+    double *t = malloc(sizeof(double) * (size_t)max_reps * (size_t)ncand),
+           *all = malloc(sizeof(double) * (size_t)max_reps * (size_t)ncand),
+           *v = malloc(sizeof(double) * (size_t)max_reps);
+    int n = 0, batch = quick ? 10 : 20, inner;
+    /* Warm-up (set-up, caches), timed: each timing repeats a call often
+     * enough to last about 100 us, so that the start's skew between ranks
+     * does not count. */
+    double t0 = start_together(), w;
+    for (int c = 0; c < ncand; c++)
+        fn(ctx, c);
+    w = (MPI_Wtime() - t0) * 1e6 / ncand;
+    MPI_Allreduce(MPI_IN_PLACE, &w, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    inner = w >= 100 ? 1 : w < 1 ? 100 : (int)(100 / w) + 1;
+    while (n < max_reps) {
+        int k = n + batch > max_reps ? max_reps - n : batch;
+        for (int r = n; r < n + k; r++)
+            for (int c = 0; c < ncand; c++) {
+                t0 = start_together();
+                for (int i = 0; i < inner; i++)
+                    fn(ctx, c);
+                t[(size_t)c * max_reps + r] = (MPI_Wtime() - t0) * 1e6 / inner;
+            }
+        for (int c = 0; c < ncand; c++)
+            MPI_Allreduce(t + (size_t)c * max_reps + n, all + (size_t)c * max_reps + n, k,
+                          MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        n += k;
+        double worst = 0, rse;
+        for (int c = 0; c < ncand; c++) {
+            memcpy(v, all + (size_t)c * max_reps, sizeof(double) * (size_t)n);
+            us[c] = median_rse(v, n, &rse);
+            worst = rse > worst ? rse : worst;
+        }
+        if (worst < rse_target)
+            break;
+        batch = n; /* double the repetitions */
+    }
+    free(t);
+    free(all);
+    free(v);
+}
+
+/* ---- 1. what the parameters stand for ---- */
+
+typedef struct pp_ctx {
+    int peer, m;
+    char *buf;
+} pp_ctx;
+
+static void pingpong_op(void *vctx, int cand)
+{
+    pp_ctx *x = vctx;
+    (void)cand;
+    if (rank == 0) {
+        MPI_Send(x->buf, x->m, MPI_BYTE, x->peer, 0, MPI_COMM_WORLD);
+        MPI_Recv(x->buf, x->m, MPI_BYTE, x->peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (rank == x->peer) {
+        MPI_Recv(x->buf, x->m, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(x->buf, x->m, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+    }
+}
+
+/* One-way time between rank 0 and peer, microseconds. */
+static double pingpong(int peer, int m)
+{
+    pp_ctx x = {peer, m, calloc((size_t)m + 1, 1)};
+    double us;
+    measure(pingpong_op, &x, 1, &us);
+    free(x.buf);
+    return us / 2;
+}
+
+typedef struct ex_ctx {
+    int k, m, stride, struct_n; /* struct_n > 0: messages of that many blocks */
+    char *sbuf, *rbuf;
+    MPI_Request *req;
+    MPI_Datatype stype, rtype;
+} ex_ctx;
+
+/* Every rank posts k receives and k sends of m bytes to the ranks at
+ * offsets +-stride, +-2 stride, ... (one round of a schedule). */
+static void exchange_op(void *vctx, int cand)
+{
+    ex_ctx *x = vctx;
+    int k = x->k, m = x->m, useful = cand == 1 && x->struct_n > 0;
+    for (int i = 0; i < k; i++) {
+        int off = (i / 2 + 1) * x->stride * (i % 2 ? -1 : 1);
+        int src = ((rank - off) % nprocs + nprocs) % nprocs;
+        if (useful)
+            MPI_Irecv(x->rbuf + (size_t)i * 2 * m, 1, x->rtype, src, i,
+                      MPI_COMM_WORLD, &x->req[i]);
+        else
+            MPI_Irecv(x->rbuf + (size_t)i * m, m, MPI_BYTE, src, i, MPI_COMM_WORLD, &x->req[i]);
+    }
+    for (int i = 0; i < k; i++) {
+        int off = (i / 2 + 1) * x->stride * (i % 2 ? -1 : 1);
+        int dst = ((rank + off) % nprocs + nprocs) % nprocs;
+        if (useful)
+            MPI_Isend(x->sbuf + (size_t)i * 2 * m, 1, x->stype, dst, i,
+                      MPI_COMM_WORLD, &x->req[k + i]);
+        else
+            MPI_Isend(x->sbuf + (size_t)i * m, m, MPI_BYTE, dst, i, MPI_COMM_WORLD,
+                      &x->req[k + i]);
+    }
+    for (int i = 0; i < 2 * k; i++) /* (MPICH's header makes gcc doubt MPI_STATUSES_IGNORE) */
+        MPI_Wait(&x->req[i], MPI_STATUS_IGNORE);
+}
+
+/* Microseconds of an exchange of k messages of m bytes; with struct_n > 0
+ * also (us[1]) the same bytes as struct messages of struct_n blocks taken
+ * from every other block of a buffer (what nhood's zcopy binding sends). */
+static void exchange(int k, int m, int stride, int struct_n, double us[2])
+{
+    size_t span = (size_t)k * (size_t)m * (struct_n > 0 ? 2 : 1) + 1;
+    ex_ctx x = {k, m, stride, struct_n, calloc(span, 1), calloc(span, 1),
+                malloc(sizeof(MPI_Request) * 2 * (size_t)k), MPI_DATATYPE_NULL,
+                MPI_DATATYPE_NULL};
+    if (struct_n > 0) {
+        int bl = m / struct_n;
+        int *lens = malloc(sizeof(int) * (size_t)struct_n);
+        MPI_Aint *disp = malloc(sizeof(MPI_Aint) * (size_t)struct_n);
+        MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)struct_n);
+        for (int b = 0; b < struct_n; b++) {
+            lens[b] = bl;
+            disp[b] = (MPI_Aint)b * 2 * bl;
+            types[b] = MPI_BYTE;
+        }
+        MPI_Type_create_struct(struct_n, lens, disp, types, &x.stype);
+        MPI_Type_commit(&x.stype);
+        MPI_Type_dup(x.stype, &x.rtype);
+        MPI_Type_commit(&x.rtype);
+        free(lens);
+        free(disp);
+        free(types);
+    }
+    measure(exchange_op, &x, struct_n > 0 ? 2 : 1, us);
+    if (struct_n > 0) {
+        MPI_Type_free(&x.stype);
+        MPI_Type_free(&x.rtype);
+    }
+    free(x.sbuf);
+    free(x.rbuf);
+    free(x.req);
+}
+
+/* Least-squares line y = a + b x. */
+static void line_fit(const double *x, const double *y, int n, double *a, double *b)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int i = 0; i < n; i++) {
+        sx += x[i];
+        sy += y[i];
+        sxx += x[i] * x[i];
+        sxy += x[i] * y[i];
+    }
+    double den = n * sxx - sx * sx;
+    *b = den != 0 ? (n * sxy - sx * sy) / den : 0;
+    *a = (sy - *b * sx) / n;
+}
+
+/* Local copies: microseconds per byte (rank 0's, broadcast). */
+static double copy_cost(int blocks, int bl, int stride)
+{
+    size_t total = (size_t)blocks * bl;
+    char *src = calloc((size_t)blocks * stride + 1, 1), *dst = calloc(total + 1, 1);
+    double best = 1e30;
+    for (int rep = 0; rep < (quick ? 20 : 100); rep++) {
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < 10; i++) {
+            for (int b = 0; b < blocks; b++)
+                memcpy(dst + (size_t)b * bl, src + (size_t)b * stride, (size_t)bl);
+            src[i] = dst[total - 1 - (size_t)i]; /* keep the copies */
+        }
+        double t = (MPI_Wtime() - t0) * 1e6 / 10 / (double)total;
+        best = t < best ? t : best;
+    }
+    free(src);
+    free(dst);
+    MPI_Bcast(&best, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    return best;
+}
+
+/* ---- 2. and 3. nhood's schedules on neighborhoods ---- */
+
+static const char *const cand_names[CAL_MAXCAND] = {"pmpi", "direct", "torus", "torus_direct"};
+
+typedef struct nb_ctx {
+    MPI_Comm comm[CAL_MAXCAND];
+    int ncand, which[CAL_MAXCAND]; /* index into cand_names */
+    int alltoall, s, m;
+    char *sbuf, *rbuf;
+} nb_ctx;
+
+static void neighbor_op(void *vctx, int c)
+{
+    nb_ctx *x = vctx;
+    MPI_Comm comm = x->comm[x->which[c]];
+    if (x->alltoall)
+        MPI_Neighbor_alltoall(x->sbuf, x->m, MPI_BYTE, x->rbuf, x->m, MPI_BYTE, comm);
+    else
+        MPI_Neighbor_allgather(x->sbuf, x->m, MPI_BYTE, x->rbuf, x->m, MPI_BYTE, comm);
+}
+
+/* Whether the comma-separated list names name. */
+static int has_name(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *c = list; *c; c += strcspn(c, ",") + (c[strcspn(c, ",")] != 0))
+        if (strcspn(c, ",") == n && strncmp(c, name, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* Every candidate on one neighborhood, each op and block size: rows of
+ * set (group "op nbhd dD rR m"). */
+static int run_nbhd(terms_fn terms, const char *nbhd, int d, int r, const char *ops,
+                    const int *sizes, int nsizes, const char *algos, cal_set *set)
+{
+    int *off, s = tc_offsets(nbhd, d, r, &off), dims[TC_MAXD] = {0},
+              periods[TC_MAXD] = {1, 1, 1, 1, 1}, outdeg, indeg, rc = 0;
+    nb_ctx x;
+    memset(&x, 0, sizeof(x));
+    MPI_Dims_create(nprocs, d, dims);
+    for (int c = 0; c < CAL_MAXCAND; c++) {
+        MPI_Info info;
+        x.comm[c] = MPI_COMM_NULL;
+        if (!has_name(algos, cand_names[c]))
+            continue;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "nhood_algorithm", cand_names[c]);
+        tc_graph(MPI_COMM_WORLD, d, dims, periods, s, off, info, 0, &x.comm[c], &outdeg, &indeg);
+        MPI_Info_free(&info);
+    }
+    x.s = s;
+    for (const char *op = ops; *op; op += strcspn(op, ",") + (op[strcspn(op, ",")] != 0)) {
+        x.alltoall = strncmp(op, "alltoall", 8) == 0;
+        for (int i = 0; i < nsizes; i++) {
+            cal_row row[CAL_MAXCAND];
+            double us[CAL_MAXCAND];
+            x.m = sizes[i];
+            x.ncand = 0;
+            for (int c = 0; c < CAL_MAXCAND; c++) {
+                char binding[16];
+                if (x.comm[c] == MPI_COMM_NULL ||
+                    terms(x.comm[c], x.alltoall ? "alltoall" : "allgather", cand_names[c], x.m,
+                          row[x.ncand].terms, binding, (int)sizeof(binding)) != MPI_SUCCESS)
+                    continue;
+                snprintf(row[x.ncand].algo, sizeof(row[0].algo), "%s", cand_names[c]);
+                x.which[x.ncand++] = c;
+            }
+            if (x.ncand < 2)
+                continue;
+            x.sbuf = calloc((size_t)s * x.m + 1, 1);
+            x.rbuf = calloc((size_t)s * x.m + 1, 1);
+            if (!x.sbuf || !x.rbuf) {
+                rc = 1;
+                free(x.sbuf);
+                free(x.rbuf);
+                break;
+            }
+            measure(neighbor_op, &x, x.ncand, us);
+            free(x.sbuf);
+            free(x.rbuf);
+            for (int c = 0; c < x.ncand; c++) {
+                row[c].us = us[c];
+                snprintf(row[c].group, sizeof(row[c].group), "%s %s d=%d r=%d m=%d",
+                         x.alltoall ? "alltoall" : "allgather", nbhd, d, r, x.m);
+                cal_set_add(set, &row[c]);
+            }
+            progress("  %s %s d=%d r=%d m=%d: %d algorithms measured", x.alltoall ? "alltoall" : "allgather",
+                     nbhd, d, r, x.m, x.ncand);
+        }
+    }
+    for (int c = 0; c < CAL_MAXCAND; c++)
+        if (x.comm[c] != MPI_COMM_NULL)
+            MPI_Comm_free(&x.comm[c]);
+    free(off);
+    return rc;
+}
+
+/* ---- the file ---- */
+
+static char notes[16384];
+static size_t nnotes;
+
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (nnotes < sizeof(notes)) {
+        int k = vsnprintf(notes + nnotes, sizeof(notes) - nnotes, fmt, ap);
+        nnotes += k > 0 ? (size_t)k : 0;
+    }
+    va_end(ap);
+    if (nnotes >= sizeof(notes))
+        nnotes = sizeof(notes) - 1;
+}
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: nhood-run -np N nhood-calibrate [-o FILE] [--quick]\n"
+            "  -o FILE   write the cost file there (default: nhood.cost); install it as\n"
+            "            PREFIX/share/nhood/site.cost to make it every run's default\n"
+            "  --quick   a fit in about a minute (fewer sizes and repetitions)\n"
+            "Fits nhood's cost model to this machine (docs/tuning.md).\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *out = "nhood.cost";
+    int bad = 0;
+    MPI_Init(&argc, &argv);
+    t_start = MPI_Wtime();
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0)
+            quick = 1;
+        else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+            out = argv[++i];
+        else
+            bad = 1;
+    }
+    terms_fn terms = (terms_fn)dlsym(RTLD_DEFAULT, "nhood_cost_terms");
+    fp_fn fingerprint = (fp_fn)dlsym(RTLD_DEFAULT, "nhood_fingerprint");
+    if (bad || nprocs < 2 || !terms || !fingerprint) {
+        if (rank == 0) {
+            usage();
+            if (nprocs < 2)
+                fprintf(stderr, "nhood-calibrate: needs at least 2 ranks\n");
+            if (!terms || !fingerprint)
+                fprintf(stderr, "nhood-calibrate: nhood is not loaded: run it with nhood-run\n");
+        }
+        MPI_Finalize();
+        return 2;
+    }
+    if (quick) {
+        rse_target = 0.03;
+        max_reps = 100;
+    }
+    double p[CAL_NPARAM] = {0}, eager = 8192, rndv = 0;
+    enum { A, O, B, G, PK, GA, GS, DL, RV, ND, LK };
+
+    /* the layout: rank 0's node, a peer on it and one on another node */
+    MPI_Comm node;
+    int node_rank, *node_of = malloc(sizeof(int) * (size_t)nprocs), mine;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &node_rank);
+    int leader = rank;
+    MPI_Bcast(&leader, 1, MPI_INT, 0, node);
+    mine = leader;
+    MPI_Allgather(&mine, 1, MPI_INT, node_of, 1, MPI_INT, MPI_COMM_WORLD);
+    MPI_Comm_free(&node);
+    int intra = -1, inter = -1, ppn = 0;
+    for (int q = 0; q < nprocs; q++) {
+        if (node_of[q] == node_of[0])
+            ppn++;
+        if (q > 0 && node_of[q] == node_of[0] && intra < 0)
+            intra = q;
+        if (node_of[q] != node_of[0] && inter < 0)
+            inter = q;
+    }
+    free(node_of);
+    int stride = inter > 0 ? ppn : 1; /* exchanges between nodes where there are several */
+    progress("%d ranks, %d on rank 0's node%s; %s fit", nprocs, ppn,
+             inter > 0 ? ", several nodes" : ", one node", quick ? "quick" : "full");
+
+    /* ping-pong: the eager limit, the rendezvous step, node and link */
+    static const int pp_full[] = {8,     64,    512,   1024,  2048,  4096,   8192,  12288,
+                                  16384, 24576, 32768, 49152, 65536, 131072, 262144};
+    static const int pp_quick[] = {8, 1024, 4096, 8192, 16384, 32768, 65536};
+    const int *pps = quick ? pp_quick : pp_full;
+    int npp = quick ? 7 : 15;
+    double t_in[15], t_out[15];
+    progress("[1/5] ping-pong, 8 B to %d KiB", pps[npp - 1] / 1024);
+    for (int i = 0; i < npp; i++) {
+        t_in[i] = intra > 0 ? pingpong(intra, pps[i]) : 0;
+        t_out[i] = inter > 0 ? pingpong(inter, pps[i]) : 0;
+        note("# ping-pong %6d B: one-way %.3f us within a node, %s%.3f%s\n", pps[i], t_in[i],
+             inter > 0 ? "" : "(one node) ", t_out[i], inter > 0 ? " us between nodes" : "");
+    }
+    const double *t_net = inter > 0 ? t_out : t_in;
+    /* The rendezvous step: the largest jump above the per-byte slope (the
+     * median of the steps' slopes), relative to the time before it. */
+    double slopes[15];
+    for (int i = 0; i + 1 < npp; i++)
+        slopes[i] = (t_net[i + 1] - t_net[i]) / (pps[i + 1] - pps[i]);
+    qsort(slopes, (size_t)npp - 1, sizeof(double), cmp_double);
+    double slope = slopes[(npp - 1) / 2], jump = 0;
+    int at = -1;
+    for (int i = 1; i + 1 < npp; i++) {
+        double d = t_net[i + 1] - t_net[i] - slope * (pps[i + 1] - pps[i]);
+        if (d > 0.5 && t_net[i] > 0 && (at < 0 || d / t_net[i] > jump / t_net[at])) {
+            jump = d;
+            at = i;
+        }
+    }
+    if (at >= 0 && jump > 0.25 * t_net[at]) {
+        eager = pps[at];
+        rndv = jump;
+        note("# rendezvous step: +%.3f us above %d B\n", rndv, pps[at]);
+    } else {
+        eager = pps[npp - 1];
+        note("# no rendezvous step up to %d B\n", pps[npp - 1]);
+    }
+    p[RV] = rndv;
+    if (inter > 0) {
+        p[ND] = t_out[0] - t_in[0] > 0 ? t_out[0] - t_in[0] : 0;
+        int i16 = 0, i64 = 0;
+        for (int i = 0; i < npp; i++) {
+            i16 = pps[i] == 16384 ? i : i16;
+            i64 = pps[i] == 65536 ? i : i64;
+        }
+        p[LK] = (t_out[i64] - t_out[i16]) / (65536 - 16384);
+        p[LK] = p[LK] > 0 ? p[LK] : 0;
+    }
+
+    /* one round of k messages: alpha, o (8 B), beta (up to the eager limit) */
+    progress("[2/5] exchanges of k messages");
+    double kx[5], ky[5], us[2], a2, sl;
+    for (int i = 0; i < 5; i++) {
+        kx[i] = 2 << i;
+        exchange((int)kx[i], 8, stride, 0, us);
+        ky[i] = us[0];
+        note("# exchange k=%2d m=8 B: %.3f us\n", (int)kx[i], ky[i]);
+    }
+    line_fit(kx, ky, 5, &p[A], &p[O]);
+    double mx[4], my[4];
+    const int ms[4] = {8, (int)eager / 8, (int)eager / 2, (int)eager};
+    for (int i = 0; i < 4; i++) {
+        mx[i] = ms[i];
+        exchange(4, ms[i], stride, 0, us);
+        my[i] = us[0];
+        note("# exchange k= 4 m=%d B: %.3f us\n", ms[i], my[i]);
+    }
+    line_fit(mx, my, 4, &a2, &sl);
+    p[B] = sl / 4;
+
+    /* local copies and struct datatypes */
+    progress("[3/5] copies and struct datatypes");
+    p[G] = copy_cost(1, 65536, 65536);
+    p[PK] = copy_cost(26, 1024, 4096);
+    note("# memcpy 64 KiB: %.3g us/B; 26 blocks of 1 KiB gathered: %.3g us/B\n", p[G], p[PK]);
+    double sx[3], sy[3], lx[2], ly[2];
+    const int sbl[3] = {8, 64, 256}, lbl[2] = {4096, 16384};
+    int nsmall = 0;
+    for (int i = 0; i < 3; i++)
+        if (26 * sbl[i] <= eager) {
+            exchange(1, 26 * sbl[i], stride, 26, us);
+            sx[nsmall] = 26 * sbl[i];
+            sy[nsmall++] = us[1] - us[0];
+            note("# 26-block struct message of %d B: %.3f us, contiguous %.3f us\n",
+                 26 * sbl[i], us[1], us[0]);
+        }
+    for (int i = 0; i < 2; i++) {
+        exchange(1, 26 * lbl[i], stride, 26, us);
+        lx[i] = 26 * lbl[i];
+        ly[i] = us[1] - us[0];
+        note("# 26-block struct message of %d B: %.3f us, contiguous %.3f us\n", 26 * lbl[i],
+             us[1], us[0]);
+    }
+    if (nsmall >= 2) {
+        line_fit(sx, sy, nsmall, &a2, &p[GS]);
+        p[DL] = a2 / 26;
+    }
+    p[GA] = (ly[1] - ly[0]) / (lx[1] - lx[0]);
+    for (int i = 0; i < CAL_NPARAM; i++)
+        if (!(p[i] > 0)) /* negative, or NaN: nothing measurable */
+            p[i] = 0;
+    note("# measured: alpha %.4g o %.4g beta %.4g gamma %.4g pack %.4g gather %.4g "
+         "gather_small %.4g delta %.4g rndv %.4g node %.4g link %.4g\n",
+         p[A], p[O], p[B], p[G], p[PK], p[GA], p[GS], p[DL], p[RV], p[ND], p[LK]);
+
+    /* training and validation */
+    cal_set train = {0}, valid = {0};
+#ifdef NHOOD_SMPI /* as scripts/sim-calibrate.sh: the platforms' schedules */
+    static const int tsz_full[] = {8, 64, 512, 2048};
+    const int *tsz = tsz_full;
+    int ntsz = 4;
+    const char *talgos = "direct,torus,torus_direct";
+    static const int vsz[] = {8, 512, 2048};
+    int nvsz = 3;
+#else
+    static const int tsz_full[] = {8, 64, 512, 4096, 32768, 262144};
+    static const int tsz_quick[] = {8, 512, 32768};
+    const int *tsz = quick ? tsz_quick : tsz_full;
+    int ntsz = quick ? 3 : 6;
+    const char *talgos = "pmpi,direct,torus,torus_direct";
+    static const int vsz_full[] = {8, 512, 4096, 65536}, vsz_quick[] = {8, 4096};
+    const int *vsz = quick ? vsz_quick : vsz_full;
+    int nvsz = quick ? 2 : 4;
+#endif
+    progress("[4/5] training: nhood's schedules and MPI's own exchange");
+    int rc = run_nbhd(terms, "moore", 2, 1, "alltoall", tsz, ntsz, talgos, &train) ||
+             run_nbhd(terms, "moore", 3, 1, "alltoall,allgather", tsz, ntsz, talgos, &train);
+#ifdef NHOOD_SMPI
+    rc = rc || run_nbhd(terms, "vonneumann", 3, 2, "alltoall", tsz, ntsz, talgos, &train);
+#endif
+    progress("[5/5] validation on other neighborhoods");
+    rc = rc || run_nbhd(terms, "vonneumann", 3, 2, "alltoall", vsz, nvsz, talgos, &valid) ||
+         run_nbhd(terms, "moore", 2, 2, "allgather", vsz, nvsz, talgos, &valid);
+    char fp[1024] = "";
+    fingerprint(fp, (int)sizeof(fp));
+    if (rc) {
+        if (rank == 0)
+            fprintf(stderr, "nhood-calibrate: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (rank == 0) {
+        double before[CAL_NPARAM];
+        memcpy(before, p, sizeof(p));
+        cal_fit(p, &train, stderr);
+        cal_score tr, va, va0;
+        cal_evaluate(p, &train, 0.03, &tr);
+        cal_evaluate(p, &valid, 0.03, &va);
+        cal_evaluate(before, &valid, 0.03, &va0);
+        FILE *f = fopen(out, "w");
+        if (!f) {
+            perror(out);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        time_t now = time(NULL);
+        char date[32];
+        strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", gmtime(&now));
+        fprintf(f, "nhood-cost 1\n# nhood's cost model fitted to this machine by nhood-calibrate%s, %s\n"
+                   "# (docs/tuning.md: the workflow and this format)\n",
+                quick ? " --quick" : "", date);
+        fputs(fp, f);
+        for (int i = 0; i < CAL_NPARAM; i++)
+            fprintf(f, "%s = %.6g\n", cal_param_names[i], p[i]);
+        fprintf(f, "eager = %.0f\n", eager);
+        fprintf(f, "# stage and fwd (store-and-forward) keep nhood's defaults: fitted to\n"
+                   "# simulated runs of hundreds of ranks (docs/simulation.md)\n");
+        fprintf(f, "validation.train_groups = %d\nvalidation.train_picks_fastest = %d\n"
+                   "validation.train_worst_ratio = %.3f\n",
+                tr.groups, tr.hits, tr.worst);
+        fprintf(f, "validation.groups = %d\nvalidation.picks_fastest = %d\n"
+                   "validation.worst_ratio = %.3f\nvalidation.mean_ratio = %.3f\n"
+                   "validation.median_error = %.3f\nvalidation.measured_only_picks_fastest = %d\n",
+                va.groups, va.hits, va.worst, va.mean, va.err_med, va0.hits);
+        fprintf(f, "# measurements\n%s", notes);
+        fprintf(f, "# validation (other neighborhoods): modeled with the fitted parameters\n");
+        cal_print_table(f, p, &valid, "# ");
+        fprintf(f, "# training\n");
+        cal_print_table(f, p, &train, "# ");
+        fclose(f);
+        fprintf(stderr,
+                "nhood-calibrate: wrote %s (%.0f s): on %d validation cases auto's model picks "
+                "the fastest (within 3 %%) in %d, worst %.3fx the fastest, median error of the "
+                "modeled times %.0f %%\n",
+                out, MPI_Wtime() - t_start, va.groups, va.hits, va.worst, 100 * va.err_med);
+    }
+    free(train.rows);
+    free(valid.rows);
+    MPI_Finalize();
+    return 0;
+}
