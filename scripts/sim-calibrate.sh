@@ -42,7 +42,8 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 if [ "$refit" -eq 1 ]; then
     [ -f "$data" ] && [ -f "$out" ] || { echo "$0: --refit needs $data and $out" >&2; exit 2; }
     procs=$(sed -n '2p' "$data" | cut -d, -f5)
-    grep '^# \(ping-pong\|exchange\)\|^NHOOD_COST_\(RNDV\|EAGER\)' "$out" >"$tmp/micro"
+    grep '^# \(ping-pong\|exchange\)\|^\(rndv\|eager\) = ' "$out" |
+        sed 's/^\(rndv\|eager\) = /NHOOD_COST_\U\1\E=/' >"$tmp/micro"
     sed 1d "$data" >"$tmp/train.csv"
 else
 "$here/nhood-sim" --calibrate --platform "$pf" >"$tmp/micro" 2>/dev/null
@@ -57,10 +58,14 @@ train --op alltoall --nbhd vonneumann --dims 3 --radius 2
 fi
 
 {
+    echo "nhood-cost 1"
     echo "# nhood cost-model parameters for platforms/$pf.xml, written by"
     echo "#   scripts/sim-calibrate.sh $pf $procs"
     echo "# Fitted to $(wc -l <"$tmp/train.csv") simulated calls of nhood's schedules (training set in"
-    echo "# scripts/sim-calibrate.sh); scripts/nhood-sim exports these unless the environment sets them."
+    echo "# scripts/sim-calibrate.sh); scripts/nhood-sim uses this file (NHOOD_COST_FILE) unless the"
+    echo "# environment names another; NHOOD_COST_* variables win.  Format: docs/tuning.md."
+    echo "fingerprint.host = *  # simulated: any host, any SimGrid, any layout"
+    echo "fingerprint.date = $(date -u +%Y-%m-%d)"
     sed -n 's/^# \(ping-pong\|exchange\)/# \1/p' "$tmp/micro"
     awk -F, '
     # Training calls grouped by experiment (op, neighborhood, ranks, bytes):
@@ -120,7 +125,7 @@ fi
          $2 == "ping-pong" && $3 == 65536 { t64 = $6 }
          END { printf "NHOOD_COST_NODE=%.4f\nNHOOD_COST_LINK=%.6g\n", node, (t64 - t16) / 49152 }' "$tmp/micro"
     printf 'NHOOD_COST_GAMMA=0\nNHOOD_COST_PACK=0\nNHOOD_COST_GATHER=0\nNHOOD_COST_GATHER_SMALL=0\nNHOOD_COST_DELTA=0\n'
-} >"$out.tmp"
+} | sed 's/^NHOOD_COST_\([A-Z_]*\)=/\L\1\E = /' >"$out.tmp"
 mv "$out.tmp" "$out"
 { echo "op,nbhd,dims,radius,procs,bytes,algorithm,native_us,nhood_us,ratio,platform,rounds,max_msgs,max_volume"; cat "$tmp/train.csv"; } >"$data"
 cat "$out"

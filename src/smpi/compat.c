@@ -609,5 +609,9 @@ void *nh_smpi_dlsym(void *handle, const char *name)
         return (void *)nhood_comm_query;
     if (strcmp(name, "nhood_algorithm_for") == 0)
         return (void *)nhood_algorithm_for;
+    if (strcmp(name, "nhood_cost_terms") == 0)
+        return (void *)nhood_cost_terms;
+    if (strcmp(name, "nhood_fingerprint") == 0)
+        return (void *)nhood_fingerprint;
     return dlsym(handle, name);
 }
