@@ -132,7 +132,8 @@ typedef struct nh_plan {
         nh_algo algo;
         const nh_sched *s; /* its schedule (bruck: of the ports chosen) */
         nh_bind_opts o;
-        int why; /* nh_why (select/select.h) */
+        int why;   /* nh_why (select/select.h) */
+        int tuned; /* nh_tuned (select/select.h) */
     } last[NH_COLL_COUNT][NH_FORM_COUNT]; /* the auto decision for the last block size */
     int warned;
     nh_sched *sched[NH_OP_COUNT][NH_ALGO_COUNT];
@@ -306,6 +307,9 @@ typedef struct nh_report_rec {
      * (util/window.h) and why auto's last call did not forward (nh_why,
      * select/select.h; 0: it did, or would not anyway) */
     int window, why;
+    /* NHOOD_AUTOTUNE=1: where the calls' choices came from, one bit per
+     * nh_tuned (select/select.h) */
+    int tuned;
 } nh_report_rec;
 /* The record of calls of coll in form on p (NULL when out of memory). */
 nh_report_rec *nh_report_rec_get(nh_plan *p, nh_coll coll, nh_form form);

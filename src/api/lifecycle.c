@@ -8,6 +8,7 @@
 #include "api/api.h"
 #include "config/files.h"
 #include "nh.h"
+#include "select/tunefile.h"
 #include "util/sync.h"
 
 __thread int nh_guard NH_TLS_FAST;
@@ -98,6 +99,25 @@ static int load_costs(void)
     return MPI_SUCCESS;
 }
 
+/* NHOOD_TUNE_FILE: the autotuner's decisions of earlier runs
+ * (select/tunefile.c; collective over MPI_COMM_WORLD).  A file that
+ * cannot be used stops the run as a bad setting does: every rank parses
+ * the same text and reaches the same verdict. */
+static void load_tune_file(void)
+{
+    char msg[512];
+    if (!nh_cfg.tune_file)
+        return;
+    if (!nh_cfg.autotune) { /* every rank sees the same settings */
+        nh_warn("NHOOD_TUNE_FILE=%s is read and written only under NHOOD_AUTOTUNE=1; ignored",
+                nh_cfg.tune_file);
+        nh_cfg.tune_file = NULL;
+        return;
+    }
+    if (nh_tune_file_load(msg, sizeof(msg)))
+        stop_run(msg);
+}
+
 static int after_init(int provided)
 {
     int size, first;
@@ -134,6 +154,7 @@ static int after_init(int provided)
     int rc = load_costs();
     if (rc)
         return rc;
+    load_tune_file();
     rc = nh_plan_init();
     return rc ? rc : nh_inplace_init();
 }
@@ -167,6 +188,10 @@ int nh_impl_MPI_Init_thread(int *argc, char ***argv, int required, int *provided
 
 int nh_impl_MPI_Finalize(void)
 {
+    /* before MPI_Finalize frees the autotuner's state (an MPI_COMM_SELF
+     * attribute) */
+    if (nh_active)
+        nh_tune_file_save();
     if (nh_cfg.report && nh_world_rank == 0) {
         if (off_why) /* one line, so that a silent report is never ambiguous */
             fprintf(stderr, "nhood: off reason=%s (every call went to MPI)\n", off_why);

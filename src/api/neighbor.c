@@ -61,6 +61,8 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
         rec->window = p->window;
         rec->why = ch.why;
     }
+    if (rec && ch.tuned) /* NHOOD_AUTOTUNE: trials, the tuning file or the model */
+        rec->tuned |= 1 << ch.tuned;
     if (rec && ch.s) { /* the schedule run (bruck: of the port count chosen) */
         rec->rounds[ch.algo] = ch.s->tmpl_rounds;
         rec->msgs[ch.algo] = ch.s->tmpl_msgs;

@@ -166,10 +166,20 @@ void nh_report_print(void)
         else if (r->form != NH_FORM_BLOCKING)
             snprintf(prog, sizeof(prog), " window_us=%.3g progress=%s", nh_win_us(r->window),
                      nh_prog_name());
+        /* NHOOD_AUTOTUNE=1: where the choices came from (this run's
+         * trials, the tuning file, the cost model), in that order */
+        char tuned[48] = "";
+        static const char *const tuned_names[] = {"", "measured", "file", "model"};
+        for (int k = NH_TUNED_MEASURED, n = 0; k <= NH_TUNED_MODEL; k++)
+            if (r->tuned & (1 << k)) {
+                size_t at = strlen(tuned);
+                snprintf(tuned + at, sizeof(tuned) - at, "%s%s",
+                         n++ ? "," : " tuned=", tuned_names[k]);
+            }
         fprintf(stderr,
                 "nhood: comm=%d%s op=%s%s%s pattern=%s source=%s dims=%s periods=%s neighbors=%d "
                 "algorithm=%s binding=%s calls=%ld rounds=%d messages=%ld create_us=%.1f "
-                "create_mpi_us=%.1f%s%s%s%s%s\n",
+                "create_mpi_us=%.1f%s%s%s%s%s%s\n",
                 r->comm_id, dup, prefix[r->form], nh_coll_name(r->coll), suffix[r->form],
                 r->isomorphic  ? "isomorphic"
                 : r->stfw_dims ? "irregular"
@@ -178,7 +188,7 @@ void nh_report_print(void)
                 best == NH_ALGO_PMPI || best == NH_ALGO_STFW ? "-"
                                                              : nh_binding_name(r->last_binding),
                 calls, r->rounds[best], r->msgs[best], r->create_us, r->create_mpi_us,
-                used > 1 ? " mix=" : "", used > 1 ? mix : "", stfw, why, prog);
+                used > 1 ? " mix=" : "", used > 1 ? mix : "", stfw, why, prog, tuned);
     }
 }
 

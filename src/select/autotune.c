@@ -14,11 +14,19 @@
  * Every rank makes the same calls in the same order (MPI's collective
  * rule), so all ranks run the same candidate on the same call and reach the
  * reduction together.  State lives in a list freed from an MPI_COMM_SELF
- * attribute, whose delete callback MPI_Finalize runs first. */
+ * attribute, whose delete callback MPI_Finalize runs first.
+ *
+ * With NHOOD_TUNE_FILE (tunefile.c) a size whose key the file holds takes
+ * the file's algorithm without trials where it applies to the plan; every
+ * agreement is handed to the file for saving.  Nonblocking and persistent
+ * calls are not timed (start to completion includes the program's
+ * compute): they start from the blocking form's decision
+ * (nh_autotune_decided, priced in select.c). */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "nh.h"
+#include "select/tunefile.h"
 #include "util/sync.h"
 
 #define NH_TUNE_TRIALS 3
@@ -34,7 +42,8 @@ typedef struct tune {
     double best[NH_ALGO_COUNT]; /* fastest timed call per candidate, seconds */
     int cur, call;              /* candidate on trial, calls made with it */
     int done;
-    nh_algo choice;
+    int from_file;   /* decided by the tuning file, no trials */
+    nh_tune_dec dec; /* once done: the choice, with the agreed times */
 } tune;
 
 static tune *tunes;
@@ -54,7 +63,25 @@ static int free_tunes(MPI_Comm comm, int keyval, void *attr, void *extra)
     return MPI_SUCCESS;
 }
 
-static int tune_get(nh_plan *p, nh_op op, size_t m, nh_algo *algo, int *tuning);
+static int tune_get(nh_plan *p, nh_op op, size_t m, nh_algo *algo, int *tuning, nh_tuned *tuned);
+
+/* The key of the decision for blocks of m bytes of op in form on p. */
+static void key_of(const nh_plan *p, nh_op op, nh_form form, size_t m, nh_tune_key *k)
+{
+    k->op = op;
+    k->form = form;
+    k->m = m;
+    k->g = p->nb.g;
+    k->s = p->nb.s;
+    k->off = p->nb.off;
+}
+
+/* Can p run algorithm a for op?  (MPI's exchange where no rank lists a
+ * source twice.) */
+static int applicable(nh_plan *p, nh_op op, nh_algo a)
+{
+    return a == NH_ALGO_PMPI ? p->native_ok : nh_plan_sched(p, op, a) != NULL;
+}
 
 static tune *find(const nh_plan *p, nh_op op, size_t m, int *nsizes)
 {
@@ -68,17 +95,31 @@ static tune *find(const nh_plan *p, nh_op op, size_t m, int *nsizes)
     return NULL;
 }
 
-int nh_autotune_algo(nh_plan *p, nh_op op, size_t m, nh_algo *algo, int *tuning)
+int nh_autotune_applies(nh_plan *p)
 {
-    if (!nh_cfg.autotune || !p->isomorphic || !nh_plan_coupled(p))
+    return nh_cfg.autotune && p->isomorphic && nh_plan_coupled(p);
+}
+
+int nh_autotune_algo(nh_plan *p, nh_op op, size_t m, nh_algo *algo, int *tuning, nh_tuned *tuned)
+{
+    if (!nh_autotune_applies(p))
         return -1;
     nh_lock(NH_LOCK_MISC); /* one list for all communicators */
-    int rc = tune_get(p, op, m, algo, tuning);
+    int rc = tune_get(p, op, m, algo, tuning, tuned);
     nh_unlock(NH_LOCK_MISC);
     return rc;
 }
 
-static int tune_get(nh_plan *p, nh_op op, size_t m, nh_algo *algo, int *tuning)
+/* The file's decision for t where it applies to p: t is done, no trials. */
+static void take_file_decision(nh_plan *p, tune *t)
+{
+    nh_tune_key k;
+    key_of(p, t->op, NH_FORM_BLOCKING, t->m, &k);
+    if (nh_tune_file_lookup(&k, &t->dec) == 0 && applicable(p, t->op, t->dec.algo))
+        t->done = t->from_file = 1;
+}
+
+static int tune_get(nh_plan *p, nh_op op, size_t m, nh_algo *algo, int *tuning, nh_tuned *tuned)
 {
     int nsizes;
     tune *t = find(p, op, m, &nsizes);
@@ -108,12 +149,40 @@ static int tune_get(nh_plan *p, nh_op op, size_t m, nh_algo *algo, int *tuning)
         }
         for (int i = 0; i < t->ncand; i++)
             t->best[i] = -1;
+        take_file_decision(p, t);
         t->next = tunes;
         tunes = t;
     }
     *tuning = !t->done;
-    *algo = t->done ? t->choice : t->cand[t->cur];
+    *algo = t->done ? t->dec.algo : t->cand[t->cur];
+    *tuned = t->from_file ? NH_TUNED_FILE : NH_TUNED_MEASURED;
     return 0;
+}
+
+int nh_autotune_decided(nh_plan *p, nh_op op, nh_form form, size_t m, nh_tune_dec *d,
+                        nh_tuned *tuned)
+{
+    nh_tune_key k;
+    int nsizes, rc = -1;
+    if (!nh_autotune_applies(p))
+        return -1;
+    key_of(p, op, form, m, &k);
+    *tuned = NH_TUNED_FILE;
+    if (nh_tune_file_lookup(&k, d) == 0) /* the file's for this very form */
+        return 0;
+    nh_lock(NH_LOCK_MISC);
+    tune *t = find(p, op, m, &nsizes);
+    if (t && t->done) { /* this communicator's blocking calls decided */
+        *d = t->dec;
+        *tuned = t->from_file ? NH_TUNED_FILE : NH_TUNED_MEASURED;
+        rc = 0;
+    }
+    nh_unlock(NH_LOCK_MISC);
+    /* the file's blocking decision, before the first blocking call */
+    k.form = NH_FORM_BLOCKING;
+    if (rc && !t && nh_tune_file_lookup(&k, d) == 0)
+        rc = 0;
+    return rc;
 }
 
 /* After the last trial: agree on the fastest candidate. */
@@ -127,8 +196,23 @@ static int agree(nh_plan *p, tune *t)
     for (int i = 1; i < t->ncand; i++)
         if (all[i] < all[best])
             best = i;
-    t->choice = t->cand[best];
+    t->dec.algo = t->cand[best];
+    t->dec.ncand = t->ncand;
+    for (int i = 0; i < t->ncand; i++) {
+        t->dec.cand[i] = t->cand[i];
+        t->dec.us[i] = all[i] * 1e6;
+    }
     t->done = 1;
+    /* Nonblocking and persistent calls of this size chose before the
+     * decision (select.c remembers their choice): they choose again, from
+     * it.  Every rank of p gets here on the same call. */
+    nh_coll coll = t->op == NH_OP_ALLTOALL ? NH_COLL_ALLTOALL : NH_COLL_ALLGATHER;
+    for (int f = NH_FORM_NONBLOCKING; f < NH_FORM_COUNT; f++)
+        if (p->last[coll][f].m == t->m)
+            p->last[coll][f].valid = 0;
+    nh_tune_key k;
+    key_of(p, t->op, NH_FORM_BLOCKING, t->m, &k);
+    nh_tune_file_put(&k, &t->dec);
     if (PMPI_Comm_rank(p->pcomm, &rank) == MPI_SUCCESS && rank == 0) {
         char times[256];
         size_t n = 0;
@@ -138,7 +222,7 @@ static int agree(nh_plan *p, tune *t)
         fprintf(stderr,
                 "nhood: autotune comm=%d op=%s bytes=%zu algorithm=%s times_us=%s (slowest "
                 "rank's fastest of %d calls)\n",
-                p->id, nh_op_name(t->op), t->m, nh_algos[t->choice].name, times, NH_TUNE_TRIALS);
+                p->id, nh_op_name(t->op), t->m, nh_algos[t->dec.algo].name, times, NH_TUNE_TRIALS);
     }
     return MPI_SUCCESS;
 }

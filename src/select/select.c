@@ -112,12 +112,12 @@ double nh_cost_of(const nh_sched *s, nh_binding b, size_t m)
     return dot(t);
 }
 
-/* The cost of s in a call the program completes w microseconds after
- * starting it (w <= 0: at once): the phases after the first message phase
- * (all its rounds) wait for the forwarding ranks' completion calls. */
-static double cost_in_window(const nh_sched *s, nh_binding b, size_t m, double w)
+/* The modeled cost of s's first message phase (all its rounds), where
+ * *total gets the whole schedule's: the phases after it wait for the
+ * forwarding ranks' completion calls in a nonblocking call. */
+static double first_phase(const nh_sched *s, nh_binding b, size_t m, double *total)
 {
-    double t = nh_cost_of(s, b, m), first = t;
+    double first = *total = nh_cost_of(s, b, m);
     if (s->tmpl_rounds > 1) {
         int ph = -1;
         for (int i = 0; i < s->nrounds; i++) {
@@ -131,6 +131,14 @@ static double cost_in_window(const nh_sched *s, nh_binding b, size_t m, double w
             first += round_cost(r, b, m);
         }
     }
+    return first;
+}
+
+/* The cost of s in a call the program completes w microseconds after
+ * starting it (w <= 0: at once). */
+static double cost_in_window(const nh_sched *s, nh_binding b, size_t m, double w)
+{
+    double t, first = first_phase(s, b, m, &t);
     return (w > first ? w : first) + (t - first);
 }
 
@@ -275,6 +283,58 @@ static nh_why why_not_forwarding(nh_plan *p, nh_op op, size_t m, const nh_sched 
     return nh_why_single_phase(p);
 }
 
+/* NHOOD_AUTOTUNE=1 in a nonblocking or persistent regular call, which
+ * cannot be timed honestly (start to completion includes the program's
+ * compute): the blocking form's decision (nh_autotune_decided) among the
+ * candidates that may run in form (a forwarding schedule where
+ * nh_may_forward allows it), each priced in the agreed window of w
+ * microseconds as the model prices schedules, with the measured time T
+ * for the modeled one: max(w, T) for one phase, max(w, T1) + (T - T1) for
+ * a schedule whose first phase takes the modeled share T1 / T.  w = 0
+ * (blocking, or poll without a window) keeps the blocking form's choice.
+ * A decision without times is kept where it may run.  Identical on every
+ * rank: the times are agreed, or the file's.  Returns -1 where no
+ * decision may run (the cost model chooses). */
+static int tuned_pick(nh_plan *p, nh_op op, nh_form form, size_t m, double w, nh_algo *best,
+                      const nh_sched **bs, nh_choice *out)
+{
+    nh_tune_dec d;
+    nh_tuned src;
+    double bc = -1;
+    if (nh_autotune_decided(p, op, form, m, &d, &src))
+        return -1;
+    if (d.ncand == 0) { /* the algorithm alone */
+        d.cand[0] = d.algo;
+        d.us[0] = 0;
+        d.ncand = 1;
+    }
+    int fwd = nh_may_forward(p, form, 0);
+    for (int i = 0; i < d.ncand; i++) {
+        nh_algo a = d.cand[i];
+        const nh_sched *s = a == NH_ALGO_PMPI ? NULL : nh_plan_sched(p, op, a);
+        double c = d.us[i], t, first;
+        if (a == NH_ALGO_PMPI ? !p->native_ok : !s || (s->tmpl_rounds > 1 && !fwd))
+            continue;
+        if (s && s->tmpl_rounds > 1 && (first = first_phase(s, nh_pick_binding(s, m), m, &t)) < t)
+            c = (w > c * first / t ? w : c * first / t) + c * (1 - first / t);
+        else if (w > c)
+            c = w;
+        if (bc < 0 || c < bc) { /* ties: the earlier candidate, as in the trials */
+            bc = c;
+            *best = a;
+            *bs = s;
+        }
+    }
+    if (bc < 0)
+        return -1;
+    out->tuned = src;
+    /* kept a single phase where the blocking form forwards: say why */
+    const nh_sched *ds = d.algo == NH_ALGO_PMPI ? NULL : nh_plan_sched(p, op, d.algo);
+    if ((!*bs || (*bs)->tmpl_rounds <= 1) && ds && ds->tmpl_rounds > 1)
+        out->why = nh_why_single_phase(p);
+    return 0;
+}
+
 nh_why nh_why_single_phase(const nh_plan *p)
 {
     if (!nh_prog_forwarding())
@@ -359,6 +419,7 @@ static void remember(nh_plan *p, nh_coll coll, nh_form form, size_t m, const nh_
     p->last[coll][form].s = c->s;
     p->last[coll][form].o = c->o;
     p->last[coll][form].why = c->why;
+    p->last[coll][form].tuned = c->tuned;
 }
 
 int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
@@ -394,19 +455,26 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
         out->o = p->last[coll][form].o;
         out->s = p->last[coll][form].s;
         out->why = p->last[coll][form].why;
+        out->tuned = (nh_tuned)p->last[coll][form].tuned;
         return MPI_SUCCESS;
     } else if (forced == NH_ALGO_AUTO) {
         best = NH_ALGO_DIRECT;
-        if (known && !nh_coll_vec(coll) && form == NH_FORM_BLOCKING &&
-            nh_autotune_algo(p, op, m, &best, &out->tuning) == 0) {
+        int tune = known && !nh_coll_vec(coll) && nh_autotune_applies(p);
+        if (tune && form == NH_FORM_BLOCKING &&
+            nh_autotune_algo(p, op, m, &best, &out->tuning, &out->tuned) == 0) {
             /* measured (NHOOD_AUTOTUNE, blocking regular calls; MPI's own
-             * exchange is a candidate, run by the caller) */
+             * exchange is a candidate, run by the caller), or the file's */
             if (best == NH_ALGO_PMPI)
                 return MPI_SUCCESS;
+        } else if (tune && form != NH_FORM_BLOCKING &&
+                   tuned_pick(p, op, form, m, w, &best, &bs, out) == 0) {
+            /* the blocking form's decision, where it may run in this form */
         } else if (known) {
             model_pick(p, op, form, m, w, &best, &bs);
             if (form != NH_FORM_BLOCKING)
                 out->why = why_not_forwarding(p, op, m, best == NH_ALGO_PMPI ? NULL : bs);
+            if (tune) /* the tuner has no decision here (yet) */
+                out->tuned = NH_TUNED_MODEL;
         } else if (split) {
             split_pick(p, form, w, &best, &bs);
             if (form != NH_FORM_BLOCKING && !bs) {

@@ -23,12 +23,19 @@ int nh_may_forward(const nh_plan *p, nh_form form, int forced);
  * window measured, or the window eats the gain. */
 nh_why nh_why_single_phase(const nh_plan *p);
 
+/* Where a choice under NHOOD_AUTOTUNE=1 came from (the report's tuned=):
+ * this run's trials (measured), the tuning file (file), or the cost model
+ * where the tuner has no decision that may run (model); NONE where
+ * autotune does not apply. */
+typedef enum { NH_TUNED_NONE = 0, NH_TUNED_MEASURED, NH_TUNED_FILE, NH_TUNED_MODEL } nh_tuned;
+
 typedef struct nh_choice {
     nh_algo algo; /* NH_ALGO_PMPI: the call goes to MPI */
     const nh_sched *s;
     nh_bind_opts o;
-    int tuning; /* an autotune trial: time the call, nh_autotune_record */
-    nh_why why; /* auto, nonblocking and persistent forms */
+    int tuning;     /* an autotune trial: time the call, nh_autotune_record */
+    nh_why why;     /* auto, nonblocking and persistent forms */
+    nh_tuned tuned; /* NHOOD_AUTOTUNE=1 */
 } nh_choice;
 
 /* The algorithm for a call of coll in form with blocks of m bytes (the
@@ -89,9 +96,30 @@ int nh_stfw_form_allows(const nh_plan *p, nh_op op, nh_form form);
  * (afterwards: what it decided); the VPT dimension, or 0 without STFW. */
 int nh_stfw_predict(const nh_plan *p, nh_op op, int block_bytes);
 
-/* NHOOD_AUTOTUNE (autotune.c): the algorithm to run, measured rather
- * than modeled; -1 where autotuning does not apply. */
-int nh_autotune_algo(nh_plan *p, nh_op op, size_t m, nh_algo *algo, int *tuning);
+/* A decision of the autotuner: the algorithm chosen and, where known,
+ * every candidate's time (the slowest rank's fastest call, in
+ * microseconds; ncand 0 where a tuning file gave none). */
+typedef struct nh_tune_dec {
+    nh_algo algo;
+    int ncand;
+    nh_algo cand[NH_ALGO_COUNT];
+    double us[NH_ALGO_COUNT];
+} nh_tune_dec;
+
+/* NHOOD_AUTOTUNE (autotune.c): whether it applies to p's regular calls
+ * (isomorphic, coupled block sizes). */
+int nh_autotune_applies(nh_plan *p);
+/* The algorithm a blocking regular call runs, measured rather than
+ * modeled (or decided by the tuning file, *tuned says which); -1 where
+ * autotuning does not apply. */
+int nh_autotune_algo(nh_plan *p, nh_op op, size_t m, nh_algo *algo, int *tuning, nh_tuned *tuned);
 int nh_autotune_record(nh_plan *p, nh_op op, size_t m, double seconds);
+/* The decision a nonblocking or persistent call of form may start from,
+ * without trials: the tuning file's for that form, else the blocking
+ * form's (agreed by this communicator's trials, or from the file).
+ * Returns 0 with *d and *tuned (MEASURED or FILE), -1 where there is none
+ * yet.  Identical on every rank of p. */
+int nh_autotune_decided(nh_plan *p, nh_op op, nh_form form, size_t m, nh_tune_dec *d,
+                        nh_tuned *tuned);
 
 #endif

@@ -586,6 +586,101 @@ if run "$name" 3 "NHOOD_AUTOTUNE=1" "$t/test_autotune" &&
 else
     bad "$name"
 fi
+# NHOOD_TUNE_FILE: run 1 tunes and writes the file at MPI_Finalize; run 2
+# reads it at MPI_Init, makes no trial and runs what run 1 measured, per
+# operation and block size, in every form (under poll nonblocking calls
+# take the blocking decision whole); test_autotune checks every result.
+tune=${TMPDIR:-/tmp}/nhood-tune-test.$$
+rm -f "$tune" "$tune.tmp"
+# tune_same RUN1_STDERR: run 2 (this $log) chose per key what run 1
+# measured: test_autotune's "chosen" lines (blocking and nonblocking) and
+# the report's algorithms per operation.
+tune_same() {
+    grep '^nhood: autotune ' "$1" | sed 's/.* op=\([a-z]*\) bytes=\([0-9]*\) algorithm=\([a-z_]*\) .*/\1 \2 \3/' >"$log.keys"
+    [ "$(wc -l <"$log.keys")" -eq 3 ] || { echo "#     run 1 tuned $(wc -l <"$log.keys") keys, not 3"; return 1; }
+    while read -r op m algo; do
+        for o in "$op" "i$op"; do
+            grep -q "^chosen $o $m $algo\$" "$log.out" ||
+                { echo "#     run 2 chose $(grep "^chosen $o $m " "$log.out"), run 1 measured $algo"; return 1; }
+        done
+    done <"$log.keys"
+    for op in alltoall allgather; do
+        want=$(awk -v op="$op" '$1 == op {print $3}' "$log.keys" | sort -u | tr '\n' ' ')
+        line=$(grep -E "^nhood: comm=[0-9]+ op=$op " "$log.err")
+        case "$line" in
+            *" mix="*) got=$(echo "$line" | sed 's/.* mix=\([^ ]*\).*/\1/' | tr ',' '\n' | sed 's/:.*//') ;;
+            *) got=$(echo "$line" | sed 's/.* algorithm=\([^ ]*\).*/\1/') ;;
+        esac
+        got=$(echo "$got" | sort -u | tr '\n' ' ')
+        [ "$got" = "$want" ] || { echo "#     report op=$op ran $got, run 1 measured $want"; return 1; }
+    done
+}
+name="tune file np=4: run 1 measures and writes NHOOD_TUNE_FILE"
+if run "$name" 4 "NHOOD_AUTOTUNE=1 NHOOD_TUNE_FILE=$tune NHOOD_PROGRESS=poll NHOOD_REPORT=1" "$t/test_autotune" &&
+    cp "$log.err" "$tune.run1" && [ -f "$tune" ] && [ ! -e "$tune.tmp" ] &&
+    [ "$(head -n 1 "$tune")" = "nhood-tune 1" ] &&
+    grep -q '^fingerprint\.mpi *= *[^ ]' "$tune" && grep -Eq '^fingerprint\.ranks *= *4$' "$tune" &&
+    [ "$(grep -Ec '^decision = op:(alltoall|allgather) form:blocking ranks:4 dims:2x2 periods:1,1 bytes:(8|4096|64) template:[-0-9]+,[-0-9]+(;[-0-9]+,[-0-9]+){7} algorithm:(direct|torus|torus_direct|bruck) times_us:direct:[0-9.]+,torus:[0-9.]+,torus_direct:[0-9.]+,bruck:[0-9.]+$' "$tune")" -eq 3 ] &&
+    [ "$(grep -Ec '^nhood: comm=[0-9]+ op=(alltoall|allgather) .* tuned=measured$' "$log.err")" -eq 2 ]; then
+    ok "$name"
+else
+    bad "$name"
+fi
+name="tune file np=4: run 2 makes no trial and runs run 1's choices (tuned=file)"
+if run "$name" 4 "NHOOD_AUTOTUNE=1 NHOOD_TUNE_FILE=$tune NHOOD_PROGRESS=poll NHOOD_REPORT=1" "$t/test_autotune" &&
+    grep -q '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
+    ! grep -q '^nhood: autotune .*times_us=' "$log.err" &&
+    [ "$(grep -Ec '^nhood: comm=[0-9]+ op=(i?alltoall|i?allgather|alltoall_init|allgather_init) .* tuned=file$' "$log.err")" -eq 6 ] &&
+    tune_same "$tune.run1"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+# A malformed line stops every rank as a bad setting does, naming the
+# file and the line.
+printf 'nhood-tune 1\n# line 2\ndecision = op:alltoall form:blocking ranks:2 dims:2 bytes:8\n' >"$tune.bad"
+name="tune file: a malformed line 3 is an error naming file and line"
+if run "$name" 2 "NHOOD_AUTOTUNE=1 NHOOD_TUNE_FILE=$tune.bad" "$t/test_autotune"; then
+    bad "$name (exited 0)"
+elif grep -Eq "^nhood: error: .*$tune\.bad(:| line |, line )3[^0-9]" "$log.err" &&
+    [ "$(grep -c 'nhood: error' "$log.err")" -eq 1 ]; then
+    ok "$name"
+else
+    bad "$name"
+fi
+# Written with another MPI: a one-line warning naming the difference;
+# skip tunes again (and saves this run's fingerprint), use keeps the
+# decisions, error refuses.
+sed 's/^fingerprint\.mpi *=.*/fingerprint.mpi = Other MPI 9.9/' "$tune" >"$tune.fp"
+name="tune file np=4 from another MPI, NHOOD_MISMATCH=skip: warns, tunes again"
+if run "$name" 4 "NHOOD_AUTOTUNE=1 NHOOD_TUNE_FILE=$tune.fp NHOOD_MISMATCH=skip" "$t/test_autotune" &&
+    [ "$(grep -c '^nhood: warning: .*Other MPI 9.9.*NHOOD_MISMATCH=skip' "$log.err")" -eq 1 ] &&
+    [ "$(grep -c '^nhood: autotune .*times_us=' "$log.err")" -eq 3 ] &&
+    ! grep -q 'Other MPI' "$tune.fp"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+sed 's/^fingerprint\.mpi *=.*/fingerprint.mpi = Other MPI 9.9/' "$tune" >"$tune.fp"
+name="tune file np=4 from another MPI, NHOOD_MISMATCH unset (use): warns, no trial"
+if run "$name" 4 "NHOOD_AUTOTUNE=1 NHOOD_TUNE_FILE=$tune.fp NHOOD_REPORT=1" "$t/test_autotune" &&
+    [ "$(grep -c '^nhood: warning: .*Other MPI 9.9.*NHOOD_MISMATCH=use' "$log.err")" -eq 1 ] &&
+    ! grep -q '^nhood: autotune .*times_us=' "$log.err" &&
+    [ "$(grep -Ec '^nhood: comm=[0-9]+ op=(alltoall|allgather) .* tuned=file$' "$log.err")" -eq 2 ]; then
+    ok "$name"
+else
+    bad "$name"
+fi
+name="tune file from another MPI, NHOOD_MISMATCH=error: refused"
+if run "$name" 2 "NHOOD_AUTOTUNE=1 NHOOD_TUNE_FILE=$tune.fp NHOOD_MISMATCH=error" "$t/test_autotune"; then
+    bad "$name (exited 0)"
+elif grep -q '^nhood: error: .*Other MPI 9.9.*NHOOD_MISMATCH=error' "$log.err" &&
+    [ "$(grep -c 'nhood: error' "$log.err")" -eq 1 ]; then
+    ok "$name"
+else
+    bad "$name"
+fi
+rm -f "$tune" "$tune.tmp" "$tune.run1" "$tune.bad" "$tune.fp" "$log.keys"
 name="neighbor np=4 NHOOD_AUTOTUNE=1"
 if run "$name" 4 "NHOOD_AUTOTUNE=1" "$t/test_neighbor"; then ok "$name"; else bad "$name"; fi
 # The cost model's node terms: a node map at graph creation (one node
@@ -687,6 +782,7 @@ else
     bad "$name"
 fi
 expect_reject NHOOD_AUTOTUNE yes "0|1"
+expect_reject NHOOD_MISMATCH ignore "use|skip|error"
 for v in 0 33 2x -1; do
     expect_reject NHOOD_STFW_DIMS "$v" "an integer from 1 to 32"
 done
