@@ -71,8 +71,7 @@ int nh_fingerprint_run(nh_fingerprint *f)
         x.ranks_per_node = nh_node_size < x.ranks ? nh_node_size : x.ranks;
         x.nodes = (x.ranks + x.ranks_per_node - 1) / x.ranks_per_node;
     } else {
-        if ((rc = PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                                       &node)) ||
+        if ((rc = nh_comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, &node)) ||
             (rc = PMPI_Comm_rank(node, &node_rank)))
             goto cleanup;
         if ((rc = PMPI_Comm_size(node, &mine[1])))
@@ -94,7 +93,7 @@ int nh_fingerprint_run(nh_fingerprint *f)
     *f = x;
 cleanup:
     if (node != MPI_COMM_NULL)
-        PMPI_Comm_free(&node);
+        nh_comm_free(&node);
     return rc;
 }
 
