@@ -681,6 +681,60 @@ else
     bad "$name"
 fi
 rm -f "$tune" "$tune.tmp" "$tune.run1" "$tune.bad" "$tune.fp" "$log.keys"
+# NHOOD_COST_FILE: rank 0 reads it, its parameters decide auto, the
+# environment wins per parameter, the report names the source; bad
+# files stop the run naming the line; a file from elsewhere warns.
+cost=${TMPDIR:-/tmp}/nhood-cost-test.$$
+printf 'nhood-cost 1\n# phases dear, messages free\nalpha = 1000\no = 0\nbeta = 0\n' >"$cost.phase"
+printf 'nhood-cost 1\nfingerprint.host = *\nalpha = 0  # messages dear\no = 1000\nbeta = 0\nvalidation.groups = 8\n' >"$cost.msg"
+# cost_run NAME VARS ROUNDS: nhood-bench's allgather on a 2x2 torus; the
+# report's line has that many rounds (a regular expression).
+cost_run() {
+    run "$1" 4 "NHOOD_REPORT=1 $2" "$TOP_BUILDDIR/nhood-bench" --op allgather --dims 2 --radius 1 \
+        --bytes 8 --reps 20 --no-header &&
+        grep -Eq "^nhood: comm=[0-9]+ op=allgather .* calls=[0-9]+ rounds=($3) " "$log.err"
+}
+name="cost file: phases dear, auto keeps one phase; report cost=FILE"
+if cost_run "$name" "NHOOD_COST_FILE=$cost.phase" "1" &&
+    grep -qx "nhood: cost=$cost.phase" "$log.err"; then ok "$name"; else bad "$name"; fi
+name="cost file: messages dear, auto combines"
+if cost_run "$name" "NHOOD_COST_FILE=$cost.msg" "[2-9]" &&
+    grep -qx "nhood: cost=$cost.msg" "$log.err"; then ok "$name"; else bad "$name"; fi
+name="cost file: NHOOD_COST_* win per parameter (cost=FILE+env)"
+if cost_run "$name" "NHOOD_COST_FILE=$cost.msg NHOOD_COST_ALPHA=1000 NHOOD_COST_O=0" "1" &&
+    grep -qx "nhood: cost=$cost.msg+env" "$log.err"; then ok "$name"; else bad "$name"; fi
+name="no cost file: report cost=defaults"
+if cost_run "$name" "" "[0-9]+" && grep -qx "nhood: cost=defaults" "$log.err"; then ok "$name"; else bad "$name"; fi
+# cost_bad NAME FILE PATTERN [VARS]: the run stops with one error.
+cost_bad() {
+    if run "$1" 2 "NHOOD_COST_FILE=$2 ${4:-}" "$t/test_badenv"; then
+        bad "$1 (exited 0)"
+    elif grep -Eq "^nhood: error: .*$3" "$log.err" && [ "$(grep -c 'nhood: error' "$log.err")" -eq 1 ]; then
+        ok "$1"
+    else
+        bad "$1"
+    fi
+}
+printf 'nhood-cost 1\nalpha = 1\nalfa = 2\n' >"$cost.bad"
+cost_bad "cost file: an unknown key on line 3 is an error naming file and line" "$cost.bad" \
+    "$cost\\.bad, line 3: unknown key \"alfa\""
+printf 'nhood-cost 1\n\no = -1\n' >"$cost.bad"
+cost_bad "cost file: a negative value is an error naming the line" "$cost.bad" "line 3: o = \"-1\""
+printf 'nhood-cost 2\nalpha = 1\n' >"$cost.bad"
+cost_bad "cost file: an unknown format version is an error on line 1" "$cost.bad" "line 1: format nhood-cost 2"
+cost_bad "cost file: a missing NHOOD_COST_FILE is an error" "$cost.none" "NHOOD_COST_FILE=$cost\\.none: no such file"
+sed 's/^fingerprint\.host.*/fingerprint.host = elsewhere-*\nfingerprint.ranks_per_node = 64/' "$cost.msg" >"$cost.fp"
+name="cost file from other hosts: warns once, used (NHOOD_MISMATCH=use)"
+if cost_run "$name" "NHOOD_COST_FILE=$cost.fp" "[2-9]" &&
+    [ "$(grep -c "^nhood: warning: cost file $cost.fp does not fit this run: written on hosts elsewhere-\*.*using it anyway" "$log.err")" -eq 1 ] &&
+    grep -qx "nhood: cost=$cost.fp" "$log.err"; then ok "$name"; else bad "$name"; fi
+name="cost file from other hosts, NHOOD_MISMATCH=skip: warns, defaults"
+if cost_run "$name" "NHOOD_COST_FILE=$cost.fp NHOOD_MISMATCH=skip" "[0-9]+" &&
+    grep -q "^nhood: warning: cost file .*using the defaults (NHOOD_MISMATCH=skip)" "$log.err" &&
+    grep -qx "nhood: cost=defaults" "$log.err"; then ok "$name"; else bad "$name"; fi
+cost_bad "cost file from other hosts, NHOOD_MISMATCH=error: refused" "$cost.fp" \
+    "does not fit this run: written on hosts elsewhere-.*NHOOD_MISMATCH=error" NHOOD_MISMATCH=error
+rm -f "$cost.phase" "$cost.msg" "$cost.bad" "$cost.fp"
 name="neighbor np=4 NHOOD_AUTOTUNE=1"
 if run "$name" 4 "NHOOD_AUTOTUNE=1" "$t/test_neighbor"; then ok "$name"; else bad "$name"; fi
 # The cost model's node terms: a node map at graph creation (one node
