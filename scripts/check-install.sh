@@ -71,6 +71,28 @@ if [ -x "$BINDIR/nhood-bench" ]; then
         grep -Eq "^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic " "$3/out"' \
         sh "$run_prog" "$BINDIR/nhood-bench" "$tmp"
 fi
+# nhood-calibrate (--quick) writes a cost file; a run with
+# NHOOD_COST_FILE names it in the report; the same file installed as
+# PREFIX/share/nhood/site.cost is every run's default.
+if [ -x "$BINDIR/nhood-calibrate" ] && [ -x "$BINDIR/nhood-bench" ]; then
+    check "nhood-run -np 2 nhood-calibrate --quick -o site.cost" sh -c '
+        "$1" -np 2 "$2" --quick -o site.cost && [ "$(head -n 1 site.cost)" = "nhood-cost 1" ] &&
+        grep -Eq "^alpha = [0-9.e+-]+$" site.cost && grep -Eq "^fingerprint\.ranks = 2$" site.cost &&
+        grep -Eq "^validation\.picks_fastest = [0-9]+$" site.cost' sh "$run_prog" "$BINDIR/nhood-calibrate"
+    check "NHOOD_COST_FILE=site.cost NHOOD_REPORT=1: the report names it" sh -c '
+        NHOOD_COST_FILE=site.cost NHOOD_REPORT=1 "$1" -np 2 "$2" --op alltoall --dims 2 --bytes 8 \
+            --reps 10 && grep -qx "nhood: cost=site.cost" "$3/out"' \
+        sh "$run_prog" "$BINDIR/nhood-bench" "$tmp"
+    share=$(cd "$LIBDIR/.." && pwd)/share/nhood
+    if [ -f site.cost ] && mkdir -p "$share" && cp site.cost "$share/site.cost"; then
+        check "an installed share/nhood/site.cost is the default" sh -c '
+            NHOOD_REPORT=1 "$1" -np 2 "$2" --op alltoall --dims 2 --bytes 8 --reps 10 &&
+            grep -qx "nhood: cost=$4/site.cost" "$3/out"' \
+            sh "$run_prog" "$BINDIR/nhood-bench" "$tmp" "$share"
+        rm -f "$share/site.cost"
+        rmdir "$share" 2>/dev/null || true
+    fi
+fi
 if [ -n "${TOP_BUILDDIR:-}" ] && [ -x "$TOP_BUILDDIR/test/mpi/test_neighbor" ]; then
     check "nhood-run -np 2 test/mpi/test_neighbor (build tree), NHOOD_REPORT=1" sh -c '
         NHOOD_REPORT=1 "$1" -np 2 "$2" && grep -Eq "^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic " "$3/out"' \

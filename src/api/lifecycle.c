@@ -59,18 +59,16 @@ static void stop_run(const char *msg)
  * there is one (docs/tuning.md).  Rank 0 reads it for all. */
 static int load_costs(void)
 {
-    char msg[512], *text = NULL;
+    char msg[1024], *text = NULL, site[4096];
     const char *path = nh_cfg.cost_file;
-#ifdef NH_PKGDATADIR
-    if (!path)
-        path = NH_PKGDATADIR "/site.cost";
-#endif
-    if (!path)
-        return MPI_SUCCESS;
+    if (!path) { /* rank 0's decides (nh_file_bcast) */
+        nh_site_cost_path(site, sizeof(site));
+        path = site;
+    }
     int rc = nh_file_bcast(path, &text, msg, sizeof(msg));
     if (rc == MPI_ERR_FILE || (!rc && !text && nh_cfg.cost_file)) {
         if (!text && !rc)
-            snprintf(msg, sizeof(msg), "NHOOD_COST_FILE=%s: no such file", path);
+            snprintf(msg, sizeof(msg), "NHOOD_COST_FILE=%.400s: no such file", path);
         stop_run(msg);
     }
     if (rc || !text)
@@ -85,7 +83,7 @@ static int load_costs(void)
     char why[256];
     if (!nh_fingerprint_match(&fp, &run, why, sizeof(why))) {
         if (nh_cfg.mismatch == NH_MISMATCH_ERROR) {
-            snprintf(msg, sizeof(msg), "cost file %s does not fit this run: %s (NHOOD_MISMATCH=error)",
+            snprintf(msg, sizeof(msg), "cost file %.300s does not fit this run: %s (NHOOD_MISMATCH=error)",
                      path, why);
             stop_run(msg);
         }

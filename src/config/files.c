@@ -1,6 +1,9 @@
 /* Cost and tuning files: the fingerprint of a run, the key = value text
  * format, and reading a file on one rank for all (config/files.h). */
+#define _GNU_SOURCE /* dladdr */
 #include <ctype.h>
+#include <dlfcn.h>
+#include <limits.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -244,6 +247,33 @@ cleanup:
         snprintf(msg, len, "%s, line %d: %s", name, lineno, what);
     free(copy);
     return rc;
+}
+
+void nh_site_cost_path(char *buf, size_t len)
+{
+    buf[0] = '\0';
+#ifndef NHOOD_SMPI
+    /* The installation's share/nhood beside this library's lib (make
+     * install prefix=DIR moves both; the configured path may not be it),
+     * then the configured one. */
+    Dl_info info;
+    char try[PATH_MAX + 64], real[PATH_MAX];
+    if (dladdr((void *)nh_site_cost_path, &info) && info.dli_fname) {
+        snprintf(try, sizeof(try), "%s", info.dli_fname);
+        char *slash = strrchr(try, '/');
+        if (slash) {
+            snprintf(slash, sizeof(try) - (size_t)(slash - try), "/../share/nhood/site.cost");
+            if (realpath(try, real)) {
+                snprintf(buf, len, "%s", real);
+                return;
+            }
+        }
+    }
+#ifdef NH_PKGDATADIR
+    if (access(NH_PKGDATADIR "/site.cost", R_OK) == 0)
+        snprintf(buf, len, "%s", NH_PKGDATADIR "/site.cost");
+#endif
+#endif
 }
 
 /* Rank 0's file, up to 1 MiB. */

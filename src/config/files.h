@@ -58,6 +58,11 @@ int nh_kv_parse(const char *text, const char *name, const char *magic, int versi
  * *text set), or MPI_ERR_FILE with msg where it cannot be read. */
 int nh_file_bcast(const char *path, char **text, char *msg, size_t len);
 
+/* The installed default cost file, where there is one (else ""):
+ * PREFIX/share/nhood/site.cost beside the library's PREFIX/lib, or the
+ * configured pkgdatadir's. */
+void nh_site_cost_path(char *buf, size_t len);
+
 /* The cost file (config/config.c): parses text into *out, starting from
  * the current parameters (keys: the NHOOD_COST_* names' tails in lower
  * case); returns 0, or -1 with msg naming the line. */
