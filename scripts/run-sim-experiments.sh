@@ -6,14 +6,21 @@
 # 4096-rank ones run as two simulations at once, see pair).
 #
 #   scripts/run-sim-experiments.sh [--out DIR] [--only PATTERN] [--force] [--report-only]
-#                                  [--bruck-only]
+#                                  [--bruck-only] [--fit-check]
+#
+# --fit-check (alone): nhood-calibrate on each platform (nhood-sim --fit,
+# 256 ranks, into OUT/fit-PLATFORM.cost), then auto alone under that file
+# on the isomorphic experiments already simulated (OUT/NAME.fit.csv), and
+# OUT/fit.md: the fitted parameters against platforms/*.cost, and auto's
+# ratio to the fastest algorithm per experiment and size with either file
+# (scripts/sim-fit-report.sh).
 #
 # PATTERN selects experiment names (shell glob, e.g. 'iso-*-flat').  Every
 # number these experiments produce is simulated time on a platform model.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-out=$top/docs/sim only='*' force=0 report_only=0 bruck_only=0
+out=$top/docs/sim only='*' force=0 report_only=0 bruck_only=0 fit_check=0
 while [ $# -gt 0 ]; do
     case "$1" in
     --out) out=$2; shift 2 ;;
@@ -21,7 +28,8 @@ while [ $# -gt 0 ]; do
     --force) force=1; shift ;;
     --report-only) report_only=1; shift ;;
     --bruck-only) bruck_only=1; shift ;;
-    *) echo "usage: $0 [--out DIR] [--only PATTERN] [--force] [--report-only] [--bruck-only]" >&2; exit 2 ;;
+    --fit-check) fit_check=1; shift ;;
+    *) echo "usage: $0 [--out DIR] [--only PATTERN] [--force] [--report-only] [--bruck-only] [--fit-check]" >&2; exit 2 ;;
     esac
 done
 mkdir -p "$out"
@@ -132,6 +140,35 @@ auto() {
         rm -f "$out/$name.auto.csv.tmp"
     fi
     echo "   $(($(date +%s) - start)) s" >&2
+}
+
+# fitauto NAME ARGS...: auto alone under OUT/fit-PLATFORM.cost (the file
+# nhood-calibrate fitted on the simulated platform), into OUT/NAME.fit.csv,
+# for the isomorphic experiments simulated before (native only as the
+# reference); the fit itself where it is missing.
+fitauto() {
+    name=$1
+    shift
+    case "$name" in iso-*) ;; *) return 0 ;; esac
+    # shellcheck disable=SC2254
+    case "$name" in $only) ;; *) return 0 ;; esac
+    pf=$(echo "$name" | sed 's/.*-//')
+    cf=$out/fit-$pf.cost
+    [ -s "$out/$name.csv" ] || return 0
+    if [ ! -s "$cf" ]; then
+        echo "== fit-$pf: nhood-sim --fit $cf --platform $pf --procs 256" >&2
+        "$here/nhood-sim" --fit "$cf" --platform "$pf" --procs 256 >"$out/fit-$pf.log" 2>&1 ||
+            { echo "   failed, see $out/fit-$pf.log" >&2; return 0; }
+    fi
+    [ "$force" -eq 0 ] && [ -s "$out/$name.fit.csv" ] && [ "$out/$name.fit.csv" -nt "$cf" ] && return 0
+    echo "== $name (auto under $cf): nhood-sim $*" >&2
+    if NHOOD_COST_FILE=$cf NHOOD_SIM_CFG=$(simcfg "$name") "$here/nhood-sim" "$@" --algos auto \
+        --no-native >"$out/$name.fit.csv.tmp" 2>"$out/$name.fit.log"; then
+        mv "$out/$name.fit.csv.tmp" "$out/$name.fit.csv"
+    else
+        echo "   failed, see $out/$name.fit.log" >&2
+        rm -f "$out/$name.fit.csv.tmp"
+    fi
 }
 
 # bruck NAME ARGS...: the log-round algorithm beside the others, for the
@@ -310,6 +347,12 @@ boxhalo() {
     done
 }
 
+if [ "$fit_check" -eq 1 ]; then
+    experiments fitauto
+    "$here/sim-fit-report.sh" "$out" >"$out/fit.md"
+    cat "$out/fit.md"
+    exit 0
+fi
 if [ "$report_only" -eq 0 ]; then
     if [ "$bruck_only" -eq 0 ]; then
         experiments exp

@@ -130,10 +130,12 @@ void cal_fit(double p[CAL_NPARAM], const cal_set *train, FILE *log)
     double (*part)[NGROUPS] = calloc((size_t)n, sizeof(*part)), *fixed = calloc((size_t)n, sizeof(double)),
         *c = malloc(sizeof(double) * (size_t)n), base[CAL_NPARAM];
     memcpy(base, p, sizeof(base));
-    if (!(base[A] > 0))
-        base[A] = 0.1; /* a starting point the grid can scale */
+    /* Starting points the grid can scale: a round's fixed cost measures
+     * near 0 where messages overlap, so alpha starts from o at least */
     if (!(base[O] > 0))
         base[O] = 0.1;
+    if (!(base[A] > base[O]))
+        base[A] = base[O];
     if (!(base[B] > 0))
         base[B] = 1e-4;
     for (int r = 0; r < n; r++)
