@@ -56,8 +56,10 @@ $(OUT)/prog/nhood-simbench.o: $(SRC_nhood-simbench)
 $(OUT)/prog/nhood-simcalib.o: $(SRC_nhood-simcalib)
 $(OUT)/prog/nhood-calibrate.o: $(SRC_nhood-calibrate)
 SRC_calib_fit = $(top_srcdir)/src/tools/calib_fit.c
+SRC_calib_io = $(top_srcdir)/src/tools/calib_io.c
 $(OUT)/prog/calib_fit.o: $(SRC_calib_fit)
-EXTRA_nhood-calibrate = $(OUT)/prog/calib_fit.o
+$(OUT)/prog/calib_io.o: $(SRC_calib_io)
+EXTRA_nhood-calibrate = $(OUT)/prog/calib_fit.o $(OUT)/prog/calib_io.o
 $(OUT)/nhood-calibrate: $(EXTRA_nhood-calibrate)
 $(OUT)/prog/nhood-bench.o: $(SRC_nhood-bench)
 $(OUT)/prog/nhood-bench-inplace.o: $(SRC_nhood-bench-inplace)

@@ -28,8 +28,9 @@ typedef struct cal_set {
 int cal_set_add(cal_set *s, const cal_row *r);
 
 /* Fits the parameters p (in: the measured ones; out: the fitted ones)
- * to the training calls: see calib_fit.c.  Writes what it did to log. */
-void cal_fit(double p[CAL_NPARAM], const cal_set *train, FILE *log);
+ * to the training calls, telling ratios apart in steps of step (0.005:
+ * half a per cent): see calib_fit.c.  Writes what it did to log. */
+void cal_fit(double p[CAL_NPARAM], const cal_set *train, double step, FILE *log);
 
 /* Against p: how often the model picks the measured fastest of a group
  * (within tol, e.g. 0.03), the worst ratio picked / fastest, and the
@@ -44,5 +45,22 @@ void cal_evaluate(const double p[CAL_NPARAM], const cal_set *set, double tol, ca
 
 /* The validation table: per group, measured and predicted per algorithm. */
 void cal_print_table(FILE *out, const double p[CAL_NPARAM], const cal_set *set, const char *prefix);
+
+/* Everything a run measured (calib_io.c). */
+typedef struct cal_result {
+    double measured[CAL_NPARAM], fitted[CAL_NPARAM], eager;
+    double step; /* the fit's resolution of ratios (0: 0.005) */
+    cal_set train, valid;
+    char notes[16384];      /* the measurements, as "# ..." lines */
+    char fingerprint[1024]; /* fingerprint.* lines */
+} cal_result;
+
+/* Fits r->fitted from r->measured and the training calls, validates, and
+ * writes the cost file out (how: " --quick" or "" for its header).
+ * Returns 0, or -1 with a message on stderr. */
+int cal_finish(cal_result *r, const char *out, const char *how);
+/* --rows: every call measured, with the measurements; --refit reads it. */
+int cal_rows_write(const char *path, const cal_result *r);
+int cal_rows_read(const char *path, cal_result *r);
 
 #endif

@@ -11,11 +11,12 @@
  * of ratios between the groups (factors 2^(k/4) from 1/64 to 64, or 0)
  * it keeps the one with which the model picks the measured fastest
  * candidate of every training call, or comes closest (least worst ratio
- * picked / fastest, to 0.5 %, then least mean ratio), and among those the
- * one whose modeled times have the least rms relative error after the
- * best common scale, which it applies.  The node terms (node, link) are
- * measured between nodes and kept as they are (scripts/sim-calibrate.sh
- * does the same for the simulated platforms). */
+ * picked / fastest, in steps of `step`: the measurements' noise), and
+ * among those the one whose modeled times have the least rms relative
+ * error after the best common scale, which it applies: the criterion of
+ * scripts/sim-calibrate.sh, which fits the simulated platforms.  The node
+ * terms (node, link) are measured between nodes and added after the fit,
+ * as there (docs/simulation.md, "Calibration", says why). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,14 +121,14 @@ void cal_evaluate(const double p[CAL_NPARAM], const cal_set *set, double tol, ca
     free(e);
 }
 
-void cal_fit(double p[CAL_NPARAM], const cal_set *train, FILE *log)
+void cal_fit(double p[CAL_NPARAM], const cal_set *train, double step, FILE *log)
 {
     int n = train->n;
     if (n == 0)
         return;
     /* per row: the groups' parts of the cost at the measured parameters,
      * and the part kept as measured */
-    double (*part)[NGROUPS] = calloc((size_t)n, sizeof(*part)), *fixed = calloc((size_t)n, sizeof(double)),
+    double (*part)[NGROUPS] = calloc((size_t)n, sizeof(*part)),
         *c = malloc(sizeof(double) * (size_t)n), base[CAL_NPARAM];
     memcpy(base, p, sizeof(base));
     /* Starting points the grid can scale: a round's fixed cost measures
@@ -141,44 +142,39 @@ void cal_fit(double p[CAL_NPARAM], const cal_set *train, FILE *log)
     for (int r = 0; r < n; r++)
         for (int i = 0; i < CAL_NPARAM; i++) {
             double x = base[i] * train->rows[r].terms[i];
-            if (group_of[i] < 0)
-                fixed[r] += x;
-            else
+            if (group_of[i] >= 0) /* the node terms are added after the fit */
                 part[r][group_of[i]] += x;
         }
-    double best_key[3] = {1e30, 1e30, 1e30}, best_f[NGROUPS] = {1, 1, 1, 1}, best_scale = 1;
+    double best_key[2] = {1e30, 1e30}, best_f[NGROUPS] = {1, 1, 1, 1}, best_scale = 1;
     const int K = 24; /* factors 2^(k/4), |k| <= K, and 0 */
     for (int ka = -K - 1; ka <= K; ka++)
         for (int ko = -K - 1; ko <= K; ko++)
             for (int kc = -K - 1; kc <= K; kc++) {
                 double f[NGROUPS] = {ka < -K ? 0 : pow(2, ka / 4.0), ko < -K ? 0 : pow(2, ko / 4.0),
                                      1, kc < -K ? 0 : pow(2, kc / 4.0)};
-                /* the best common scale s of the groups' part x for
-                 * relative errors, the fixed part f added:
-                 * minimize sum ((s x + f) / T - 1)^2 */
+                /* the best common scale s for relative errors:
+                 * minimize sum (s x / T - 1)^2 */
                 double num = 0, den = 0;
                 for (int r = 0; r < n; r++) {
                     double x = 0, T = train->rows[r].us;
                     for (int g = 0; g < NGROUPS; g++)
                         x += f[g] * part[r][g];
                     c[r] = x;
-                    num += x / T * (1 - fixed[r] / T);
+                    num += x / T;
                     den += x / T * (x / T);
                 }
                 double s = den > 0 ? num / den : 1, err = 0;
                 if (!(s > 0))
                     continue;
                 for (int r = 0; r < n; r++) {
-                    double d = (s * c[r] + fixed[r]) / train->rows[r].us - 1;
+                    double d = s * c[r] / train->rows[r].us - 1;
                     err += d * d;
-                    c[r] = s * c[r] + fixed[r];
+                    c[r] = s * c[r];
                 }
                 cal_score sc;
                 regret(train, c, 0, &sc);
-                double key[3] = {round(sc.worst / 0.005), round(sc.mean / 0.001), sqrt(err / n)};
-                if (key[0] < best_key[0] ||
-                    (key[0] == best_key[0] &&
-                     (key[1] < best_key[1] || (key[1] == best_key[1] && key[2] < best_key[2])))) {
+                double key[2] = {round(sc.worst / step), sqrt(err / n)};
+                if (key[0] < best_key[0] || (key[0] == best_key[0] && key[1] < best_key[1])) {
                     memcpy(best_key, key, sizeof(key));
                     memcpy(best_f, f, sizeof(f));
                     best_scale = s;
@@ -195,9 +191,8 @@ void cal_fit(double p[CAL_NPARAM], const cal_set *train, FILE *log)
                 "per message %.3g, per byte 1, copies %.3g, scale %.3g; auto picks the fastest (3 %%) in "
                 "%d, worst %.3fx, rms relative error %.0f %%\n",
                 n, sc.groups, best_f[0], best_f[1], best_f[3], best_scale, sc.hits, sc.worst,
-                100 * best_key[2]);
+                100 * best_key[1]);
     free(part);
-    free(fixed);
     free(c);
 }
 

@@ -407,32 +407,23 @@ static void note(const char *fmt, ...)
 static void usage(void)
 {
     fprintf(stderr,
-            "usage: nhood-run -np N nhood-calibrate [-o FILE] [--quick]\n"
-            "  -o FILE   write the cost file there (default: nhood.cost); install it as\n"
-            "            PREFIX/share/nhood/site.cost to make it every run's default\n"
-            "  --quick   a fit in about a minute (fewer sizes and repetitions)\n"
+            "usage: nhood-run -np N nhood-calibrate [-o FILE] [--quick] [--rows CSV]\n"
+            "       nhood-calibrate --refit CSV [-o FILE]\n"
+            "  -o FILE       write the cost file there (default: nhood.cost); install it as\n"
+            "                PREFIX/share/nhood/site.cost to make it every run's default\n"
+            "  --quick       a fit in about a minute (fewer sizes and repetitions)\n"
+            "  --rows CSV    also keep every measured call there\n"
+            "  --refit CSV   fit again to the calls kept by --rows, without measuring\n"
             "Fits nhood's cost model to this machine (docs/tuning.md).\n");
 }
 
-int main(int argc, char **argv)
+/* Steps 1 to 3 on every rank; the results on rank 0.  Returns 0, or 2
+ * where nhood is not loaded or there are too few ranks. */
+static int measure_all(cal_result *res)
 {
-    const char *out = "nhood.cost";
-    int bad = 0;
-    MPI_Init(&argc, &argv);
-    t_start = MPI_Wtime();
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0)
-            quick = 1;
-        else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
-            out = argv[++i];
-        else
-            bad = 1;
-    }
     terms_fn terms = (terms_fn)dlsym(RTLD_DEFAULT, "nhood_cost_terms");
     fp_fn fingerprint = (fp_fn)dlsym(RTLD_DEFAULT, "nhood_fingerprint");
-    if (bad || nprocs < 2 || !terms || !fingerprint) {
+    if (nprocs < 2 || !terms || !fingerprint) {
         if (rank == 0) {
             usage();
             if (nprocs < 2)
@@ -440,7 +431,6 @@ int main(int argc, char **argv)
             if (!terms || !fingerprint)
                 fprintf(stderr, "nhood-calibrate: nhood is not loaded: run it with nhood-run\n");
         }
-        MPI_Finalize();
         return 2;
     }
     if (quick) {
@@ -608,59 +598,64 @@ int main(int argc, char **argv)
     progress("[5/5] validation on other neighborhoods");
     rc = rc || run_nbhd(terms, "vonneumann", 3, 2, "alltoall", vsz, nvsz, talgos, &valid) ||
          run_nbhd(terms, "moore", 2, 2, "allgather", vsz, nvsz, talgos, &valid);
-    char fp[1024] = "";
-    fingerprint(fp, (int)sizeof(fp));
     if (rc) {
         if (rank == 0)
             fprintf(stderr, "nhood-calibrate: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    if (rank == 0) {
-        double before[CAL_NPARAM];
-        memcpy(before, p, sizeof(p));
-        cal_fit(p, &train, stderr);
-        cal_score tr, va, va0;
-        cal_evaluate(p, &train, 0.03, &tr);
-        cal_evaluate(p, &valid, 0.03, &va);
-        cal_evaluate(before, &valid, 0.03, &va0);
-        FILE *f = fopen(out, "w");
-        if (!f) {
-            perror(out);
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
-        time_t now = time(NULL);
-        char date[32];
-        strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", gmtime(&now));
-        fprintf(f, "nhood-cost 1\n# nhood's cost model fitted to this machine by nhood-calibrate%s, %s\n"
-                   "# (docs/tuning.md: the workflow and this format)\n",
-                quick ? " --quick" : "", date);
-        fputs(fp, f);
-        for (int i = 0; i < CAL_NPARAM; i++)
-            fprintf(f, "%s = %.6g\n", cal_param_names[i], p[i]);
-        fprintf(f, "eager = %.0f\n", eager);
-        fprintf(f, "# stage and fwd (store-and-forward) keep nhood's defaults: fitted to\n"
-                   "# simulated runs of hundreds of ranks (docs/simulation.md)\n");
-        fprintf(f, "validation.train_groups = %d\nvalidation.train_picks_fastest = %d\n"
-                   "validation.train_worst_ratio = %.3f\n",
-                tr.groups, tr.hits, tr.worst);
-        fprintf(f, "validation.groups = %d\nvalidation.picks_fastest = %d\n"
-                   "validation.worst_ratio = %.3f\nvalidation.mean_ratio = %.3f\n"
-                   "validation.median_error = %.3f\nvalidation.measured_only_picks_fastest = %d\n",
-                va.groups, va.hits, va.worst, va.mean, va.err_med, va0.hits);
-        fprintf(f, "# measurements\n%s", notes);
-        fprintf(f, "# validation (other neighborhoods): modeled with the fitted parameters\n");
-        cal_print_table(f, p, &valid, "# ");
-        fprintf(f, "# training\n");
-        cal_print_table(f, p, &train, "# ");
-        fclose(f);
-        fprintf(stderr,
-                "nhood-calibrate: wrote %s (%.0f s): on %d validation cases auto's model picks "
-                "the fastest (within 3 %%) in %d, worst %.3fx the fastest, median error of the "
-                "modeled times %.0f %%\n",
-                out, MPI_Wtime() - t_start, va.groups, va.hits, va.worst, 100 * va.err_med);
-    }
-    free(train.rows);
-    free(valid.rows);
-    MPI_Finalize();
+    res->train = train;
+    res->valid = valid;
+    memcpy(res->measured, p, sizeof(p));
+    res->eager = eager;
+    res->step = sim_reps ? 0.001 : 0.005; /* simulated times are exact */
+    snprintf(res->notes, sizeof(res->notes), "%s", notes);
+    fingerprint(res->fingerprint, (int)sizeof(res->fingerprint));
     return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *out = "nhood.cost", *rows = NULL, *refit = NULL;
+    int bad = 0, rc = 0;
+    MPI_Init(&argc, &argv);
+    t_start = MPI_Wtime();
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0)
+            quick = 1;
+        else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+            out = argv[++i];
+        else if (strcmp(argv[i], "--rows") == 0 && i + 1 < argc)
+            rows = argv[++i];
+        else if (strcmp(argv[i], "--refit") == 0 && i + 1 < argc)
+            refit = argv[++i];
+        else
+            bad = 1;
+    }
+    cal_result *res = calloc(1, sizeof(*res));
+    if (bad || !res) {
+        if (rank == 0)
+            usage();
+        MPI_Finalize();
+        return 2;
+    }
+    if (refit) { /* fit again to the calls of an earlier run */
+        if (rank == 0)
+            rc = cal_rows_read(refit, res) || cal_finish(res, out, " --refit");
+    } else if ((rc = measure_all(res)) == 0 && rank == 0) {
+        rc = cal_finish(res, out, quick ? " --quick" : "");
+        if (!rc && rows && cal_rows_write(rows, res)) {
+            perror(rows);
+            rc = 1;
+        }
+        if (!rc)
+            fprintf(stderr, "nhood-calibrate: %.0f s\n", MPI_Wtime() - t_start);
+    }
+    free(res->train.rows);
+    free(res->valid.rows);
+    free(res);
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return rc ? (rc == 2 ? 2 : 1) : 0;
 }

@@ -51,7 +51,7 @@ int main(void)
         p[k] *= 0.1;
     cal_score before, after;
     cal_evaluate(p, &train, 0, &before);
-    cal_fit(p, &train, stdout);
+    cal_fit(p, &train, 0.005, stdout);
     cal_evaluate(p, &train, 0, &after);
     printf("before: %d of %d groups fastest, worst %.3f; after: %d, worst %.3f, median error %.3f\n",
            before.hits, before.groups, before.worst, after.hits, after.groups == 6 ? after.worst : -1,

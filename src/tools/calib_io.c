@@ -1,0 +1,157 @@
+/* nhood-calibrate's files: the cost file it writes (docs/tuning.md), and
+ * the calls it measured (--rows), from which --refit fits again without
+ * measuring. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "calib.h"
+
+/* Rows file: "# measured" with the measured parameters and the eager
+ * limit, "# step" the fit's resolution, "# note" lines with the measurements' comments, "# fingerprint"
+ * lines, then CSV rows set,group,algorithm,us,terms... */
+int cal_rows_write(const char *path, const cal_result *r)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "# measured");
+    for (int i = 0; i < CAL_NPARAM; i++)
+        fprintf(f, ",%.9g", r->measured[i]);
+    fprintf(f, ",%.0f\n# step,%g\n", r->eager, r->step);
+    for (const char *l = r->notes; *l;) {
+        size_t n = strcspn(l, "\n");
+        fprintf(f, "# note %.*s\n", (int)n, l);
+        l += n + (l[n] == '\n');
+    }
+    for (const char *l = r->fingerprint; *l;) {
+        size_t n = strcspn(l, "\n");
+        fprintf(f, "# fingerprint %.*s\n", (int)n, l);
+        l += n + (l[n] == '\n');
+    }
+    fprintf(f, "set,group,algorithm,us");
+    for (int i = 0; i < CAL_NPARAM; i++)
+        fprintf(f, ",%s", cal_param_names[i]);
+    fprintf(f, "\n");
+    const cal_set *sets[2] = {&r->train, &r->valid};
+    for (int k = 0; k < 2; k++)
+        for (int j = 0; j < sets[k]->n; j++) {
+            const cal_row *w = &sets[k]->rows[j];
+            fprintf(f, "%s,%s,%s,%.6g", k ? "validation" : "training", w->group, w->algo, w->us);
+            for (int i = 0; i < CAL_NPARAM; i++)
+                fprintf(f, ",%.9g", w->terms[i]);
+            fprintf(f, "\n");
+        }
+    return fclose(f);
+}
+
+static void append(char *buf, size_t len, const char *s)
+{
+    size_t n = strlen(buf);
+    snprintf(buf + n, len - n, "%s\n", s);
+}
+
+int cal_rows_read(const char *path, cal_result *r)
+{
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    int rc = -1, lineno = 0;
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof(line), f)) {
+        lineno++;
+        line[strcspn(line, "\n")] = '\0';
+        if (strncmp(line, "# measured,", 11) == 0) {
+            char *c = line + 10;
+            for (int i = 0; i <= CAL_NPARAM && c && *c == ','; i++) {
+                double x = strtod(c + 1, &c);
+                if (i < CAL_NPARAM)
+                    r->measured[i] = x;
+                else
+                    r->eager = x;
+            }
+        } else if (strncmp(line, "# step,", 7) == 0) {
+            r->step = strtod(line + 7, NULL);
+        } else if (strncmp(line, "# note ", 7) == 0) {
+            append(r->notes, sizeof(r->notes), line + 7);
+        } else if (strncmp(line, "# fingerprint ", 14) == 0) {
+            append(r->fingerprint, sizeof(r->fingerprint), line + 14);
+        } else if (line[0] && line[0] != '#' && strncmp(line, "set,", 4) != 0) {
+            cal_row w;
+            char *set = strtok(line, ","), *group = strtok(NULL, ","), *algo = strtok(NULL, ",");
+            char *c = strtok(NULL, "");
+            memset(&w, 0, sizeof(w));
+            if (!set || !group || !algo || !c)
+                goto cleanup;
+            snprintf(w.group, sizeof(w.group), "%s", group);
+            snprintf(w.algo, sizeof(w.algo), "%s", algo);
+            w.us = strtod(c, &c);
+            for (int i = 0; i < CAL_NPARAM; i++) {
+                if (*c != ',')
+                    goto cleanup;
+                w.terms[i] = strtod(c + 1, &c);
+            }
+            if (cal_set_add(strcmp(set, "validation") == 0 ? &r->valid : &r->train, &w))
+                goto cleanup;
+        }
+    }
+    rc = r->train.n > 0 ? 0 : -1;
+cleanup:
+    if (rc)
+        fprintf(stderr, "nhood-calibrate: %s, line %d: not a file of --rows\n", path, lineno);
+    fclose(f);
+    return rc;
+}
+
+int cal_finish(cal_result *r, const char *out, const char *how)
+{
+    double *p = r->fitted;
+    memcpy(p, r->measured, sizeof(r->measured));
+    cal_fit(p, &r->train, r->step > 0 ? r->step : 0.005, stderr);
+    cal_score tr, va, va0;
+    cal_evaluate(p, &r->train, 0.03, &tr);
+    cal_evaluate(p, &r->valid, 0.03, &va);
+    cal_evaluate(r->measured, &r->valid, 0.03, &va0);
+    FILE *f = fopen(out, "w");
+    if (!f) {
+        perror(out);
+        return -1;
+    }
+    time_t now = time(NULL);
+    char date[32];
+    strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    fprintf(f,
+            "nhood-cost 1\n# nhood's cost model fitted to this machine by nhood-calibrate%s, %s\n"
+            "# (docs/tuning.md: the workflow and this format)\n",
+            how, date);
+    fputs(r->fingerprint, f);
+    for (int i = 0; i < CAL_NPARAM; i++)
+        fprintf(f, "%s = %.6g\n", cal_param_names[i], p[i]);
+    fprintf(f, "eager = %.0f\n", r->eager);
+    fprintf(f, "# stage and fwd (store-and-forward) keep nhood's defaults: fitted to\n"
+               "# simulated runs of hundreds of ranks (docs/simulation.md)\n");
+    fprintf(f,
+            "validation.train_groups = %d\nvalidation.train_picks_fastest = %d\n"
+            "validation.train_worst_ratio = %.3f\n",
+            tr.groups, tr.hits, tr.worst);
+    fprintf(f,
+            "validation.groups = %d\nvalidation.picks_fastest = %d\n"
+            "validation.worst_ratio = %.3f\nvalidation.mean_ratio = %.3f\n"
+            "validation.median_error = %.3f\nvalidation.measured_only_picks_fastest = %d\n",
+            va.groups, va.hits, va.worst, va.mean, va.err_med, va0.hits);
+    fprintf(f, "# measurements\n%s", r->notes);
+    fprintf(f, "# validation (other neighborhoods): modeled with the fitted parameters\n");
+    cal_print_table(f, p, &r->valid, "# ");
+    fprintf(f, "# training\n");
+    cal_print_table(f, p, &r->train, "# ");
+    if (fclose(f)) {
+        perror(out);
+        return -1;
+    }
+    fprintf(stderr,
+            "nhood-calibrate: wrote %s: on %d validation cases auto's model picks the fastest "
+            "(within 3 %%) in %d, worst %.3fx the fastest, median error of the modeled times "
+            "%.0f %%\n",
+            out, va.groups, va.hits, va.worst, 100 * va.err_med);
+    return 0;
+}
