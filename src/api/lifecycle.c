@@ -80,11 +80,16 @@ static int load_costs(void)
     free(text);
     if ((rc = nh_fingerprint_run(&run)))
         return rc;
-    char why[256];
-    if (!nh_fingerprint_match(&fp, &run, why, sizeof(why))) {
+    /* rank 0 judges for all: host names differ between nodes */
+    char why[256] = "";
+    int fits = nh_fingerprint_match(&fp, &run, why, sizeof(why));
+    if ((rc = PMPI_Bcast(&fits, 1, MPI_INT, 0, MPI_COMM_WORLD)))
+        return rc;
+    if (!fits) {
         if (nh_cfg.mismatch == NH_MISMATCH_ERROR) {
-            snprintf(msg, sizeof(msg), "cost file %.300s does not fit this run: %s (NHOOD_MISMATCH=error)",
-                     path, why);
+            snprintf(msg, sizeof(msg),
+                     "cost file %.300s does not fit this run: %s (NHOOD_MISMATCH=error)", path,
+                     why);
             stop_run(msg);
         }
         nh_warn("cost file %s does not fit this run: %s; %s (docs/tuning.md)", path, why,
