@@ -61,7 +61,8 @@ enum {
 
 /* What the cost model counts for one blocking call of op ("alltoall" or
  * "allgather") on comm with blocks of block_bytes, run with algorithm
- * ("pmpi" for MPI's own exchange, "direct", "torus", ...): terms[i] is
+ * ("pmpi" for MPI's own exchange, "direct", "torus", ...; "bruck" at the
+ * port count a call forced to it takes): terms[i] is
  * the multiplier of parameter i, so the modeled time in microseconds is
  * the sum of terms[i] times the parameters (the eager limit, which decides
  * which terms apply, is the current one).  binding (len bytes) receives

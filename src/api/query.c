@@ -102,7 +102,7 @@ NH_EXPORT int nhood_cost_terms(MPI_Comm comm, const char *op, const char *algori
         snprintf(binding, (size_t)len, "-");
         return MPI_SUCCESS;
     }
-    const nh_sched *s = nh_plan_sched(p, o, a);
+    const nh_sched *s = nh_sched_forced(p, o, a, m);
     if (!s)
         return MPI_ERR_ARG;
     nh_binding b = nh_cfg.binding != NH_BIND_AUTO ? nh_cfg.binding : nh_pick_binding(s, m);

@@ -219,6 +219,12 @@ static const nh_sched *cheapest(nh_plan *p, nh_op op, nh_form form, int forced, 
     return best;
 }
 
+const nh_sched *nh_sched_forced(nh_plan *p, nh_op op, nh_algo a, size_t m)
+{
+    double c;
+    return cheapest(p, op, NH_FORM_BLOCKING, 1, a, m, 0, &c);
+}
+
 /* auto's modeled choice for blocks of m bytes in form, in a window of w
  * microseconds: *best (PMPI: MPI's own exchange) and its schedule. */
 static void model_pick(nh_plan *p, nh_op op, nh_form form, size_t m, double w, nh_algo *best,

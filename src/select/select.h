@@ -65,6 +65,9 @@ enum {
 void nh_cost_terms(const nh_sched *s, nh_binding b, size_t m, double t[NH_NTERMS]);
 /* The same for MPI's own exchange of op on p. */
 void nh_native_terms(nh_plan *p, nh_op op, size_t m, double t[NH_NTERMS]);
+/* The schedule a blocking call forced to algorithm a runs with blocks of
+ * m bytes (bruck: the port count the model prices cheapest). */
+const nh_sched *nh_sched_forced(nh_plan *p, nh_op op, nh_algo a, size_t m);
 /* The binding auto takes for s with blocks of m bytes. */
 nh_binding nh_pick_binding(const nh_sched *s, size_t m);
 /* The algorithm asked for op, with a forced stfw counted as AUTO:

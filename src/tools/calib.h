@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #define CAL_NPARAM 11 /* the cost model's terms (NHOOD_COST_TERMS) */
-#define CAL_MAXCAND 4 /* pmpi, direct, torus, torus_direct */
+#define CAL_MAXCAND 5 /* pmpi, direct, torus, torus_direct, bruck */
 
 extern const char *const cal_param_names[CAL_NPARAM]; /* alpha, o, ... as in the file */
 

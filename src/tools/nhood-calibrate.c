@@ -12,7 +12,7 @@
  *    ones (delta, gather_small, gather).  Every figure is the median over
  *    repetitions of the slowest rank's time, repeated until its relative
  *    standard error is under 1 % (3 % with --quick) or the budget ends.
- * 2. Trains: runs nhood's schedules (direct, torus, torus_direct) and MPI's
+ * 2. Trains: runs nhood's schedules (direct, torus, torus_direct, bruck) and MPI's
  *    own exchange, alternating, on Moore neighborhoods (2-D and 3-D,
  *    alltoall and allgather, 8 B to 256 KiB) and fits the parameters to
  *    them so that auto picks the fastest (calib_fit.c).
@@ -289,7 +289,8 @@ static double copy_cost(int blocks, int bl, int stride)
 
 /* ---- 2. and 3. nhood's schedules on neighborhoods ---- */
 
-static const char *const cand_names[CAL_MAXCAND] = {"pmpi", "direct", "torus", "torus_direct"};
+static const char *const cand_names[CAL_MAXCAND] = {"pmpi", "direct", "torus", "torus_direct",
+                                                    "bruck"};
 
 typedef struct nb_ctx {
     MPI_Comm comm[CAL_MAXCAND];
@@ -576,7 +577,7 @@ static int measure_all(cal_result *res)
     static const int tsz_full[] = {8, 64, 512, 2048};
     const int *tsz = tsz_full;
     int ntsz = 4;
-    const char *talgos = "direct,torus,torus_direct";
+    const char *talgos = "direct,torus,torus_direct,bruck";
     static const int vsz[] = {8, 512, 2048};
     int nvsz = 3;
 #else
@@ -584,7 +585,7 @@ static int measure_all(cal_result *res)
     static const int tsz_quick[] = {8, 512, 32768};
     const int *tsz = quick ? tsz_quick : tsz_full;
     int ntsz = quick ? 3 : 6;
-    const char *talgos = "pmpi,direct,torus,torus_direct";
+    const char *talgos = "pmpi,direct,torus,torus_direct,bruck";
     static const int vsz_full[] = {8, 512, 4096, 65536}, vsz_quick[] = {8, 4096};
     const int *vsz = quick ? vsz_quick : vsz_full;
     int nvsz = quick ? 2 : 4;
