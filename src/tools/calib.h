@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #define CAL_NPARAM 11 /* the cost model's terms (NHOOD_COST_TERMS) */
-#define CAL_MAXCAND 5 /* pmpi, direct, torus, torus_direct, bruck */
+#define CAL_MAXCAND 12 /* pmpi, direct, torus, torus_direct, bruck:1..8 */
 
 extern const char *const cal_param_names[CAL_NPARAM]; /* alpha, o, ... as in the file */
 

@@ -289,8 +289,10 @@ static double copy_cost(int blocks, int bl, int stride)
 
 /* ---- 2. and 3. nhood's schedules on neighborhoods ---- */
 
-static const char *const cand_names[CAL_MAXCAND] = {"pmpi", "direct", "torus", "torus_direct",
-                                                    "bruck"};
+/* bruck once per port count: the model picks among them (NHOOD_PORTS=auto) */
+static const char *const cand_names[CAL_MAXCAND] = {
+    "pmpi",    "direct",  "torus",   "torus_direct", "bruck:1", "bruck:2",
+    "bruck:3", "bruck:4", "bruck:5", "bruck:6",      "bruck:7", "bruck:8"};
 
 typedef struct nb_ctx {
     MPI_Comm comm[CAL_MAXCAND];
@@ -332,10 +334,15 @@ static int run_nbhd(terms_fn terms, const char *nbhd, int d, int r, const char *
     for (int c = 0; c < CAL_MAXCAND; c++) {
         MPI_Info info;
         x.comm[c] = MPI_COMM_NULL;
-        if (!has_name(algos, cand_names[c]))
+        const char *ports = strchr(cand_names[c], ':');
+        char algo[16];
+        snprintf(algo, sizeof(algo), "%.*s", (int)strcspn(cand_names[c], ":"), cand_names[c]);
+        if (!has_name(algos, algo))
             continue;
         MPI_Info_create(&info);
-        MPI_Info_set(info, "nhood_algorithm", cand_names[c]);
+        MPI_Info_set(info, "nhood_algorithm", algo);
+        if (ports)
+            MPI_Info_set(info, "nhood_ports", ports + 1);
         tc_graph(MPI_COMM_WORLD, d, dims, periods, s, off, info, 0, &x.comm[c], &outdeg, &indeg);
         MPI_Info_free(&info);
     }
@@ -350,7 +357,8 @@ static int run_nbhd(terms_fn terms, const char *nbhd, int d, int r, const char *
             for (int c = 0; c < CAL_MAXCAND; c++) {
                 char binding[16];
                 if (x.comm[c] == MPI_COMM_NULL ||
-                    terms(x.comm[c], x.alltoall ? "alltoall" : "allgather", cand_names[c], x.m,
+                    terms(x.comm[c], x.alltoall ? "alltoall" : "allgather",
+                          strncmp(cand_names[c], "bruck", 5) == 0 ? "bruck" : cand_names[c], x.m,
                           row[x.ncand].terms, binding, (int)sizeof(binding)) != MPI_SUCCESS)
                     continue;
                 snprintf(row[x.ncand].algo, sizeof(row[0].algo), "%s", cand_names[c]);
