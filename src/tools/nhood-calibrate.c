@@ -12,11 +12,12 @@
  *    ones (delta, gather_small, gather).  Every figure is the median over
  *    repetitions of the slowest rank's time, repeated until its relative
  *    standard error is under 1 % (3 % with --quick) or the budget ends.
- * 2. Trains: runs nhood's schedules (direct, torus, torus_direct, bruck) and MPI's
+ * 2. Trains: runs nhood's schedules (direct, torus, torus_direct) and MPI's
  *    own exchange, alternating, on Moore neighborhoods (2-D and 3-D,
  *    alltoall and allgather, 8 B to 256 KiB) and fits the parameters to
  *    them so that auto picks the fastest (calib_fit.c).
- * 3. Validates on other neighborhoods (von Neumann 3-D r=2, Moore 2-D
+ * 3. Validates on other neighborhoods, bruck at every port count among
+ *    the candidates as auto has it (von Neumann 3-D r=2, Moore 2-D
  *    r=2): modeled against measured times, and how often the model with
  *    the fitted parameters picks the measured fastest.
  * Progress on stderr; the file and a summary from rank 0. */
@@ -585,7 +586,7 @@ static int measure_all(cal_result *res)
     static const int tsz_full[] = {8, 64, 512, 2048};
     const int *tsz = tsz_full;
     int ntsz = 4;
-    const char *talgos = "direct,torus,torus_direct,bruck";
+    const char *talgos = "direct,torus,torus_direct", *valgos = "direct,torus,torus_direct,bruck";
     static const int vsz[] = {8, 512, 2048};
     int nvsz = 3;
 #else
@@ -593,7 +594,8 @@ static int measure_all(cal_result *res)
     static const int tsz_quick[] = {8, 512, 32768};
     const int *tsz = quick ? tsz_quick : tsz_full;
     int ntsz = quick ? 3 : 6;
-    const char *talgos = "pmpi,direct,torus,torus_direct,bruck";
+    const char *talgos = "pmpi,direct,torus,torus_direct",
+               *valgos = "pmpi,direct,torus,torus_direct,bruck";
     static const int vsz_full[] = {8, 512, 4096, 65536}, vsz_quick[] = {8, 4096};
     const int *vsz = quick ? vsz_quick : vsz_full;
     int nvsz = quick ? 2 : 4;
@@ -605,8 +607,8 @@ static int measure_all(cal_result *res)
     rc = rc || run_nbhd(terms, "vonneumann", 3, 2, "alltoall", tsz, ntsz, talgos, &train);
 #endif
     progress("[5/5] validation on other neighborhoods");
-    rc = rc || run_nbhd(terms, "vonneumann", 3, 2, "alltoall", vsz, nvsz, talgos, &valid) ||
-         run_nbhd(terms, "moore", 2, 2, "allgather", vsz, nvsz, talgos, &valid);
+    rc = rc || run_nbhd(terms, "vonneumann", 3, 2, "alltoall", vsz, nvsz, valgos, &valid) ||
+         run_nbhd(terms, "moore", 2, 2, "allgather", vsz, nvsz, valgos, &valid);
     if (rc) {
         if (rank == 0)
             fprintf(stderr, "nhood-calibrate: out of memory\n");
