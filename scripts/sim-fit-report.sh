@@ -4,7 +4,9 @@
 # scripts/sim-calibrate.sh's (platforms/PLATFORM.cost), and on every
 # isomorphic experiment simulated so far (DIR/iso-*-PLATFORM.csv) auto's
 # time under either file against the fastest algorithm (native, direct,
-# torus, torus_direct, and bruck where DIR/NAME.bruck.csv has it).
+# torus, torus_direct, and bruck where DIR/NAME.bruck.csv has it); auto
+# under platforms/*.cost is the latest simulated (NAME.bruck.csv's, else
+# NAME.auto.csv's, else NAME.csv's).
 # Markdown on stdout.  Usage: scripts/sim-fit-report.sh [DIR]
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -41,7 +43,9 @@ for fit in "$dir"/iso-*.fit.csv; do
     e=${fit%.fit.csv}
     name=$(basename "$e")
     # file 1: the experiment (native and the forced algorithms; auto),
-    # 2: bruck and auto (current), 3: auto re-run (current), 4: the fit's auto
+    # 3: auto re-run after the platform's costs changed, 2: bruck and auto
+    # (the last runs, with bruck among auto's candidates), read in that
+    # order so that the latest auto counts; 4: the fit's auto
     f2=/dev/null f3=/dev/null
     [ -f "$e.bruck.csv" ] && f2=$e.bruck.csv
     [ -f "$e.auto.csv" ] && f3=$e.auto.csv
@@ -58,7 +62,7 @@ for fit in "$dir"/iso-*.fit.csv; do
             for (b in sizes) if ((b in fu) && (b in best))
                 printf "| %s | %s | %s %.3f | %s %.3f | %.3f | %s %.3f | %.3f |\n", name, b, ba[b], best[b],
                     aa[b], au[b], au[b] / best[b], fa[b], fu[b], fu[b] / best[b]
-        }' "$e.csv" "$f2" "$f3" "$fit"
+        }' "$e.csv" "$f3" "$f2" "$fit"
 done | sort -t'|' -k2,2 -k3,3n >"$dir/.fit-rows"
 cat "$dir/.fit-rows"
 echo

@@ -8,7 +8,8 @@
  * round's messages, MPI's own algorithm), so the fit scales them in four
  * groups: per phase (alpha), per message (o, rndv), per byte sent (beta),
  * per byte copied (gamma, pack, gather, gather_small, delta).  On a grid
- * of ratios between the groups (factors 2^(k/4) from 1/64 to 64, or 0)
+ * of ratios between the groups (factors 2^(k/4) from 1/64 to 64; 0 too
+ * for the copies)
  * it keeps the one with which the model picks the measured fastest
  * candidate of every training call, or comes closest (least worst ratio
  * picked / fastest, in steps of `step`: the measurements' noise), and
@@ -147,11 +148,14 @@ void cal_fit(double p[CAL_NPARAM], const cal_set *train, double step, FILE *log)
         }
     double best_key[2] = {1e30, 1e30}, best_f[NGROUPS] = {1, 1, 1, 1}, best_scale = 1;
     const int K = 24; /* factors 2^(k/4), |k| <= K, and 0 */
-    for (int ka = -K - 1; ka <= K; ka++)
-        for (int ko = -K - 1; ko <= K; ko++)
+    /* phases and messages always cost something: their factors stay
+     * positive (with few ranks their counts barely differ between the
+     * schedules, and a zero would make the model ignore them elsewhere) */
+    for (int ka = -K; ka <= K; ka++)
+        for (int ko = -K; ko <= K; ko++)
             for (int kc = -K - 1; kc <= K; kc++) {
-                double f[NGROUPS] = {ka < -K ? 0 : pow(2, ka / 4.0), ko < -K ? 0 : pow(2, ko / 4.0),
-                                     1, kc < -K ? 0 : pow(2, kc / 4.0)};
+                double f[NGROUPS] = {pow(2, ka / 4.0), pow(2, ko / 4.0), 1,
+                                     kc < -K ? 0 : pow(2, kc / 4.0)};
                 /* the best common scale s for relative errors:
                  * minimize sum (s x / T - 1)^2 */
                 double num = 0, den = 0;

@@ -485,8 +485,11 @@ static int measure_all(cal_result *res)
     for (int i = 0; i < npp; i++) {
         t_in[i] = intra > 0 ? pingpong(intra, pps[i]) : 0;
         t_out[i] = inter > 0 ? pingpong(inter, pps[i]) : 0;
-        note("# ping-pong %6d B: one-way %.3f us within a node, %s%.3f%s\n", pps[i], t_in[i],
-             inter > 0 ? "" : "(one node) ", t_out[i], inter > 0 ? " us between nodes" : "");
+        if (inter > 0)
+            note("# ping-pong %6d B: one-way %.3f us within a node, %.3f us between nodes\n",
+                 pps[i], t_in[i], t_out[i]);
+        else
+            note("# ping-pong %6d B: one-way %.3f us within the node\n", pps[i], t_in[i]);
     }
     const double *t_net = inter > 0 ? t_out : t_in;
     /* The rendezvous step: the largest jump above the per-byte slope (the
