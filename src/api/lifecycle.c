@@ -74,30 +74,18 @@ static int load_costs(void)
     if (rc || !text)
         return rc;
     nh_cost c;
-    nh_fingerprint fp, run;
+    nh_fingerprint fp;
+    int use;
     if (nh_config_cost_parse(text, path, &c, &fp, msg, sizeof(msg)))
         stop_run(msg);
     free(text);
-    if ((rc = nh_fingerprint_run(&run)))
+    rc = nh_file_fits("cost file", path, &fp, nh_cfg.mismatch, "using it anyway (docs/tuning.md)",
+                      "using the defaults (NHOOD_MISMATCH=skip) (docs/tuning.md)", &use, msg,
+                      sizeof(msg));
+    if (rc == MPI_ERR_OTHER)
+        stop_run(msg);
+    if (rc || !use)
         return rc;
-    /* rank 0 judges for all: host names differ between nodes */
-    char why[256] = "";
-    int fits = nh_fingerprint_match(&fp, &run, why, sizeof(why));
-    if ((rc = PMPI_Bcast(&fits, 1, MPI_INT, 0, MPI_COMM_WORLD)))
-        return rc;
-    if (!fits) {
-        if (nh_cfg.mismatch == NH_MISMATCH_ERROR) {
-            snprintf(msg, sizeof(msg),
-                     "cost file %.300s does not fit this run: %s (NHOOD_MISMATCH=error)", path,
-                     why);
-            stop_run(msg);
-        }
-        nh_warn("cost file %s does not fit this run: %s; %s (docs/tuning.md)", path, why,
-                nh_cfg.mismatch == NH_MISMATCH_SKIP ? "using the defaults (NHOOD_MISMATCH=skip)"
-                                                    : "using it anyway");
-        if (nh_cfg.mismatch == NH_MISMATCH_SKIP)
-            return MPI_SUCCESS;
-    }
     nh_config_cost_use(&c, path);
     return MPI_SUCCESS;
 }

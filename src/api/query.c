@@ -105,7 +105,7 @@ NH_EXPORT int nhood_cost_terms(MPI_Comm comm, const char *op, const char *algori
     const nh_sched *s = nh_sched_forced(p, o, a, m);
     if (!s)
         return MPI_ERR_ARG;
-    nh_binding b = nh_cfg.binding != NH_BIND_AUTO ? nh_cfg.binding : nh_pick_binding(s, m);
+    nh_binding b = nh_pick_binding(s, m); /* NHOOD_BINDING's where set, as the call */
     nh_cost_terms(s, b, m, terms);
     snprintf(binding, (size_t)len, "%s", nh_binding_name(b));
     return MPI_SUCCESS;

@@ -129,6 +129,31 @@ int nh_fingerprint_match(const nh_fingerprint *f, const nh_fingerprint *run, cha
     return 0;
 }
 
+int nh_file_fits(const char *kind, const char *path, const nh_fingerprint *fp, int mismatch,
+                 const char *use_says, const char *skip_says, int *use, char *msg, size_t len)
+{
+    nh_fingerprint run;
+    char why[256] = "";
+    int rc, fits = 1;
+    *use = 0;
+    if ((rc = nh_fingerprint_run(&run)))
+        return rc;
+    if (nh_world_rank == 0)
+        fits = nh_fingerprint_match(fp, &run, why, sizeof(why));
+    if ((rc = PMPI_Bcast(&fits, 1, MPI_INT, 0, MPI_COMM_WORLD)))
+        return rc;
+    if (!fits && mismatch == NH_MISMATCH_ERROR) {
+        snprintf(msg, len, "%s %.300s does not fit this run: %s (NHOOD_MISMATCH=error)", kind,
+                 path, why);
+        return MPI_ERR_OTHER;
+    }
+    if (!fits)
+        nh_warn("%s %s does not fit this run: %s; %s", kind, path, why,
+                mismatch == NH_MISMATCH_SKIP ? skip_says : use_says);
+    *use = fits || mismatch == NH_MISMATCH_USE;
+    return MPI_SUCCESS;
+}
+
 /* fingerprint.* keys; 1 where key is one (0 set, else -1 with msg). */
 static int fp_key(nh_fingerprint *f, const char *key, const char *v, char *msg, size_t len,
                   int *err)
@@ -252,7 +277,9 @@ cleanup:
 void nh_site_cost_path(char *buf, size_t len)
 {
     buf[0] = '\0';
-#ifndef NHOOD_SMPI
+#ifdef NHOOD_SMPI
+    (void)len; /* simulated: no installation */
+#else
     /* The installation's share/nhood beside this library's lib (make
      * install prefix=DIR moves both; the configured path may not be it),
      * then the configured one. */

@@ -41,6 +41,15 @@ void nh_fingerprint_write(FILE *out, const nh_fingerprint *f);
 int nh_fingerprint_match(const nh_fingerprint *f, const nh_fingerprint *run, char *why,
                          size_t len);
 
+/* Whether a file (kind: "cost file", "tuning file"; at path) whose
+ * fingerprint is fp is used in this run.  Rank 0 compares it with this
+ * run's and broadcasts the verdict (host names differ between nodes);
+ * collective.  Where it differs, mismatch (NHOOD_MISMATCH) decides: use and skip warn
+ * once, saying use_says or skip_says; error returns MPI_ERR_OTHER with msg.
+ * Returns MPI_SUCCESS with *use set, or an MPI error. */
+int nh_file_fits(const char *kind, const char *path, const nh_fingerprint *fp, int mismatch,
+                 const char *use_says, const char *skip_says, int *use, char *msg, size_t len);
+
 /* One key = value of a file: returns 0, or -1 with msg set (the caller
  * adds the file and line). */
 typedef int (*nh_kv_fn)(void *ctx, const char *key, const char *value, char *msg, size_t len);

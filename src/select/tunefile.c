@@ -259,10 +259,10 @@ static int on_kv(void *ctx, const char *key, const char *value, char *msg, size_
 int nh_tune_file_load(char *msg, size_t len)
 {
     const char *path = nh_cfg.tune_file;
-    char *text = NULL, inner[400] = "", why[256] = "";
+    char *text = NULL, inner[700] = "";
     nh_fingerprint fp;
     entry **tail = &loaded;
-    int rc, match = 1;
+    int rc, use;
     if ((rc = nh_fingerprint_run(&run_fp))) {
         snprintf(msg, len, "NHOOD_TUNE_FILE: this run's fingerprint failed (MPI error %d)", rc);
         goto cleanup;
@@ -282,25 +282,17 @@ int nh_tune_file_load(char *msg, size_t len)
         rc = MPI_ERR_OTHER;
         goto cleanup;
     }
-    if (nh_world_rank == 0)
-        match = nh_fingerprint_match(&fp, &run_fp, why, sizeof(why));
-    if ((rc = PMPI_Bcast(&match, 1, MPI_INT, 0, MPI_COMM_WORLD))) {
-        snprintf(msg, len, "NHOOD_TUNE_FILE: MPI error %d", rc);
+    if ((rc = nh_file_fits("tuning file", path, &fp, nh_cfg.mismatch,
+                           "using its decisions anyway (NHOOD_MISMATCH=use)",
+                           "tuning again, its decisions ignored (NHOOD_MISMATCH=skip)", &use, inner,
+                           sizeof(inner)))) {
+        if (rc == MPI_ERR_OTHER)
+            snprintf(msg, len, "%s", inner);
+        else
+            snprintf(msg, len, "NHOOD_TUNE_FILE: MPI error %d", rc);
         goto cleanup;
     }
-    if (match)
-        goto cleanup;
-    if (nh_cfg.mismatch == NH_MISMATCH_ERROR) {
-        snprintf(msg, len, "tuning file %s does not fit this run: %s (NHOOD_MISMATCH=error)", path,
-                 why);
-        rc = MPI_ERR_OTHER;
-        goto cleanup;
-    }
-    nh_warn("tuning file %s does not fit this run: %s; %s", path, why,
-            nh_cfg.mismatch == NH_MISMATCH_SKIP
-                ? "tuning again, its decisions ignored (NHOOD_MISMATCH=skip)"
-                : "using its decisions anyway (NHOOD_MISMATCH=use)");
-    if (nh_cfg.mismatch == NH_MISMATCH_SKIP)
+    if (!use)
         free_list(&loaded);
 cleanup:
     free(text);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "sync.h"
+#include "tools/calib.h"
 
 static int rank, p;
 
@@ -76,20 +77,6 @@ static double exchange(int k, int m, int stride, int reps)
     return best;
 }
 
-/* Least-squares line y = a + b x. */
-static void fit(const double *x, const double *y, int n, double *a, double *b)
-{
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (int i = 0; i < n; i++) {
-        sx += x[i];
-        sy += y[i];
-        sxx += x[i] * x[i];
-        sxy += x[i] * y[i];
-    }
-    *b = (n * sxy - sx * sy) / (n * sxx - sx * sx);
-    *a = (sy - *b * sx) / n;
-}
-
 int main(int argc, char **argv)
 {
     int stride = 1, eager = 8192, pingpong_only = 0;
@@ -133,7 +120,7 @@ int main(int argc, char **argv)
         if (rank == 0)
             printf("# exchange k=%2d m=8 B: %.3f us\n", (int)kx[i], ky[i]);
     }
-    fit(kx, ky, 5, &alpha, &o);
+    cal_line_fit(kx, ky, 5, &alpha, &o);
     /* beta: k = 4, m = 8 B .. eager */
     double mx[4], my[4], a2, slope;
     const int ms[4] = {8, eager / 8, eager / 2, eager};
@@ -143,7 +130,7 @@ int main(int argc, char **argv)
         if (rank == 0)
             printf("# exchange k= 4 m=%d B: %.3f us\n", ms[i], my[i]);
     }
-    fit(mx, my, 4, &a2, &slope);
+    cal_line_fit(mx, my, 4, &a2, &slope);
     double beta = slope / 4;
     /* rndv: just above the eager limit, compared with the eager line */
     double above = exchange(4, 2 * eager, stride, 3);

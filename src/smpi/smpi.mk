@@ -61,6 +61,8 @@ $(OUT)/prog/calib_fit.o: $(SRC_calib_fit)
 $(OUT)/prog/calib_io.o: $(SRC_calib_io)
 EXTRA_nhood-calibrate = $(OUT)/prog/calib_fit.o $(OUT)/prog/calib_io.o
 $(OUT)/nhood-calibrate: $(EXTRA_nhood-calibrate)
+EXTRA_nhood-simcalib = $(OUT)/prog/calib_fit.o
+$(OUT)/nhood-simcalib: $(EXTRA_nhood-simcalib)
 $(OUT)/prog/nhood-bench.o: $(SRC_nhood-bench)
 $(OUT)/prog/nhood-bench-inplace.o: $(SRC_nhood-bench-inplace)
 $(OUT)/prog/test_neighbor.o: $(SRC_test_neighbor)

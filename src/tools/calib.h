@@ -27,6 +27,10 @@ typedef struct cal_set {
 
 int cal_set_add(cal_set *s, const cal_row *r);
 
+/* Least-squares line y = a + b x over n points (b = 0 where all x are
+ * equal); also nhood-simcalib's (src/smpi/calib.c). */
+void cal_line_fit(const double *x, const double *y, int n, double *a, double *b);
+
 /* Fits the parameters p (in: the measured ones; out: the fitted ones)
  * to the training calls, telling ratios apart in steps of step (0.005:
  * half a per cent): see calib_fit.c.  Writes what it did to log. */

@@ -32,6 +32,21 @@ enum { NGROUPS = 4 };
 /* each parameter's group; -1: kept as measured */
 static const int group_of[CAL_NPARAM] = {0, 1, 2, 3, 3, 3, 3, 3, 1, -1, -1};
 
+/* Least-squares line y = a + b x. */
+void cal_line_fit(const double *x, const double *y, int n, double *a, double *b)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int i = 0; i < n; i++) {
+        sx += x[i];
+        sy += y[i];
+        sxx += x[i] * x[i];
+        sxy += x[i] * y[i];
+    }
+    double den = n * sxx - sx * sx;
+    *b = den != 0 ? (n * sxy - sx * sy) / den : 0;
+    *a = (sy - *b * sx) / n;
+}
+
 int cal_set_add(cal_set *s, const cal_row *r)
 {
     if (s->n == s->cap) {
@@ -204,24 +219,19 @@ void cal_print_table(FILE *out, const double p[CAL_NPARAM], const cal_set *set, 
 {
     for (int lo = 0, hi; lo < set->n; lo = hi) {
         hi = group_end(set, lo);
-        double *c = malloc(sizeof(double) * (size_t)(hi - lo));
+        double *c = malloc(sizeof(double) * (size_t)hi); /* by row, as pick() reads it */
         int fastest = lo;
         for (int r = lo; r < hi; r++) {
-            c[r - lo] = dot(p, set->rows[r].terms);
+            c[r] = dot(p, set->rows[r].terms);
             fastest = set->rows[r].us < set->rows[fastest].us ? r : fastest;
         }
-        /* pick() indexes c by row */
-        double *cc = malloc(sizeof(double) * (size_t)hi);
-        for (int r = lo; r < hi; r++)
-            cc[r] = c[r - lo];
-        int k = pick(set, lo, hi, cc);
+        int k = pick(set, lo, hi, c);
         fprintf(out, "%s%s:", prefix, set->rows[lo].group);
         for (int r = lo; r < hi; r++)
-            fprintf(out, " %s %.2f/%.2f", set->rows[r].algo, set->rows[r].us, c[r - lo]);
+            fprintf(out, " %s %.2f/%.2f", set->rows[r].algo, set->rows[r].us, c[r]);
         fprintf(out, " us (measured/modeled); picks %s (%.3fx the fastest, %s)\n",
                 set->rows[k].algo, set->rows[k].us / set->rows[fastest].us,
                 set->rows[fastest].algo);
         free(c);
-        free(cc);
     }
 }

@@ -251,21 +251,6 @@ static void exchange(int k, int m, int stride, int struct_n, double us[2])
     free(x.req);
 }
 
-/* Least-squares line y = a + b x. */
-static void line_fit(const double *x, const double *y, int n, double *a, double *b)
-{
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (int i = 0; i < n; i++) {
-        sx += x[i];
-        sy += y[i];
-        sxx += x[i] * x[i];
-        sxy += x[i] * y[i];
-    }
-    double den = n * sxx - sx * sx;
-    *b = den != 0 ? (n * sxy - sx * sy) / den : 0;
-    *a = (sy - *b * sx) / n;
-}
-
 /* Local copies: microseconds per byte (rank 0's, broadcast). */
 static double copy_cost(int blocks, int bl, int stride)
 {
@@ -536,7 +521,7 @@ static int measure_all(cal_result *res)
         ky[i] = us[0];
         note("# exchange k=%2d m=8 B: %.3f us\n", (int)kx[i], ky[i]);
     }
-    line_fit(kx, ky, 5, &p[A], &p[O]);
+    cal_line_fit(kx, ky, 5, &p[A], &p[O]);
     double mx[4], my[4];
     const int ms[4] = {8, (int)eager / 8, (int)eager / 2, (int)eager};
     for (int i = 0; i < 4; i++) {
@@ -545,7 +530,7 @@ static int measure_all(cal_result *res)
         my[i] = us[0];
         note("# exchange k= 4 m=%d B: %.3f us\n", ms[i], my[i]);
     }
-    line_fit(mx, my, 4, &a2, &sl);
+    cal_line_fit(mx, my, 4, &a2, &sl);
     p[B] = sl / 4;
 
     /* local copies and struct datatypes */
@@ -572,7 +557,7 @@ static int measure_all(cal_result *res)
              us[1], us[0]);
     }
     if (nsmall >= 2) {
-        line_fit(sx, sy, nsmall, &a2, &p[GS]);
+        cal_line_fit(sx, sy, nsmall, &a2, &p[GS]);
         p[DL] = a2 / 26;
     }
     p[GA] = (ly[1] - ly[0]) / (lx[1] - lx[0]);
