@@ -26,7 +26,21 @@
  * Start-up.  mpi_init / mpi_init_thread forward to the library's own
  * Fortran routine (found with RTLD_NEXT: it may set up Fortran state),
  * then make sure nhood started: MPICH's routine calls the C MPI_Init,
- * which nhood intercepts, Open MPI's calls PMPI_Init, which it does not. */
+ * which nhood intercepts, Open MPI's calls PMPI_Init, which it does not.
+ *
+ * mpi_f08.  Both libraries name the Fortran 2008 routines mpi_<name>_f08_
+ * and pass what the converters take: a handle type(MPI_Comm) etc. is one
+ * integer, passed by reference like a Fortran handle, type(MPI_Status)
+ * has the layout of a Fortran status, and the optional ierror is a null
+ * pointer where the call leaves it out (F_IERR).  Every entry of the
+ * table therefore also gets its _f08_ name, an alias of the same
+ * converter; MPI_Init's and MPI_Init_thread's forward to the library's
+ * own _f08_ routine.  Both libraries' mpi_f08 routines call PMPI_* (MPICH's
+ * pass buffer arguments, as descriptors, to its mpi_<name>_f08ts_
+ * routines, which call the C MPI_* functions: nhood sees those without an
+ * entry of its own).  MPICH's mpi_f08 sentinels are other variables
+ * (MPIR_F08_MPI_IN_PLACE, its module's MPI_UNWEIGHTED, ...); Open MPI's
+ * are the common blocks above. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dlfcn.h>
@@ -51,7 +65,9 @@ enum {
     F_STATUSES_IGNORE,
     F_NSENTINELS
 };
-enum { F_NADDR = 5 }; /* MPICH's pointer, Open MPI's four manglings */
+/* MPICH's pointer (mpif.h, use mpi), Open MPI's four manglings (every
+ * binding), MPICH's mpi_f08 object */
+enum { F_NADDR = 6 };
 
 static void *sentinel[F_NSENTINELS][F_NADDR];
 static pthread_once_t sentinel_once = PTHREAD_ONCE_INIT;
@@ -64,6 +80,13 @@ static void sentinel_lookup(void)
     static const char *const ompi[F_NSENTINELS] = {
         "mpi_fortran_in_place",      "mpi_fortran_bottom",        "mpi_fortran_unweighted",
         "mpi_fortran_weights_empty", "mpi_fortran_status_ignore", "mpi_fortran_statuses_ignore"};
+    static const char *const mpich_f08[F_NSENTINELS] = {
+        "MPIR_F08_MPI_IN_PLACE",
+        "MPIR_F08_MPI_BOTTOM",
+        "__mpi_f08_link_constants_MOD_mpi_unweighted",
+        "__mpi_f08_link_constants_MOD_mpi_weights_empty",
+        "MPIR_F08_MPI_STATUS_IGNORE_OBJ",
+        "MPIR_F08_MPI_STATUSES_IGNORE_OBJ"};
     int *need_init = dlsym(RTLD_DEFAULT, "MPIR_F_NeedInit");
     void (*mpich_initf)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "mpirinitf_");
     if (need_init && *need_init && mpich_initf) {
@@ -81,6 +104,7 @@ static void sentinel_lookup(void)
                     *c = (char)toupper((unsigned char)*c);
             sentinel[k][1 + v] = dlsym(RTLD_DEFAULT, name);
         }
+        sentinel[k][5] = dlsym(RTLD_DEFAULT, mpich_f08[k]);
     }
 }
 
@@ -180,6 +204,13 @@ static MPI_Datatype *f_types(int n, const MPI_Fint *f)
     return c;
 }
 
+/* ierror is optional in mpi_f08 (a null pointer where the caller left it
+ * out): every converter writes through this. */
+#define F_IERR(ierr)                                                                               \
+    MPI_Fint ierr_absent_ = MPI_SUCCESS;                                                           \
+    if (!(ierr))                                                                                   \
+    (ierr) = &ierr_absent_
+
 #define F_BUF(p) f_buf(p)
 #define F_TYPE(h) PMPI_Type_f2c(*(h))
 #define F_COMM(h) PMPI_Comm_f2c(*(h))
@@ -208,6 +239,7 @@ static void *next_fortran(const char *lower)
 
 static void nh_f_mpi_init(MPI_Fint *ierr)
 {
+    F_IERR(ierr);
     void (*real)(MPI_Fint *) = (void (*)(MPI_Fint *))next_fortran("mpi_init");
     if (real)
         real(ierr);
@@ -219,6 +251,7 @@ static void nh_f_mpi_init(MPI_Fint *ierr)
 
 static void nh_f_mpi_init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
 {
+    F_IERR(ierr);
     void (*real)(MPI_Fint *, MPI_Fint *, MPI_Fint *) =
         (void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))next_fortran("mpi_init_thread");
     if (real) {
@@ -232,6 +265,39 @@ static void nh_f_mpi_init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fin
         *ierr = nh_start_late();
 }
 
+/* mpi_f08's start-up, as above with the library's own _f08_ routine. */
+static void nh_f08_mpi_init(MPI_Fint *ierr)
+{
+    F_IERR(ierr);
+    void (*real)(MPI_Fint *) = (void (*)(MPI_Fint *))dlsym(RTLD_NEXT, "mpi_init_f08_");
+    if (real)
+        real(ierr);
+    else
+        *ierr = MPI_Init(NULL, NULL);
+    if (*ierr == MPI_SUCCESS)
+        *ierr = nh_start_late();
+}
+
+static void nh_f08_mpi_init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
+{
+    F_IERR(ierr);
+    void (*real)(MPI_Fint *, MPI_Fint *, MPI_Fint *) = (void (*)(
+        MPI_Fint *, MPI_Fint *, MPI_Fint *))dlsym(RTLD_NEXT, "mpi_init_thread_f08_");
+    if (real) {
+        real(required, provided, ierr);
+    } else {
+        int p = 0;
+        *ierr = MPI_Init_thread(NULL, NULL, *required, &p);
+        *provided = p;
+    }
+    if (*ierr == MPI_SUCCESS)
+        *ierr = nh_start_late();
+}
+
+NH_EXPORT void mpi_init_f08_(MPI_Fint *ierr) __attribute__((alias("nh_f08_mpi_init")));
+NH_EXPORT void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
+    __attribute__((alias("nh_f08_mpi_init_thread")));
+
 static void nh_f_mpi_dist_graph_create_adjacent(MPI_Fint *comm_old, MPI_Fint *indegree,
                                                 MPI_Fint *sources, MPI_Fint *sourceweights,
                                                 MPI_Fint *outdegree, MPI_Fint *destinations,
@@ -239,6 +305,7 @@ static void nh_f_mpi_dist_graph_create_adjacent(MPI_Fint *comm_old, MPI_Fint *in
                                                 MPI_Fint *reorder, MPI_Fint *comm_dist_graph,
                                                 MPI_Fint *ierr)
 {
+    F_IERR(ierr);
     MPI_Comm c;
     *ierr = MPI_Dist_graph_create_adjacent(
         F_COMM(comm_old), *indegree, sources, f_weights(sourceweights), *outdegree, destinations,
@@ -252,6 +319,7 @@ static void nh_f_mpi_dist_graph_create(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint
                                        MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph,
                                        MPI_Fint *ierr)
 {
+    F_IERR(ierr);
     MPI_Comm c;
     *ierr = MPI_Dist_graph_create(F_COMM(comm_old), *n, sources, degrees, destinations,
                                   f_weights(weights), PMPI_Info_f2c(*info), F_LOGICAL(reorder), &c);
@@ -266,6 +334,7 @@ static void nh_f_mpi_alltoallw(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sd
                                MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm,
                                MPI_Fint *ierr)
 {
+    F_IERR(ierr);
     MPI_Comm c = F_COMM(comm);
     void *sbuf = F_BUF(sendbuf);
     MPI_Datatype *st = NULL, *rt = NULL;
@@ -353,6 +422,7 @@ static void nh_f_mpi_neighbor_alltoallw(void *sendbuf, MPI_Fint *sendcounts, MPI
                                         MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm,
                                         MPI_Fint *ierr)
 {
+    F_IERR(ierr);
     f_neighbor_w(NH_FORM_BLOCKING, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
                  rdispls, recvtypes, comm, NULL, NULL, ierr);
 }
@@ -362,6 +432,7 @@ static void nh_f_mpi_ineighbor_alltoallw(void *sendbuf, MPI_Fint *sendcounts, MP
                                          MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm,
                                          MPI_Fint *request, MPI_Fint *ierr)
 {
+    F_IERR(ierr);
     f_neighbor_w(NH_FORM_NONBLOCKING, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
                  rdispls, recvtypes, comm, NULL, request, ierr);
 }
@@ -373,6 +444,7 @@ static void nh_f_mpi_neighbor_alltoallw_init(void *sendbuf, MPI_Fint *sendcounts
                                              MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info,
                                              MPI_Fint *request, MPI_Fint *ierr)
 {
+    F_IERR(ierr);
     f_neighbor_w(NH_FORM_PERSISTENT, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
                  rdispls, recvtypes, comm, info, request, ierr);
 }
@@ -382,6 +454,7 @@ static void nh_f_mpi_neighbor_alltoallw_init(void *sendbuf, MPI_Fint *sendcounts
 
 static void nh_f_mpi_wait(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr)
 {
+    F_IERR(ierr);
     MPI_Request r = PMPI_Request_f2c(*request);
     MPI_Status cs, *st = f_status(status, &cs);
     *ierr = MPI_Wait(&r, st);
@@ -392,6 +465,7 @@ static void nh_f_mpi_wait(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr)
 
 static void nh_f_mpi_test(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
 {
+    F_IERR(ierr);
     MPI_Request r = PMPI_Request_f2c(*request);
     MPI_Status cs, *st = f_status(status, &cs);
     int f = 0;
@@ -405,6 +479,7 @@ static void nh_f_mpi_test(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, M
 static void nh_f_mpi_request_get_status(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status,
                                         MPI_Fint *ierr)
 {
+    F_IERR(ierr);
     MPI_Status cs, *st = f_status(status, &cs);
     int f = 0;
     *ierr = MPI_Request_get_status(PMPI_Request_f2c(*request), &f, st);
@@ -416,6 +491,7 @@ static void nh_f_mpi_request_get_status(MPI_Fint *request, MPI_Fint *flag, MPI_F
 static void nh_f_mpi_waitall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *statuses,
                              MPI_Fint *ierr)
 {
+    F_IERR(ierr);
     int n = *count;
     MPI_Request *r = f_reqs(n, requests);
     MPI_Status *st = NULL;
@@ -430,6 +506,7 @@ static void nh_f_mpi_waitall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *stat
 static void nh_f_mpi_testall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *flag,
                              MPI_Fint *statuses, MPI_Fint *ierr)
 {
+    F_IERR(ierr);
     int n = *count, f = 0;
     MPI_Request *r = f_reqs(n, requests);
     MPI_Status *st = NULL;
@@ -468,12 +545,14 @@ static void f_any(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint
 static void nh_f_mpi_waitany(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint *status,
                              MPI_Fint *ierr)
 {
+    F_IERR(ierr);
     f_any(count, requests, index, NULL, status, ierr);
 }
 
 static void nh_f_mpi_testany(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint *flag,
                              MPI_Fint *status, MPI_Fint *ierr)
 {
+    F_IERR(ierr);
     f_any(count, requests, index, flag, status, ierr);
 }
 
@@ -504,17 +583,20 @@ static void f_some(int test, MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *ou
 static void nh_f_mpi_waitsome(MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount,
                               MPI_Fint *indices, MPI_Fint *statuses, MPI_Fint *ierr)
 {
+    F_IERR(ierr);
     f_some(0, incount, requests, outcount, indices, statuses, ierr);
 }
 
 static void nh_f_mpi_testsome(MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount,
                               MPI_Fint *indices, MPI_Fint *statuses, MPI_Fint *ierr)
 {
+    F_IERR(ierr);
     f_some(1, incount, requests, outcount, indices, statuses, ierr);
 }
 
 static void nh_f_mpi_request_free(MPI_Fint *request, MPI_Fint *ierr)
 {
+    F_IERR(ierr);
     MPI_Request r = PMPI_Request_f2c(*request);
     if ((*ierr = MPI_Request_free(&r)) == MPI_SUCCESS)
         *request = PMPI_Request_c2f(r);
@@ -522,12 +604,14 @@ static void nh_f_mpi_request_free(MPI_Fint *request, MPI_Fint *ierr)
 
 static void nh_f_mpi_cancel(MPI_Fint *request, MPI_Fint *ierr)
 {
+    F_IERR(ierr);
     MPI_Request r = PMPI_Request_f2c(*request);
     *ierr = MPI_Cancel(&r);
 }
 
 static void nh_f_mpi_start(MPI_Fint *request, MPI_Fint *ierr)
 {
+    F_IERR(ierr);
     MPI_Request r = PMPI_Request_f2c(*request);
     if ((*ierr = MPI_Start(&r)) == MPI_SUCCESS)
         *request = PMPI_Request_c2f(r);
@@ -535,6 +619,7 @@ static void nh_f_mpi_start(MPI_Fint *request, MPI_Fint *ierr)
 
 static void nh_f_mpi_startall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ierr)
 {
+    F_IERR(ierr);
     int n = *count;
     MPI_Request *r = f_reqs(n, requests);
     if (!r)
@@ -547,6 +632,7 @@ static void nh_f_mpi_startall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ier
 #define NH_FORTRAN_CALL(lower, UPPER, params, call)                                                \
     static void nh_f_##lower params                                                                \
     {                                                                                              \
+        F_IERR(ierr);                                                                              \
         *ierr = call;                                                                              \
     }                                                                                              \
     NH_FORTRAN(lower, UPPER, params)
@@ -554,16 +640,21 @@ static void nh_f_mpi_startall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ier
     static void nh_f_##lower params                                                                \
     {                                                                                              \
         MPI_Request r = MPI_REQUEST_NULL;                                                          \
+        F_IERR(ierr);                                                                              \
         if ((*ierr = call) == MPI_SUCCESS)                                                         \
             *request = PMPI_Request_c2f(r);                                                        \
     }                                                                                              \
     NH_FORTRAN(lower, UPPER, params)
-#define NH_FORTRAN(lower, UPPER, params)                                                           \
+#define NH_FORTRAN_F77(lower, UPPER, params)                                                       \
     NH_EXPORT void lower params __attribute__((alias("nh_f_" #lower)));                            \
     NH_EXPORT void lower##_ params __attribute__((alias("nh_f_" #lower)));                         \
     NH_EXPORT void lower##__ params __attribute__((alias("nh_f_" #lower)));                        \
     NH_EXPORT void UPPER params __attribute__((alias("nh_f_" #lower)));
+#define NH_FORTRAN(lower, UPPER, params)                                                           \
+    NH_FORTRAN_F77(lower, UPPER, params)                                                           \
+    NH_EXPORT void lower##_f08_ params __attribute__((alias("nh_f_" #lower)));
 #include "fortran.h"
 #undef NH_FORTRAN
+#undef NH_FORTRAN_F77
 #undef NH_FORTRAN_CALL
 #undef NH_FORTRAN_REQ

@@ -1,9 +1,10 @@
-/* The table of Fortran entry points nhood exports (mpif.h and `use mpi`;
- * not mpi_f08, whose symbols differ per MPI library).  fortran.c expands
- * every entry into the four names MPICH and Open MPI export (lower,
- * lower_, lower__, UPPER), all aliases of one converter that turns Fortran
- * handles, sentinels and logicals into C values and calls the C MPI_*
- * entry point, which is nhood's intercept.
+/* The table of Fortran entry points nhood exports (mpif.h, `use mpi` and
+ * `use mpi_f08`).  fortran.c expands every entry into the four names
+ * MPICH and Open MPI export (lower, lower_, lower__, UPPER) and mpi_f08's
+ * (lower_f08_), all aliases of one converter that turns Fortran handles,
+ * sentinels and logicals into C values and calls the C MPI_* entry point,
+ * which is nhood's intercept.  NH_FORTRAN_F77: without the mpi_f08 name
+ * (start-up, whose mpi_f08 routines fortran.c writes out).
  *
  * NH_FORTRAN_CALL(lower, UPPER, params, call): the converter is
  *     *ierr = call;
@@ -18,8 +19,8 @@
  * requests they stand for and return before the operation completed. */
 /* clang-format would read "(MPI_Fint *x" as a multiplication. */
 /* clang-format off */
-NH_FORTRAN(mpi_init, MPI_INIT, (MPI_Fint *ierr))
-NH_FORTRAN(mpi_init_thread, MPI_INIT_THREAD,
+NH_FORTRAN_F77(mpi_init, MPI_INIT, (MPI_Fint *ierr))
+NH_FORTRAN_F77(mpi_init_thread, MPI_INIT_THREAD,
            (MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr))
 NH_FORTRAN_CALL(mpi_finalize, MPI_FINALIZE, (MPI_Fint *ierr), MPI_Finalize())
 NH_FORTRAN(mpi_dist_graph_create_adjacent, MPI_DIST_GRAPH_CREATE_ADJACENT,

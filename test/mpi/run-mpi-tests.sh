@@ -542,9 +542,9 @@ fortran_forms() { # report file
             { echo "#     no report line for op=$op"; return 1; }
     done
 }
-for prog in test_fortran test_fortran_mpif; do
+for prog in test_fortran test_fortran_mpif test_fortran_f08; do
     if [ ! -x "$t/$prog" ]; then
-        skip "$prog" "no MPI Fortran compiler at configure time"
+        skip "$prog" "no MPI Fortran compiler (with mpi_f08 for test_fortran_f08) at configure time"
         continue
     fi
     for np in 1 2 4; do
