@@ -11,6 +11,7 @@
 #include "core/grid.h"
 #include "core/inplace.h"
 #include "core/sched.h"
+#include "util/init_forms.h"
 #include "util/resource.h"
 
 /* ---- utilities (util/) ---- */

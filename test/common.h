@@ -5,6 +5,8 @@
 
 #include <mpi.h>
 
+#include "util/init_forms.h"
+
 /* Open MPI's MPI_UNWEIGHTED is a small non-null pointer, which gcc 12's
  * access checks on Open MPI's prototypes report as a zero-size read. */
 #if defined(__GNUC__) && !defined(__clang__)

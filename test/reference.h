@@ -4,6 +4,8 @@
 #define NH_TEST_REFERENCE_H
 
 #include <mpi.h>
+
+#include "util/init_forms.h"
 #include <stdlib.h>
 
 /* The MPI standard's equivalent code: receives posted in source-list

@@ -527,14 +527,17 @@ for vars in "NHOOD_ALGO=torus NHOOD_BINDING=zcopy NH_TEST_EXPECT_TYPES=1" "NHOOD
     fi
 done
 
-# Fortran callers (mpif.h and use mpi): the halo exchange must pass and
-# nhood's report must show that its calls ran under nhood's schedules, so
-# the test fails if Fortran bypasses nhood (Open MPI's own Fortran
-# bindings call PMPI_*).  Built only with an MPI Fortran compiler.
+# Fortran callers (mpif.h, use mpi and use mpi_f08): the halo exchange
+# must pass and nhood's report must show that its calls ran under nhood's
+# schedules, so the test fails if Fortran bypasses nhood (Open MPI's own
+# Fortran bindings call PMPI_*, and both libraries' mpi_f08 start-up and
+# completion calls do).  Built only with an MPI Fortran compiler.
 # Every form from Fortran: the v/w, nonblocking and (MPI-4) persistent
-# calls each show up in the report with nhood's algorithms.
+# calls each show up in the report with nhood's algorithms (the Fortran
+# tests call the persistent forms by their MPI-4 names only:
+# NH_FORTRAN_INIT_FORMS, not Open MPI 4.1's MPIX_ ones).
 fops="alltoallv alltoallw allgatherv ialltoall iallgather ialltoallv ialltoallw iallgatherv"
-grep -q 'HAVE_MPI_NEIGHBOR_ALLTOALL_INIT=1' "$TOP_BUILDDIR/Makefile" &&
+grep -q '^NH_FORTRAN_INIT_FORMS = yes' "$TOP_BUILDDIR/Makefile" &&
     fops="$fops alltoall_init allgather_init alltoallv_init allgatherv_init alltoallw_init"
 fortran_forms() { # report file
     for op in $fops; do

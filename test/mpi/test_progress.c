@@ -299,7 +299,7 @@ static void mixed(ex *e)
     ex_check(e, "mixed");
 }
 
-#if MPI_VERSION >= 4
+#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
 /* The persistent form, started three times, with the barrier ordering. */
 static void persistent(ex *e)
 {
@@ -376,7 +376,7 @@ int main(int argc, char **argv)
         probe(&e);
         mixed(&e);
     }
-#if MPI_VERSION >= 4
+#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
     persistent(&e);
 #endif
     if (threads) {

@@ -75,7 +75,7 @@ static void op_prepare_form(op *o, int salt, int persistent)
      * changes from call to call: nothing to compare then. */
     o->unordered = o->alltoall && duplicate_sources(o->g);
     MPI_Request req;
-#if MPI_VERSION >= 4
+#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
     if (persistent) {
         if (o->alltoall)
             PMPI_Neighbor_alltoall_init(o->s, o->count, o->type, o->ref, o->count, o->type, o->g,
@@ -248,7 +248,7 @@ static void test_mixed(const char *graph, MPI_Comm g)
     free(sts);
 }
 
-#if MPI_VERSION >= 4
+#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
 /* Persistent alltoall and allgather, three starts each with new data:
  * MPI_Start + MPI_Wait, then MPI_Startall + MPI_Waitall. */
 static void test_persistent(const char *graph, MPI_Comm g, MPI_Datatype vec)
@@ -301,7 +301,7 @@ static void test_graph(const char *name, int kind, unsigned seed)
     for (int how = 0; how < 5; how++)
         test_outstanding(name, g, vec, how);
     test_mixed(name, g);
-#if MPI_VERSION >= 4
+#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
     test_persistent(name, g, vec);
 #endif
     MPI_Type_free(&vec);
