@@ -636,25 +636,45 @@ static void nh_f_mpi_startall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ier
         *ierr = call;                                                                              \
     }                                                                                              \
     NH_FORTRAN(lower, UPPER, params)
-#define NH_FORTRAN_REQ(lower, UPPER, params, call)                                                 \
-    static void nh_f_##lower params                                                                \
+#define NH_FORTRAN_REQ_CONV(conv, params, call)                                                    \
+    static void conv params                                                                        \
     {                                                                                              \
         MPI_Request r = MPI_REQUEST_NULL;                                                          \
         F_IERR(ierr);                                                                              \
         if ((*ierr = call) == MPI_SUCCESS)                                                         \
             *request = PMPI_Request_c2f(r);                                                        \
-    }                                                                                              \
+    }
+#define NH_FORTRAN_REQ(lower, UPPER, params, call)                                                 \
+    NH_FORTRAN_REQ_CONV(nh_f_##lower, params, call)                                                \
     NH_FORTRAN(lower, UPPER, params)
+/* The names of converter conv (a string). */
+#define NH_FORTRAN_NAMES(lower, UPPER, params, conv)                                               \
+    NH_EXPORT void lower params __attribute__((alias(conv)));                                      \
+    NH_EXPORT void lower##_ params __attribute__((alias(conv)));                                   \
+    NH_EXPORT void lower##__ params __attribute__((alias(conv)));                                  \
+    NH_EXPORT void UPPER params __attribute__((alias(conv)));                                      \
+    NH_EXPORT void lower##_f08_ params __attribute__((alias(conv)));
 #define NH_FORTRAN_F77(lower, UPPER, params)                                                       \
     NH_EXPORT void lower params __attribute__((alias("nh_f_" #lower)));                            \
     NH_EXPORT void lower##_ params __attribute__((alias("nh_f_" #lower)));                         \
     NH_EXPORT void lower##__ params __attribute__((alias("nh_f_" #lower)));                        \
     NH_EXPORT void UPPER params __attribute__((alias("nh_f_" #lower)));
-#define NH_FORTRAN(lower, UPPER, params)                                                           \
-    NH_FORTRAN_F77(lower, UPPER, params)                                                           \
-    NH_EXPORT void lower##_f08_ params __attribute__((alias("nh_f_" #lower)));
+#define NH_FORTRAN(lower, UPPER, params) NH_FORTRAN_NAMES(lower, UPPER, params, "nh_f_" #lower)
+#ifdef HAVE_MPIX_NEIGHBOR_ALLTOALL_INIT
+#define NH_FORTRAN_INIT(name, NAME, params)                                                        \
+    NH_FORTRAN_NAMES(mpix_##name, MPIX_##NAME, params, "nh_f_mpi_" #name)
+#else
+#define NH_FORTRAN_INIT(name, NAME, params) NH_FORTRAN(mpi_##name, MPI_##NAME, params)
+#endif
+#define NH_FORTRAN_INIT_REQ(name, NAME, params, call)                                              \
+    NH_FORTRAN_REQ_CONV(nh_f_mpi_##name, params, call)                                             \
+    NH_FORTRAN_INIT(name, NAME, params)
 #include "fortran.h"
 #undef NH_FORTRAN
 #undef NH_FORTRAN_F77
+#undef NH_FORTRAN_NAMES
+#undef NH_FORTRAN_INIT
+#undef NH_FORTRAN_INIT_REQ
 #undef NH_FORTRAN_CALL
 #undef NH_FORTRAN_REQ
+#undef NH_FORTRAN_REQ_CONV

@@ -13,6 +13,9 @@
  *     *request;
  * NH_FORTRAN(lower, UPPER, params): the converter nh_f_<lower> is written
  *     out in fortran.c.
+ * NH_FORTRAN_INIT_REQ, NH_FORTRAN_INIT: the persistent forms, named
+ *     mpi_<name> (MPI-4) or, with Open MPI 4.1, mpix_<name> (its pcollreq
+ *     extension); the converter is nh_f_mpi_<name> either way.
  *
  * The completion calls are here too: Open MPI's own Fortran MPI_WAIT etc.
  * call PMPI_Wait, which would see nhood's request handles as the inactive
@@ -107,35 +110,35 @@ NH_FORTRAN(mpi_ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW,
             void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes,
             MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr))
 #ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
-NH_FORTRAN_REQ(mpi_neighbor_alltoall_init, MPI_NEIGHBOR_ALLTOALL_INIT,
+NH_FORTRAN_INIT_REQ(neighbor_alltoall_init, NEIGHBOR_ALLTOALL_INIT,
                (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
                 MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
                 MPI_Fint *request, MPI_Fint *ierr),
                MPI_Neighbor_alltoall_init(F_BUF(sendbuf), *sendcount, F_TYPE(sendtype),
                                           F_BUF(recvbuf), *recvcount, F_TYPE(recvtype),
                                           F_COMM(comm), PMPI_Info_f2c(*info), &r))
-NH_FORTRAN_REQ(mpi_neighbor_allgather_init, MPI_NEIGHBOR_ALLGATHER_INIT,
+NH_FORTRAN_INIT_REQ(neighbor_allgather_init, NEIGHBOR_ALLGATHER_INIT,
                (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
                 MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
                 MPI_Fint *request, MPI_Fint *ierr),
                MPI_Neighbor_allgather_init(F_BUF(sendbuf), *sendcount, F_TYPE(sendtype),
                                            F_BUF(recvbuf), *recvcount, F_TYPE(recvtype),
                                            F_COMM(comm), PMPI_Info_f2c(*info), &r))
-NH_FORTRAN_REQ(mpi_neighbor_alltoallv_init, MPI_NEIGHBOR_ALLTOALLV_INIT,
+NH_FORTRAN_INIT_REQ(neighbor_alltoallv_init, NEIGHBOR_ALLTOALLV_INIT,
                (void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype,
                 void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype,
                 MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr),
                MPI_Neighbor_alltoallv_init(F_BUF(sendbuf), sendcounts, sdispls, F_TYPE(sendtype),
                                            F_BUF(recvbuf), recvcounts, rdispls, F_TYPE(recvtype),
                                            F_COMM(comm), PMPI_Info_f2c(*info), &r))
-NH_FORTRAN_REQ(mpi_neighbor_allgatherv_init, MPI_NEIGHBOR_ALLGATHERV_INIT,
+NH_FORTRAN_INIT_REQ(neighbor_allgatherv_init, NEIGHBOR_ALLGATHERV_INIT,
                (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
                 MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
                 MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr),
                MPI_Neighbor_allgatherv_init(F_BUF(sendbuf), *sendcount, F_TYPE(sendtype),
                                             F_BUF(recvbuf), recvcounts, displs, F_TYPE(recvtype),
                                             F_COMM(comm), PMPI_Info_f2c(*info), &r))
-NH_FORTRAN(mpi_neighbor_alltoallw_init, MPI_NEIGHBOR_ALLTOALLW_INIT,
+NH_FORTRAN_INIT(neighbor_alltoallw_init, NEIGHBOR_ALLTOALLW_INIT,
            (void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes,
             void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes,
             MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr))
