@@ -44,7 +44,9 @@ fail=0
 one() { # one NP "VAR=VAL ..." PROGRAM [ARGS]
     np=$1 vars=$2
     shift 2
-    flags="-genv LD_PRELOAD $NH_PRELOAD_FIRST$lib"
+    pre=$lib
+    case " $vars" in *" NHOOD_OVERLAP=report"* | *" NHOOD_OVERLAP=defer"*) pre="$lib:$dir/.libs/libnhood-overlap.so" ;; esac
+    flags="-genv LD_PRELOAD $NH_PRELOAD_FIRST$pre"
     for v in $vars; do flags="$flags -genv ${v%%=*} ${v#*=}"; done
     # shellcheck disable=SC2086
     if timeout 600 $mpiexec -n "$np" $flags "$@" >san.out 2>san.err; then

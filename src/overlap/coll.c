@@ -2,7 +2,6 @@
  * watched or deferred, their buffers' extents, the staging buffer, and
  * the start-up and shut-down of the overlap layer (see overlap.h). */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -391,18 +390,14 @@ static const char *off_why;
 
 int nh_ov_init(int provided)
 {
-    Dl_info mine, theirs;
     for (int i = 0; i < NTRACKED; i++)
         tr[i].req = MPI_REQUEST_NULL;
     if (nh_cfg.overlap == NH_OVERLAP_OFF)
         return MPI_SUCCESS;
     if (provided == MPI_THREAD_MULTIPLE)
         off_why = "MPI_THREAD_MULTIPLE (another thread may be inside MPI or touch the pages)";
-    else if (nh_cfg.overlap == NH_OVERLAP_DEFER &&
-             !(dladdr((void *)nh_ov_init, &mine) &&
-               dladdr(dlsym(RTLD_DEFAULT, "malloc"), &theirs) &&
-               mine.dli_fbase == theirs.dli_fbase))
-        off_why = "another library interposes malloc before nhood";
+    else
+        off_why = nh_ov_hooks_missing(nh_cfg.overlap == NH_OVERLAP_DEFER);
     if (off_why) {
         if (nh_world_rank == 0)
             nh_warn("NHOOD_OVERLAP=%s is off: %s",

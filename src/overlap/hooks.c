@@ -1,21 +1,26 @@
-/* C library calls that end overlap watches and deferred operations first
- * (NHOOD_OVERLAP), and nhood's SIGSEGV handler kept in front of the
- * program's.
+/* libnhood-overlap.so: the C library calls that end overlap watches and
+ * deferred operations first (NHOOD_OVERLAP), and nhood's SIGSEGV handler
+ * kept in front of the program's.  A library of its own, preloaded beside
+ * libnhood.so only when NHOOD_OVERLAP is report or defer (nhood-run does
+ * it; docs/overlap.md), so that a program that does not ask for the
+ * advisor keeps its allocator, I/O and signal calls untouched; it calls
+ * libnhood.so through overlap/hooks.h.
  *
  * Allocation.  A deferred operation's receive pages are the whole pages
  * its buffer touches, so the allocator's bookkeeping of a neighboring
  * block may lie on them; the allocator must never meet them protected
  * (its fault would complete the operation with the allocator's lock
- * held).  So every allocation call fences first.  nhood's wrappers find
- * the next definitions with dlsym(RTLD_NEXT); dlsym's own allocations
- * during that are served from a static arena.  Defer mode checks at
- * MPI_Init that these wrappers are the process's (overlap/coll.c).
+ * held).  So every allocation call fences first.  The wrappers find the
+ * next definitions with dlsym(RTLD_NEXT); dlsym's own allocations during
+ * that are served from a static arena.  Defer mode checks at MPI_Init
+ * that these wrappers are the process's (overlap/hookapi.c).
  *
  * I/O.  The kernel does not fault on a protected page handed to a system
  * call: it fails the call with EFAULT.  So the common calls that take a
  * user buffer fence first, and so do munmap and madvise (a range given
- * back to the system must not be protected again later by nhood).  Others (process_vm_readv, io_uring, splice,
- * mmap'd I/O) do not: see docs/overlap.md, "Risks".
+ * back to the system must not be protected again later by nhood).  Others
+ * (process_vm_readv, io_uring, splice, mmap'd I/O) do not: see
+ * docs/overlap.md, "Risks".
  *
  * Signals.  A program that installs its own SIGSEGV handler after
  * MPI_Init (sigaction or signal) gets it installed behind nhood's: faults
@@ -32,16 +37,26 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "overlap/ov_int.h"
+#include "overlap/hooks.h"
 
 #define NH_EXPORT __attribute__((visibility("default")))
 
-/* Fence unless nhood or MPI is running (their calls are not the
- * program's: MPI entry points fenced already). */
+/* libnhood's flag: nonzero while a watch or deferred operation is
+ * outstanding (NULL before this library's constructor ran). */
+static int *live;
+
+__attribute__((constructor)) static void hooks_init(void)
+{
+    live = nhood_overlap_hook_live();
+    nhood_overlap_hook_register((const void *)hooks_init);
+}
+
+/* Fence while something is outstanding; libnhood passes the calls of
+ * nhood or MPI (not the program's: MPI entry points fenced already). */
 #define NH_OV_FENCE(what)                                                                          \
     do {                                                                                           \
-        if (nh_ov_pending() && !nh_guard)                                                          \
-            nh_ov_fence(what);                                                                     \
+        if (live && __builtin_expect(__atomic_load_n(live, __ATOMIC_RELAXED), 0))                  \
+            nhood_overlap_hook_fence(what);                                                        \
     } while (0)
 
 /* ---- allocation ---- */
@@ -205,7 +220,7 @@ NH_IO(int, madvise, (void *addr, size_t n, int advice), (addr, n, advice))
 NH_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     static int (*next)(int, const struct sigaction *, struct sigaction *);
-    if (sig == SIGSEGV && !nh_guard && nh_ov_segv_action(act, old) == 0)
+    if (sig == SIGSEGV && nhood_overlap_hook_segv(act, old) == 0)
         return 0;
     if (!next)
         next = (int (*)(int, const struct sigaction *, struct sigaction *))dlsym(RTLD_NEXT,
@@ -216,13 +231,13 @@ NH_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 NH_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
     static sighandler_t (*next)(int, sighandler_t);
-    if (sig == SIGSEGV && !nh_guard) {
+    if (sig == SIGSEGV) {
         struct sigaction act, old;
         memset(&act, 0, sizeof(act));
         act.sa_handler = handler;
         act.sa_flags = SA_RESTART;
         sigemptyset(&act.sa_mask);
-        if (nh_ov_segv_action(&act, &old) == 0) /* a SA_SIGINFO handler: as glibc, its address */
+        if (nhood_overlap_hook_segv(&act, &old) == 0) /* SA_SIGINFO: as glibc, its address */
             return (old.sa_flags & SA_SIGINFO) ? (sighandler_t)(void (*)(void))old.sa_sigaction
                                                : old.sa_handler;
     }

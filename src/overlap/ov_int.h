@@ -63,6 +63,9 @@ void nh_ov_watch_fini(void);
 /* sigaction/signal for SIGSEGV while nhood's handler is in place (hooks.c):
  * the program's handler becomes the one nhood chains to. */
 int nh_ov_segv_action(const struct sigaction *act, struct sigaction *old);
+/* Why the C library wrappers (libnhood-overlap.so) are not in place for
+ * the mode (defer: they must own malloc), or NULL (hookapi.c). */
+const char *nh_ov_hooks_missing(int defer);
 
 /* Nonblocking calls' requests followed until completion (coll.c): how
  * many, and one that completed in a completion call entered at t_enter

@@ -8,15 +8,23 @@
  *  - create: MPI_Dist_graph_create_adjacent of the 3-D Moore
  *    neighborhood (r=1, periodic, MPI_Dims_create grid) and MPI_Comm_free
  *    (time per creation, rank 0's, after WARM_CREATIONS pairs; nhood
- *    analyzes the graph here).
+ *    analyzes the graph here);
+ *  - malloc_free, write64: what the preloaded libraries add to the C
+ *    library's calls: malloc(64) + free, and a 64-byte write to
+ *    /dev/null, through their names (a preloaded wrapper's, if any)
+ *    against glibc's own entry points (__libc_malloc, __libc_free,
+ *    __write), which no wrapper interposes (scripts/run-libc-cost.sh).
  * Usage: nhood-overhead [--iters N] [--rounds R] [--no-header] [--level single|multiple]
  * (--level: the thread level asked of MPI_Init_thread; default MPI_Init.
  * scripts/run-progress-cost.sh compares levels across runs.)
- * Prints CSV: what,procs,mpi_ns,pmpi_ns,ratio,diff_ns (rank 0). */
+ * Prints CSV: what,procs,mpi_ns,pmpi_ns,ratio,diff_ns (rank 0; for malloc_free
+ * and write64, mpi_ns is through the names, pmpi_ns glibc's own). */
+#include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../common.h"
 #include "stats.h"
@@ -73,6 +81,37 @@ PINGPONG(P)
     }
 TEST_NULL()
 TEST_NULL(P)
+
+/* glibc's own entry points (exported, never interposed). */
+extern void *__libc_malloc(size_t n);
+extern void __libc_free(void *p);
+extern ssize_t __write(int fd, const void *buf, size_t n);
+
+/* malloc(64) and free, N times, through the names (own = 0) or glibc's. */
+static double malloc_free(int n, int own)
+{
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < n; i++) {
+        char *volatile p = own ? __libc_malloc(64) : malloc(64);
+        p[0] = (char)i;
+        if (own)
+            __libc_free(p);
+        else
+            free(p);
+    }
+    return (MPI_Wtime() - t0) / n;
+}
+
+/* 64-byte writes to fd, N times, through write (own = 0) or __write. */
+static double write64(int n, int fd, int own)
+{
+    static const char msg[64];
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < n; i++)
+        if ((own ? __write(fd, msg, sizeof(msg)) : write(fd, msg, sizeof(msg))) != sizeof(msg))
+            return -1;
+    return (MPI_Wtime() - t0) / n;
+}
 
 /* The 3-D Moore graph's neighbor lists on this rank. */
 static int moore_lists(int *dst, int *src)
@@ -188,6 +227,32 @@ int main(int argc, char **argv)
         }
     }
     row("test_null", a, b, rounds);
+    for (int r = 0; r < rounds; r++) {
+        int n = iters * 50;
+        if (r % 2) {
+            a[r] = malloc_free(n, 0);
+            b[r] = malloc_free(n, 1);
+        } else {
+            b[r] = malloc_free(n, 1);
+            a[r] = malloc_free(n, 0);
+        }
+    }
+    row("malloc_free", a, b, rounds);
+    int fd = open("/dev/null", O_WRONLY);
+    for (int r = 0; r < rounds && fd >= 0; r++) {
+        int n = iters * 5;
+        if (r % 2) {
+            a[r] = write64(n, fd, 0);
+            b[r] = write64(n, fd, 1);
+        } else {
+            b[r] = write64(n, fd, 1);
+            a[r] = write64(n, fd, 0);
+        }
+    }
+    if (fd >= 0) {
+        row("write64", a, b, rounds);
+        close(fd);
+    }
     int dst[32], src[32], n = moore_lists(dst, src);
     for (int w = 0; w < WARM_CREATIONS; w++) { /* MPI's own warm-up (see WARM_CREATIONS) */
         create_mpi(n, dst, src);

@@ -8,6 +8,7 @@
 : "${MPIEXEC:=mpiexec.mpich}"
 : "${TOP_BUILDDIR:=.}"
 lib=${NHOOD_LIB:-$TOP_BUILDDIR/.libs/libnhood.so}
+ovlib=$(dirname "$lib")/libnhood-overlap.so
 t=$TOP_BUILDDIR/test/mpi
 log=${TMPDIR:-/tmp}/nhood-mpi-test.$$
 pass=0
@@ -56,7 +57,12 @@ run() {
     shift 3
     # NH_PRELOAD_FIRST: sanitizer runtimes (--enable-sanitizers), which
     # must load before libnhood; their options go to every rank.
-    flags="$(env_flag LD_PRELOAD "${NH_PRELOAD_FIRST:-}$lib") $(env_flag NHOOD_LIB "$lib")"
+    # NHOOD_OVERLAP's C library wrappers, as nhood-run preloads them.
+    preload=$lib
+    case " $vars" in
+        *" NHOOD_OVERLAP=report"* | *" NHOOD_OVERLAP=defer"*) [ -n "${no_ovlib:-}" ] || preload="$lib:$ovlib" ;;
+    esac
+    flags="$(env_flag LD_PRELOAD "${NH_PRELOAD_FIRST:-}$preload") $(env_flag NHOOD_LIB "$lib")"
     for v in ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS HWLOC_COMPONENTS; do
         eval "val=\${$v:-}"
         [ -n "$val" ] && flags="$flags $(env_flag $v "$val")"
@@ -1086,6 +1092,27 @@ if run "$name" 2 "NHOOD_OVERLAP=report NHOOD_OVERLAP_CSV=$log.csv" "$t/test_over
     grep -q '^known_nonblocking+0x[0-9a-f]*.*,MPI_Ineighbor_alltoall,3,' "$log.csv" &&
     grep -q '^nhood: overlap known_window+' "$log.err" &&
     grep -q '^nhood: overlap known_nonblocking+.* start_to_wait_us=' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+# The advisor's C library wrappers live in libnhood-overlap.so: without
+# it the mode is off with one warning (and the program runs as ever);
+# nhood-run preloads it when NHOOD_OVERLAP asks for the advisor.
+name="overlap report without libnhood-overlap.so: off, with the reason"
+if no_ovlib=1 run "$name" 2 "NHOOD_OVERLAP=report" "$t/test_neighbor" &&
+    grep -q 'NHOOD_OVERLAP=report is off: libnhood-overlap.so is not loaded' "$log.err" &&
+    ! grep -q '^nhood: overlap ' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+name="overlap report through nhood-run: libnhood-overlap.so preloaded, the advisor's lines"
+last_cmd="NHOOD_OVERLAP=report nhood-run -np 2 test_overlap"
+# shellcheck disable=SC2086
+if NHOOD_OVERLAP=report NHOOD_LIB="$lib" MPIEXEC="$MPIEXEC" timeout 300 \
+    sh "$(dirname "$0")/../../scripts/nhood-run" $extra -np 2 "$t/test_overlap" >"$log.out" 2>"$log.err" &&
+    grep -q '^nhood: overlap known_window+' "$log.err" && ! grep -q 'is off' "$log.err"; then
     ok "$name"
 else
     bad "$name"

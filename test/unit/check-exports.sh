@@ -1,0 +1,47 @@
+#!/bin/sh
+# What the preloaded libraries export.  libnhood.so must define none of
+# the C library's names (a program that preloads nhood keeps its own
+# allocator, I/O and signal calls); NHOOD_OVERLAP's wrappers are in
+# libnhood-overlap.so, which must export the C library names it wraps and
+# nothing else.  NHOOD_LIB: the built libnhood.so (make check sets it).
+# Prints TAP and "N passed, N failed".
+lib=${NHOOD_LIB:-.libs/libnhood.so}
+ov=$(dirname "$lib")/libnhood-overlap.so
+pass=0 fail=0 n=0
+result() { # ok|bad NAME [DETAIL]
+    n=$((n + 1))
+    if [ "$1" = ok ]; then
+        pass=$((pass + 1))
+        echo "ok $n - $2"
+    else
+        fail=$((fail + 1))
+        echo "not ok $n - $2"
+        [ -n "${3:-}" ] && echo "$3" | sed 's/^/#     /'
+    fi
+}
+names() { nm -D --defined-only "$1" | awk 'NF >= 3 { sub(/@.*/, "", $3); print $3 }' | sort -u; }
+# The C library the libraries are linked against.
+libc=$(ldd "$lib" 2>/dev/null | awk '$1 ~ /^libc\.so/ { print $3; exit }')
+if [ ! -f "$lib" ] || [ ! -f "$ov" ] || [ ! -f "$libc" ]; then
+    result bad "libraries found" "libnhood: $lib, overlap: $ov, libc: ${libc:-none}"
+else
+    names "$libc" >exports.libc.tmp
+    both=$(names "$lib" | comm -12 - exports.libc.tmp)
+    if [ -z "$both" ] && [ "$(names "$lib" | grep -c '^MPI_Init$')" -eq 1 ]; then
+        result ok "libnhood.so exports MPI_Init and no name the C library defines"
+    else
+        result bad "libnhood.so exports names the C library defines" "$both"
+    fi
+    extra=$(names "$ov" | comm -23 - exports.libc.tmp)
+    wrapped=$(names "$ov" | comm -12 - exports.libc.tmp | tr '\n' ' ')
+    case " $wrapped" in
+        *" free "*" malloc "*" read "*" sigaction "*" write "*)
+            [ -z "$extra" ] && result ok "libnhood-overlap.so exports only C library names (malloc, read, sigaction, ...)" ||
+                result bad "libnhood-overlap.so exports names of its own" "$extra" ;;
+        *) result bad "libnhood-overlap.so wraps malloc, free, read, write and sigaction" "$wrapped" ;;
+    esac
+    rm -f exports.libc.tmp
+fi
+echo "$pass passed, $fail failed"
+echo "1..$n"
+[ "$fail" -eq 0 ]
