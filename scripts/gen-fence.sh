@@ -17,9 +17,11 @@ echo '#include <mpi.h>' >"$tmp/m.c"
 $mpicc -E -P "$tmp/m.c" >"$tmp/m.i"
 # nhood's own entry points: NH_FN(name, ..., NH_FN_DONE(name, ..., NH_FN_OV(name, ...
 sed -n 's/^NH_FN[A-Z_]*(\(MPI_[A-Za-z0-9_]*\),.*/\1/p' "$table" >"$tmp/own"
-# The neighborhood collectives are generated from a macro in the table.
+# The neighborhood collectives are generated from macros in the table
+# (api/colls.h and, large-count, api/colls_c.h).
 for c in alltoall allgather alltoallv allgatherv alltoallw; do
     printf 'MPI_Neighbor_%s\nMPI_Ineighbor_%s\nMPI_Neighbor_%s_init\n' $c $c $c
+    printf 'MPI_Neighbor_%s_c\nMPI_Ineighbor_%s_c\nMPI_Neighbor_%s_init_c\n' $c $c $c
 done >>"$tmp/own"
 # One declaration per line, attributes removed (balanced parentheses).
 tr '\n' ' ' <"$tmp/m.i" | tr ';' '\n' | awk -v own="$tmp/own" '

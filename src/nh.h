@@ -58,6 +58,9 @@ typedef struct nh_cost {
 
 /* What a cost or tuning file from elsewhere (fingerprint differs) gets. */
 enum { NH_MISMATCH_USE, NH_MISMATCH_SKIP, NH_MISMATCH_ERROR };
+/* NHOOD_LARGE_COUNT: v/w large-count calls go to MPI, or the program
+ * promises their counts fit an int (api/large.c) */
+enum { NH_LARGE_MPI, NH_LARGE_FITS };
 
 typedef struct nh_config {
     nh_algo algo;                 /* NHOOD_ALGO */
@@ -79,6 +82,7 @@ typedef struct nh_config {
     int ports;                    /* NHOOD_PORTS: bruck's messages per phase (0 = cost model) */
     int iso_reduce;               /* NHOOD_ISO_REDUCE: an nh_red_algo, NH_RED_COUNT = auto */
     nh_overlap_mode overlap;      /* NHOOD_OVERLAP */
+    int large_count;              /* NHOOD_LARGE_COUNT: NH_LARGE_* (api/large.c) */
     const char *overlap_csv;      /* NHOOD_OVERLAP_CSV: path, or NULL */
     const char *cost_file;        /* NHOOD_COST_FILE: path, or NULL */
     const char *tune_file;        /* NHOOD_TUNE_FILE: path, or NULL */

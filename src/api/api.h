@@ -26,6 +26,10 @@ typedef struct nh_args {
  * MPI error (the communicator's error handler called), or NH_TO_PMPI. */
 int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI_Request *req);
 
+/* An in-place all-to-all (api/lifecycle.c): nhood's run, or -1 when the
+ * call goes to MPI (not MPI_IN_PLACE, or nhood declines it). */
+int nh_inplace_try(const void *sendbuf, MPI_Comm comm, const nh_inplace_args *a);
+
 /* The overlap layer's entry for the blocking and nonblocking collectives
  * while NHOOD_OVERLAP is on (overlap/coll.c sets it; NULL otherwise): it
  * runs the call itself (nhood's schedule or MPI's).  site: the caller's

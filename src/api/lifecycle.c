@@ -325,7 +325,7 @@ int nh_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
 
 /* In-place all-to-all: only MPI_IN_PLACE calls are nhood's business.
  * Returns the result of nhood's run, or -1 when the call goes to PMPI. */
-static int try_inplace(const void *sendbuf, MPI_Comm comm, const nh_inplace_args *a)
+int nh_inplace_try(const void *sendbuf, MPI_Comm comm, const nh_inplace_args *a)
 {
     if (sendbuf != MPI_IN_PLACE)
         return -1;
@@ -340,7 +340,7 @@ int nh_impl_MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendty
 {
     nh_inplace_args a = {
         .op = NH_INPLACE_ALLTOALL, .buf = recvbuf, .count = recvcount, .type = recvtype};
-    int rc = try_inplace(sendbuf, comm, &a);
+    int rc = nh_inplace_try(sendbuf, comm, &a);
     if (rc != -1)
         return rc;
     return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -355,7 +355,7 @@ int nh_impl_MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int
                          .type = recvtype,
                          .counts = recvcounts,
                          .displs = rdispls};
-    int rc = try_inplace(sendbuf, comm, &a);
+    int rc = nh_inplace_try(sendbuf, comm, &a);
     if (rc != -1)
         return rc;
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
@@ -371,7 +371,7 @@ int nh_impl_MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int
                          .counts = recvcounts,
                          .displs = rdispls,
                          .types = recvtypes};
-    int rc = try_inplace(sendbuf, comm, &a);
+    int rc = nh_inplace_try(sendbuf, comm, &a);
     if (rc != -1)
         return rc;
     return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,

@@ -52,6 +52,7 @@ static const char *const progress_names[] = {"auto", "safe", "poll", NULL};
 static const char *const overlap_names[] = {"off", "report", "defer", NULL};
 static const char *const setup_names[] = {"auto", "creation", "call", NULL};
 static const char *const mismatch_names[] = {"use", "skip", "error", NULL};
+static const char *const large_names[] = {"mpi", "fits", NULL};
 
 enum kind {
     K_ALGO,
@@ -70,6 +71,7 @@ enum kind {
     K_OVERLAP,
     K_SETUP,
     K_MISMATCH,
+    K_LARGE,
     K_PATH
 };
 
@@ -131,6 +133,9 @@ static const knob knobs[] = {
      "file the autotuner's decisions are loaded from at MPI_Init and saved to at MPI_Finalize"},
     {"NHOOD_MISMATCH", NULL, K_MISMATCH, &nh_cfg.mismatch,
      "a cost or tuning file written elsewhere (fingerprint differs): use it, skip it, or error"},
+    {"NHOOD_LARGE_COUNT", NULL, K_LARGE, &nh_cfg.large_count,
+     "large-count v and w calls (MPI_Neighbor_alltoallv_c, ...): to MPI, or fits (the program "
+     "promises every count and displacement fits an int: nhood runs them)"},
     {"NHOOD_STFW_DIMS", "nhood_stfw_dims", K_STFW_DIMS, &nh_cfg.stfw_dims,
      "store-and-forward VPT dimension on irregular graphs, or agg (node aggregation)"},
     {"NHOOD_STFW_SETUP", "nhood_stfw_setup", K_SETUP, &nh_cfg.stfw_setup,
@@ -227,6 +232,7 @@ static void list_names(char *buf, size_t len, enum kind k)
                            : k == K_OVERLAP    ? overlap_names[i]
                            : k == K_SETUP      ? setup_names[i]
                            : k == K_MISMATCH   ? mismatch_names[i]
+                           : k == K_LARGE      ? large_names[i]
                            : k == K_INPLACE    ? (i < NH_INPLACE_MPICH ? nh_inplace_names[i] : NULL)
                            : k == K_ISO_REDUCE ? (i == 0              ? "auto"
                                                   : i <= NH_RED_COUNT ? nh_red_algo_names[i - 1]
@@ -278,6 +284,11 @@ static int parse_knob(const knob *k, const char *v)
         return 0;
     case K_MISMATCH:
         if ((i = parse_enum(v, mismatch_names, 3)) < 0)
+            return -1;
+        *(int *)k->dst = i;
+        return 0;
+    case K_LARGE:
+        if ((i = parse_enum(v, large_names, 2)) < 0)
             return -1;
         *(int *)k->dst = i;
         return 0;

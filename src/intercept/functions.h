@@ -83,4 +83,37 @@ NH_FN(MPI_Startall, (int count, MPI_Request array_of_requests[]), (count, array_
 #include "api/colls.h"
 #undef NH_COLL
 #undef NH_COLL_INIT_FN
+/* MPI-4's large-count forms (api/colls_c.h, api/large.c). */
+#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_C
+#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
+#define NH_COLL_C_INIT_FN(name, params, args)                                                      \
+    NH_FN(MPI_Neighbor_##name##_init_c,                                                            \
+          (NH_UNWRAP_ params, MPI_Comm comm, MPI_Info info, MPI_Request *request),                 \
+          (NH_UNWRAP_ args, comm, info, request))
+#else
+#define NH_COLL_C_INIT_FN(name, params, args)
+#endif
+#define NH_COLL_C(name, ID, params, args, conv)                                                    \
+    NH_FN(MPI_Neighbor_##name##_c, (NH_UNWRAP_ params, MPI_Comm comm), (NH_UNWRAP_ args, comm))    \
+    NH_FN(MPI_Ineighbor_##name##_c, (NH_UNWRAP_ params, MPI_Comm comm, MPI_Request *request),      \
+          (NH_UNWRAP_ args, comm, request))                                                        \
+    NH_COLL_C_INIT_FN(name, params, args)
+#include "api/colls_c.h"
+#undef NH_COLL_C
+#undef NH_COLL_C_INIT_FN
+NH_FN(MPI_Alltoall_c,
+      (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+       MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+      (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+NH_FN(MPI_Alltoallv_c,
+      (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+       MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+       MPI_Datatype recvtype, MPI_Comm comm),
+      (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm))
+NH_FN(MPI_Alltoallw_c,
+      (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+       const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
+      (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm))
+#endif
 #undef NH_UNWRAP_

@@ -10,7 +10,13 @@
 /* Why auto's nonblocking or persistent call does not forward where a
  * blocking one would: the window eats the gain, no progress backend
  * forwards for it, or no window has been measured (select.c). */
-typedef enum { NH_WHY_NONE = 0, NH_WHY_WINDOW, NH_WHY_NO_PROGRESS, NH_WHY_WINDOW_UNKNOWN } nh_why;
+typedef enum {
+    NH_WHY_NONE = 0,
+    NH_WHY_WINDOW,
+    NH_WHY_NO_PROGRESS,
+    NH_WHY_WINDOW_UNKNOWN,
+    NH_WHY_LARGE_COUNT /* a large-count call whose counts nhood does not narrow (api/large.c) */
+} nh_why;
 const char *nh_why_name(nh_why w);
 
 /* May a schedule that forwards run in form on p?  Blocking calls always;

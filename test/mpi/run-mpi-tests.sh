@@ -574,6 +574,51 @@ for prog in test_fortran test_fortran_mpif test_fortran_f08; do
         fi
     done
 done
+# MPI-4's large-count forms (test_large_count.c): every result checked;
+# the report shows the regular forms under nhood's schedules and the v and
+# w forms with MPI (why=large_count), or under nhood's schedules with the
+# program's promise NHOOD_LARGE_COUNT=fits, which a count beyond int
+# breaks with an error that stops the job.
+if grep -q 'HAVE_MPI_NEIGHBOR_ALLTOALL_C=1' "$TOP_BUILDDIR/Makefile"; then
+    algo='algorithm=(direct|torus|torus_direct|bruck) '
+    for np in $nps; do
+        [ "$np" -gt 4 ] && continue
+        name="large_count np=$np NHOOD_REPORT=1"
+        if run "$name" $np "NHOOD_REPORT=1" "$t/test_large_count" &&
+            grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
+            grep -Eq "^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic .*$algo" "$log.err" &&
+            grep -Eq "^nhood: comm=[0-9]+ op=iallgather pattern=isomorphic .*$algo" "$log.err" &&
+            grep -Eq "^nhood: comm=[0-9]+ op=alltoall_init pattern=isomorphic .*$algo" "$log.err" &&
+            grep -Eq "^nhood: comm=[0-9]+ op=ialltoallv .*algorithm=pmpi .*why=large_count" "$log.err" &&
+            grep -Eq "^nhood: comm=[0-9]+ op=allgatherv_init .*algorithm=pmpi .*why=large_count" "$log.err" &&
+            grep -Eq "^nhood: comm=[0-9]+ op=inplace_alltoall pattern=inplace .*algorithm=hsa" "$log.err"; then
+            ok "$name"
+        else
+            bad "$name"
+        fi
+    done
+    name="large_count np=4 NHOOD_LARGE_COUNT=fits: the v and w forms under nhood's schedules"
+    if run "$name" 4 "NHOOD_REPORT=1 NHOOD_LARGE_COUNT=fits" "$t/test_large_count" &&
+        grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
+        ! grep -q 'algorithm=pmpi' "$log.err" &&
+        grep -Eq "^nhood: comm=[0-9]+ op=alltoallw_init pattern=isomorphic .*$algo" "$log.err" &&
+        grep -Eq "^nhood: comm=[0-9]+ op=iallgatherv pattern=isomorphic .*$algo" "$log.err" &&
+        grep -Eq "^nhood: comm=[0-9]+ op=inplace_alltoallv pattern=inplace .*algorithm=hsa" "$log.err"; then
+        ok "$name"
+    else
+        bad "$name"
+    fi
+    name="large_count np=2 NHOOD_LARGE_COUNT=fits broken by a count beyond int: one error, the job stopped"
+    if ! run "$name" 2 "NHOOD_LARGE_COUNT=fits" "$t/test_large_count" broken &&
+        grep -q 'NHOOD_LARGE_COUNT=fits promises .* MPI_Neighbor_alltoallv_c has 2147483648' "$log.err"; then
+        ok "$name"
+    else
+        bad "$name"
+    fi
+else
+    skip "large_count" "the MPI library has no large-count (_c) functions"
+fi
+
 # NHOOD_AUTOTUNE=1: results checked call by call through the trials, one
 # choice per size agreed by all ranks and kept, reported with the times.
 for np in 2 3 4; do
