@@ -45,7 +45,7 @@ unset NHOOD_LIB
 cd "$tmp" || exit 2
 
 run_prog=$BINDIR/nhood-run
-files="$LIBDIR/libnhood.so $INCLUDEDIR/nhood.h $PKGCONFIGDIR/nhood.pc $run_prog"
+files="$LIBDIR/libnhood.so $LIBDIR/libnhood-overlap.so $INCLUDEDIR/nhood.h $PKGCONFIGDIR/nhood.pc $run_prog"
 for p in ${BIN_PROGRAMS:-}; do files="$files $BINDIR/$p"; done
 missing=""
 for f in $files; do [ -f "$f" ] || missing="$missing $f"; done
@@ -62,6 +62,10 @@ check "nhood-run without a program exits 2" sh -c '"$1"; [ $? -eq 2 ]' sh "$run_
 want=$(cd "$LIBDIR" && pwd)/libnhood.so
 check "nhood-run preloads the installed $want" \
     sh -c '[ "$("$1" -n 1 printenv LD_PRELOAD)" = "$2" ]' sh "$run_prog" "$want"
+# The overlap advisor's wrappers beside it, only when NHOOD_OVERLAP asks.
+check "NHOOD_OVERLAP=report nhood-run preloads libnhood-overlap.so too" \
+    sh -c '[ "$(NHOOD_OVERLAP=report "$1" -n 1 printenv LD_PRELOAD)" = "$2:${2%/*}/libnhood-overlap.so" ]' \
+    sh "$run_prog" "$want"
 
 # An MPI program under the installed nhood-run: nhood's report shows it
 # ran the program's neighborhood collectives.
