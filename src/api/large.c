@@ -1,9 +1,10 @@
 /* MPI-4's large-count forms: MPI_Neighbor_*_c in every form (api/colls_c.h)
  * and the in-place MPI_Alltoall*_c.  nhood's machinery counts in int, so a
  * call runs there with its counts narrowed where they fit, and goes to
- * MPI's own _c function, the report saying why (why=large_count), where
- * they do not.  The decision must be the same on every rank (ranks that
- * decide differently never meet), without communication:
+ * MPI's own _c function where they do not, the report saying why
+ * (why=large_count; why=large_count_vw for a v or w call without the
+ * promise below).  The decision must be the same on every rank (ranks
+ * that decide differently never meet), without communication:
  *  - regular forms (alltoall, allgather): a block's size in bytes is the
  *    same on every rank (sender's and receiver's type signatures match),
  *    so nhood runs the call where the blocks' bytes fit an int (a type of
@@ -30,14 +31,15 @@ static nh_plan *plan_of(MPI_Comm comm)
     return nh_active ? nh_plan_get(comm) : NULL;
 }
 
-/* The call goes to MPI's _c function for its counts: in the report. */
-static int passed(MPI_Comm comm, nh_coll coll, nh_form form)
+/* The call goes to MPI's _c function for its counts (why: a block beyond
+ * int, or a v/w call without the promise): in the report. */
+static int passed(MPI_Comm comm, nh_coll coll, nh_form form, nh_why why)
 {
     nh_plan *p = plan_of(comm);
     nh_report_rec *r = p ? nh_report_rec_get(p, coll, form) : NULL;
     if (r) {
         r->calls[NH_ALGO_PMPI]++;
-        r->why = NH_WHY_LARGE_COUNT;
+        r->why = why;
     }
     return NH_TO_PMPI;
 }
@@ -78,7 +80,7 @@ static int regular_c(nh_coll coll, nh_form form, const void *sendbuf, MPI_Count 
     if (!plan_of(comm))
         return NH_TO_PMPI;
     if (!regular(sendcount, sendtype, &s) || !regular(recvcount, recvtype, &r))
-        return passed(comm, coll, form);
+        return passed(comm, coll, form, NH_WHY_LARGE_COUNT);
     nh_args a = {.sbuf = sendbuf,
                  .scount = s,
                  .stype = sendtype,
@@ -147,7 +149,7 @@ static int vw_run(nh_coll coll, nh_form form, const vw *v, nh_args *a, MPI_Comm 
     if (!p)
         return NH_TO_PMPI;
     if (nh_cfg.large_count != NH_LARGE_FITS)
-        return passed(comm, coll, form);
+        return passed(comm, coll, form, NH_WHY_LARGE_COUNT_VW);
     if ((rc = narrow(ns, v->sc, NULL, &arr[0], &bad)) ||
         (rc = narrow(p->indeg, v->rc, NULL, &arr[1], &bad)) ||
         (!v->w && (rc = narrow(ns, NULL, v->sd, &arr[2], &bad))) ||

@@ -15,7 +15,8 @@ typedef enum {
     NH_WHY_WINDOW,
     NH_WHY_NO_PROGRESS,
     NH_WHY_WINDOW_UNKNOWN,
-    NH_WHY_LARGE_COUNT /* a large-count call whose counts nhood does not narrow (api/large.c) */
+    NH_WHY_LARGE_COUNT, /* large-count call: a block's bytes beyond int (api/large.c) */
+    NH_WHY_LARGE_COUNT_VW /* large-count v/w call without NHOOD_LARGE_COUNT=fits */
 } nh_why;
 const char *nh_why_name(nh_why w);
 
