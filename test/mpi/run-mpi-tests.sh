@@ -540,10 +540,10 @@ done
 # completion calls do).  Built only with an MPI Fortran compiler.
 # Every form from Fortran: the v/w, nonblocking and (MPI-4) persistent
 # calls each show up in the report with nhood's algorithms (the Fortran
-# tests call the persistent forms by their MPI-4 names only:
-# NH_FORTRAN_INIT_FORMS, not Open MPI 4.1's MPIX_ ones).
+# tests call the persistent forms by their MPI-4 names, or with Open MPI
+# 4.1 as MPIX_NEIGHBOR_*_INIT: NH_FORTRAN_INIT_FORMS).
 fops="alltoallv alltoallw allgatherv ialltoall iallgather ialltoallv ialltoallw iallgatherv"
-grep -q '^NH_FORTRAN_INIT_FORMS = yes' "$TOP_BUILDDIR/Makefile" &&
+grep -Eq '^NH_FORTRAN_INIT_FORMS = (yes|mpix)' "$TOP_BUILDDIR/Makefile" &&
     fops="$fops alltoall_init allgather_init alltoallv_init allgatherv_init alltoallw_init"
 fortran_forms() { # report file
     for op in $fops; do
