@@ -41,14 +41,27 @@
 
 #define NH_EXPORT __attribute__((visibility("default")))
 
-/* libnhood's flag: nonzero while a watch or deferred operation is
- * outstanding (NULL before this library's constructor ran). */
+/* libnhood's side (overlap/hooks.h), found in the process at start-up:
+ * this library does not link libnhood, so that an installation under any
+ * prefix needs no relinking; without libnhood it passes every call on.
+ * live: libnhood's flag, nonzero while a watch or deferred operation is
+ * outstanding (NULL before the constructor ran, or without libnhood). */
 static int *live;
+static void (*fence)(const char *what);
+static int (*segv)(const struct sigaction *act, struct sigaction *old);
 
 __attribute__((constructor)) static void hooks_init(void)
 {
-    live = nhood_overlap_hook_live();
-    nhood_overlap_hook_register((const void *)hooks_init);
+    int *(*live_of)(void) = (int *(*)(void))dlsym(RTLD_DEFAULT, "nhood_overlap_hook_live");
+    void (*reg)(const void *) = (void (*)(const void *))dlsym(RTLD_DEFAULT,
+                                                              "nhood_overlap_hook_register");
+    fence = (void (*)(const char *))dlsym(RTLD_DEFAULT, "nhood_overlap_hook_fence");
+    segv = (int (*)(const struct sigaction *, struct sigaction *))dlsym(RTLD_DEFAULT,
+                                                                        "nhood_overlap_hook_segv");
+    if (live_of && reg && fence && segv) {
+        reg((const void *)hooks_init);
+        live = live_of();
+    }
 }
 
 /* Fence while something is outstanding; libnhood passes the calls of
@@ -56,7 +69,7 @@ __attribute__((constructor)) static void hooks_init(void)
 #define NH_OV_FENCE(what)                                                                          \
     do {                                                                                           \
         if (live && __builtin_expect(__atomic_load_n(live, __ATOMIC_RELAXED), 0))                  \
-            nhood_overlap_hook_fence(what);                                                        \
+            fence(what);                                                                           \
     } while (0)
 
 /* ---- allocation ---- */
@@ -220,7 +233,7 @@ NH_IO(int, madvise, (void *addr, size_t n, int advice), (addr, n, advice))
 NH_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     static int (*next)(int, const struct sigaction *, struct sigaction *);
-    if (sig == SIGSEGV && nhood_overlap_hook_segv(act, old) == 0)
+    if (sig == SIGSEGV && segv && segv(act, old) == 0)
         return 0;
     if (!next)
         next = (int (*)(int, const struct sigaction *, struct sigaction *))dlsym(RTLD_NEXT,
@@ -231,13 +244,13 @@ NH_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 NH_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
     static sighandler_t (*next)(int, sighandler_t);
-    if (sig == SIGSEGV) {
+    if (sig == SIGSEGV && segv) {
         struct sigaction act, old;
         memset(&act, 0, sizeof(act));
         act.sa_handler = handler;
         act.sa_flags = SA_RESTART;
         sigemptyset(&act.sa_mask);
-        if (nhood_overlap_hook_segv(&act, &old) == 0) /* SA_SIGINFO: as glibc, its address */
+        if (segv(&act, &old) == 0) /* SA_SIGINFO: as glibc, its address */
             return (old.sa_flags & SA_SIGINFO) ? (sighandler_t)(void (*)(void))old.sa_sigaction
                                                : old.sa_handler;
     }

@@ -3,8 +3,8 @@
  * handlers) that NHOOD_OVERLAP needs and nothing else does (hooks.c).
  * nhood-run preloads it only when NHOOD_OVERLAP is report or defer, so
  * libnhood.so itself defines none of the C library's names.  The wrapper
- * library links libnhood.so and calls these (exported under nhood's
- * prefix, declared nowhere public). */
+ * library finds these in the process (dlsym) when it starts and calls
+ * them (exported under nhood's prefix, declared nowhere public). */
 #ifndef NH_OVERLAP_HOOKS_H
 #define NH_OVERLAP_HOOKS_H
 
