@@ -325,6 +325,10 @@ static void check_mixed(const char *what, MPI_Comm g)
 }
 
 #ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
+/* The buffers of a persistent operation freed while active (below),
+ * freed after MPI_Finalize. */
+static op freed_active;
+
 /* Persistent operations on two communicators started together with
  * persistent point-to-point requests in one MPI_Startall, many times, with
  * a nonblocking operation in between. */
@@ -362,9 +366,10 @@ static void check_persistent_many(MPI_Comm g1, MPI_Comm g2)
     /* Freeing a started persistent request (MPICH 4.0.2 itself crashes
      * there, so only where nhood runs it): it completes in the background
      * and later operations are unaffected.  The program cannot know when
-     * it completed, so b's buffers stay allocated to the end (freed, they
-     * could be another operation's by the time it writes them: with Open
-     * MPI, where nothing progresses it in between, they were). */
+     * it completed, so b's buffers stay allocated until MPI_Finalize has
+     * returned (freed, they could be another operation's by the time it
+     * writes them: with Open MPI, where nothing progresses it in between,
+     * they were). */
     int b_active = nhood_runs(&b);
     if (b_active) {
         MPI_Request fr, nb;
@@ -391,7 +396,9 @@ static void check_persistent_many(MPI_Comm g1, MPI_Comm g2)
     if (duplicate_sources(g1) == 0)
         op_check(&a, "PMPI persistent after nhood's");
     op_free(&a);
-    if (!b_active)
+    if (b_active)
+        freed_active = b;
+    else
         op_free(&b);
     op_free(&c);
 }
@@ -489,5 +496,10 @@ int main(int argc, char **argv)
     MPI_Comm_free(&cart);
     MPI_Comm_free(&g2);
     MPI_Comm_free(&g3);
-    return check_finish_mpi();
+    int status = check_finish_mpi();
+#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
+    if (freed_active.sbuf)
+        op_free(&freed_active);
+#endif
+    return status;
 }
