@@ -131,8 +131,9 @@ static const char *name_of(nh_coll coll, nh_form form, char *buf, size_t len)
     return buf;
 }
 
-/* Narrows the v/w arrays into a (an array of four int arrays, freed by
- * the caller) and runs the call; degrees from nhood's plan. */
+/* A v/w call's arrays: its counts (and v displacements) are narrowed
+ * into int arrays that live for the call (degrees from nhood's plan), a
+ * is filled with them and the call run. */
 typedef struct vw {
     const MPI_Count *sc, *rc;
     const MPI_Aint *sd, *rd; /* v: in extents (narrowed); w: in bytes (kept) */
