@@ -25,6 +25,9 @@ typedef struct nh_args {
  * nhood's request for it (nonblocking, persistent: *req); MPI_SUCCESS, an
  * MPI error (the communicator's error handler called), or NH_TO_PMPI. */
 int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI_Request *req);
+/* A call of form started with result rc: a nonblocking one's window is
+ * sampled (util/window.h).  Returns rc. */
+int nh_neighbor_started(nh_form form, int rc, MPI_Request *req);
 
 /* An in-place all-to-all (api/lifecycle.c): nhood's run, or -1 when the
  * call goes to MPI (not MPI_IN_PLACE, or nhood declines it). */

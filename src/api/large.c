@@ -22,7 +22,6 @@
 #include <stdlib.h>
 
 #include "api/api.h"
-#include "util/window.h"
 
 #ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_C
 
@@ -66,10 +65,7 @@ static int run(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI_
 {
     if (nh_coll_hook && form == NH_FORM_BLOCKING)
         return nh_coll_hook(coll, form, a, comm, req, nh_caller);
-    int rc = nh_neighbor(coll, form, a, comm, req);
-    if (rc == MPI_SUCCESS && form == NH_FORM_NONBLOCKING && nh_active)
-        nh_win_started(*req);
-    return rc;
+    return nh_neighbor_started(form, nh_neighbor(coll, form, a, comm, req), req);
 }
 
 static int regular_c(nh_coll coll, nh_form form, const void *sendbuf, MPI_Count sendcount,
@@ -133,7 +129,8 @@ static const char *name_of(nh_coll coll, nh_form form, char *buf, size_t len)
 
 /* A v/w call's arrays: its counts (and v displacements) are narrowed
  * into int arrays that live for the call (degrees from nhood's plan), a
- * is filled with them and the call run. */
+ * is filled with them and the call run.  allgatherv: sc is its one send
+ * count. */
 typedef struct vw {
     const MPI_Count *sc, *rc;
     const MPI_Aint *sd, *rd; /* v: in extents (narrowed); w: in bytes (kept) */
@@ -144,27 +141,31 @@ static int vw_run(nh_coll coll, nh_form form, const vw *v, nh_args *a, MPI_Comm 
                   MPI_Request *req)
 {
     nh_plan *p = plan_of(comm);
-    int *arr[4] = {NULL, NULL, NULL, NULL}, rc = MPI_SUCCESS, ns = v->gv ? 0 : p ? p->outdeg : 0;
+    int *arr[4] = {NULL, NULL, NULL, NULL}, rc = MPI_SUCCESS;
     long long bad = 0;
     char what[48];
     if (!p)
         return NH_TO_PMPI;
     if (nh_cfg.large_count != NH_LARGE_FITS)
         return passed(comm, coll, form, NH_WHY_LARGE_COUNT_VW);
+    int ns = v->gv ? 1 : p->outdeg;
     if ((rc = narrow(ns, v->sc, NULL, &arr[0], &bad)) ||
         (rc = narrow(p->indeg, v->rc, NULL, &arr[1], &bad)) ||
-        (!v->w && (rc = narrow(ns, NULL, v->sd, &arr[2], &bad))) ||
+        (!v->w && v->sd && (rc = narrow(ns, NULL, v->sd, &arr[2], &bad))) ||
         (!v->w && (rc = narrow(p->indeg, NULL, v->rd, &arr[3], &bad)))) {
         rc = broken(comm, name_of(coll, form, what, sizeof(what)), rc, bad);
         goto out;
     }
-    a->scounts = v->gv ? NULL : arr[0];
+    if (v->gv)
+        a->scount = arr[0][0];
+    else
+        a->scounts = arr[0];
     a->rcounts = arr[1];
     if (v->w) {
         a->sdisplsw = v->sd;
         a->rdisplsw = v->rd;
     } else {
-        a->sdispls = v->gv ? NULL : arr[2];
+        a->sdispls = arr[2]; /* allgatherv: none */
         a->rdispls = arr[3];
     }
     rc = run(coll, form, a, comm, req);
@@ -198,15 +199,8 @@ static int gv_c(nh_coll coll, nh_form form, const void *sendbuf, MPI_Count sendc
                 MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
                 const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *req)
 {
-    vw v = {.rc = recvcounts, .rd = displs, .gv = 1};
+    vw v = {.sc = &sendcount, .rc = recvcounts, .rd = displs, .gv = 1};
     nh_args a = {.sbuf = sendbuf, .stype = sendtype, .rbuf = recvbuf, .rtype = recvtype};
-    if (plan_of(comm) && nh_cfg.large_count == NH_LARGE_FITS) {
-        char what[48];
-        if (sendcount < 0 || sendcount > INT_MAX)
-            return broken(comm, name_of(coll, form, what, sizeof(what)), MPI_ERR_COUNT,
-                          (long long)sendcount);
-        a.scount = (int)sendcount;
-    }
     return vw_run(coll, form, &v, &a, comm, req);
 }
 

@@ -150,8 +150,7 @@ static void args_allgatherv(nh_args *a, const void *sendbuf, int sendcount, MPI_
                    .rtype = recvtype};
 }
 
-/* A nonblocking call started: its window is sampled (util/window.h). */
-static int started(nh_form form, int rc, MPI_Request *req)
+int nh_neighbor_started(nh_form form, int rc, MPI_Request *req)
 {
     if (form == NH_FORM_NONBLOCKING && rc == MPI_SUCCESS && nh_active)
         nh_win_started(*req);
@@ -168,7 +167,7 @@ static int started(nh_form form, int rc, MPI_Request *req)
     int rc = nh_neighbor(NH_COLL_##ID, form, &a, comm, req);                                       \
     if (rc == NH_TO_PMPI)                                                                          \
         rc = pmpi;                                                                                 \
-    return started(form, rc, req);
+    return nh_neighbor_started(form, rc, req);
 
 #ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
 /* MPI-4 persistent forms.  nhood reads none of the info keys here. */

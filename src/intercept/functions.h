@@ -65,42 +65,29 @@ NH_FN_OV(MPI_Request_free, (MPI_Request * request), (request))
 NH_FN(MPI_Cancel, (MPI_Request * request), (request))
 NH_FN(MPI_Start, (MPI_Request * request), (request))
 NH_FN(MPI_Startall, (int count, MPI_Request array_of_requests[]), (count, array_of_requests))
-/* The neighborhood collectives in every form (api/colls.h, api/neighbor.c). */
+/* The neighborhood collectives in every form (api/colls.h, api/neighbor.c),
+ * and with MPI-4's large counts (suffix _c: api/colls_c.h, api/large.c). */
 #define NH_UNWRAP_(...) __VA_ARGS__
 #ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
-#define NH_COLL_INIT_FN(name, params, args)                                                        \
-    NH_FN(MPI_Neighbor_##name##_init,                                                              \
+#define NH_COLL_INIT_FN(name, sfx, params, args)                                                   \
+    NH_FN(MPI_Neighbor_##name##_init##sfx,                                                         \
           (NH_UNWRAP_ params, MPI_Comm comm, MPI_Info info, MPI_Request *request),                 \
           (NH_UNWRAP_ args, comm, info, request))
 #else
-#define NH_COLL_INIT_FN(name, params, args)
+#define NH_COLL_INIT_FN(name, sfx, params, args)
 #endif
-#define NH_COLL(name, ID, params, args)                                                            \
-    NH_FN(MPI_Neighbor_##name, (NH_UNWRAP_ params, MPI_Comm comm), (NH_UNWRAP_ args, comm))        \
-    NH_FN(MPI_Ineighbor_##name, (NH_UNWRAP_ params, MPI_Comm comm, MPI_Request *request),          \
+#define NH_COLL_FORMS(name, sfx, params, args)                                                     \
+    NH_FN(MPI_Neighbor_##name##sfx, (NH_UNWRAP_ params, MPI_Comm comm), (NH_UNWRAP_ args, comm))   \
+    NH_FN(MPI_Ineighbor_##name##sfx, (NH_UNWRAP_ params, MPI_Comm comm, MPI_Request *request),     \
           (NH_UNWRAP_ args, comm, request))                                                        \
-    NH_COLL_INIT_FN(name, params, args)
+    NH_COLL_INIT_FN(name, sfx, params, args)
+#define NH_COLL(name, ID, params, args) NH_COLL_FORMS(name, , params, args)
 #include "api/colls.h"
 #undef NH_COLL
-#undef NH_COLL_INIT_FN
-/* MPI-4's large-count forms (api/colls_c.h, api/large.c). */
 #ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_C
-#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
-#define NH_COLL_C_INIT_FN(name, params, args)                                                      \
-    NH_FN(MPI_Neighbor_##name##_init_c,                                                            \
-          (NH_UNWRAP_ params, MPI_Comm comm, MPI_Info info, MPI_Request *request),                 \
-          (NH_UNWRAP_ args, comm, info, request))
-#else
-#define NH_COLL_C_INIT_FN(name, params, args)
-#endif
-#define NH_COLL_C(name, ID, params, args, conv)                                                    \
-    NH_FN(MPI_Neighbor_##name##_c, (NH_UNWRAP_ params, MPI_Comm comm), (NH_UNWRAP_ args, comm))    \
-    NH_FN(MPI_Ineighbor_##name##_c, (NH_UNWRAP_ params, MPI_Comm comm, MPI_Request *request),      \
-          (NH_UNWRAP_ args, comm, request))                                                        \
-    NH_COLL_C_INIT_FN(name, params, args)
+#define NH_COLL_C(name, ID, params, args, conv) NH_COLL_FORMS(name, _c, params, args)
 #include "api/colls_c.h"
 #undef NH_COLL_C
-#undef NH_COLL_C_INIT_FN
 NH_FN(MPI_Alltoall_c,
       (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
        MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),
@@ -116,4 +103,6 @@ NH_FN(MPI_Alltoallw_c,
        const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm),
       (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm))
 #endif
+#undef NH_COLL_FORMS
+#undef NH_COLL_INIT_FN
 #undef NH_UNWRAP_

@@ -46,18 +46,19 @@
  * prefix needs no relinking; without libnhood it passes every call on.
  * live: libnhood's flag, nonzero while a watch or deferred operation is
  * outstanding (NULL before the constructor ran, or without libnhood). */
+/* libnhood's function NAME (overlap/hooks.h), with its type, or NULL */
+#define NH_HOOK(name) ((__typeof__(&name))dlsym(RTLD_DEFAULT, #name))
+
 static int *live;
-static void (*fence)(const char *what);
-static int (*segv)(const struct sigaction *act, struct sigaction *old);
+static __typeof__(&nhood_overlap_hook_fence) fence;
+static __typeof__(&nhood_overlap_hook_segv) segv;
 
 __attribute__((constructor)) static void hooks_init(void)
 {
-    int *(*live_of)(void) = (int *(*)(void))dlsym(RTLD_DEFAULT, "nhood_overlap_hook_live");
-    void (*reg)(const void *) = (void (*)(const void *))dlsym(RTLD_DEFAULT,
-                                                              "nhood_overlap_hook_register");
-    fence = (void (*)(const char *))dlsym(RTLD_DEFAULT, "nhood_overlap_hook_fence");
-    segv = (int (*)(const struct sigaction *, struct sigaction *))dlsym(RTLD_DEFAULT,
-                                                                        "nhood_overlap_hook_segv");
+    __typeof__(&nhood_overlap_hook_live) live_of = NH_HOOK(nhood_overlap_hook_live);
+    __typeof__(&nhood_overlap_hook_register) reg = NH_HOOK(nhood_overlap_hook_register);
+    fence = NH_HOOK(nhood_overlap_hook_fence);
+    segv = NH_HOOK(nhood_overlap_hook_segv);
     if (live_of && reg && fence && segv) {
         reg((const void *)hooks_init);
         live = live_of();
