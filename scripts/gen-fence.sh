@@ -7,10 +7,17 @@
 # header, so the wrappers match the MPI library nhood is built against,
 # large-count (_c) and MPI-4 functions included.  mpiP and LLNL wrap make
 # their wrappers the same way, from a list rather than by hand.
-# Usage: gen-fence.sh MPICC FUNCTIONS_H > fence_gen.h
+#
+# The same list gives the MPI library's own functions that nhood calls
+# (src/util/mpilib.h): mode "lib" lists every function with a PMPI_ twin
+# as NH_LIB_FN(ret, name, (params), (args)), mode "redirect" maps each
+# PMPI_ name onto its pointer, so that nhood's internal calls reach the
+# MPI library itself and never a tool (nor nhood's own PMPI_ names).
+# Usage: gen-fence.sh MPICC FUNCTIONS_H [fence|lib|redirect] > out.h
 set -e
 mpicc=$1
 table=$2
+mode=${3:-fence}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nhood-gen.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 echo '#include <mpi.h>' >"$tmp/m.c"
@@ -24,7 +31,7 @@ for c in alltoall allgather alltoallv allgatherv alltoallw; do
     printf 'MPI_Neighbor_%s_c\nMPI_Ineighbor_%s_c\nMPI_Neighbor_%s_init_c\n' $c $c $c
 done >>"$tmp/own"
 # One declaration per line, attributes removed (balanced parentheses).
-tr '\n' ' ' <"$tmp/m.i" | tr ';' '\n' | awk -v own="$tmp/own" '
+tr '\n' ' ' <"$tmp/m.i" | tr ';' '\n' | awk -v own="$tmp/own" -v mode="$mode" '
 function strip_attr(s,    out, i, k, depth, ch) {
     out = ""
     while ((i = index(s, "__attribute__")) > 0) {
@@ -60,11 +67,13 @@ BEGIN {
     name = line; sub(/^[a-z]+ /, "", name); sub(/ ?\(.*/, "", name)
     params = line; sub(/^[^(]*\(/, "", params); sub(/\) ?$/, "", params)
     if (name ~ /^PMPI_/) { has_p[substr(name, 2)] = 1; next }
-    if ((name in skip) || (name in seen) || params ~ /\.\.\./ || params ~ /\(/)
+    if ((name in seen) || params ~ /\.\.\./ || params ~ /\(/)
         next
     # Handle conversions between languages: local, and some (the f08
     # status ones of MPICH 4.0.2) are declared but not in the C library.
-    if (name ~ /(c2f|f2c|f082|2f08)/)
+    # nhood calls the ones it needs through the library table, which
+    # resolves a function only at its first call.
+    if (mode == "fence" && ((name in skip) || name ~ /(c2f|f2c|f082|2f08)/))
         next
     seen[name] = 1
     order[++n] = name
@@ -92,6 +101,10 @@ END {
             if (j <= m) # an unnamed parameter: leave the function alone
                 continue
         }
-        printf "NH_FENCE_FN(%s, %s, (%s), (%s))\n", rtype[name], name, params, args
+        if (mode == "redirect")
+            printf "#ifndef P%s\n#define P%s (*nh_lib_P%s)\n#endif\n", name, name, name
+        else
+            printf "%s(%s, %s, (%s), (%s))\n", mode == "lib" ? "NH_LIB_FN" : "NH_FENCE_FN",
+                   rtype[name], name, params, args
     }
 }'

@@ -11,7 +11,7 @@
 #include "core/grid.h"
 #include "core/inplace.h"
 #include "core/sched.h"
-#include "util/init_forms.h"
+#include "util/mpilib.h"
 #include "util/resource.h"
 
 /* ---- utilities (util/) ---- */

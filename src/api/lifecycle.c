@@ -109,6 +109,50 @@ static void load_tune_file(void)
         stop_run(msg);
 }
 
+/* nhood's shut-down, while MPI still runs: from nhood's MPI_Finalize, or
+ * where a tool's MPI_Finalize reached MPI past it, from MPI_Finalize's
+ * deletion of MPI_COMM_SELF's attributes, which MPI runs first (MPI-4.0
+ * 11.2.4). */
+static int finished;
+
+static void shut_down(void)
+{
+    if (!started || finished)
+        return;
+    finished = 1;
+    /* before MPI_Finalize frees the autotuner's state (an MPI_COMM_SELF
+     * attribute) */
+    if (nh_active)
+        nh_tune_file_save();
+    if (nh_cfg.report && nh_world_rank == 0) {
+        if (off_why) /* one line, so that a silent report is never ambiguous */
+            fprintf(stderr, "nhood: off reason=%s (every call went to MPI)\n", off_why);
+        nh_report_print();
+        nh_inplace_report_print();
+    }
+    nh_report_free();
+    nh_inplace_report_free();
+    nh_req_fini(); /* operations the program never freed */
+    nh_prog_fini();
+    nh_plan_fini();
+    nh_inplace_fini();
+}
+
+static int self_delete(MPI_Comm comm, int keyval, void *val, void *extra)
+{
+    (void)comm, (void)val, (void)extra;
+    shut_down();
+    PMPI_Comm_free_keyval(&keyval);
+    return MPI_SUCCESS;
+}
+
+/* The shut-down's hook (above), set at start-up. */
+static int hook_shut_down(void)
+{
+    int kv, rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &kv, NULL);
+    return rc ? rc : PMPI_Comm_set_attr(MPI_COMM_SELF, kv, NULL);
+}
+
 static int after_init(int provided)
 {
     int size, first;
@@ -136,13 +180,17 @@ static int after_init(int provided)
         exit(2);
     }
     nh_config_warn_unknown();
+    nh_mpilib_warn();
+    int rc = hook_shut_down();
+    if (rc)
+        return rc;
     /* Under MPI_THREAD_MULTIPLE what threads share takes locks (util/sync.h). */
     nh_mt = provided == MPI_THREAD_MULTIPLE;
     off_why = nh_cfg.disable ? "NHOOD_DISABLE=1" : NULL;
     nh_active = !off_why;
     if (!nh_active)
         return MPI_SUCCESS;
-    int rc = load_costs();
+    rc = load_costs();
     if (rc)
         return rc;
     load_tune_file();
@@ -156,6 +204,23 @@ int nh_start_late(void)
     if (started || PMPI_Initialized(&flag) || !flag || PMPI_Query_thread(&provided))
         return MPI_SUCCESS;
     return after_init(provided);
+}
+
+/* MPI was started past nhood (a tool's MPI_Init calling the library
+ * directly, another layer's PMPI_Init): nhood starts at the first
+ * collective it sees over every rank of MPI_COMM_WORLD, since its
+ * start-up is collective there.  On a smaller communicator it waits (that
+ * call goes to MPI: every rank of it must decide alike, and the ranks
+ * outside would never join the start-up). */
+static int start_with(MPI_Comm comm)
+{
+    int flag = 0, same = MPI_UNEQUAL;
+    if (started || comm == MPI_COMM_NULL || PMPI_Finalized(&flag) || flag)
+        return MPI_SUCCESS;
+    if (PMPI_Initialized(&flag) || !flag || PMPI_Comm_compare(comm, MPI_COMM_WORLD, &same) ||
+        same == MPI_UNEQUAL)
+        return MPI_SUCCESS;
+    return nh_start_late();
 }
 
 /* MPI starts at the level the program asks for, or at
@@ -179,22 +244,7 @@ int nh_impl_MPI_Init_thread(int *argc, char ***argv, int required, int *provided
 
 int nh_impl_MPI_Finalize(void)
 {
-    /* before MPI_Finalize frees the autotuner's state (an MPI_COMM_SELF
-     * attribute) */
-    if (nh_active)
-        nh_tune_file_save();
-    if (nh_cfg.report && nh_world_rank == 0) {
-        if (off_why) /* one line, so that a silent report is never ambiguous */
-            fprintf(stderr, "nhood: off reason=%s (every call went to MPI)\n", off_why);
-        nh_report_print();
-        nh_inplace_report_print();
-    }
-    nh_report_free();
-    nh_inplace_report_free();
-    nh_req_fini(); /* operations the program never freed */
-    nh_prog_fini();
-    nh_plan_fini();
-    nh_inplace_fini();
+    shut_down();
     return PMPI_Finalize();
 }
 
@@ -284,8 +334,8 @@ int nh_impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, cons
     nh_hint h;
     nh_plan_start *begun = NULL;
     double t0 = PMPI_Wtime();
-    int rc = hint_parse(comm_old, info, &h);
-    if (rc)
+    int rc = start_with(comm_old);
+    if (rc || (rc = hint_parse(comm_old, info, &h)))
         return rc;
     /* Without reordering the graph's ranks are comm_old's (MPI-4.0 7.5.4),
      * and MPI returns the lists as given: the analysis starts now and its
@@ -312,8 +362,8 @@ int nh_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
 {
     nh_hint h;
     double t0 = PMPI_Wtime();
-    int rc = hint_parse(comm_old, info, &h);
-    if (rc)
+    int rc = start_with(comm_old);
+    if (rc || (rc = hint_parse(comm_old, info, &h)))
         return rc;
     double t1 = PMPI_Wtime();
     rc = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder,
@@ -329,7 +379,9 @@ int nh_inplace_try(const void *sendbuf, MPI_Comm comm, const nh_inplace_args *a)
 {
     if (sendbuf != MPI_IN_PLACE)
         return -1;
-    int rc = nh_inplace(comm, a);
+    int rc = start_with(comm);
+    if (!rc)
+        rc = nh_inplace(comm, a);
     if (rc > 0)
         PMPI_Comm_call_errhandler(comm, rc);
     return rc;

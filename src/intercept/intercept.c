@@ -1,7 +1,12 @@
-/* Thin MPI entry points, generated from functions.h.  Calls nhood makes
- * itself go to PMPI_* directly; the thread-local guard additionally sends
- * any MPI call made while nhood is active (an MPI library calling its own
- * MPI_* entry points, a tool below us) straight to PMPI.
+/* Thin MPI entry points, generated from functions.h, under both names.
+ * PMPI_X runs nhood; MPI_X hands the call to the layer below it: a PMPI
+ * tool loaded after nhood (which then calls PMPI_X, nhood's), or where
+ * there is none, nhood's PMPI_X itself.  So a tool sees the program's
+ * calls whatever the preload order, and a tool before nhood reaches nhood
+ * through PMPI_X (docs/tools.md).  Calls nhood makes itself go to the MPI
+ * library (util/mpilib.h); the thread-local guard additionally sends any
+ * MPI call made while nhood is active (an MPI library calling its own
+ * entry points) straight to the library.
  *
  * While a forwarding operation runs under the thread backend
  * (exec/progress.h), every entry point lets the helper thread progress it
@@ -10,6 +15,9 @@
  * Under NHOOD_OVERLAP (overlap/overlap.h) every entry point first ends
  * the outstanding watches and deferred operations, and records its
  * caller's return address (the advisor's call site). */
+#define NH_MPILIB_NO_REDIRECT
+#include <string.h>
+
 #include "api/api.h"
 #include "exec/progress.h"
 #include "exec/request.h"
@@ -54,7 +62,7 @@
 static int nh_ov_entry_MPI_Init(int *argc, char ***argv)
 {
     int provided, rc = nh_impl_MPI_Init(argc, argv);
-    if (!rc && !(rc = PMPI_Query_thread(&provided)))
+    if (!rc && !(rc = NH_LIB(MPI_Query_thread)(&provided)))
         rc = nh_ov_init(provided);
     return rc;
 }
@@ -87,7 +95,7 @@ static int nh_ov_entry_MPI_Request_free(MPI_Request *request)
 #define NH_FN_BODY(name, impl, args)                                                               \
     {                                                                                              \
         if (nh_guard)                                                                              \
-            return P##name args;                                                                   \
+            return NH_LIB_P(name) args;                                                            \
         nh_guard = 1;                                                                              \
         NH_OV_ENTRY(name);                                                                         \
         int rc;                                                                                    \
@@ -101,9 +109,58 @@ static int nh_ov_entry_MPI_Request_free(MPI_Request *request)
         nh_guard = 0;                                                                              \
         return rc;                                                                                 \
     }
-#define NH_FN(name, params, args) NH_EXPORT int name params NH_FN_BODY(name, nh_impl_##name, args)
+#ifndef NHOOD_SMPI
+#define NH_LIB_P(name) (*nh_lib_P##name)
+/* Calls nhood must see even from a tool after it (nh_mpilib_next): the
+ * completion and start calls of its requests. */
+static int keep_call(const char *name)
+{
+    static const char *const keep[] = {"MPI_Request_free", "MPI_Request_get_status", "MPI_Cancel",
+                                       "MPI_Start", "MPI_Startall"};
+    if (!strncmp(name, "MPI_Wait", 8) || !strncmp(name, "MPI_Test", 8))
+        return 1;
+    for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+        if (!strcmp(name, keep[i]))
+            return 1;
+    return 0;
+}
+
+/* PMPI_X is nh_pmpi_X (body); MPI_X calls the layer below, found at its
+ * first call: where that is nhood's own, the body runs inline (one load
+ * and a compare more than the body alone).  A call reaching MPI_X from
+ * inside nhood (the guard set: the MPI library calling its own entry
+ * points) goes to the library, never to a tool.  Declared through
+ * NH_ENTRY so that name is expanded (Open MPI's MPIX_ names). */
+#define NH_ENTRY(name, params, args, body)                                                         \
+    static int nh_pmpi_##name params body;                                                         \
+    NH_EXPORT int P##name params __attribute__((alias("nh_pmpi_" #name)));                         \
+    static int nh_next_first_##name params;                                                        \
+    static int (*nh_next_##name) params = nh_next_first_##name;                                    \
+    static int nh_next_first_##name params                                                         \
+    {                                                                                              \
+        __typeof__(nh_next_##name) f = (__typeof__(f))nh_mpilib_next(                              \
+            #name, (void *)nh_pmpi_##name, keep_call(#name));                                      \
+        __atomic_store_n(&nh_next_##name, f, __ATOMIC_RELAXED);                                    \
+        return f args;                                                                             \
+    }                                                                                              \
+    NH_EXPORT int name params                                                                      \
+    {                                                                                              \
+        __typeof__(nh_next_##name) f = __atomic_load_n(&nh_next_##name, __ATOMIC_RELAXED);        \
+        if (__builtin_expect(f == nh_pmpi_##name, 1))                                              \
+            return nh_pmpi_##name args;                                                            \
+        if (nh_guard)                                                                              \
+            return NH_LIB_P(name) args;                                                            \
+        return f args;                                                                             \
+    }
+#else /* SMPI binds at link time: MPI_X only, calling SimGrid's PMPI_X */
+#define NH_LIB_P(name) P##name
+#define NH_ENTRY(name, params, args, body) NH_EXPORT int name params body
+#endif
+#define NH_ENTRY_(name, params, args, body) NH_ENTRY(name, params, args, body)
+#define NH_FN(name, params, args)                                                                  \
+    NH_ENTRY_(name, params, args, NH_FN_BODY(name, nh_impl_##name, args))
 #define NH_FN_OV(name, params, args)                                                               \
-    NH_EXPORT int name params NH_FN_BODY(name, nh_ov_entry_##name, args)
+    NH_ENTRY_(name, params, args, NH_FN_BODY(name, nh_ov_entry_##name, args))
 /* The completion calls go to MPI before the guard is touched when no
  * operation of nhood's is live (the request cannot be nhood's), no
  * overlap mode runs and no sampled window waits for its end: one test and a tail call, what a
@@ -113,23 +170,22 @@ static int nh_ov_entry_MPI_Request_free(MPI_Request *request)
     __attribute__((noinline)) static int nh_done_##name params                                     \
     {                                                                                              \
         if (nh_guard)                                                                              \
-            return P##name args;                                                                   \
+            return NH_LIB_P(name) args;                                                            \
         NH_OV_DONE(name, args)                                                                     \
         if (!nh_req_live_any() && !__atomic_load_n(&nh_win_pending, __ATOMIC_RELAXED))             \
-            return P##name args;                                                                   \
+            return NH_LIB_P(name) args;                                                            \
         nh_guard = 1;                                                                              \
         int rc = nh_impl_##name args;                                                              \
         nh_guard = 0;                                                                              \
         return rc;                                                                                 \
     }                                                                                              \
-    NH_EXPORT int name params                                                                      \
-    {                                                                                              \
+    NH_ENTRY_(name, params, args, {                                                                \
         if (__builtin_expect(!nh_req_live_any() &&                                                 \
                                  !(NH_OV_ON | __atomic_load_n(&nh_win_pending, __ATOMIC_RELAXED)), \
                              1))                                                                   \
-            return P##name args;                                                                   \
+            return NH_LIB_P(name) args;                                                            \
         return nh_done_##name args;                                                                \
-    }
+    })
 #include "functions.h"
 #undef NH_FN
 #undef NH_FN_DONE

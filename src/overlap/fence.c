@@ -5,6 +5,7 @@
  * any synchronization).  The list is generated at build time from the
  * MPI library's own mpi.h (scripts/gen-fence.sh), so it matches the
  * library nhood is built against. */
+#define NH_MPILIB_NO_REDIRECT
 #include "exec/progress.h"
 #include "overlap/ov_int.h"
 
@@ -13,6 +14,11 @@
  * MPI call may block, and the helper thread progresses the operation
  * until the call returns.  Where neither is live, a wrapper is one test
  * and a tail call: everything else is out of line. */
+/* Both names, as for nhood's own entry points (intercept/intercept.c):
+ * PMPI_X is the fence, MPI_X hands the call to a tool loaded after nhood
+ * where there is one, else runs the fence inline.  A tool in front of
+ * nhood that calls PMPI_X therefore still lets the helper thread progress
+ * nhood's operations while the program blocks in that call. */
 #define NH_FENCE_FN(ret, name, params, args)                                                       \
     __attribute__((noinline, cold)) static ret nh_fence_slow_##name params                         \
     {                                                                                              \
@@ -20,19 +26,40 @@
             nh_ov_fence(#name);                                                                    \
         if (__atomic_load_n(&nh_prog_hot, __ATOMIC_RELAXED) && !nh_guard) {                        \
             nh_prog_enter();                                                                       \
-            ret rc = P##name args;                                                                 \
+            ret rc = NH_LIB(name) args;                                                            \
             nh_prog_leave();                                                                       \
             return rc;                                                                             \
         }                                                                                          \
-        return P##name args;                                                                       \
+        return NH_LIB(name) args;                                                                  \
     }                                                                                              \
-    __attribute__((visibility("default"))) ret name params                                        \
+    static ret nh_fence_##name params                                                              \
     {                                                                                              \
         if (__builtin_expect(__atomic_load_n(&nh_ov_live, __ATOMIC_RELAXED) |                      \
                                  __atomic_load_n(&nh_prog_hot, __ATOMIC_RELAXED),                  \
                              0))                                                                   \
             return nh_fence_slow_##name args;                                                      \
-        return P##name args;                                                                       \
+        return NH_LIB(name) args;                                                                  \
+    }                                                                                              \
+    __attribute__((visibility("default"))) ret P##name params                                     \
+        __attribute__((alias("nh_fence_" #name)));                                                 \
+    static ret nh_fence_first_##name params;                                                       \
+    static ret (*nh_fence_next_##name) params = nh_fence_first_##name;                             \
+    static ret nh_fence_first_##name params                                                        \
+    {                                                                                              \
+        __typeof__(nh_fence_next_##name) f =                                                       \
+            (__typeof__(f))nh_mpilib_next(#name, (void *)nh_fence_##name, 0);                      \
+        __atomic_store_n(&nh_fence_next_##name, f, __ATOMIC_RELAXED);                              \
+        return f args;                                                                             \
+    }                                                                                              \
+    __attribute__((visibility("default"))) ret name params                                        \
+    {                                                                                              \
+        __typeof__(nh_fence_next_##name) f =                                                       \
+            __atomic_load_n(&nh_fence_next_##name, __ATOMIC_RELAXED);                              \
+        if (__builtin_expect(f == nh_fence_##name, 1))                                             \
+            return nh_fence_##name args;                                                           \
+        if (nh_guard)                                                                              \
+            return NH_LIB(name) args;                                                              \
+        return f args;                                                                             \
     }
 /* A program may still call what MPI-2 deprecated (MPI_Attr_get, ...). */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"

@@ -7,7 +7,7 @@
 #ifndef NH_RESOURCE_H
 #define NH_RESOURCE_H
 
-#include <mpi.h>
+#include "util/mpilib.h"
 
 typedef enum { NH_RES_COMM = 0, NH_RES_DATATYPE, NH_RES_REQUEST, NH_RES_PLAN, NH_RES_COUNT } nh_res;
 

@@ -19,7 +19,7 @@
 #ifndef NH_WINDOW_H
 #define NH_WINDOW_H
 
-#include <mpi.h>
+#include "util/mpilib.h"
 
 #define NH_WIN_BUCKETS 63
 #define NH_WIN_UNKNOWN 63 /* nothing measured: the largest, so it wins agreements */

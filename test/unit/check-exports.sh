@@ -3,7 +3,12 @@
 # the C library's names (a program that preloads nhood keeps its own
 # allocator, I/O and signal calls); NHOOD_OVERLAP's wrappers are in
 # libnhood-overlap.so, which must export the C library names it wraps and
-# nothing else.  NHOOD_LIB: the built libnhood.so (make check sets it).
+# nothing else.  libnhood.so answers both names of every MPI function it
+# exports (MPI_X and PMPI_X: it sits beneath PMPI tools in any preload
+# order) and binds no PMPI_ name through the dynamic linker: its own MPI
+# calls go to the MPI library's functions (src/util/mpilib.h), never to a
+# tool's nor back to its own.  NHOOD_LIB: the built libnhood.so (make
+# check sets it).
 # Prints TAP and "N passed, N failed".
 lib=${NHOOD_LIB:-.libs/libnhood.so}
 ov=$(dirname "$lib")/libnhood-overlap.so
@@ -32,6 +37,17 @@ else
     else
         result bad "libnhood.so exports names the C library defines" "$both"
     fi
+    names "$lib" | grep '^MPI_[A-Z][a-z]' >exports.mpi.tmp
+    nopmpi=$(names "$lib" | sed -n 's/^PMPI_/MPI_/p' | comm -13 - exports.mpi.tmp)
+    if [ -z "$nopmpi" ] && [ "$(wc -l <exports.mpi.tmp)" -gt 100 ]; then
+        result ok "libnhood.so exports PMPI_X beside each of its $(wc -l <exports.mpi.tmp) MPI_X"
+    else
+        result bad "libnhood.so exports PMPI_X beside each MPI_X" "$nopmpi"
+    fi
+    bound=$(nm -D --undefined-only "$lib" | awk '{ sub(/@.*/, "", $2); print $2 }' | grep '^PMPIX\?_')
+    [ -z "$bound" ] && result ok "libnhood.so binds no PMPI_ name through the dynamic linker" ||
+        result bad "libnhood.so binds PMPI_ names through the dynamic linker" "$bound"
+    rm -f exports.mpi.tmp
     extra=$(names "$ov" | comm -23 - exports.libc.tmp)
     wrapped=$(names "$ov" | comm -12 - exports.libc.tmp | tr '\n' ' ')
     case " $wrapped" in

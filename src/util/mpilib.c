@@ -1,0 +1,143 @@
+/* The MPI library's own functions (util/mpilib.h): one pointer per
+ * function of its mpi.h, each first pointing to a stub that looks the
+ * function up in the library, stores it and calls it; and the layer below
+ * each of nhood's MPI_X names. */
+#define _GNU_SOURCE
+#define NH_MPILIB_NO_REDIRECT
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nh.h"
+
+/* The MPI library: of the loaded objects that define PMPI_Init, the last
+ * in load order (a tool defining PMPI_ names is preloaded or linked before
+ * it).  Its handle, and its load address to tell its functions apart. */
+static void *lib_handle;
+static void *lib_base;
+static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
+
+static int find_lib(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    Dl_info di;
+    (void)size;
+    (void)arg;
+    if (!info->dlpi_name || !info->dlpi_name[0])
+        return 0;
+    void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h)
+        return 0;
+    void *f = dlsym(h, "PMPI_Init");
+    if (f && dladdr(f, &di) && di.dli_fname && !strcmp(di.dli_fname, info->dlpi_name)) {
+        if (lib_handle)
+            dlclose(lib_handle);
+        lib_handle = h;
+        lib_base = di.dli_fbase;
+        return 0;
+    }
+    dlclose(h);
+    return 0;
+}
+
+static void lib_find(void)
+{
+    dl_iterate_phdr(find_lib, NULL);
+    if (!lib_handle) { /* the program itself carries MPI (linked statically) */
+        Dl_info di;
+        void *f = dlsym(RTLD_DEFAULT, "PMPI_Init");
+        lib_handle = RTLD_DEFAULT;
+        lib_base = f && dladdr(f, &di) ? di.dli_fbase : NULL;
+    }
+}
+
+void *nh_mpilib_sym(const char *name)
+{
+    pthread_once(&lib_once, lib_find);
+    void *f = dlsym(lib_handle, name);
+    if (!f) {
+        fprintf(stderr, "nhood: error: the MPI library defines no %s\n", name);
+        abort();
+    }
+    return f;
+}
+
+/* The object a function lives in (its load address). */
+static void *object_of(void *f)
+{
+    Dl_info di;
+    return f && dladdr(f, &di) ? di.dli_fbase : NULL;
+}
+
+/* Calls nhood kept from a tool loaded after it (keep): the first one's
+ * names, for one warning (rank 0), at once where MPI runs, else at
+ * nhood's start-up. */
+static char kept_fn[64], kept_tool[256];
+static int kept_said;
+
+void nh_mpilib_warn(void)
+{
+    int flag = 0, rank = -1;
+    if (!kept_fn[0] || kept_said || NH_LIB(MPI_Initialized)(&flag) || !flag ||
+        NH_LIB(MPI_Comm_rank)(MPI_COMM_WORLD, &rank))
+        return;
+    kept_said = 1;
+    if (rank == 0)
+        fprintf(stderr,
+                "nhood: warning: %s of %s (loaded after nhood) reaches MPI past nhood: nhood "
+                "keeps its requests' completion calls from it; preload nhood after it "
+                "(docs/tools.md)\n",
+                kept_fn, kept_tool);
+}
+
+void *nh_mpilib_next(const char *name, void *own, int keep)
+{
+    pthread_once(&lib_once, lib_find);
+    void *next = dlsym(RTLD_NEXT, name);
+    void *obj = object_of(next);
+    if (!next || obj == lib_base)
+        return own;
+    if (keep) { /* does that tool reach the library past nhood's PMPI_X? */
+        char pname[80];
+        Dl_info di;
+        snprintf(pname, sizeof(pname), "P%s", name);
+        void *p = dlsym(RTLD_NEXT, pname);
+        if (p && object_of(p) == obj) {
+            if (!kept_fn[0] && dladdr(next, &di) && di.dli_fname) {
+                snprintf(kept_fn, sizeof(kept_fn), "%s", name);
+                snprintf(kept_tool, sizeof(kept_tool), "%s", di.dli_fname);
+            }
+            nh_mpilib_warn();
+            return own;
+        }
+    }
+    return next;
+}
+
+/* One pointer per function, first pointing to its look-up. */
+#define NH_LIB_FN(ret, name, params, args)                                                         \
+    static ret nh_lib_first_##name params;                                                         \
+    ret (*nh_lib_P##name) params = nh_lib_first_##name;                                            \
+    static ret nh_lib_first_##name params                                                          \
+    {                                                                                              \
+        __typeof__(nh_lib_P##name) f = (__typeof__(f))nh_mpilib_sym("P" #name);                    \
+        __atomic_store_n(&nh_lib_P##name, f, __ATOMIC_RELAXED);                                    \
+        return f args;                                                                             \
+    }
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#include "util/mpilib_gen.h"
+#ifdef HAVE_MPIX_NEIGHBOR_ALLTOALL_INIT
+#define NH_LIB_INIT_DEF(name, params, args)                                                        \
+    static int nh_lib_first_init_##name params;                                                    \
+    int (*nh_lib_PMPIX_Neighbor_##name##_init) params = nh_lib_first_init_##name;                  \
+    static int nh_lib_first_init_##name params                                                     \
+    {                                                                                              \
+        __typeof__(nh_lib_PMPIX_Neighbor_##name##_init) f =                                        \
+            (__typeof__(f))nh_mpilib_sym("PMPIX_Neighbor_" #name "_init");                         \
+        __atomic_store_n(&nh_lib_PMPIX_Neighbor_##name##_init, f, __ATOMIC_RELAXED);               \
+        return f args;                                                                             \
+    }
+NH_LIB_INIT_FNS(NH_LIB_INIT_DEF)
+#endif

@@ -1,0 +1,140 @@
+#!/bin/sh
+# nhood beside a PMPI tool (test/tool/count_tool.c, built mpiP's way and
+# Darshan's way): the tool preloaded before nhood, after it, and linked
+# into the program.  In each order the tool's counts of the program's
+# calls must equal its counts without nhood, and nhood's report must show
+# its torus schedule on the forced ring graph (test_tool.c).  Output is
+# TAP, then "N passed, N failed".
+: "${MPIEXEC:=mpiexec.mpich}"
+: "${TOP_BUILDDIR:=.}"
+lib=${NHOOD_LIB:-$TOP_BUILDDIR/.libs/libnhood.so}
+t=$TOP_BUILDDIR/test/mpi
+tools=$TOP_BUILDDIR/test/tool/.libs
+log=${TMPDIR:-/tmp}/nhood-tool-test.$$
+trap 'rm -f "$log".*' EXIT
+case "$MPIEXEC" in
+    *openmpi*)
+        np=8
+        env_flag() { echo "-x $1=$2"; }
+        extra="--oversubscribe --mca mpi_yield_when_idle 1"
+        [ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+        ;;
+    *)
+        np=5
+        env_flag() { echo "-genv $1 $2"; }
+        extra=""
+        ;;
+esac
+pass=0 fail=0 n=0
+ok() { pass=$((pass + 1)) n=$((n + 1)); echo "ok $n - $1"; }
+bad() {
+    fail=$((fail + 1)) n=$((n + 1))
+    echo "not ok $n - $1"
+    echo "# command: $cmd"
+    sed 's/^/#     /' "$log.err" | tail -${2:-15}
+}
+
+# run PRELOAD PROGRAM: the program at $np ranks with PRELOAD (may be
+# empty), nhood's ring forced to torus and reported; the tool's lines,
+# sorted, in $log.counts.
+run() {
+    flags="$(env_flag NHOOD_ALGO torus) $(env_flag NHOOD_REPORT 1)"
+    [ -n "$1" ] && flags="$flags $(env_flag LD_PRELOAD "${NH_PRELOAD_FIRST:-}$1")"
+    cmd="timeout 300 $MPIEXEC $extra -n $np $flags $2"
+    # shellcheck disable=SC2086
+    timeout 300 $MPIEXEC $extra -n $np $flags "$2" >"$log.out" 2>"$log.err"
+    rc=$?
+    grep '^count_tool: ' "$log.err" | sort >"$log.counts"
+    return $rc
+}
+
+# The report's lines for the ring: alltoall (blocking and nonblocking) and
+# allgather on its duplicate, each run with torus.
+torus_ran() {
+    grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic .*algorithm=torus ' "$log.err" &&
+        grep -Eq '^nhood: comm=[0-9]+ op=ialltoall .*algorithm=torus ' "$log.err" &&
+        grep -Eq '^nhood: comm=[0-9]+ dup_of=[0-9]+ op=allgather .*algorithm=torus ' "$log.err"
+}
+
+# check NAME PRELOAD PROGRAM BASELINE [EXCEPT]: the run's counts equal
+# BASELINE's (one line per rank, init=1), but for the names in EXCEPT
+# (a regular expression), and torus ran (unless $no_torus).
+check() {
+    name=$1 except=${5:-'^$'}
+    if ! run "$2" "$3"; then
+        bad "$name: the program failed"
+        return
+    fi
+    got=$(tr ' ' '\n' <"$log.counts" | grep -Ev "$except")
+    want=$(tr ' ' '\n' <"$4" | grep -Ev "$except")
+    if [ "$(wc -l <"$log.counts")" -ne $np ] || grep -q ' init=0' "$log.counts"; then
+        bad "$name: the tool ran on every rank from MPI_Init to MPI_Finalize"
+    elif [ "$got" != "$want" ]; then
+        bad "$name: the tool's counts equal its counts without nhood" 4
+        diff "$4" "$log.counts" | sed 's/^/#   /' | head -8
+    elif [ -z "${no_torus:-}" ] && ! torus_ran; then
+        bad "$name: nhood's report shows torus on the ring"
+    else
+        ok "$name"
+    fi
+}
+
+if [ ! -f "$tools/libcount_tool.so" ] || [ ! -x "$t/test_tool" ]; then
+    echo "not ok 1 - test tool and program built ($tools, $t)"
+    echo "0 passed, 1 failed"
+    echo "1..1"
+    exit 1
+fi
+for style in "" _both; do
+    tool=$tools/libcount_tool$style.so
+    way=${style:+"Darshan's way (MPI_ and PMPI_ names, RTLD_NEXT)"}
+    way=${way:-"mpiP's way (MPI_ names, calls PMPI_)"}
+    if run "$tool" "$t/test_tool" && [ "$(wc -l <"$log.counts")" -eq $np ]; then
+        cp "$log.counts" "$log.base$style"
+        ok "tool $way alone, np=$np"
+    else
+        bad "tool $way alone, np=$np"
+        continue
+    fi
+    check "tool $way before nhood" "$tool:$lib" "$t/test_tool" "$log.base$style"
+    if [ -n "$style" ]; then
+        # Darshan's way after nhood: its wrappers reach the library past
+        # nhood, so nhood sees none of the calls it wraps (the graph's
+        # creation included: no torus) but keeps its requests' completion
+        # calls from it (not counted by the tool), and says so.
+        no_torus=1 check "tool $way after nhood (completion calls kept by nhood)" "$lib:$tool" \
+            "$t/test_tool" "$log.base$style" '^MPI_(Wait|Waitall|Test)='
+        if grep -q '^nhood: warning: MPI_Wait[a-z]* of .*libcount_tool_both.so (loaded after nhood) reaches MPI past nhood' "$log.err"; then
+            ok "tool $way after nhood: nhood says which calls it keeps"
+        else
+            bad "tool $way after nhood: nhood says which calls it keeps"
+        fi
+    else
+        check "tool $way after nhood" "$lib:$tool" "$t/test_tool" "$log.base$style"
+    fi
+done
+# Darshan's core: only start-up and shut-down (and MPI_Barrier) wrapped,
+# reaching the library past nhood when loaded after it.  nhood then starts
+# at the ring's creation over MPI_COMM_WORLD and ends at MPI_COMM_SELF's
+# deletion, where its report is written.
+tool=$tools/libcount_tool_init.so
+if run "$tool" "$t/test_tool" && [ "$(wc -l <"$log.counts")" -eq $np ]; then
+    cp "$log.counts" "$log.base_init"
+    check "tool wrapping MPI_Init and MPI_Finalize only, Darshan's way, after nhood" "$lib:$tool" \
+        "$t/test_tool" "$log.base_init"
+    check "tool wrapping MPI_Init and MPI_Finalize only, Darshan's way, before nhood" "$tool:$lib" \
+        "$t/test_tool" "$log.base_init"
+else
+    bad "tool wrapping MPI_Init and MPI_Finalize only, alone"
+fi
+# Linked into the program (the executable's MPI_X come first).
+if run "" "$t/test_tool_linked" && [ "$(wc -l <"$log.counts")" -eq $np ]; then
+    cp "$log.counts" "$log.linked"
+    ok "tool linked into the program, alone"
+    check "tool linked into the program, nhood preloaded" "$lib" "$t/test_tool_linked" "$log.linked"
+else
+    bad "tool linked into the program, alone"
+fi
+echo "$pass passed, $fail failed"
+echo "1..$n"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,146 @@
+/* A minimal PMPI tool, for the tests of nhood beside other tools: it
+ * wraps a few MPI calls, counts them, and at MPI_Finalize each rank
+ * writes one line to stderr:
+ *   count_tool: rank=R init=1 MPI_Barrier=2 MPI_Isend=8 ...
+ * (every wrapped name, zeros included).  Two builds of this file:
+ * - mpiP's way (default): defines MPI_X and calls PMPI_X by name;
+ * - Darshan's way (-DCOUNT_TOOL_BOTH_NAMES): defines MPI_X and PMPI_X
+ *   alike and reaches the next layer with dlsym(RTLD_NEXT, "PMPI_X");
+ *   with -DCOUNT_TOOL_INIT_ONLY as Darshan's core does, only start-up,
+ *   shut-down and MPI_Barrier.
+ * Linked into a program instead of preloaded, it stands for a tool
+ * linked into the executable. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifdef COUNT_TOOL_INIT_ONLY
+#define COUNTED(X) X(MPI_Barrier, (MPI_Comm comm), (comm))
+#else
+#define COUNTED(X)                                                                                 \
+    X(MPI_Barrier, (MPI_Comm comm), (comm))                                                        \
+    X(MPI_Allreduce,                                                                               \
+      (const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm),                   \
+      (s, r, n, t, op, comm))                                                                      \
+    X(MPI_Isend,                                                                                   \
+      (const void *b, int n, MPI_Datatype t, int dst, int tag, MPI_Comm comm, MPI_Request *req),   \
+      (b, n, t, dst, tag, comm, req))                                                              \
+    X(MPI_Irecv, (void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm comm,                 \
+                  MPI_Request *req),                                                               \
+      (b, n, t, src, tag, comm, req))                                                              \
+    X(MPI_Send, (const void *b, int n, MPI_Datatype t, int dst, int tag, MPI_Comm comm),           \
+      (b, n, t, dst, tag, comm))                                                                   \
+    X(MPI_Recv,                                                                                    \
+      (void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Status *st),           \
+      (b, n, t, src, tag, comm, st))                                                               \
+    X(MPI_Wait, (MPI_Request * req, MPI_Status *st), (req, st))                                    \
+    X(MPI_Waitall, (int n, MPI_Request reqs[], MPI_Status sts[]), (n, reqs, sts))                  \
+    X(MPI_Test, (MPI_Request * req, int *flag, MPI_Status *st), (req, flag, st))                   \
+    X(MPI_Comm_dup, (MPI_Comm comm, MPI_Comm * out), (comm, out))                                  \
+    X(MPI_Comm_free, (MPI_Comm * comm), (comm))                                                    \
+    X(MPI_Dist_graph_create_adjacent,                                                              \
+      (MPI_Comm comm, int indeg, const int srcs[], const int sw[], int outdeg, const int dsts[],   \
+       const int dw[], MPI_Info info, int reorder, MPI_Comm *out),                                 \
+      (comm, indeg, srcs, sw, outdeg, dsts, dw, info, reorder, out))                               \
+    X(MPI_Neighbor_alltoall,                                                                       \
+      (const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, MPI_Comm comm),   \
+      (s, sc, st, r, rc, rt, comm))                                                                \
+    X(MPI_Neighbor_allgather,                                                                      \
+      (const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, MPI_Comm comm),   \
+      (s, sc, st, r, rc, rt, comm))                                                                \
+    X(MPI_Ineighbor_alltoall,                                                                      \
+      (const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, MPI_Comm comm,    \
+       MPI_Request *req),                                                                          \
+      (s, sc, st, r, rc, rt, comm, req))                                                           \
+    X(MPI_Neighbor_alltoallv,                                                                      \
+      (const void *s, const int sc[], const int sd[], MPI_Datatype st, void *r, const int rc[],    \
+       const int rd[], MPI_Datatype rt, MPI_Comm comm),                                            \
+      (s, sc, sd, st, r, rc, rd, rt, comm))
+#endif
+
+enum {
+#define X_ENUM(name, params, args) IDX_##name,
+    COUNTED(X_ENUM) NCOUNTED
+};
+static const char *const names[] = {
+#define X_NAME(name, params, args) #name,
+    COUNTED(X_NAME)};
+static long counts[NCOUNTED];
+static int init_seen;
+
+#ifdef COUNT_TOOL_BOTH_NAMES
+/* The next layer's PMPI_X, as Darshan reaches it. */
+static void *next_sym(const char *name)
+{
+    void *f = dlsym(RTLD_NEXT, name);
+    if (!f) {
+        fprintf(stderr, "count_tool: no %s below\n", name);
+        abort();
+    }
+    return f;
+}
+#define NEXT(name, type) ((type)next_sym("P" #name))
+#define WRAP(name, params, args)                                                                   \
+    int P##name params                                                                             \
+    {                                                                                              \
+        counts[IDX_##name]++;                                                                      \
+        return NEXT(name, int(*) params) args;                                                     \
+    }                                                                                              \
+    int name params __attribute__((alias("P" #name)));
+#else
+#define NEXT(name, type) P##name
+#define WRAP(name, params, args)                                                                   \
+    int name params                                                                                \
+    {                                                                                              \
+        counts[IDX_##name]++;                                                                      \
+        return P##name args;                                                                       \
+    }
+#endif
+COUNTED(WRAP)
+
+#ifdef COUNT_TOOL_BOTH_NAMES
+int PMPI_Init(int *argc, char ***argv)
+{
+    init_seen = 1;
+    return NEXT(MPI_Init, int (*)(int *, char ***))(argc, argv);
+}
+int MPI_Init(int *argc, char ***argv) __attribute__((alias("PMPI_Init")));
+int PMPI_Init_thread(int *argc, char ***argv, int req, int *prov)
+{
+    init_seen = 1;
+    return NEXT(MPI_Init_thread, int (*)(int *, char ***, int, int *))(argc, argv, req, prov);
+}
+int MPI_Init_thread(int *argc, char ***argv, int req, int *prov)
+    __attribute__((alias("PMPI_Init_thread")));
+#define FINALIZE PMPI_Finalize
+#else
+int MPI_Init(int *argc, char ***argv)
+{
+    init_seen = 1;
+    return PMPI_Init(argc, argv);
+}
+int MPI_Init_thread(int *argc, char ***argv, int req, int *prov)
+{
+    init_seen = 1;
+    return PMPI_Init_thread(argc, argv, req, prov);
+}
+#define FINALIZE MPI_Finalize
+#endif
+
+int FINALIZE(void)
+{
+    char line[2048];
+    int rank = -1, len;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    len = snprintf(line, sizeof(line), "count_tool: rank=%d init=%d", rank, init_seen);
+    for (int i = 0; i < NCOUNTED && len < (int)sizeof(line); i++)
+        len += snprintf(line + len, sizeof(line) - len, " %s=%ld", names[i], counts[i]);
+    fprintf(stderr, "%s\n", line);
+    fflush(stderr);
+    return NEXT(MPI_Finalize, int (*)(void))();
+}
+#ifdef COUNT_TOOL_BOTH_NAMES
+int MPI_Finalize(void) __attribute__((alias("PMPI_Finalize")));
+#endif
