@@ -5,7 +5,7 @@
 
 #include <mpi.h>
 
-#include "util/init_forms.h"
+#include "libmpi.h"
 
 /* Open MPI's MPI_UNWEIGHTED is a small non-null pointer, which gcc 12's
  * access checks on Open MPI's prototypes report as a zero-size read. */

@@ -5,7 +5,7 @@
 
 #include <mpi.h>
 
-#include "util/init_forms.h"
+#include "libmpi.h"
 #include <stdlib.h>
 
 /* The MPI standard's equivalent code: receives posted in source-list

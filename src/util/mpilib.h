@@ -64,7 +64,7 @@ NH_LIB_INIT_FNS(NH_LIB_INIT_DECL)
 #endif
 #define NH_LIB(name) (*nh_lib_P##name)
 #ifndef NH_MPILIB_NO_REDIRECT
-#include "util/mpilib_redirect.h"
+#include "util/mpilib_redirect_gen.h"
 #ifdef HAVE_MPIX_NEIGHBOR_ALLTOALL_INIT
 #define PMPIX_Neighbor_alltoall_init (*nh_lib_PMPIX_Neighbor_alltoall_init)
 #define PMPIX_Neighbor_allgather_init (*nh_lib_PMPIX_Neighbor_allgather_init)
@@ -88,6 +88,7 @@ void *nh_mpilib_sym(const char *name);
 void nh_mpilib_warn(void);
 #else
 #define NH_LIB(name) P##name
+static inline void nh_mpilib_warn(void) {}
 #endif
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../libmpi.h"
 #include "stats.h"
 
 /* Symmetric count for the pair (i, j): mean +- 50 %. */

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../libmpi.h"
 #include "stats.h"
 #include "tools/matgen.h"
 

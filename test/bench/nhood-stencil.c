@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "nhood.h"
+#include "../libmpi.h"
 #include "stats.h"
 
 #define MAXD 3

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../check.h"
+#include "../libmpi.h"
 
 static int rank, p;
 

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../check.h"
+#include "../libmpi.h"
 #include "nhood.h"
 
 #define POISON (-7777)

@@ -5,7 +5,8 @@
 # (tools: programs and their helpers outside the library, at the top)
 # (a file may call files of its own folder or of lower ones), no two files
 # call each other through any chain (tsort finds no cycle), and no source
-# file under src/ is over 700 lines.  Prints TAP and "N passed, N failed".
+# file under src/ is over 700 lines (generated *_gen.h aside).  Prints TAP
+# and "N passed, N failed".
 : "${srcdir:=.}" "${TOP_BUILDDIR:=.}"
 layers="core util config plan exec select api iso overlap intercept tools"
 tmp=$(mktemp -d) || exit 1
@@ -64,7 +65,7 @@ if tsort "$tmp/pairs" >/dev/null 2>"$tmp/cycle"; then ok "no dependency cycle am
     notok "no dependency cycle among src/ files" "$tmp/cycle"
 fi
 
-(cd "$srcdir" && find src -name '*.[ch]' -exec wc -l {} + | awk '$2 != "total" && $1 > 700') >"$tmp/long"
+(cd "$srcdir" && find src -name '*.[ch]' ! -name '*_gen.h' -exec wc -l {} + | awk '$2 != "total" && $1 > 700') >"$tmp/long"
 if [ -s "$tmp/long" ]; then notok "no source file under src/ over 700 lines" "$tmp/long"; else
     ok "no source file under src/ over 700 lines"
 fi
