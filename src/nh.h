@@ -15,7 +15,11 @@
 #include "util/resource.h"
 
 /* ---- utilities (util/) ---- */
-extern int nh_world_rank; /* set at start-up (api/lifecycle.c) */
+extern int nh_world_rank; /* set at start-up (api/lifecycle.c); Sessions: the rank in the
+                            * communicator nhood started on */
+/* nhood started in a program that uses only MPI-4 Sessions (no MPI_Init):
+ * MPI_COMM_WORLD is not valid there (api/lifecycle.c, util/log.c). */
+extern int nh_no_world;
 /* Messages on stderr (util/log.c): warnings from rank 0, errors from any. */
 void nh_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void nh_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -181,6 +185,9 @@ typedef struct nh_plan {
     /* The compute window of nonblocking calls, agreed at creation: the
      * largest bucket any rank contributed (nh_window_mine; util/window.h) */
     int window;
+    /* Sessions only: some rank of the graph has no progress backend
+     * (agreed at its creation), so nonblocking calls do not forward */
+    int no_forward;
 } nh_plan;
 
 /* nhood's MPI_Info keys on graph creation. */
@@ -210,7 +217,9 @@ int nh_hint_parse(MPI_Info info, nh_hint *h, char *msg, size_t len);
 /* This rank's window bucket for graph creation's agreement: NHOOD_WINDOW
  * where set, else the measured one (util/window.h). */
 int nh_window_mine(void);
-int nh_plan_init(void);
+/* scope: where the MPI_TAG_UB attribute is read (MPI_COMM_WORLD, or under
+ * Sessions the communicator nhood started on). */
+int nh_plan_init(MPI_Comm scope);
 void nh_plan_fini(void);
 nh_plan *nh_plan_get(MPI_Comm comm);
 /* Before a collective on comm runs nhood's schedule: a duplicate's

@@ -136,6 +136,7 @@ static void shut_down(void)
     nh_prog_fini();
     nh_plan_fini();
     nh_inplace_fini();
+    nh_active = 0; /* under Sessions, calls after the last session go to MPI */
 }
 
 static int self_delete(MPI_Comm comm, int keyval, void *val, void *extra)
@@ -153,14 +154,25 @@ static int hook_shut_down(void)
     return rc ? rc : PMPI_Comm_set_attr(MPI_COMM_SELF, kv, NULL);
 }
 
-static int after_init(int provided)
+/* This rank's progress backend (Sessions: agreed per graph, session_agree). */
+static int prog_mine;
+
+/* nhood's start-up once MPI runs.  scope: MPI_COMM_WORLD, where it is
+ * collective; or, in a program that uses only Sessions, the communicator
+ * of the first graph (or in-place all-to-all) nhood sees, where it is
+ * local, since the ranks of a later graph may have started on other
+ * communicators: what ranks must share is then agreed at each graph's
+ * creation (session_agree), and the cost and tuning files, which rank 0
+ * of MPI_COMM_WORLD reads for all, are not read. */
+static int after_init(int provided, MPI_Comm scope)
 {
     int size, first;
     if (started) /* Fortran start-up may get here twice, see nh_start_late */
         return MPI_SUCCESS;
     started = 1;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &nh_world_rank);
-    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    nh_no_world = scope != MPI_COMM_WORLD;
+    PMPI_Comm_rank(scope, &nh_world_rank);
+    PMPI_Comm_size(scope, &size);
     /* The first rank with a bad setting explains (usually rank 0: all
      * ranks normally see the same environment). */
     int mine[2], all[2];
@@ -168,20 +180,25 @@ static int after_init(int provided)
     mine[0] = cfg_bad ? nh_world_rank : size;
     /* Whether forwarding may run in nonblocking calls must be the same
      * everywhere: every rank needs a progress backend (exec/progress.c). */
-    mine[1] = mine[0] < size || nh_prog_init(provided, nh_req_progress_from_mpi);
-    PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    mine[1] = prog_mine = mine[0] < size || nh_prog_init(provided, nh_req_progress_from_mpi);
+    if (nh_no_world)
+        all[0] = mine[0], all[1] = mine[1];
+    else
+        PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     first = all[0];
     nh_prog_agree(all[1]);
     if (first < size) {
         if (nh_world_rank == first)
             fprintf(stderr, "nhood: error: %s%s\n", cfg_msg, first ? " (on this rank only)" : "");
         fflush(stderr);
+        if (nh_no_world)
+            PMPI_Abort(scope, 2);
         PMPI_Finalize();
         exit(2);
     }
     nh_config_warn_unknown();
     nh_mpilib_warn();
-    int rc = hook_shut_down();
+    int rc = nh_no_world ? MPI_SUCCESS : hook_shut_down();
     if (rc)
         return rc;
     /* Under MPI_THREAD_MULTIPLE what threads share takes locks (util/sync.h). */
@@ -190,11 +207,15 @@ static int after_init(int provided)
     nh_active = !off_why;
     if (!nh_active)
         return MPI_SUCCESS;
-    rc = load_costs();
-    if (rc)
-        return rc;
-    load_tune_file();
-    rc = nh_plan_init();
+    if (nh_no_world && (nh_cfg.cost_file || nh_cfg.tune_file))
+        nh_warn("NHOOD_COST_FILE and NHOOD_TUNE_FILE are read where the program calls MPI_Init; "
+                "a program that uses only Sessions runs with the default costs (docs/tools.md)");
+    if (!nh_no_world) {
+        if ((rc = load_costs()))
+            return rc;
+        load_tune_file();
+    }
+    rc = nh_plan_init(scope);
     return rc ? rc : nh_inplace_init();
 }
 
@@ -203,7 +224,27 @@ int nh_start_late(void)
     int flag = 0, provided;
     if (started || PMPI_Initialized(&flag) || !flag || PMPI_Query_thread(&provided))
         return MPI_SUCCESS;
-    return after_init(provided);
+    return after_init(provided, MPI_COMM_WORLD);
+}
+
+/* A program that uses only Sessions: nhood starts on comm (local). */
+static int start_sessions(MPI_Comm comm)
+{
+    int provided = MPI_THREAD_SINGLE;
+    if (PMPI_Query_thread(&provided))
+        provided = MPI_THREAD_SINGLE;
+    return after_init(provided, comm);
+}
+
+/* Under Sessions, the ranks of a new graph agree whether every one of them
+ * has a progress backend (collective over comm; nothing elsewhere). */
+static int session_agree(MPI_Comm comm, int *no_forward)
+{
+    int all = 1, rc = MPI_SUCCESS;
+    if (nh_no_world && nh_active)
+        rc = PMPI_Allreduce(&prog_mine, &all, 1, MPI_INT, MPI_MIN, comm);
+    *no_forward = !all;
+    return rc;
 }
 
 /* MPI was started past nhood (a tool's MPI_Init calling the library
@@ -217,8 +258,11 @@ static int start_with(MPI_Comm comm)
     int flag = 0, same = MPI_UNEQUAL;
     if (started || comm == MPI_COMM_NULL || PMPI_Finalized(&flag) || flag)
         return MPI_SUCCESS;
-    if (PMPI_Initialized(&flag) || !flag || PMPI_Comm_compare(comm, MPI_COMM_WORLD, &same) ||
-        same == MPI_UNEQUAL)
+    if (PMPI_Initialized(&flag))
+        return MPI_SUCCESS;
+    if (!flag) /* a communicator, but no MPI_Init: Sessions */
+        return start_sessions(comm);
+    if (PMPI_Comm_compare(comm, MPI_COMM_WORLD, &same) || same == MPI_UNEQUAL)
         return MPI_SUCCESS;
     return nh_start_late();
 }
@@ -233,13 +277,13 @@ int nh_impl_MPI_Init(int *argc, char ***argv)
                                         : PMPI_Init_thread(argc, argv, level, &provided);
     if (rc || (rc = PMPI_Query_thread(&provided)))
         return rc;
-    return after_init(provided);
+    return after_init(provided, MPI_COMM_WORLD);
 }
 
 int nh_impl_MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int rc = PMPI_Init_thread(argc, argv, thread_level(required), provided);
-    return rc ? rc : after_init(*provided);
+    return rc ? rc : after_init(*provided, MPI_COMM_WORLD);
 }
 
 int nh_impl_MPI_Finalize(void)
@@ -247,6 +291,30 @@ int nh_impl_MPI_Finalize(void)
     shut_down();
     return PMPI_Finalize();
 }
+
+#if MPI_VERSION >= 4
+/* Sessions not yet finalized: a program that uses only Sessions shuts
+ * nhood down (its report) before the last of them ends. */
+static int sessions;
+
+int nh_impl_MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
+{
+    int rc = PMPI_Session_init(info, errhandler, session);
+    if (rc == MPI_SUCCESS)
+        __atomic_add_fetch(&sessions, 1, __ATOMIC_RELAXED);
+    return rc;
+}
+
+int nh_impl_MPI_Session_finalize(MPI_Session *session)
+{
+    if (nh_no_world && __atomic_load_n(&sessions, __ATOMIC_RELAXED) == 1)
+        shut_down();
+    int rc = PMPI_Session_finalize(session);
+    if (rc == MPI_SUCCESS)
+        __atomic_sub_fetch(&sessions, 1, __ATOMIC_RELAXED);
+    return rc;
+}
+#endif
 
 /* Info is a local argument: every rank parses its own, then all agree,
  * so that a malformed value on any rank fails the creation on all of them
@@ -309,12 +377,13 @@ static int lists_valid(MPI_Comm comm, const nh_lists *l)
 /* The analysis of a new graph communicator; the report shows what the
  * creation cost (t0: the call began, t1: MPI's own creation began). */
 static int plan_create(MPI_Comm comm_old, MPI_Comm *graph, const nh_hint *h, const nh_lists *lists,
-                       nh_plan_start *begun, double t0, double t1)
+                       nh_plan_start *begun, int no_forward, double t0, double t1)
 {
     double t2 = PMPI_Wtime();
     nh_plan *p;
     int rc = nh_plan_create(comm_old, *graph, h, lists, begun, &p);
     if (p) {
+        p->no_forward = no_forward;
         p->create_mpi_us = (t2 - t1) * 1e6;
         p->create_us = (PMPI_Wtime() - t0) * 1e6;
         nh_report_creation(p->create_us, p->create_mpi_us);
@@ -334,8 +403,8 @@ int nh_impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, cons
     nh_hint h;
     nh_plan_start *begun = NULL;
     double t0 = PMPI_Wtime();
-    int rc = start_with(comm_old);
-    if (rc || (rc = hint_parse(comm_old, info, &h)))
+    int no_forward, rc = start_with(comm_old);
+    if (rc || (rc = session_agree(comm_old, &no_forward)) || (rc = hint_parse(comm_old, info, &h)))
         return rc;
     /* Without reordering the graph's ranks are comm_old's (MPI-4.0 7.5.4),
      * and MPI returns the lists as given: the analysis starts now and its
@@ -352,7 +421,8 @@ int nh_impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, cons
         nh_plan_abandon(begun);
         return rc;
     }
-    return plan_create(comm_old, comm_dist_graph, &h, reorder ? NULL : &l, begun, t0, t1);
+    return plan_create(comm_old, comm_dist_graph, &h, reorder ? NULL : &l, begun, no_forward, t0,
+                       t1);
 }
 
 int nh_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
@@ -362,15 +432,15 @@ int nh_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
 {
     nh_hint h;
     double t0 = PMPI_Wtime();
-    int rc = start_with(comm_old);
-    if (rc || (rc = hint_parse(comm_old, info, &h)))
+    int no_forward, rc = start_with(comm_old);
+    if (rc || (rc = session_agree(comm_old, &no_forward)) || (rc = hint_parse(comm_old, info, &h)))
         return rc;
     double t1 = PMPI_Wtime();
     rc = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder,
                                 comm_dist_graph);
     if (rc || !nh_active || *comm_dist_graph == MPI_COMM_NULL)
         return rc;
-    return plan_create(comm_old, comm_dist_graph, &h, NULL, NULL, t0, t1);
+    return plan_create(comm_old, comm_dist_graph, &h, NULL, NULL, no_forward, t0, t1);
 }
 
 /* In-place all-to-all: only MPI_IN_PLACE calls are nhood's business.

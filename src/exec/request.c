@@ -1,7 +1,9 @@
 /* Nonblocking and persistent neighborhood collectives: nhood's requests.
  *
  * Handles.  The handle the user holds is a real MPI request that nhood
- * owns: an inactive persistent receive on MPI_COMM_SELF, never started,
+ * owns: an inactive persistent receive on MPI_COMM_SELF (in a program that
+ * uses only Sessions, where that is not valid: from this rank on the
+ * plan's private communicator), never started,
  * one per operation.  (From rank 0, not MPI_PROC_NULL: with MPICH 4.0.2,
  * freeing a never-started MPI_PROC_NULL persistent receive makes the next
  * persistent collective started on any communicator hang.)  It is unique while the operation
@@ -211,7 +213,11 @@ static int enlist(nh_req *r, nh_plan *p, int persistent, int multi, long *starts
     nh_atomic_add(&p->refs, 1); /* the plan outlives a freed communicator while r lives */
     r->next = nh_req_live;
     set_live(r);
-    rc = nh_recv_init(NULL, 0, MPI_BYTE, 0, 0, MPI_COMM_SELF, &r->handle);
+    int self = 0;
+    MPI_Comm on = nh_no_world ? p->pcomm : MPI_COMM_SELF;
+    rc = nh_no_world ? PMPI_Comm_rank(on, &self) : MPI_SUCCESS;
+    if (!rc)
+        rc = nh_recv_init(NULL, 0, MPI_BYTE, self, 0, on, &r->handle);
     if (!rc && !persistent)
         rc = nh_req_start(r);
     if (rc) {

@@ -10,6 +10,13 @@ NH_FN_OV(MPI_Init, (int *argc, char ***argv), (argc, argv))
 NH_FN_OV(MPI_Init_thread, (int *argc, char ***argv, int required, int *provided),
          (argc, argv, required, provided))
 NH_FN_OV(MPI_Finalize, (void), ())
+#if MPI_VERSION >= 4
+/* MPI-4 Sessions: a program without MPI_Init ends nhood at its last
+ * MPI_Session_finalize (api/lifecycle.c). */
+NH_FN(MPI_Session_init, (MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session),
+      (info, errhandler, session))
+NH_FN(MPI_Session_finalize, (MPI_Session * session), (session))
+#endif
 NH_FN(MPI_Dist_graph_create_adjacent,
       (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
        int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder,

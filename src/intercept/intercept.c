@@ -132,22 +132,28 @@ static int keep_call(const char *name)
  * points) goes to the library, never to a tool.  Declared through
  * NH_ENTRY so that name is expanded (Open MPI's MPIX_ names). */
 #define NH_ENTRY(name, params, args, body)                                                         \
-    static int nh_pmpi_##name params body;                                                         \
+    static int nh_pmpi_##name params body                                                          \
     NH_EXPORT int P##name params __attribute__((alias("nh_pmpi_" #name)));                         \
     static int nh_next_first_##name params;                                                        \
     static int (*nh_next_##name) params = nh_next_first_##name;                                    \
+    static int (*nh_bypass_##name) params;                                                         \
     static int nh_next_first_##name params                                                         \
     {                                                                                              \
+        void *bypass;                                                                              \
         __typeof__(nh_next_##name) f = (__typeof__(f))nh_mpilib_next(                              \
-            #name, (void *)nh_pmpi_##name, keep_call(#name));                                      \
+            #name, (void *)nh_pmpi_##name, keep_call(#name), &bypass);                             \
+        __atomic_store_n(&nh_bypass_##name, (__typeof__(f))bypass, __ATOMIC_RELAXED);             \
         __atomic_store_n(&nh_next_##name, f, __ATOMIC_RELAXED);                                    \
-        return f args;                                                                             \
+        return name args; /* the first call as every later one */                                 \
     }                                                                                              \
     NH_EXPORT int name params                                                                      \
     {                                                                                              \
         __typeof__(nh_next_##name) f = __atomic_load_n(&nh_next_##name, __ATOMIC_RELAXED);        \
-        if (__builtin_expect(f == nh_pmpi_##name, 1))                                              \
+        if (__builtin_expect(f == nh_pmpi_##name, 1)) {                                            \
+            if (__builtin_expect(nh_bypass_##name != NULL, 0) && !nh_guard && !nh_req_live_any())  \
+                return nh_bypass_##name args; /* no request of nhood's can be in the call */       \
             return nh_pmpi_##name args;                                                            \
+        }                                                                                          \
         if (nh_guard)                                                                              \
             return NH_LIB_P(name) args;                                                            \
         return f args;                                                                             \

@@ -46,10 +46,11 @@
     static ret (*nh_fence_next_##name) params = nh_fence_first_##name;                             \
     static ret nh_fence_first_##name params                                                        \
     {                                                                                              \
+        void *bypass;                                                                              \
         __typeof__(nh_fence_next_##name) f =                                                       \
-            (__typeof__(f))nh_mpilib_next(#name, (void *)nh_fence_##name, 0);                      \
+            (__typeof__(f))nh_mpilib_next(#name, (void *)nh_fence_##name, 0, &bypass);             \
         __atomic_store_n(&nh_fence_next_##name, f, __ATOMIC_RELAXED);                              \
-        return f args;                                                                             \
+        return name args; /* the first call as every later one */                                 \
     }                                                                                              \
     __attribute__((visibility("default"))) ret name params                                        \
     {                                                                                              \

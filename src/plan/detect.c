@@ -119,6 +119,7 @@ static int plan_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out
     p->outdeg = from->outdeg;
     p->indeg = from->indeg;
     p->hinted = from->hinted;
+    p->no_forward = from->no_forward;
     p->window = from->window; /* agreed at the original's creation */
     p->stfw_wait = from->stfw_wait;
     p->stfw_when = from->stfw_when;
@@ -131,10 +132,10 @@ static int plan_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out
     return MPI_SUCCESS;
 }
 
-int nh_plan_init(void)
+int nh_plan_init(MPI_Comm scope)
 {
     int *ub, flag = 0;
-    if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag) == MPI_SUCCESS && flag)
+    if (PMPI_Comm_get_attr(scope, MPI_TAG_UB, &ub, &flag) == MPI_SUCCESS && flag)
         tag_ub = *ub;
     return PMPI_Comm_create_keyval(plan_copy, plan_delete, &plan_keyval, NULL);
 }

@@ -187,7 +187,7 @@ int nh_may_forward(const nh_plan *p, nh_form form, int forced)
 {
     if (form == NH_FORM_BLOCKING || nh_cfg.progress == NH_PROGRESS_POLL)
         return 1;
-    return nh_prog_forwarding() && (forced || p->window != NH_WIN_UNKNOWN);
+    return nh_prog_forwarding() && !p->no_forward && (forced || p->window != NH_WIN_UNKNOWN);
 }
 
 /* Algorithm a's schedule for blocks of m bytes that may run in form, at
@@ -343,7 +343,7 @@ static int tuned_pick(nh_plan *p, nh_op op, nh_form form, size_t m, double w, nh
 
 nh_why nh_why_single_phase(const nh_plan *p)
 {
-    if (!nh_prog_forwarding())
+    if (!nh_prog_forwarding() || p->no_forward)
         return NH_WHY_NO_PROGRESS;
     return p->window == NH_WIN_UNKNOWN ? NH_WHY_WINDOW_UNKNOWN : NH_WHY_WINDOW;
 }

@@ -7,6 +7,7 @@
 #include "nh.h"
 
 int nh_world_rank;
+int nh_no_world;
 
 /* One line in one write: the lines of several ranks (and threads) sharing
  * stderr do not interleave mid-line. */

@@ -87,13 +87,14 @@ void nh_mpilib_warn(void)
     if (rank == 0)
         fprintf(stderr,
                 "nhood: warning: %s of %s (loaded after nhood) reaches MPI past nhood: nhood "
-                "keeps its requests' completion calls from it; preload nhood after it "
-                "(docs/tools.md)\n",
+                "keeps the completion calls made while its requests are live from it; preload "
+                "nhood after it (docs/tools.md)\n",
                 kept_fn, kept_tool);
 }
 
-void *nh_mpilib_next(const char *name, void *own, int keep)
+void *nh_mpilib_next(const char *name, void *own, int keep, void **bypass)
 {
+    *bypass = NULL;
     pthread_once(&lib_once, lib_find);
     void *next = dlsym(RTLD_NEXT, name);
     void *obj = object_of(next);
@@ -110,6 +111,7 @@ void *nh_mpilib_next(const char *name, void *own, int keep)
                 snprintf(kept_tool, sizeof(kept_tool), "%s", di.dli_fname);
             }
             nh_mpilib_warn();
+            *bypass = next;
             return own;
         }
     }

@@ -76,11 +76,12 @@ NH_LIB_INIT_FNS(NH_LIB_INIT_DECL)
 
 /* The layer below nhood's MPI_X (name: the exported name): a tool's MPI_X
  * loaded after nhood where there is one, else own (nhood's PMPI_X).
- * keep: nhood must see every such call (the completion and start calls
- * of its requests); a tool after nhood that also defines PMPI_X reaches
- * the library past nhood, so nhood keeps the call and says so once
- * (nh_mpilib_warn). */
-void *nh_mpilib_next(const char *name, void *own, int keep);
+ * keep: nhood must see every such call while one of its requests is
+ * live (the completion and start calls); a tool after nhood that also
+ * defines PMPI_X reaches the library past nhood, so nhood keeps those
+ * calls, says so once (nh_mpilib_warn), and returns own with that tool's
+ * MPI_X in *bypass, for the calls made while none is live (else NULL). */
+void *nh_mpilib_next(const char *name, void *own, int keep, void **bypass);
 /* The MPI library's own function name; exits with a message where the
  * library has none. */
 void *nh_mpilib_sym(const char *name);

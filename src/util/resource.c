@@ -46,8 +46,9 @@ int nh_node_leader(MPI_Comm comm, int *node)
     MPI_Comm nc = MPI_COMM_NULL;
     if ((rc = PMPI_Comm_rank(comm, &rank)))
         return rc;
-    if (nh_node_size > 0) { /* NHOOD_NODE_SIZE: blocks of MPI_COMM_WORLD ranks */
-        if ((rc = PMPI_Comm_rank(MPI_COMM_WORLD, &wrank)) ||
+    if (nh_node_size > 0) { /* NHOOD_NODE_SIZE: blocks of MPI_COMM_WORLD ranks (Sessions: of
+                               * comm's) */
+        if ((rc = PMPI_Comm_rank(nh_no_world ? comm : MPI_COMM_WORLD, &wrank)) ||
             (rc = PMPI_Comm_split(comm, wrank / nh_node_size, rank, &nc)))
             return rc;
         nh_res_add(NH_RES_COMM, 1);

@@ -619,6 +619,41 @@ else
     skip "large_count" "the MPI library has no large-count (_c) functions"
 fi
 
+# MPI-4 Sessions (test_sessions.c): no MPI_Init; nhood starts on the
+# communicator from the mpi://WORLD process set, its report written at
+# MPI_Session_finalize: a ring at 4 ranks, the 3x3 2-D Moore torus at 9,
+# every form against the reference, auto's choice and a forced torus; and
+# a program that also calls MPI_Init (both graphs reported).
+if [ -x "$t/test_sessions" ]; then
+    line='^nhood: comm=[0-9]+ op=%s pattern=isomorphic source=hint dims=%s .*algorithm=%s '
+    for c in "4 4 auto" "9 3x3 auto" "9 3x3 torus"; do
+        set -- $c
+        name="sessions np=$1 NHOOD_ALGO=$3: report line dims=$2"
+        want=$3
+        [ "$3" = auto ] && want='(direct|torus|torus_direct|bruck|pmpi)'
+        # shellcheck disable=SC2059
+        if run "$name" $1 "NHOOD_ALGO=$3 NHOOD_REPORT=1" "$t/test_sessions" &&
+            grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
+            grep -Eq "$(printf "$line" alltoall "$2" "$want")" "$log.err" &&
+            grep -Eq "$(printf "$line" iallgather "$2" "$want")" "$log.err" &&
+            grep -Eq "$(printf "$line" alltoall_init "$2" "$want")" "$log.err"; then
+            ok "$name"
+        else
+            bad "$name"
+        fi
+    done
+    name="sessions and MPI_Init in one program np=4: both graphs reported"
+    if run "$name" 4 "NHOOD_ALGO=torus NHOOD_REPORT=1" "$t/test_sessions" mixed &&
+        grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
+        [ "$(grep -Ec '^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic source=hint dims=4 .*algorithm=torus ' "$log.err")" -eq 2 ]; then
+        ok "$name"
+    else
+        bad "$name"
+    fi
+else
+    skip "sessions" "the MPI library has no MPI-4 Sessions"
+fi
+
 # NHOOD_AUTOTUNE=1: results checked call by call through the trials, one
 # choice per size agreed by all ranks and kept, reported with the times.
 for np in 2 3 4; do

@@ -101,12 +101,11 @@ for style in "" _both; do
     fi
     check "tool $way before nhood" "$tool:$lib" "$t/test_tool" "$log.base$style"
     if [ -n "$style" ]; then
-        # Darshan's way after nhood: its wrappers reach the library past
-        # nhood, so nhood sees none of the calls it wraps (the graph's
-        # creation included: no torus) but keeps its requests' completion
-        # calls from it (not counted by the tool), and says so.
-        no_torus=1 check "tool $way after nhood (completion calls kept by nhood)" "$lib:$tool" \
-            "$t/test_tool" "$log.base$style" '^MPI_(Wait|Waitall|Test)='
+        # Darshan's way after nhood, wrapping everything: its wrappers
+        # reach the library past nhood, the graph's creation included, so
+        # nhood has no graph (no torus) and no request: the tool sees every
+        # call.  nhood says which calls it would keep.
+        no_torus=1 check "tool $way after nhood" "$lib:$tool" "$t/test_tool" "$log.base$style"
         if grep -q '^nhood: warning: MPI_Wait[a-z]* of .*libcount_tool_both.so (loaded after nhood) reaches MPI past nhood' "$log.err"; then
             ok "tool $way after nhood: nhood says which calls it keeps"
         else
@@ -116,19 +115,26 @@ for style in "" _both; do
         check "tool $way after nhood" "$lib:$tool" "$t/test_tool" "$log.base$style"
     fi
 done
-# Darshan's core: only start-up and shut-down (and MPI_Barrier) wrapped,
-# reaching the library past nhood when loaded after it.  nhood then starts
-# at the ring's creation over MPI_COMM_WORLD and ends at MPI_COMM_SELF's
-# deletion, where its report is written.
-tool=$tools/libcount_tool_init.so
+# Darshan's way, wrapping what its AutoPerf MPI module wraps (start-up,
+# shut-down, point-to-point, completion, barrier, reduction: no graph, no
+# neighborhood collective), loaded after nhood: nhood starts at the ring's
+# creation over MPI_COMM_WORLD, ends at MPI_COMM_SELF's deletion (its
+# report), runs torus, and keeps from the tool the MPI_Wait calls on its
+# ineighbor requests (live), not the program's own MPI_Waitall.
+tool=$tools/libcount_tool_p2p.so
 if run "$tool" "$t/test_tool" && [ "$(wc -l <"$log.counts")" -eq $np ]; then
-    cp "$log.counts" "$log.base_init"
-    check "tool wrapping MPI_Init and MPI_Finalize only, Darshan's way, after nhood" "$lib:$tool" \
-        "$t/test_tool" "$log.base_init"
-    check "tool wrapping MPI_Init and MPI_Finalize only, Darshan's way, before nhood" "$tool:$lib" \
-        "$t/test_tool" "$log.base_init"
+    cp "$log.counts" "$log.base_p2p"
+    check "tool wrapping point-to-point and completion, Darshan's way, after nhood (MPI_Wait on nhood's requests kept)" \
+        "$lib:$tool" "$t/test_tool" "$log.base_p2p" '^MPI_Wait='
+    if grep -q ' MPI_Wait=0 MPI_Waitall=1 ' "$log.counts"; then
+        ok "tool after nhood sees the program's MPI_Waitall, not MPI_Wait on nhood's requests"
+    else
+        bad "tool after nhood sees the program's MPI_Waitall, not MPI_Wait on nhood's requests"
+    fi
+    check "tool wrapping point-to-point and completion, Darshan's way, before nhood" "$tool:$lib" \
+        "$t/test_tool" "$log.base_p2p"
 else
-    bad "tool wrapping MPI_Init and MPI_Finalize only, alone"
+    bad "tool wrapping point-to-point and completion, alone"
 fi
 # Linked into the program (the executable's MPI_X come first).
 if run "" "$t/test_tool_linked" && [ "$(wc -l <"$log.counts")" -eq $np ]; then

@@ -6,8 +6,9 @@
  * - mpiP's way (default): defines MPI_X and calls PMPI_X by name;
  * - Darshan's way (-DCOUNT_TOOL_BOTH_NAMES): defines MPI_X and PMPI_X
  *   alike and reaches the next layer with dlsym(RTLD_NEXT, "PMPI_X");
- *   with -DCOUNT_TOOL_INIT_ONLY as Darshan's core does, only start-up,
- *   shut-down and MPI_Barrier.
+ *   with -DCOUNT_TOOL_NO_NEIGHBOR, only what Darshan's AutoPerf MPI module
+ *   wraps of the list: point-to-point, completion, barrier and reduction,
+ *   start-up and shut-down, not graphs nor neighborhood collectives.
  * Linked into a program instead of preloaded, it stands for a tool
  * linked into the executable. */
 #define _GNU_SOURCE
@@ -16,10 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#ifdef COUNT_TOOL_INIT_ONLY
-#define COUNTED(X) X(MPI_Barrier, (MPI_Comm comm), (comm))
-#else
-#define COUNTED(X)                                                                                 \
+#define COUNTED_P2P(X)                                                                             \
     X(MPI_Barrier, (MPI_Comm comm), (comm))                                                        \
     X(MPI_Allreduce,                                                                               \
       (const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm),                   \
@@ -37,7 +35,12 @@
       (b, n, t, src, tag, comm, st))                                                               \
     X(MPI_Wait, (MPI_Request * req, MPI_Status *st), (req, st))                                    \
     X(MPI_Waitall, (int n, MPI_Request reqs[], MPI_Status sts[]), (n, reqs, sts))                  \
-    X(MPI_Test, (MPI_Request * req, int *flag, MPI_Status *st), (req, flag, st))                   \
+    X(MPI_Test, (MPI_Request * req, int *flag, MPI_Status *st), (req, flag, st))
+#ifdef COUNT_TOOL_NO_NEIGHBOR
+#define COUNTED(X) COUNTED_P2P(X)
+#else
+#define COUNTED(X)                                                                                 \
+    COUNTED_P2P(X)                                                                                 \
     X(MPI_Comm_dup, (MPI_Comm comm, MPI_Comm * out), (comm, out))                                  \
     X(MPI_Comm_free, (MPI_Comm * comm), (comm))                                                    \
     X(MPI_Dist_graph_create_adjacent,                                                              \
