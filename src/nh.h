@@ -81,6 +81,7 @@ typedef struct nh_config {
     int node_size;                /* NHOOD_NODE_SIZE: fake nodes of that many ranks (0: real) */
     int autotune;                 /* NHOOD_AUTOTUNE */
     int check;                    /* NHOOD_CHECK: verify isomorphic=true on v/w calls */
+    int host_buffers; /* NHOOD_HOST_BUFFERS: host buffers promised where a GPU runtime is loaded */
     int stfw_dims;                /* NHOOD_STFW_DIMS (0 = chosen by the cost model) */
     int stfw_setup; /* NHOOD_STFW_SETUP: when store-and-forward is set up (NH_SETUP_*) */
     int ports;                    /* NHOOD_PORTS: bruck's messages per phase (0 = cost model) */
@@ -188,7 +189,13 @@ typedef struct nh_plan {
     /* Sessions only: some rank of the graph has no progress backend
      * (agreed at its creation), so nonblocking calls do not forward */
     int no_forward;
+    /* Some rank had a GPU runtime loaded at creation and did not promise
+     * host buffers (agreed; util/gpu.h): the calls go to MPI. */
+    int gpu;
+    int host_promised; /* NH_HOST_*: this rank promised host buffers (NHOOD_CHECK verifies it) */
 } nh_plan;
+/* Where a plan's promise of host buffers came from. */
+enum { NH_HOST_ENV = 1, NH_HOST_INFO };
 
 /* nhood's MPI_Info keys on graph creation. */
 /* When store-and-forward's set-up runs (plan/stfw_setup.c): by the
@@ -206,6 +213,7 @@ typedef struct nh_hint {
     int stfw_dims; /* nhood_stfw_dims= (0 = unset) */
     int stfw_setup; /* nhood_stfw_setup=: NH_SETUP_* + 1 (0 = unset) */
     int ports;     /* nhood_ports= (0 = unset or auto) */
+    int host_buffers; /* nhood_host_buffers=: -1 unset, 0 false, 1 true (util/gpu.h) */
     /* A malformed value on this rank, still to be agreed on: graph
      * creation then fails on every rank and this text says why. */
     int bad;

@@ -54,6 +54,14 @@ double nh_call_bytes(const nh_call *c, const nh_plan *p);
 /* NHOOD_CHECK: the isomorphic=true promise holds for this call (collective;
  * aborts with a message naming the first neighbor index that breaks it). */
 int nh_call_check(const nh_plan *p, nh_coll coll, const nh_call *c, MPI_Comm comm);
+/* The call goes to MPI because p->gpu (a GPU runtime on some rank): in
+ * the report (why=gpu_runtime).  Returns NH_TO_PMPI. */
+int nh_call_gpu_passed(nh_plan *p, nh_coll coll, nh_form form);
+/* NHOOD_CHECK: the send and receive buffers of a call nhood runs are host
+ * memory where this rank has a GPU runtime loaded; a device or managed
+ * buffer stops the job with an error naming the call (not collective). */
+int nh_call_check_host(const nh_plan *p, nh_coll coll, nh_form form, const nh_args *a,
+                       MPI_Comm comm);
 
 /* Reentry guard (api/lifecycle.c): set while nhood runs an MPI entry
  * point (intercept/intercept.c) or one of its own (iso/), so that MPI

@@ -1,12 +1,13 @@
 /* A call's arguments as the engine sees them (exec/engine.h), the block
- * size selection uses, and NHOOD_CHECK's test of the isomorphic=true
- * promise. */
+ * size selection uses, NHOOD_CHECK's tests of the isomorphic=true
+ * promise and of host buffers (util/gpu.h). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "api/api.h"
 #include "exec/request.h"
+#include "util/gpu.h"
 
 /* Facts about the type of the previous block (w calls mostly repeat one). */
 typedef struct tmemo {
@@ -179,4 +180,50 @@ int nh_call_check(const nh_plan *p, nh_coll coll, const nh_call *c, MPI_Comm com
     free(v);
     free(res);
     return rc;
+}
+
+int nh_call_gpu_passed(nh_plan *p, nh_coll coll, nh_form form)
+{
+    nh_report_rec *r = nh_report_rec_get(p, coll, form);
+    if (r) {
+        r->calls[NH_ALGO_PMPI]++;
+        r->why = NH_WHY_GPU_RUNTIME;
+    }
+    return NH_TO_PMPI;
+}
+
+/* The promise of host buffers, or what stands for it, in the error. */
+static const char *host_promise(const nh_plan *p)
+{
+    return p->host_promised == NH_HOST_INFO  ? "the info key nhood_host_buffers=true promised "
+                                               "host buffers"
+           : p->host_promised == NH_HOST_ENV ? "NHOOD_HOST_BUFFERS=1 promised host buffers"
+                                             : "no rank had a GPU runtime loaded when the "
+                                               "communicator was created, so nhood runs its own "
+                                               "schedules on it";
+}
+
+int nh_call_check_host(const nh_plan *p, nh_coll coll, nh_form form, const nh_args *a,
+                       MPI_Comm comm)
+{
+    static int warned;
+    /* looked for again: a runtime loaded after the graph's creation */
+    if (!nh_gpu_probe())
+        return MPI_SUCCESS;
+    if (!nh_gpu_can_classify()) {
+        if (!warned++)
+            nh_warn("NHOOD_CHECK: Level Zero is loaded; nhood cannot tell its device buffers "
+                    "from host buffers, so it does not check them (docs/gpu.md)");
+        return MPI_SUCCESS;
+    }
+    nh_mem ms = nh_gpu_kind(a->sbuf), mr = ms == NH_MEM_HOST ? nh_gpu_kind(a->rbuf) : NH_MEM_HOST;
+    if (ms == NH_MEM_HOST && mr == NH_MEM_HOST)
+        return MPI_SUCCESS;
+    nh_error("%s%s%s: the %s buffer is %s, but %s",
+             form == NH_FORM_NONBLOCKING ? "MPI_Ineighbor_" : "MPI_Neighbor_", nh_coll_name(coll), form == NH_FORM_PERSISTENT ? "_init" : "",
+             ms != NH_MEM_HOST ? "send" : "receive", nh_gpu_mem_name(ms != NH_MEM_HOST ? ms : mr),
+             host_promise(p));
+    fflush(stderr);
+    PMPI_Abort(comm, MPI_ERR_BUFFER);
+    return MPI_ERR_BUFFER;
 }

@@ -36,6 +36,10 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
     int rc, zcopy = 0, chosen = 0;
     if (!p || a->sbuf == MPI_IN_PLACE)
         return NH_TO_PMPI;
+    if (p->gpu) /* buffers nhood's CPU must not touch (agreed at creation; util/gpu.h) */
+        return nh_call_gpu_passed(p, coll, form);
+    if (nh_cfg.check && (rc = nh_call_check_host(p, coll, form, a, comm)))
+        return rc;
     if ((rc = nh_plan_ready(p, comm)) || (rc = nh_call_init(&c, coll, a, p)))
         goto out;
     nh_stfw_count_call(p);

@@ -108,6 +108,9 @@ static const knob knobs[] = {
      "auto: time the algorithms on the first calls instead of using the cost model"},
     {"NHOOD_CHECK", NULL, K_BOOL, &nh_cfg.check,
      "check the isomorphic=true promise on every v/w call (collective, for debugging)"},
+    {"NHOOD_HOST_BUFFERS", "nhood_host_buffers", K_BOOL, &nh_cfg.host_buffers,
+     "the program promises host buffers where a GPU runtime is loaded: nhood's schedules run "
+     "(NHOOD_CHECK verifies it per call)"},
     {"NHOOD_COST_ALPHA", NULL, K_DOUBLE, &nh_cfg.cost.alpha, "cost model: us per phase"},
     {"NHOOD_COST_O", NULL, K_DOUBLE, &nh_cfg.cost.o, "cost model: us per message"},
     {"NHOOD_COST_BETA", NULL, K_DOUBLE, &nh_cfg.cost.beta, "cost model: us per byte sent"},

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "nh.h"
+#include "util/gpu.h"
 #include "util/sync.h"
 
 typedef struct inplace_rec {
@@ -80,6 +81,7 @@ static int ctx_get(MPI_Comm comm, inplace_ctx **out)
         return rc;
     }
     nh_res_add(NH_RES_PLAN, 1);
+    nh_gpu_probe(); /* a GPU runtime loaded since the last look (host_only) */
     c->id = nh_atomic_add(&next_id, 1) - 1;
     if ((rc = PMPI_Comm_set_attr(comm, ctx_keyval, c))) {
         nh_comm_free(&c->pcomm);
@@ -89,6 +91,27 @@ static int ctx_get(MPI_Comm comm, inplace_ctx **out)
     }
     *out = c;
     return MPI_SUCCESS;
+}
+
+/* May nhood pack this call's buffer with the CPU (the auxiliary-buffer
+ * swaps)?  Not GPU device or managed memory: that rank's swaps are then
+ * all MPI's own MPI_Sendrecv_replace, which match the other ranks' packed
+ * swaps, so each rank decides alone.  Under the promise of host buffers
+ * (NHOOD_HOST_BUFFERS=1) nothing is asked of the driver, except under
+ * NHOOD_CHECK, where a GPU buffer stops the job with an error naming the
+ * call.  *host: 1 for host memory, else 0. */
+static int host_only(MPI_Comm comm, const nh_inplace_args *a, int *host)
+{
+    static const char *const names[3] = {"MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw"};
+    nh_mem m = nh_cfg.host_buffers && !nh_cfg.check ? NH_MEM_HOST : nh_gpu_kind(a->buf);
+    *host = m == NH_MEM_HOST;
+    if (*host || !nh_cfg.host_buffers)
+        return MPI_SUCCESS;
+    nh_error("%s: the buffer is %s, but NHOOD_HOST_BUFFERS=1 promised host buffers", names[a->op],
+             nh_gpu_mem_name(m));
+    fflush(stderr);
+    PMPI_Abort(comm, MPI_ERR_BUFFER);
+    return MPI_ERR_BUFFER;
 }
 
 /* Where the block exchanged with rank j lives. */
@@ -192,6 +215,11 @@ int nh_inplace(MPI_Comm comm, const nh_inplace_args *a)
     char *aux = NULL;
     MPI_Request *req = NULL;
     MPI_Status *st = NULL;
+    int host = 1;
+    if (auxlen > 0 && (rc = host_only(comm, a, &host)))
+        return rc;
+    if (!host) /* GPU memory: MPI's own swaps only */
+        auxlen = 0;
     if (auxlen > 0) {
         aux = malloc((size_t)auxlen);
         req = malloc(sizeof(MPI_Request) * 2 * (size_t)n + 1);

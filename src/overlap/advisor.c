@@ -214,7 +214,7 @@ static void touch_name(const touch *t, char *buf, size_t len)
 }
 
 static const char *const why_names[NH_OV_WHY_COUNT] = {
-    "", "small", "stack", "fortran", "layout", "mprotect", "slots", "done_at_start"};
+    "", "small", "stack", "fortran", "layout", "mprotect", "slots", "done_at_start", "gpu"};
 
 void nh_ov_report(void)
 {

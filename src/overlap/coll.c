@@ -8,6 +8,7 @@
 
 #include "exec/request.h"
 #include "overlap/ov_int.h"
+#include "util/gpu.h"
 
 int nh_ov_mode;
 
@@ -168,6 +169,8 @@ static nh_ov_why unfit(int site, nh_coll coll, const nh_args *a, MPI_Comm comm, 
     if (a->sbuf == MPI_IN_PLACE || a->sbuf == MPI_BOTTOM || a->rbuf == MPI_BOTTOM ||
         spans(coll, a, comm, sp))
         return NH_OV_WHY_LAYOUT;
+    if (nh_gpu_kind(a->sbuf) != NH_MEM_HOST || nh_gpu_kind(a->rbuf) != NH_MEM_HOST)
+        return NH_OV_WHY_GPU; /* neither watched nor staged by the CPU */
     if (on_stack(&sp[0])) /* a send buffer there is copied (defer) or not watched (report) */
         return NH_OV_WHY_STACK;
     return NH_OV_WHY_NONE;

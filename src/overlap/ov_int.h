@@ -23,6 +23,7 @@ typedef enum {
     NH_OV_WHY_PROTECT, /* mprotect refused */
     NH_OV_WHY_SLOTS,   /* every slot in use */
     NH_OV_WHY_DONE,    /* (defer) complete as soon as started: nothing to defer */
+    NH_OV_WHY_GPU,     /* a GPU device or managed buffer (util/gpu.h): no page to protect */
     NH_OV_WHY_COUNT
 } nh_ov_why;
 

@@ -271,6 +271,7 @@ static int agree_all(det *d, const nh_hint *h, int *native, int *no_stfw, int *c
                                               : st[j];
     }
     d->stfw_agreed = 1;
+    d->gpu = !(v[1] >> 63);
     if (fast_settled(d, v, d->kf, native, no_stfw, chosen, s))
         return MPI_SUCCESS;
     drop_fits(d); /* the general agreement builds them again */
@@ -308,8 +309,9 @@ static int agree_all(det *d, const nh_hint *h, int *native, int *no_stfw, int *c
  * template when first needed (nh_nbhd_torus_dests, plan_sched.c) and
  * repeat where the destinations do.  The spare bits carry whether no
  * rank's sources repeat (MPI's own exchange may then stand in; MPICH
- * orders repeated edges wrongly) and whether no rank forces
- * store-and-forward.  A third word agrees on the largest window bucket
+ * orders repeated edges wrongly), whether no rank forces
+ * store-and-forward and (bit 63 of the second word) whether no rank has a
+ * GPU runtime loaded without promising host buffers (util/gpu.h).  A third word agrees on the largest window bucket
  * (util/window.h): bucket b as the bits b and up, whose AND keeps the
  * bits from the largest b up.  Anything else takes the general
  * agreement; on up to NH_DET_GATHER ranks both, and store-and-forward's,
@@ -345,7 +347,9 @@ int nh_det_agree_start(det *d, const nh_hint *h, int order, int *native, int no_
                          (size_t)d->outdeg * d->c[kf].g.ndims));
     }
     d->v[0] = x << 1 | (*native != 0);
-    d->v[1] = (~x & M62) << 1 | (no_stfw != 0);
+    /* bit 63, free above the hash: set where this rank is safe for host
+     * copies (util/gpu.h), so the AND says whether every rank is */
+    d->v[1] = (~x & M62) << 1 | (no_stfw != 0) | (uint64_t)!d->gpu << 63;
     d->v[2] = ~0ull << d->win;
     d->kf = kf;
     d->hash = hash;
@@ -374,6 +378,7 @@ int nh_det_agree_finish(det *d, const nh_hint *h, int *native, int *no_stfw, int
     }
     if ((rc = and_all(d->v, d->graph, d->size)))
         return rc;
+    d->gpu = !(d->v[1] >> 63);
     if (fast_settled(d, d->v, d->kf, native, no_stfw, chosen, s))
         return MPI_SUCCESS;
     drop_fits(d);                                /* the general agreement builds them again */

@@ -18,6 +18,7 @@
 #include "plan/stfw_setup.h"
 #include "nh.h"
 #include "core/parse.h"
+#include "util/gpu.h"
 #include "util/sync.h"
 #include "util/window.h"
 
@@ -121,6 +122,8 @@ static int plan_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out
     p->hinted = from->hinted;
     p->no_forward = from->no_forward;
     p->window = from->window; /* agreed at the original's creation */
+    p->gpu = from->gpu;
+    p->host_promised = from->host_promised;
     p->stfw_wait = from->stfw_wait;
     p->stfw_when = from->stfw_when;
     p->stfw = st; /* the re-check's state so far: the same on every rank at the copy */
@@ -269,6 +272,13 @@ static int start(nh_plan_start *b, MPI_Comm comm_old, MPI_Comm comm, const nh_hi
     }
     p->indeg = d->indeg;
     p->outdeg = d->outdeg;
+    /* GPU buffers: where a runtime is loaded here (looked for now: it may
+     * have come after MPI_Init) and host buffers are not promised, nhood's
+     * CPU must keep off this graph's buffers; agreed below (any rank). */
+    p->host_promised = h->host_buffers == 1 ? NH_HOST_INFO
+                       : h->host_buffers < 0 && nh_cfg.host_buffers ? NH_HOST_ENV
+                                                                    : 0;
+    d->gpu = p->gpu = nh_active && nh_gpu_probe() && !p->host_promised;
     nh_stfw_pre(p, d->indeg, d->srcs, d->outdeg, d->dsts, h, d->stfw);
     /* Everyone takes the same branch: the hint and MPI_THREAD_MULTIPLE are
      * global properties (a hint that differs across ranks fails the
@@ -310,6 +320,7 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, const nh
         (rc = nh_det_agree_finish(d, h, &b->native, &b->no_stfw, &chosen, &s)))
         goto fail;
     p->window = d->win;
+    p->gpu = b->detect ? d->gpu : 0; /* agreed; without detection store-and-forward's words say */
     if (chosen >= 0) {
         p->isomorphic = 1;
         p->native_ok = b->native;

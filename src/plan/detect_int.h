@@ -42,6 +42,9 @@ typedef struct det {
      * to NH_DET_GATHER ranks, its one allgather */
     int kf, order;
     unsigned hash;
+    /* GPU buffers (util/gpu.h): this rank has a runtime loaded and no
+     * promise of host buffers; after the agreement, some rank has */
+    int gpu;
     uint64_t v[3];
     MPI_Request req;
     uint64_t words[NH_DET_WORDS], all[NH_DET_GATHER * NH_DET_WORDS];

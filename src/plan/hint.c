@@ -21,7 +21,7 @@ nh_algo nh_requested_algo(const nh_plan *p, nh_op op)
 
 static const char *const info_keys[] = {"isomorphic",      "nhood_dims",      "nhood_periods",
                                         "nhood_algorithm", "nhood_stfw_dims", "nhood_ports",
-                                        "nhood_stfw_setup", NULL};
+                                        "nhood_stfw_setup", "nhood_host_buffers", NULL};
 
 /* 1 and the value in buf (NH_INFO_VALUE_MAX + 1 bytes) if key is set, 0 if
  * not, -1 with msg if the value is too long to be one of ours (MPI would
@@ -58,7 +58,8 @@ static void warn_unknown_keys(MPI_Info info)
             known = strcmp(key, info_keys[k]) == 0;
         if (!known)
             nh_warn("info key %s is not one of nhood's (isomorphic, nhood_dims, nhood_periods, "
-                    "nhood_algorithm, nhood_stfw_dims, nhood_stfw_setup, nhood_ports) and is "
+                    "nhood_algorithm, nhood_stfw_dims, nhood_stfw_setup, nhood_ports, "
+                    "nhood_host_buffers) and is "
                     "ignored",
                     key);
     }
@@ -71,6 +72,7 @@ int nh_hint_parse(MPI_Info info, nh_hint *h, char *msg, size_t len)
     memset(h, 0, sizeof(*h));
     h->iso = -1;
     h->algo = NH_ALGO_AUTO;
+    h->host_buffers = -1;
     warn_unknown_keys(info);
     if ((got = info_get(info, "isomorphic", v, msg, len)) < 0)
         return -1;
@@ -149,6 +151,18 @@ int nh_hint_parse(MPI_Info info, nh_hint *h, char *msg, size_t len)
         snprintf(msg, len, "info nhood_ports=\"%s\" is not valid; expected auto or 1 to %d", v,
                  NH_MAX_PORTS);
         return -1;
+    }
+    /* The program's promise that this graph's buffers are host memory
+     * where a GPU runtime is loaded (util/gpu.h, plan/detect.c). */
+    if ((got = info_get(info, "nhood_host_buffers", v, msg, len)) < 0)
+        return -1;
+    if (got) {
+        h->host_buffers = strcmp(v, "true") == 0 ? 1 : strcmp(v, "false") == 0 ? 0 : -2;
+        if (h->host_buffers == -2) {
+            snprintf(msg, len, "info nhood_host_buffers=\"%s\" is not valid; allowed: true|false",
+                     v);
+            return -1;
+        }
     }
     return 0;
 }

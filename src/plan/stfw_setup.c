@@ -248,6 +248,7 @@ enum { PRE_MAX = NH_STFW_PRE - 1 }; /* words combined by MAX; then the edge sum 
 #define W_WINDOW (5 + 2 * NH_OP_COUNT)
 #define W_HISTORY (6 + 2 * NH_OP_COUNT) /* minus the calls per communicator: MAX is their MIN */
 #define W_SETUP (7 + 2 * NH_OP_COUNT)   /* NH_SETUP_*, and its negation */
+#define W_GPU (9 + 2 * NH_OP_COUNT)     /* a GPU runtime without the host promise (nh_plan.gpu) */
 
 void nh_stfw_pre(const nh_plan *p, int indeg, const int *srcs, int outdeg, const int *dsts,
                  const nh_hint *h, long *pre)
@@ -278,6 +279,7 @@ void nh_stfw_pre(const nh_plan *p, int indeg, const int *srcs, int outdeg, const
     pre[W_HISTORY] = -(g ? __atomic_load_n(&calls_seen, __ATOMIC_RELAXED) / g : 0);
     pre[W_SETUP] = setup;
     pre[W_SETUP + 1] = -setup;
+    pre[W_GPU] = p->gpu; /* this rank's (plan/detect.c); MAX: some rank's */
     pre[PRE_MAX] = outdeg;
 }
 
@@ -323,6 +325,7 @@ int nh_stfw_setup_agreed(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs,
     nh_stfw_pend d = {.K = K, .hint_dims = hint_dims, .indeg = indeg, .outdeg = outdeg};
     int dims_req = (int)mx[W_DIMS];
     p->window = (int)mx[W_WINDOW];
+    p->gpu |= mx[W_GPU] != 0; /* where the graph's detection did not agree on it */
     int agree = mx[W_DIMS] == -mx[W_DIMS + 1] && mx[W_SETUP] == -mx[W_SETUP + 1];
     for (int o = 0; o < NH_OP_COUNT; o++) {
         agree &= mx[W_WANT(o)] == -mx[W_WANT(o) + 1];

@@ -29,7 +29,7 @@ typedef struct nh_stfw {
  * it in its own collective (plan/detect.c): this rank's NH_STFW_PRE words
  * (the first NH_STFW_PRE - 1 combined by MAX, the last by SUM), once per
  * graph creation. */
-#define NH_STFW_PRE (10 + 2 * NH_OP_COUNT)
+#define NH_STFW_PRE (11 + 2 * NH_OP_COUNT)
 void nh_stfw_pre(const nh_plan *p, int indeg, const int *srcs, int outdeg, const int *dsts,
                  const nh_hint *h, long *pre);
 /* Collective over graph, every rank with the same agreed words: whether

@@ -351,7 +351,8 @@ nh_why nh_why_single_phase(const nh_plan *p)
 const char *nh_why_name(nh_why w)
 {
     static const char *const names[] = {"-",           "window",      "no_progress",
-                                        "window_unknown", "large_count", "large_count_vw"};
+                                        "window_unknown", "large_count", "large_count_vw",
+                                        "gpu_runtime"};
     return names[w];
 }
 

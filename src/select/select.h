@@ -16,7 +16,8 @@ typedef enum {
     NH_WHY_NO_PROGRESS,
     NH_WHY_WINDOW_UNKNOWN,
     NH_WHY_LARGE_COUNT, /* large-count call: a block's bytes beyond int (api/large.c) */
-    NH_WHY_LARGE_COUNT_VW /* large-count v/w call without NHOOD_LARGE_COUNT=fits */
+    NH_WHY_LARGE_COUNT_VW, /* large-count v/w call without NHOOD_LARGE_COUNT=fits */
+    NH_WHY_GPU_RUNTIME     /* a GPU runtime loaded on some rank at graph creation (util/gpu.h) */
 } nh_why;
 const char *nh_why_name(nh_why w);
 

@@ -13,12 +13,21 @@
  *    library's calls: malloc(64) + free, and a 64-byte write to
  *    /dev/null, through their names (a preloaded wrapper's, if any)
  *    against glibc's own entry points (__libc_malloc, __libc_free,
- *    __write), which no wrapper interposes (scripts/run-libc-cost.sh).
+ *    __write), which no wrapper interposes (scripts/run-libc-cost.sh);
+ *  - gpu_none: nhood's test of a call's send and receive buffers for GPU
+ *    memory (src/util/gpu.h, compiled in here) with no GPU runtime loaded,
+ *    against the same loop without it (time per call);
+ *  - gpu_query (with --gpu-stub PATH: that stub driver loaded and the
+ *    buffer declared device memory, test/gpu/stub_cuda.c): the same test
+ *    of one buffer, through the driver's query (time per buffer).
  * Usage: nhood-overhead [--iters N] [--rounds R] [--no-header] [--level single|multiple]
+ *        [--gpu-stub PATH]
  * (--level: the thread level asked of MPI_Init_thread; default MPI_Init.
  * scripts/run-progress-cost.sh compares levels across runs.)
  * Prints CSV: what,procs,mpi_ns,pmpi_ns,ratio,diff_ns (rank 0; for malloc_free
  * and write64, mpi_ns is through the names, pmpi_ns glibc's own). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -28,6 +37,7 @@
 
 #include "../common.h"
 #include "stats.h"
+#include "util/gpu.h"
 
 #define MAX_ROUNDS 1000
 /* MPICH 4.0.2 takes about 25 graph creations to settle (3-4x slower
@@ -160,10 +170,57 @@ static void row(const char *what, double *a, double *b, int rounds)
         printf("%s,%d,%.2f,%.2f,%.4f,%.2f\n", what, size, ma, mb, ma / mb, ma - mb);
 }
 
+/* nb buffers tested for GPU memory per call (nb 0: the loop alone),
+ * N calls; the result is kept from the optimizer. */
+static double gpu_check(int n, int nb, char *s, char *r)
+{
+    int sum = 0;
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < n; i++) {
+        __asm__ volatile("" : "+r"(s), "+r"(r)::"memory");
+        if (nb > 0)
+            sum += (int)nh_gpu_kind(s);
+        if (nb > 1)
+            sum += (int)nh_gpu_kind(r);
+    }
+    volatile int sink = sum;
+    (void)sink;
+    return (MPI_Wtime() - t0) / n;
+}
+
+/* gpu_none, and with the stub loaded gpu_query (see the top). */
+static void gpu_rows(int iters, int rounds, const char *stub, double *a, double *b)
+{
+    static char s[64], r[64];
+    for (int k = 0; k < (stub ? 2 : 1); k++) {
+        int nb = k ? 1 : 2, n = iters * (k ? 50 : 500);
+        if (k) {
+            void *h = dlopen(stub, RTLD_NOW | RTLD_GLOBAL);
+            int (*mark)(const void *, size_t, int) =
+                h ? (int (*)(const void *, size_t, int))dlsym(h, "nhstub_cuda_mark") : NULL;
+            if (!mark || !nh_gpu_probe() || (mark(s, sizeof(s), 1), nh_gpu_kind(s)) != NH_MEM_DEVICE) {
+                if (rank == 0)
+                    fprintf(stderr, "nhood-overhead: the stub %s does not answer\n", stub);
+                return;
+            }
+        }
+        for (int x = 0; x < rounds; x++) {
+            if (x % 2) {
+                a[x] = gpu_check(n, nb, s, r);
+                b[x] = gpu_check(n, 0, s, r);
+            } else {
+                b[x] = gpu_check(n, 0, s, r);
+                a[x] = gpu_check(n, nb, s, r);
+            }
+        }
+        row(k ? "gpu_query" : "gpu_none", a, b, rounds);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int iters = 2000, rounds = 41, header = 1, provided;
-    const char *level = NULL;
+    const char *level = NULL, *stub = NULL;
     for (int i = 1; i + 1 < argc; i++)
         if (!strcmp(argv[i], "--level"))
             level = argv[i + 1];
@@ -182,13 +239,15 @@ int main(int argc, char **argv)
             rounds = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--no-header"))
             header = 0;
+        else if (!strcmp(argv[i], "--gpu-stub") && i + 1 < argc)
+            stub = argv[++i];
         else if (!strcmp(argv[i], "--level") && i + 1 < argc &&
                  (!strcmp(argv[i + 1], "single") || !strcmp(argv[i + 1], "multiple")))
             i++;
         else {
             if (rank == 0)
                 fprintf(stderr, "usage: nhood-overhead [--iters N] [--rounds R] [--no-header] "
-                                "[--level single|multiple]\n");
+                                "[--level single|multiple] [--gpu-stub PATH]\n");
             MPI_Finalize();
             return 2;
         }
@@ -268,6 +327,7 @@ int main(int argc, char **argv)
         }
     }
     row("create", a, b, rounds);
+    gpu_rows(iters, rounds, stub, a, b);
     MPI_Finalize();
     return 0;
 }

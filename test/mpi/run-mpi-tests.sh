@@ -653,6 +653,65 @@ if [ -x "$t/test_sessions" ]; then
 else
     skip "sessions" "the MPI library has no MPI-4 Sessions"
 fi
+# GPU buffers (test_gpu, docs/gpu.md): a stub CUDA driver that nhood takes
+# for the real one, loaded on every rank or on rank 1 only, says the
+# buffers are device or managed memory.  Every rank then hands every
+# neighborhood collective to MPI (the report says why=gpu_runtime) with
+# the reference's results, and the buffers' guard pages see no access by
+# nhood (with the stub absent the guard does see nhood's copies: that run
+# must fail).  The promise of host buffers (info key or NHOOD_HOST_BUFFERS)
+# brings nhood's schedules back, and NHOOD_CHECK stops a promised call
+# whose buffer is GPU memory with an error naming it.
+stub=$TOP_BUILDDIR/test/gpu/stub/libcuda.so.1
+case "$MPIEXEC" in
+*openmpi*) skip "gpu" "the stub driver's tests run under MPICH only (not yet tried with Open MPI)" ;;
+*)
+    init=$(grep -q 'HAVE_MPI_NEIGHBOR_ALLTOALL_INIT=1' "$TOP_BUILDDIR/Makefile" && echo 1)
+    for np in 2 4; do
+        for c in "all device" "1 managed"; do
+            name="gpu np=$np stub on ranks '${c% *}', ${c#* } buffers: MPI's exchange, why=gpu_runtime, nhood keeps off them"
+            # shellcheck disable=SC2086
+            if run "$name" $np "NHOOD_ALGO=torus NHOOD_INPLACE_AUXMEM=4096 NHOOD_REPORT=1" "$t/test_gpu" "$stub" $c &&
+                grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
+                grep -Eq '^nhood: comm=[0-9]+ op=alltoall .*algorithm=pmpi .*why=gpu_runtime$' "$log.err" &&
+                grep -Eq '^nhood: comm=[0-9]+ op=iallgatherv .*algorithm=pmpi .*why=gpu_runtime ' "$log.err" &&
+                { [ -z "$init" ] || grep -Eq '^nhood: comm=[0-9]+ op=alltoallw_init .*algorithm=pmpi .*why=gpu_runtime ' "$log.err"; } &&
+                ! grep -Eq '^nhood: comm=[0-9]+ op=.*algorithm=torus ' "$log.err"; then
+                ok "$name"
+            else bad "$name"; fi
+        done
+    done
+    name="gpu np=4 no stub, guarded buffers: the guard sees nhood's own copies (the run must fail)"
+    if ! run "$name" 4 "NHOOD_ALGO=torus NHOOD_BINDING=pack" "$t/test_gpu" "$stub" none device &&
+        grep -q 'nhood touched guarded (device) buffers [1-9][0-9]* times, first from libnhood' "$log.err"; then
+        ok "$name"
+    else bad "$name"; fi
+    for c in "1 device promise:the info key nhood_host_buffers=true" "all managed:NHOOD_HOST_BUFFERS=1"; do
+        args=${c%%:*} vars="NHOOD_CHECK=1"
+        case "$c" in *NHOOD_HOST_BUFFERS*) vars="$vars NHOOD_HOST_BUFFERS=1" ;; esac
+        mem=$(echo "$args" | cut -d' ' -f2)
+        name="gpu np=2 ${c#*:} promised, NHOOD_CHECK=1, $mem buffers: an error naming the call, the job stopped"
+        # shellcheck disable=SC2086
+        if ! run "$name" 2 "$vars" "$t/test_gpu" "$stub" $args &&
+            grep -q "^nhood: error: MPI_Neighbor_alltoall: the send buffer is GPU $mem memory, but ${c#*:} promised host buffers$" "$log.err"; then
+            ok "$name"
+        else bad "$name"; fi
+    done
+    for vars in "NHOOD_CHECK=1:promise" "NHOOD_CHECK=1 NHOOD_HOST_BUFFERS=1:" "NHOOD_FALLBACK=warn:none"; do
+        args="all host ${vars#*:}" what="host buffers promised"
+        [ "${vars#*:}" = none ] && args="none host" what="no stub loaded"
+        name="gpu np=4 $what: nhood's schedule runs (NHOOD_ALGO=torus)"
+        # shellcheck disable=SC2086
+        if run "$name" 4 "NHOOD_ALGO=torus NHOOD_REPORT=1 ${vars%%:*}" "$t/test_gpu" "$stub" $args &&
+            grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
+            grep -Eq '^nhood: comm=[0-9]+ op=alltoall .*algorithm=torus ' "$log.err" &&
+            grep -Eq '^nhood: comm=[0-9]+ op=ialltoall .*algorithm=torus ' "$log.err" &&
+            ! grep -q 'why=gpu_runtime' "$log.err"; then
+            ok "$name"
+        else bad "$name"; fi
+    done
+    ;;
+esac
 
 # NHOOD_AUTOTUNE=1: results checked call by call through the trials, one
 # choice per size agreed by all ranks and kept, reported with the times.
@@ -861,6 +920,7 @@ expect_reject NHOOD_PORTS 9 "auto or an integer from 1 to 8"
 expect_reject NHOOD_ALGO_ALLGATHER tree "auto|pmpi|direct|torus|torus_direct"
 expect_reject NHOOD_DISABLE true "0|1"
 expect_reject NHOOD_CHECK yes "0|1"
+expect_reject NHOOD_HOST_BUFFERS true "0|1"
 expect_reject NHOOD_ISO_REDUCE tree "auto|direct|dimwise"
 for v in +5 -1 0x10 5.0 1099511627777; do
     expect_reject NHOOD_INPLACE_AUXMEM "$v" "a non-negative integer up to 1099511627776"
