@@ -37,6 +37,10 @@ else
     else
         result bad "libnhood.so exports names the C library defines" "$both"
     fi
+    # What libnhood.so exports, by kind (a TAP comment for the log).
+    names "$lib" | awk '/^MPIX?_[A-Z][a-z]/ { c++ } /^PMPIX?_/ { p++ } /^(mpi|mpix)_/ { f++ }
+        /^MPI_[A-Z0-9_]+$/ { f++ } /^(nhood|Iso|Cart|Type)_/ { a++ }
+        END { printf "# libnhood.so exports %d C MPI_ names, %d PMPI_ names, %d Fortran names, %d of its own API\n", c, p, f, a }'
     names "$lib" | grep '^MPI_[A-Z][a-z]' >exports.mpi.tmp
     nopmpi=$(names "$lib" | sed -n 's/^PMPI_/MPI_/p' | comm -13 - exports.mpi.tmp)
     if [ -z "$nopmpi" ] && [ "$(wc -l <exports.mpi.tmp)" -gt 100 ]; then
