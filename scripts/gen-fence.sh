@@ -61,10 +61,13 @@ BEGIN {
     gsub(/[ \t]+/, " ", line)
     sub(/^ /, "", line)
     sub(/^extern /, "", line)
-    if (line !~ /^(int|double) P?MPI_[A-Za-z0-9_]+ ?\(.*\) ?$/)
+    # Fences wrap functions that return int or double; the library table
+    # also takes those returning a handle (MPI_Comm_f2c in Open MPI, ...).
+    if (line !~ (mode == "fence" ? "^(int|double) P?MPI_[A-Za-z0-9_]+ ?[(].*[)] ?$" \
+                                 : "^[A-Za-z_][A-Za-z0-9_]* P?MPI_[A-Za-z0-9_]+ ?[(].*[)] ?$"))
         next
     ret = line; sub(/ .*/, "", ret)
-    name = line; sub(/^[a-z]+ /, "", name); sub(/ ?\(.*/, "", name)
+    name = line; sub(/^[A-Za-z_][A-Za-z0-9_]* /, "", name); sub(/ ?\(.*/, "", name)
     params = line; sub(/^[^(]*\(/, "", params); sub(/\) ?$/, "", params)
     if (name ~ /^PMPI_/) { has_p[substr(name, 2)] = 1; next }
     if ((name in seen) || params ~ /\.\.\./ || params ~ /\(/)
