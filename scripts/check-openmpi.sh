@@ -10,5 +10,5 @@ cd "$dir"
 status=0
 make -j2 check >/dev/null 2>&1 || status=$?
 cat test/unit/*.log test/fuzz/*.log \
-    test/mpi/run-mpi-tests.log | grep -v '^ok \|^PASS: '
+    test/mpi/run-mpi-tests.log test/mpi/run-tool-tests.log | grep -v '^ok \|^PASS: '
 exit $status
