@@ -5,6 +5,8 @@
 
 #include <mpi.h>
 
+#include "util/init_forms.h"
+/* after mpi-ext.h (init_forms.h): it maps the names mpi-ext.h declares */
 #include "libmpi.h"
 
 /* Open MPI's MPI_UNWEIGHTED is a small non-null pointer, which gcc 12's

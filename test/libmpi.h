@@ -4,7 +4,9 @@
  * MPI's own result looks the function up in the MPI library itself, the
  * last loaded object that defines PMPI_Init.  Including this header maps
  * the PMPI_ names the tests and benchmarks use onto those functions (one
- * look-up per call site, then a load and a branch). */
+ * look-up per call site, then a load and a branch).  The SMPI build, where
+ * nhood is linked into the program and answers MPI_ names only, keeps
+ * PMPI_X as it is. */
 #ifndef NH_TEST_LIBMPI_H
 #define NH_TEST_LIBMPI_H
 
@@ -14,8 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "util/init_forms.h"
-
+#ifndef NHOOD_SMPI
 static void *test_libmpi_handle;
 
 /* The loaded objects in load order (the dynamic linker's list): the last
@@ -89,5 +90,7 @@ __attribute__((unused)) static void *test_libmpi_sym(const char *name)
 #define PMPI_Neighbor_allgatherv_init NH_TEST_LIB(PMPI_Neighbor_allgatherv_init)
 #define PMPI_Neighbor_alltoallw_init NH_TEST_LIB(PMPI_Neighbor_alltoallw_init)
 #endif
+
+#endif /* NHOOD_SMPI */
 
 #endif
