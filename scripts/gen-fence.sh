@@ -105,7 +105,7 @@ END {
                 continue
         }
         if (mode == "redirect")
-            printf "#ifndef P%s\n#define P%s (*nh_lib_P%s)\n#endif\n", name, name, name
+            printf "#define P%s (*nh_lib_P%s)\n", name, name
         else
             printf "%s(%s, %s, (%s), (%s))\n", mode == "lib" ? "NH_LIB_FN" : "NH_FENCE_FN",
                    rtype[name], name, params, args

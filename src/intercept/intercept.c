@@ -16,8 +16,6 @@
  * the outstanding watches and deferred operations, and records its
  * caller's return address (the advisor's call site). */
 #define NH_MPILIB_NO_REDIRECT
-#include <string.h>
-
 #include "api/api.h"
 #include "exec/progress.h"
 #include "exec/request.h"
@@ -95,7 +93,7 @@ static int nh_ov_entry_MPI_Request_free(MPI_Request *request)
 #define NH_FN_BODY(name, impl, args)                                                               \
     {                                                                                              \
         if (nh_guard)                                                                              \
-            return NH_LIB_P(name) args;                                                            \
+            return NH_LIB(name) args;                                                              \
         nh_guard = 1;                                                                              \
         NH_OV_ENTRY(name);                                                                         \
         int rc;                                                                                    \
@@ -110,56 +108,14 @@ static int nh_ov_entry_MPI_Request_free(MPI_Request *request)
         return rc;                                                                                 \
     }
 #ifndef NHOOD_SMPI
-#define NH_LIB_P(name) (*nh_lib_P##name)
-/* Calls nhood must see even from a tool after it (nh_mpilib_next): the
- * completion and start calls of its requests. */
-static int keep_call(const char *name)
-{
-    static const char *const keep[] = {"MPI_Request_free", "MPI_Request_get_status", "MPI_Cancel",
-                                       "MPI_Start", "MPI_Startall"};
-    if (!strncmp(name, "MPI_Wait", 8) || !strncmp(name, "MPI_Test", 8))
-        return 1;
-    for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
-        if (!strcmp(name, keep[i]))
-            return 1;
-    return 0;
-}
-
-/* PMPI_X is nh_pmpi_X (body); MPI_X calls the layer below, found at its
- * first call: where that is nhood's own, the body runs inline (one load
- * and a compare more than the body alone).  A call reaching MPI_X from
- * inside nhood (the guard set: the MPI library calling its own entry
- * points) goes to the library, never to a tool.  Declared through
- * NH_ENTRY so that name is expanded (Open MPI's MPIX_ names). */
+/* PMPI_X is nh_pmpi_X (body), MPI_X the layer below it (util/mpilib.h).
+ * Declared through NH_ENTRY_ so that name is expanded (Open MPI's MPIX_
+ * names). */
 #define NH_ENTRY(name, params, args, body)                                                         \
     static int nh_pmpi_##name params body                                                          \
     NH_EXPORT int P##name params __attribute__((alias("nh_pmpi_" #name)));                         \
-    static int nh_next_first_##name params;                                                        \
-    static int (*nh_next_##name) params = nh_next_first_##name;                                    \
-    static int (*nh_bypass_##name) params;                                                         \
-    static int nh_next_first_##name params                                                         \
-    {                                                                                              \
-        void *bypass;                                                                              \
-        __typeof__(nh_next_##name) f = (__typeof__(f))nh_mpilib_next(                              \
-            #name, (void *)nh_pmpi_##name, keep_call(#name), &bypass);                             \
-        __atomic_store_n(&nh_bypass_##name, (__typeof__(f))bypass, __ATOMIC_RELAXED);             \
-        __atomic_store_n(&nh_next_##name, f, __ATOMIC_RELAXED);                                    \
-        return name args; /* the first call as every later one */                                 \
-    }                                                                                              \
-    NH_EXPORT int name params                                                                      \
-    {                                                                                              \
-        __typeof__(nh_next_##name) f = __atomic_load_n(&nh_next_##name, __ATOMIC_RELAXED);        \
-        if (__builtin_expect(f == nh_pmpi_##name, 1)) {                                            \
-            if (__builtin_expect(nh_bypass_##name != NULL, 0) && !nh_guard && !nh_req_live_any())  \
-                return nh_bypass_##name args; /* no request of nhood's can be in the call */       \
-            return nh_pmpi_##name args;                                                            \
-        }                                                                                          \
-        if (nh_guard)                                                                              \
-            return NH_LIB_P(name) args;                                                            \
-        return f args;                                                                             \
-    }
+    NH_MPI_BELOW(int, name, params, args, nh_pmpi_##name, 1)
 #else /* SMPI binds at link time: MPI_X only, calling SimGrid's PMPI_X */
-#define NH_LIB_P(name) P##name
 #define NH_ENTRY(name, params, args, body) NH_EXPORT int name params body
 #endif
 #define NH_ENTRY_(name, params, args, body) NH_ENTRY(name, params, args, body)
@@ -176,10 +132,10 @@ static int keep_call(const char *name)
     __attribute__((noinline)) static int nh_done_##name params                                     \
     {                                                                                              \
         if (nh_guard)                                                                              \
-            return NH_LIB_P(name) args;                                                            \
+            return NH_LIB(name) args;                                                              \
         NH_OV_DONE(name, args)                                                                     \
         if (!nh_req_live_any() && !__atomic_load_n(&nh_win_pending, __ATOMIC_RELAXED))             \
-            return NH_LIB_P(name) args;                                                            \
+            return NH_LIB(name) args;                                                              \
         nh_guard = 1;                                                                              \
         int rc = nh_impl_##name args;                                                              \
         nh_guard = 0;                                                                              \
@@ -189,7 +145,7 @@ static int keep_call(const char *name)
         if (__builtin_expect(!nh_req_live_any() &&                                                 \
                                  !(NH_OV_ON | __atomic_load_n(&nh_win_pending, __ATOMIC_RELAXED)), \
                              1))                                                                   \
-            return NH_LIB_P(name) args;                                                            \
+            return NH_LIB(name) args;                                                              \
         return nh_done_##name args;                                                                \
     })
 #include "functions.h"

@@ -7,6 +7,7 @@
  * library nhood is built against. */
 #define NH_MPILIB_NO_REDIRECT
 #include "exec/progress.h"
+#include "exec/request.h"
 #include "overlap/ov_int.h"
 
 /* The same wrappers carry the thread backend of NHOOD_PROGRESS=auto
@@ -15,8 +16,8 @@
  * until the call returns.  Where neither is live, a wrapper is one test
  * and a tail call: everything else is out of line. */
 /* Both names, as for nhood's own entry points (intercept/intercept.c):
- * PMPI_X is the fence, MPI_X hands the call to a tool loaded after nhood
- * where there is one, else runs the fence inline.  A tool in front of
+ * PMPI_X is the fence, MPI_X the layer below it (util/mpilib.h): a tool
+ * loaded after nhood where there is one, else the fence inline.  A tool in front of
  * nhood that calls PMPI_X therefore still lets the helper thread progress
  * nhood's operations while the program blocks in that call. */
 #define NH_FENCE_FN(ret, name, params, args)                                                       \
@@ -42,26 +43,7 @@
     }                                                                                              \
     __attribute__((visibility("default"))) ret P##name params                                     \
         __attribute__((alias("nh_fence_" #name)));                                                 \
-    static ret nh_fence_first_##name params;                                                       \
-    static ret (*nh_fence_next_##name) params = nh_fence_first_##name;                             \
-    static ret nh_fence_first_##name params                                                        \
-    {                                                                                              \
-        void *bypass;                                                                              \
-        __typeof__(nh_fence_next_##name) f =                                                       \
-            (__typeof__(f))nh_mpilib_next(#name, (void *)nh_fence_##name, 0, &bypass);             \
-        __atomic_store_n(&nh_fence_next_##name, f, __ATOMIC_RELAXED);                              \
-        return name args; /* the first call as every later one */                                 \
-    }                                                                                              \
-    __attribute__((visibility("default"))) ret name params                                        \
-    {                                                                                              \
-        __typeof__(nh_fence_next_##name) f =                                                       \
-            __atomic_load_n(&nh_fence_next_##name, __ATOMIC_RELAXED);                              \
-        if (__builtin_expect(f == nh_fence_##name, 1))                                             \
-            return nh_fence_##name args;                                                           \
-        if (nh_guard)                                                                              \
-            return NH_LIB(name) args;                                                              \
-        return f args;                                                                             \
-    }
+    NH_MPI_BELOW(ret, name, params, args, nh_fence_##name, 0)
 /* A program may still call what MPI-2 deprecated (MPI_Attr_get, ...). */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 #include "overlap/fence_gen.h"

@@ -92,7 +92,20 @@ void nh_mpilib_warn(void)
                 kept_fn, kept_tool);
 }
 
-void *nh_mpilib_next(const char *name, void *own, int keep, void **bypass)
+/* The completion and start calls of nhood's requests. */
+static int kept_call(const char *name)
+{
+    static const char *const kept[] = {
+        "MPI_Wait",  "MPI_Waitall",  "MPI_Waitany",  "MPI_Waitsome",           "MPI_Test",
+        "MPI_Testall", "MPI_Testany", "MPI_Testsome", "MPI_Request_get_status", "MPI_Request_free",
+        "MPI_Cancel", "MPI_Start",   "MPI_Startall"};
+    for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+        if (!strcmp(name, kept[i]))
+            return 1;
+    return 0;
+}
+
+void *nh_mpilib_next(const char *name, void *own, void **bypass)
 {
     *bypass = NULL;
     pthread_once(&lib_once, lib_find);
@@ -100,7 +113,7 @@ void *nh_mpilib_next(const char *name, void *own, int keep, void **bypass)
     void *obj = object_of(next);
     if (!next || obj == lib_base)
         return own;
-    if (keep) { /* does that tool reach the library past nhood's PMPI_X? */
+    if (kept_call(name)) { /* does that tool reach the library past nhood's PMPI_X? */
         char pname[80];
         Dl_info di;
         snprintf(pname, sizeof(pname), "P%s", name);

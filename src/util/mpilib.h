@@ -30,9 +30,6 @@
 #ifdef HAVE_MPIX_NEIGHBOR_ALLTOALL_INIT
 /* Open MPI 4.1's persistent neighborhood collectives (mpi-ext.h, not in
  * the generated list), also under their MPI-4 names. */
-#define NH_LIB_INIT_V (const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, \
-    void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,      \
-    MPI_Info info, MPI_Request *req)
 #define NH_LIB_INIT_FNS(X)                                                                         \
     X(alltoall,                                                                                    \
       (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,                   \
@@ -42,7 +39,10 @@
       (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,                   \
        MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request *req),                        \
       (sbuf, scount, stype, rbuf, rcount, rtype, comm, info, req))                                 \
-    X(alltoallv, NH_LIB_INIT_V,                                                                    \
+    X(alltoallv,                                                                                   \
+      (const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void *rbuf, \
+       const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, \
+       MPI_Request *req),                                                                          \
       (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, info, req))             \
     X(allgatherv,                                                                                  \
       (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],         \
@@ -76,12 +76,46 @@ NH_LIB_INIT_FNS(NH_LIB_INIT_DECL)
 
 /* The layer below nhood's MPI_X (name: the exported name): a tool's MPI_X
  * loaded after nhood where there is one, else own (nhood's PMPI_X).
- * keep: nhood must see every such call while one of its requests is
- * live (the completion and start calls); a tool after nhood that also
- * defines PMPI_X reaches the library past nhood, so nhood keeps those
- * calls, says so once (nh_mpilib_warn), and returns own with that tool's
- * MPI_X in *bypass, for the calls made while none is live (else NULL). */
-void *nh_mpilib_next(const char *name, void *own, int keep, void **bypass);
+ * nhood must see the completion and start calls of its requests while one
+ * is live; a tool after nhood that also defines PMPI_X reaches the library
+ * past nhood, so for those calls nhood keeps own, says so once
+ * (nh_mpilib_warn), and puts that tool's MPI_X in *bypass, for the calls
+ * made while none is live (else *bypass is NULL). */
+void *nh_mpilib_next(const char *name, void *own, void **bypass);
+
+/* Exports MPI_X over own (nhood's PMPI_X, defined by the including file,
+ * intercept.c or fence.c, which also see nh_guard and nh_req_live_any):
+ * the layer below is found at the first call; where it is own, own runs
+ * inline (one load and a compare more than own alone).  A call reaching
+ * MPI_X while nhood runs (nh_guard: the MPI library calling its own entry
+ * points) goes to the library, never to a tool.  kept (0 or 1, a
+ * literal): the call may be one nhood keeps from a tool (nh_mpilib_next);
+ * 0 compiles the test out. */
+#define NH_MPI_BELOW(ret, name, params, args, own, kept)                                           \
+    static ret nh_below_first_##name params;                                                       \
+    static ret (*nh_below_##name) params = nh_below_first_##name;                                  \
+    static ret (*nh_bypass_##name) params;                                                         \
+    static ret nh_below_first_##name params                                                        \
+    {                                                                                              \
+        void *bypass;                                                                              \
+        __typeof__(nh_below_##name) f = (__typeof__(f))nh_mpilib_next(#name, (void *)own, &bypass); \
+        __atomic_store_n(&nh_bypass_##name, (__typeof__(f))bypass, __ATOMIC_RELAXED);             \
+        __atomic_store_n(&nh_below_##name, f, __ATOMIC_RELAXED);                                   \
+        return name args; /* the first call as every later one */                                 \
+    }                                                                                              \
+    __attribute__((visibility("default"))) ret name params                                        \
+    {                                                                                              \
+        __typeof__(nh_below_##name) f = __atomic_load_n(&nh_below_##name, __ATOMIC_RELAXED);      \
+        if (__builtin_expect(f == own, 1)) {                                                       \
+            if (kept && __builtin_expect(nh_bypass_##name != NULL, 0) && !nh_guard &&              \
+                !nh_req_live_any())                                                                \
+                return nh_bypass_##name args; /* no request of nhood's can be in the call */       \
+            return own args;                                                                       \
+        }                                                                                          \
+        if (nh_guard)                                                                              \
+            return NH_LIB(name) args;                                                              \
+        return f args;                                                                             \
+    }
 /* The MPI library's own function name; exits with a message where the
  * library has none. */
 void *nh_mpilib_sym(const char *name);
