@@ -220,7 +220,8 @@ int nh_call_check_host(const nh_plan *p, nh_coll coll, nh_form form, const nh_ar
     if (ms == NH_MEM_HOST && mr == NH_MEM_HOST)
         return MPI_SUCCESS;
     nh_error("%s%s%s: the %s buffer is %s, but %s",
-             form == NH_FORM_NONBLOCKING ? "MPI_Ineighbor_" : "MPI_Neighbor_", nh_coll_name(coll), form == NH_FORM_PERSISTENT ? "_init" : "",
+             form == NH_FORM_NONBLOCKING ? "MPI_Ineighbor_" : "MPI_Neighbor_", nh_coll_name(coll),
+             form == NH_FORM_PERSISTENT ? "_init" : "",
              ms != NH_MEM_HOST ? "send" : "receive", nh_gpu_mem_name(ms != NH_MEM_HOST ? ms : mr),
              host_promise(p));
     fflush(stderr);

@@ -311,7 +311,8 @@ static int agree_all(det *d, const nh_hint *h, int *native, int *no_stfw, int *c
  * rank's sources repeat (MPI's own exchange may then stand in; MPICH
  * orders repeated edges wrongly), whether no rank forces
  * store-and-forward and (bit 63 of the second word) whether no rank has a
- * GPU runtime loaded without promising host buffers (util/gpu.h).  A third word agrees on the largest window bucket
+ * GPU runtime loaded without promising host buffers (util/gpu.h).  A
+ * third word agrees on the largest window bucket
  * (util/window.h): bucket b as the bits b and up, whose AND keeps the
  * bits from the largest b up.  Anything else takes the general
  * agreement; on up to NH_DET_GATHER ranks both, and store-and-forward's,

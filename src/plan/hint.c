@@ -19,9 +19,10 @@ nh_algo nh_requested_algo(const nh_plan *p, nh_op op)
 
 #define NH_INFO_VALUE_MAX 255
 
-static const char *const info_keys[] = {"isomorphic",      "nhood_dims",      "nhood_periods",
-                                        "nhood_algorithm", "nhood_stfw_dims", "nhood_ports",
-                                        "nhood_stfw_setup", "nhood_host_buffers", NULL};
+/* (in the order the unknown-key warning lists them) */
+static const char *const info_keys[] = {"isomorphic",       "nhood_dims",      "nhood_periods",
+                                        "nhood_algorithm",  "nhood_stfw_dims", "nhood_stfw_setup",
+                                        "nhood_ports",      "nhood_host_buffers", NULL};
 
 /* 1 and the value in buf (NH_INFO_VALUE_MAX + 1 bytes) if key is set, 0 if
  * not, -1 with msg if the value is too long to be one of ours (MPI would
@@ -56,12 +57,14 @@ static void warn_unknown_keys(MPI_Info info)
             continue;
         for (int k = 0; info_keys[k] && !known; k++)
             known = strcmp(key, info_keys[k]) == 0;
-        if (!known)
-            nh_warn("info key %s is not one of nhood's (isomorphic, nhood_dims, nhood_periods, "
-                    "nhood_algorithm, nhood_stfw_dims, nhood_stfw_setup, nhood_ports, "
-                    "nhood_host_buffers) and is "
-                    "ignored",
-                    key);
+        if (known)
+            continue;
+        char list[512];
+        size_t len = 0;
+        for (int k = 0; info_keys[k] && len < sizeof(list); k++)
+            len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", k ? ", " : "",
+                                    info_keys[k]);
+        nh_warn("info key %s is not one of nhood's (%s) and is ignored", key, list);
     }
 }
 

@@ -53,7 +53,8 @@
        const MPI_Datatype stypes[], void *rbuf, const int rcounts[], const MPI_Aint rdispls[],     \
        const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *req),               \
       (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, info, req))
-#define NH_LIB_INIT_DECL(name, params, args) extern int (*nh_lib_PMPIX_Neighbor_##name##_init) params;
+#define NH_LIB_INIT_DECL(name, params, args)                                                       \
+    extern int (*nh_lib_PMPIX_Neighbor_##name##_init) params;
 NH_LIB_INIT_FNS(NH_LIB_INIT_DECL)
 #undef NH_LIB_INIT_DECL
 #define nh_lib_PMPI_Neighbor_alltoall_init nh_lib_PMPIX_Neighbor_alltoall_init
@@ -98,7 +99,8 @@ void *nh_mpilib_next(const char *name, void *own, void **bypass);
     static ret nh_below_first_##name params                                                        \
     {                                                                                              \
         void *bypass;                                                                              \
-        __typeof__(nh_below_##name) f = (__typeof__(f))nh_mpilib_next(#name, (void *)own, &bypass); \
+        __typeof__(nh_below_##name) f =                                                            \
+            (__typeof__(f))nh_mpilib_next(#name, (void *)own, &bypass);                            \
         __atomic_store_n(&nh_bypass_##name, (__typeof__(f))bypass, __ATOMIC_RELAXED);             \
         __atomic_store_n(&nh_below_##name, f, __ATOMIC_RELAXED);                                   \
         return name args; /* the first call as every later one */                                 \

@@ -198,7 +198,8 @@ static void gpu_rows(int iters, int rounds, const char *stub, double *a, double 
             void *h = dlopen(stub, RTLD_NOW | RTLD_GLOBAL);
             int (*mark)(const void *, size_t, int) =
                 h ? (int (*)(const void *, size_t, int))dlsym(h, "nhstub_cuda_mark") : NULL;
-            if (!mark || !nh_gpu_probe() || (mark(s, sizeof(s), 1), nh_gpu_kind(s)) != NH_MEM_DEVICE) {
+            if (!mark || !nh_gpu_probe() ||
+                (mark(s, sizeof(s), 1), nh_gpu_kind(s)) != NH_MEM_DEVICE) {
                 if (rank == 0)
                     fprintf(stderr, "nhood-overhead: the stub %s does not answer\n", stub);
                 return;

@@ -122,16 +122,18 @@ static void call(MPI_Comm g, int op, int form, const void *s, void *r)
 #else
 #define INIT(x) (void)0
 #endif
-        FORMS(0, MPI_Neighbor_alltoall(s, N, MPI_INT, r, N, MPI_INT, g),
-              MPI_Ineighbor_alltoall(s, N, MPI_INT, r, N, MPI_INT, g, &req),
-              INIT(MPI_Neighbor_alltoall_init(s, N, MPI_INT, r, N, MPI_INT, g, MPI_INFO_NULL, &req)))
-        FORMS(1, MPI_Neighbor_allgather(s, N, MPI_INT, r, N, MPI_INT, g),
-              MPI_Ineighbor_allgather(s, N, MPI_INT, r, N, MPI_INT, g, &req),
-              INIT(MPI_Neighbor_allgather_init(s, N, MPI_INT, r, N, MPI_INT, g, MPI_INFO_NULL, &req)))
+        FORMS(
+            0, MPI_Neighbor_alltoall(s, N, MPI_INT, r, N, MPI_INT, g),
+            MPI_Ineighbor_alltoall(s, N, MPI_INT, r, N, MPI_INT, g, &req),
+            INIT(MPI_Neighbor_alltoall_init(s, N, MPI_INT, r, N, MPI_INT, g, MPI_INFO_NULL, &req)))
+        FORMS(
+            1, MPI_Neighbor_allgather(s, N, MPI_INT, r, N, MPI_INT, g),
+            MPI_Ineighbor_allgather(s, N, MPI_INT, r, N, MPI_INT, g, &req),
+            INIT(MPI_Neighbor_allgather_init(s, N, MPI_INT, r, N, MPI_INT, g, MPI_INFO_NULL, &req)))
         FORMS(2, MPI_Neighbor_alltoallv(s, c, d, MPI_INT, r, c, d, MPI_INT, g),
               MPI_Ineighbor_alltoallv(s, c, d, MPI_INT, r, c, d, MPI_INT, g, &req),
-              INIT(MPI_Neighbor_alltoallv_init(s, c, d, MPI_INT, r, c, d, MPI_INT, g,
-                                               MPI_INFO_NULL, &req)))
+              INIT(MPI_Neighbor_alltoallv_init(s, c, d, MPI_INT, r, c, d, MPI_INT, g, MPI_INFO_NULL,
+                                               &req)))
         FORMS(3, MPI_Neighbor_alltoallw(s, c, db, t, r, c, db, t, g),
               MPI_Ineighbor_alltoallw(s, c, db, t, r, c, db, t, g, &req),
               INIT(MPI_Neighbor_alltoallw_init(s, c, db, t, r, c, db, t, g, MPI_INFO_NULL, &req)))
