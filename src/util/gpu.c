@@ -1,7 +1,7 @@
 /* GPU memory classification (util/gpu.h).
  *
  * nhood links no GPU library.  A runtime the program already loaded is
- * found among the loaded objects by its file name (dl_iterate_phdr),
+ * found among the loaded objects by its file name (util/objects.h),
  * opened with dlopen(RTLD_NOW | RTLD_NOLOAD), which never loads one, and
  * its pointer query taken with dlsym.  The few types and values used are
  * declared here from the vendors' public headers:
@@ -24,15 +24,16 @@
  *    context the memory was allocated in, which only the program has; a
  *    loaded Level Zero counts for the agreement (plan/detect.c), but its
  *    buffers are not classified (docs/gpu.md). */
-#define _GNU_SOURCE /* dl_iterate_phdr */
+#define _GNU_SOURCE /* RTLD_NOLOAD */
 #include <dlfcn.h>
-#include <link.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/gpu.h"
+#include "util/objects.h"
 
 int nh_gpu_runtimes;
 
@@ -52,27 +53,6 @@ enum { RT_CUDA, RT_HIP, RT_ZE, RT_COUNT };
 static const char *const rt_names[RT_COUNT] = {"libcuda.so", "libamdhip64.so",
                                                "libze_loader.so"};
 
-typedef struct seen {
-    int want; /* NH_GPU_* bits still looked for */
-    void *h[RT_COUNT];
-} seen;
-
-static int look(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    seen *s = arg;
-    (void)size;
-    const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
-    base = base ? base + 1 : info->dlpi_name;
-    for (int k = 0; base && k < RT_COUNT; k++)
-        if ((s->want & (1 << k)) && strncmp(base, rt_names[k], strlen(rt_names[k])) == 0) {
-            /* a reference of nhood's own: the runtime stays while its
-             * functions are in use here */
-            if ((s->h[k] = dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD)))
-                s->want &= ~(1 << k);
-        }
-    return s->want == 0;
-}
-
 int nh_gpu_probe(void)
 {
     int all = NH_GPU_CUDA | NH_GPU_HIP | NH_GPU_ZE;
@@ -81,20 +61,32 @@ int nh_gpu_probe(void)
         return found;
     pthread_mutex_lock(&probe_lock);
     found = nh_gpu_runtimes;
-    seen s = {.want = all & ~found};
-    dl_iterate_phdr(look, &s);
-    if (s.h[RT_CUDA]) { /* loaded, if without the query: its buffers count as host */
-        cu_attrs = (cu_attrs_fn)dlsym(s.h[RT_CUDA], "cuPointerGetAttributes");
+    int want = all & ~found; /* NH_GPU_* bits still looked for */
+    void *h[RT_COUNT] = {0};
+    char **names = nh_loaded_objects();
+    for (char **n = names; n && *n && want; n++) {
+        const char *base = strrchr(*n, '/');
+        base = base ? base + 1 : *n;
+        for (int k = 0; k < RT_COUNT; k++)
+            /* a reference of nhood's own: the runtime stays while its
+             * functions are in use here */
+            if ((want & (1 << k)) && strncmp(base, rt_names[k], strlen(rt_names[k])) == 0 &&
+                (h[k] = dlopen(*n, RTLD_NOW | RTLD_NOLOAD)))
+                want &= ~(1 << k);
+    }
+    free(names);
+    if (h[RT_CUDA]) { /* loaded, if without the query: its buffers count as host */
+        cu_attrs = (cu_attrs_fn)dlsym(h[RT_CUDA], "cuPointerGetAttributes");
         found |= NH_GPU_CUDA;
     }
-    if (s.h[RT_HIP]) {
-        hip_version_fn ver = (hip_version_fn)dlsym(s.h[RT_HIP], "hipRuntimeGetVersion");
+    if (h[RT_HIP]) {
+        hip_version_fn ver = (hip_version_fn)dlsym(h[RT_HIP], "hipRuntimeGetVersion");
         int v = 0;
         hip_v6 = ver && ver(&v) == 0 && v >= 60000000;
-        hip_attrs = (hip_attrs_fn)dlsym(s.h[RT_HIP], "hipPointerGetAttributes");
+        hip_attrs = (hip_attrs_fn)dlsym(h[RT_HIP], "hipPointerGetAttributes");
         found |= NH_GPU_HIP;
     }
-    if (s.h[RT_ZE])
+    if (h[RT_ZE])
         found |= NH_GPU_ZE;
     /* the functions are set before the flag that lets callers use them */
     __atomic_store_n(&nh_gpu_runtimes, found, __ATOMIC_RELEASE);

@@ -5,13 +5,13 @@
 #define _GNU_SOURCE
 #define NH_MPILIB_NO_REDIRECT
 #include <dlfcn.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nh.h"
+#include "util/objects.h"
 
 /* The MPI library: of the loaded objects that define PMPI_Init, the last
  * in load order (a tool defining PMPI_ names is preloaded or linked before
@@ -20,31 +20,25 @@ static void *lib_handle;
 static void *lib_base;
 static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
 
-static int find_lib(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    Dl_info di;
-    (void)size;
-    (void)arg;
-    if (!info->dlpi_name || !info->dlpi_name[0])
-        return 0;
-    void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
-    if (!h)
-        return 0;
-    void *f = dlsym(h, "PMPI_Init");
-    if (f && dladdr(f, &di) && di.dli_fname && !strcmp(di.dli_fname, info->dlpi_name)) {
-        if (lib_handle)
-            dlclose(lib_handle);
-        lib_handle = h;
-        lib_base = di.dli_fbase;
-        return 0;
-    }
-    dlclose(h);
-    return 0;
-}
-
 static void lib_find(void)
 {
-    dl_iterate_phdr(find_lib, NULL);
+    char **names = nh_loaded_objects();
+    for (char **n = names; n && *n; n++) {
+        Dl_info di;
+        void *h = dlopen(*n, RTLD_LAZY | RTLD_NOLOAD);
+        if (!h)
+            continue;
+        void *f = dlsym(h, "PMPI_Init");
+        if (f && dladdr(f, &di) && di.dli_fname && !strcmp(di.dli_fname, *n)) {
+            if (lib_handle)
+                dlclose(lib_handle);
+            lib_handle = h;
+            lib_base = di.dli_fbase;
+            continue;
+        }
+        dlclose(h);
+    }
+    free(names);
     if (!lib_handle) { /* the program itself carries MPI (linked statically) */
         Dl_info di;
         void *f = dlsym(RTLD_DEFAULT, "PMPI_Init");
@@ -53,10 +47,16 @@ static void lib_find(void)
     }
 }
 
-void *nh_mpilib_sym(const char *name)
+/* The MPI library's function name, or NULL. */
+static void *lib_sym(const char *name)
 {
     pthread_once(&lib_once, lib_find);
-    void *f = dlsym(lib_handle, name);
+    return dlsym(lib_handle, name);
+}
+
+void *nh_mpilib_sym(const char *name)
+{
+    void *f = lib_sym(name);
     if (!f) {
         fprintf(stderr, "nhood: error: the MPI library defines no %s\n", name);
         abort();
@@ -64,11 +64,21 @@ void *nh_mpilib_sym(const char *name)
     return f;
 }
 
-/* The object a function lives in (its load address). */
+/* The object a function lives in (its load address, dladdr's dli_fbase):
+ * glibc's _dl_find_object where there is one (2.35 on), a look-up in the
+ * loader's sorted table, where dladdr scans the object's symbols (two
+ * thirds of nhood's start-up cost, one call per exported name). */
 static void *object_of(void *f)
 {
+    if (!f)
+        return NULL;
+#ifdef DLFO_STRUCT_HAS_EH_DBASE
+    struct dl_find_object fo;
+    if (_dl_find_object(f, &fo) == 0)
+        return fo.dlfo_map_start;
+#endif
     Dl_info di;
-    return f && dladdr(f, &di) ? di.dli_fbase : NULL;
+    return dladdr(f, &di) ? di.dli_fbase : NULL;
 }
 
 /* Calls nhood kept from a tool loaded after it (keep): the first one's
@@ -140,7 +150,14 @@ void *nh_mpilib_next(const char *name, void *own, void **bypass)
         __typeof__(nh_lib_P##name) f = (__typeof__(f))nh_mpilib_sym("P" #name);                    \
         __atomic_store_n(&nh_lib_P##name, f, __ATOMIC_RELAXED);                                    \
         return f args;                                                                             \
-    }
+    }                                                                                              \
+    static void nh_lib_find_##name(void)                                                           \
+    {                                                                                              \
+        void *f = lib_sym("P" #name);                                                              \
+        if (f)                                                                                     \
+            __atomic_store_n(&nh_lib_P##name, (__typeof__(nh_lib_P##name))f, __ATOMIC_RELAXED);    \
+    }                                                                                              \
+    NH_MPILIB_AT_LOAD(nh_lib_find_##name)
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 #include "util/mpilib_gen.h"
 #ifdef HAVE_MPIX_NEIGHBOR_ALLTOALL_INIT
@@ -153,6 +170,26 @@ void *nh_mpilib_next(const char *name, void *own, void **bypass)
             (__typeof__(f))nh_mpilib_sym("PMPIX_Neighbor_" #name "_init");                         \
         __atomic_store_n(&nh_lib_PMPIX_Neighbor_##name##_init, f, __ATOMIC_RELAXED);               \
         return f args;                                                                             \
-    }
+    }                                                                                              \
+    static void nh_lib_find_init_##name(void)                                                      \
+    {                                                                                              \
+        void *f = lib_sym("PMPIX_Neighbor_" #name "_init");                                        \
+        if (f)                                                                                     \
+            __atomic_store_n(&nh_lib_PMPIX_Neighbor_##name##_init,                                 \
+                             (__typeof__(nh_lib_PMPIX_Neighbor_##name##_init))f, __ATOMIC_RELAXED); \
+    }                                                                                              \
+    NH_MPILIB_AT_LOAD(nh_lib_find_init_##name)
 NH_LIB_INIT_FNS(NH_LIB_INIT_DEF)
 #endif
+
+/* Sets every pointer at load time (NH_MPILIB_AT_LOAD), those of the
+ * other files (intercept.c, fence.c) included: the linker gathers their
+ * setters in one section. */
+extern void (*const __start_nh_mpilib_at_load[])(void);
+extern void (*const __stop_nh_mpilib_at_load[])(void);
+
+__attribute__((constructor)) static void set_all_at_load(void)
+{
+    for (void (*const *f)(void) = __start_nh_mpilib_at_load; f < __stop_nh_mpilib_at_load; f++)
+        (*f)();
+}

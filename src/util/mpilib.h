@@ -84,6 +84,14 @@ NH_LIB_INIT_FNS(NH_LIB_INIT_DECL)
  * made while none is live (else *bypass is NULL). */
 void *nh_mpilib_next(const char *name, void *own, void **bypass);
 
+/* Every pointer of this header is also set when libnhood.so is loaded,
+ * before main and its threads (mpilib.c, in the order of the
+ * files): what a call finds later is only ever read, never written beside
+ * another thread's read.  The look-up at the first call stays for calls
+ * made before that (another object's constructor). */
+#define NH_MPILIB_AT_LOAD(fn)                                                                      \
+    static void (*const nh_at_load_##fn)(void) __attribute__((used, section("nh_mpilib_at_load"))) = fn;
+
 /* Exports MPI_X over own (nhood's PMPI_X, defined by the including file,
  * intercept.c or fence.c, which also see nh_guard and nh_req_live_any):
  * the layer below is found at the first call; where it is own, own runs
@@ -96,13 +104,18 @@ void *nh_mpilib_next(const char *name, void *own, void **bypass);
     static ret nh_below_first_##name params;                                                       \
     static ret (*nh_below_##name) params = nh_below_first_##name;                                  \
     static ret (*nh_bypass_##name) params;                                                         \
-    static ret nh_below_first_##name params                                                        \
+    static void nh_below_find_##name(void)                                                         \
     {                                                                                              \
         void *bypass;                                                                              \
         __typeof__(nh_below_##name) f =                                                            \
             (__typeof__(f))nh_mpilib_next(#name, (void *)own, &bypass);                            \
         __atomic_store_n(&nh_bypass_##name, (__typeof__(f))bypass, __ATOMIC_RELAXED);             \
         __atomic_store_n(&nh_below_##name, f, __ATOMIC_RELAXED);                                   \
+    }                                                                                              \
+    NH_MPILIB_AT_LOAD(nh_below_find_##name)                                                        \
+    static ret nh_below_first_##name params                                                        \
+    {                                                                                              \
+        nh_below_find_##name();                                                                    \
         return name args; /* the first call as every later one */                                 \
     }                                                                                              \
     __attribute__((visibility("default"))) ret name params                                        \
