@@ -1,23 +1,20 @@
 /* Fortran entry points (table in fortran.h).
  *
- * MPICH 4.0.2's mpif.h / `use mpi` bindings call the C MPI_* functions, so
- * a preloaded nhood sees Fortran callers there anyway; Open MPI 4.1's call
- * PMPI_* and bypass it.  Exporting the Fortran names from libnhood makes
- * both behave the same: a Fortran call lands here, its arguments are
- * converted as the MPI library's own binding would, and the C MPI_* entry
- * point runs (nhood's intercept, or the library's for calls nhood does not
- * handle).
- *
- * Sentinels.  In Fortran MPI_IN_PLACE, MPI_BOTTOM, MPI_UNWEIGHTED and
- * MPI_WEIGHTS_EMPTY are variables in common blocks, recognized by address,
- * and each library finds them its own way, which we copy:
- *  - MPICH: pointers MPIR_F_MPI_IN_PLACE etc. in libmpichfort, filled by
- *    mpirinitf_ the first time any binding runs (MPIR_F_NeedInit);
- *  - Open MPI: the common blocks themselves, mpi_fortran_in_place_ etc.,
- *    in each of the four manglings (OMPI_IS_FORTRAN_IN_PLACE).
- * Both are looked up with dlsym, so libnhood links no Fortran library and
- * C programs are unaffected.  MPI_STATUS(ES)_IGNORE likewise (MPICH: the
- * standard's MPI_F_STATUS(ES)_IGNORE pointers, set by the same routine).
+ * nhood answers both C names of what it intercepts, so every library's
+ * own Fortran binding reaches it: MPICH's mpif.h and `use mpi` call the C
+ * MPI_X, Open MPI's bindings and both libraries' mpi_f08 call PMPI_X.
+ * The converters here exist for the calls those bindings get wrong:
+ *  - Open MPI 4.1 converts the datatype arrays of MPI_NEIGHBOR_ALLTOALLW
+ *    by the communicator's size instead of the neighborhood's degrees;
+ *  - MPICH 4.0.2's MPI_WAITANY returns MPI_UNDEFINED + 1 when no request
+ *    is active, and its mpi_f08 MPI_Waitany and MPI_Waitsome return
+ *    0-based indices.
+ * Each converter turns Fortran handles, sentinels and logicals into C
+ * values (fortran_conv.c) and calls the C entry point the library's own
+ * binding would call (FC), so a C tool sees of a Fortran program what it
+ * would see without nhood.  Each exported name hands the call to a tool's
+ * Fortran wrapper of that name loaded after nhood, where there is one
+ * (f_next): exporting a Fortran name never hides a tool.
  *
  * Requests.  A Fortran request is converted to C (MPI_Request_f2c) for
  * the call and back (MPI_Request_c2f) after it, statuses with
@@ -25,184 +22,30 @@
  *
  * Start-up.  mpi_init / mpi_init_thread forward to the library's own
  * Fortran routine (found with RTLD_NEXT: it may set up Fortran state),
- * then make sure nhood started: MPICH's routine calls the C MPI_Init,
- * which nhood intercepts, Open MPI's calls PMPI_Init, which it does not.
+ * then make sure nhood started (nh_start_late).
  *
  * mpi_f08.  Both libraries name the Fortran 2008 routines mpi_<name>_f08_
  * and pass what the converters take: a handle type(MPI_Comm) etc. is one
  * integer, passed by reference like a Fortran handle, type(MPI_Status)
  * has the layout of a Fortran status, and the optional ierror is a null
  * pointer where the call leaves it out (F_IERR).  Every entry of the
- * table therefore also gets its _f08_ name, an alias of the same
- * converter; MPI_Init's and MPI_Init_thread's forward to the library's
- * own _f08_ routine.  Both libraries' mpi_f08 routines call PMPI_* (MPICH's
- * pass buffer arguments, as descriptors, to its mpi_<name>_f08ts_
- * routines, which call the C MPI_* functions: nhood sees those without an
- * entry of its own).  MPICH's mpi_f08 sentinels are other variables
- * (MPIR_F08_MPI_IN_PLACE, its module's MPI_UNWEIGHTED, ...); Open MPI's
- * are the common blocks above. */
+ * table therefore also gets its _f08_ name, running the same converter;
+ * MPI_Init's and MPI_Init_thread's forward to the library's own _f08_
+ * routine.  MPICH's mpi_f08 passes buffer arguments, as descriptors, to
+ * its mpi_<name>_f08ts_ routines, which call the C MPI_X functions: nhood
+ * sees those without an entry of its own. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "nh.h"
+#include "intercept/fortran_int.h"
 
 #define NH_EXPORT __attribute__((visibility("default")))
-
-/* Integer arrays (counts, ranks, weights) are passed through unconverted. */
-_Static_assert(sizeof(MPI_Fint) == sizeof(int), "nhood's Fortran entry points assume "
-                                                "MPI_Fint is int");
-
-enum {
-    F_IN_PLACE = 0,
-    F_BOTTOM,
-    F_UNWEIGHTED,
-    F_WEIGHTS_EMPTY,
-    F_STATUS_IGNORE,
-    F_STATUSES_IGNORE,
-    F_NSENTINELS
-};
-/* MPICH's pointer (mpif.h, use mpi), Open MPI's four manglings (every
- * binding), MPICH's mpi_f08 object */
-enum { F_NADDR = 6 };
-
-static void *sentinel[F_NSENTINELS][F_NADDR];
-static pthread_once_t sentinel_once = PTHREAD_ONCE_INIT;
-
-static void sentinel_lookup(void)
-{
-    static const char *const mpich[F_NSENTINELS] = {
-        "MPIR_F_MPI_IN_PLACE",      "MPIR_F_MPI_BOTTOM",   "MPIR_F_MPI_UNWEIGHTED",
-        "MPIR_F_MPI_WEIGHTS_EMPTY", "MPI_F_STATUS_IGNORE", "MPI_F_STATUSES_IGNORE"};
-    static const char *const ompi[F_NSENTINELS] = {
-        "mpi_fortran_in_place",      "mpi_fortran_bottom",        "mpi_fortran_unweighted",
-        "mpi_fortran_weights_empty", "mpi_fortran_status_ignore", "mpi_fortran_statuses_ignore"};
-    static const char *const mpich_f08[F_NSENTINELS] = {
-        "MPIR_F08_MPI_IN_PLACE",
-        "MPIR_F08_MPI_BOTTOM",
-        "__mpi_f08_link_constants_MOD_mpi_unweighted",
-        "__mpi_f08_link_constants_MOD_mpi_weights_empty",
-        "MPIR_F08_MPI_STATUS_IGNORE_OBJ",
-        "MPIR_F08_MPI_STATUSES_IGNORE_OBJ"};
-    int *need_init = dlsym(RTLD_DEFAULT, "MPIR_F_NeedInit");
-    void (*mpich_initf)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "mpirinitf_");
-    if (need_init && *need_init && mpich_initf) {
-        mpich_initf();
-        *need_init = 0;
-    }
-    for (int k = 0; k < F_NSENTINELS; k++) {
-        void **p = dlsym(RTLD_DEFAULT, mpich[k]);
-        char name[64];
-        sentinel[k][0] = p ? *p : NULL;
-        for (int v = 0; v < 4; v++) {
-            snprintf(name, sizeof(name), "%s%s", ompi[k], v == 1 ? "_" : v == 2 ? "__" : "");
-            if (v == 3)
-                for (char *c = name; *c; c++)
-                    *c = (char)toupper((unsigned char)*c);
-            sentinel[k][1 + v] = dlsym(RTLD_DEFAULT, name);
-        }
-        sentinel[k][5] = dlsym(RTLD_DEFAULT, mpich_f08[k]);
-    }
-}
-
-static int is_sentinel(const void *p, int k)
-{
-    pthread_once(&sentinel_once, sentinel_lookup);
-    for (int i = 0; i < F_NADDR; i++)
-        if (sentinel[k][i] && p == sentinel[k][i])
-            return 1;
-    return 0;
-}
-
-static void *f_buf(void *p)
-{
-    return is_sentinel(p, F_IN_PLACE) ? MPI_IN_PLACE : is_sentinel(p, F_BOTTOM) ? MPI_BOTTOM : p;
-}
-
-static const int *f_weights(const MPI_Fint *w)
-{
-    return is_sentinel(w, F_UNWEIGHTED)      ? MPI_UNWEIGHTED
-           : is_sentinel(w, F_WEIGHTS_EMPTY) ? MPI_WEIGHTS_EMPTY
-                                             : w;
-}
-
-#ifdef MPI_F_STATUS_SIZE
-#define F_STATUS_SIZE MPI_F_STATUS_SIZE
-#else /* Open MPI 4.1: MPI_STATUS_SIZE integers hold the C struct */
-#define F_STATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
-#endif
-/* Fortran .TRUE. is 1 in gfortran and in both libraries' conversions. */
-#define F_TRUE 1
-
-/* Where a call found an error before reaching MPI (out of memory). */
-static int f_fail(int rc)
-{
-    PMPI_Comm_call_errhandler(MPI_COMM_WORLD, rc);
-    return rc;
-}
-
-/* n C requests for Fortran handles (n + 1: never a zero-size allocation). */
-static MPI_Request *f_reqs(int n, const MPI_Fint *f)
-{
-    MPI_Request *c = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof(*c));
-    for (int i = 0; c && i < n; i++)
-        c[i] = PMPI_Request_f2c(f[i]);
-    return c;
-}
-
-/* *c: C statuses for n Fortran ones, MPI_STATUSES_IGNORE for the sentinel
- * (Open MPI's is NULL); MPI_ERR_NO_MEM when out of memory. */
-static int f_statuses(int n, const MPI_Fint *f, MPI_Status **c)
-{
-    if (is_sentinel(f, F_STATUSES_IGNORE)) {
-        *c = MPI_STATUSES_IGNORE;
-        return MPI_SUCCESS;
-    }
-    *c = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof(MPI_Status));
-    return *c ? MPI_SUCCESS : MPI_ERR_NO_MEM;
-}
-
-static void f_statuses_free(MPI_Status *c)
-{
-    if (c != MPI_STATUSES_IGNORE)
-        free(c);
-}
-
-/* After a multiple-completion call: every handle back to Fortran, and
- * the first n statuses (none where st is MPI_STATUSES_IGNORE). */
-static void f_back(int nreq, const MPI_Request *c, MPI_Fint *f, int n, const MPI_Status *st,
-                   MPI_Fint *fst)
-{
-    for (int i = 0; i < nreq; i++)
-        f[i] = PMPI_Request_c2f(c[i]);
-    for (int i = 0; st != MPI_STATUSES_IGNORE && i < n; i++)
-        PMPI_Status_c2f(&st[i], fst + (size_t)i * F_STATUS_SIZE);
-}
-
-/* The C status for a Fortran status argument (MPI_STATUS_IGNORE for the
- * sentinel), and its conversion back. */
-static MPI_Status *f_status(const MPI_Fint *f, MPI_Status *c)
-{
-    return is_sentinel(f, F_STATUS_IGNORE) ? MPI_STATUS_IGNORE : c;
-}
-
-static void f_status_back(const MPI_Status *c, MPI_Fint *f)
-{
-    if (c != MPI_STATUS_IGNORE)
-        PMPI_Status_c2f(c, f);
-}
-
-/* The n C datatypes of Fortran handles; NULL when out of memory. */
-static MPI_Datatype *f_types(int n, const MPI_Fint *f)
-{
-    MPI_Datatype *c = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof(*c));
-    for (int i = 0; c && i < n; i++)
-        c[i] = PMPI_Type_f2c(f[i]);
-    return c;
-}
 
 /* ierror is optional in mpi_f08 (a null pointer where the caller left it
  * out): every converter writes through this. */
@@ -216,6 +59,67 @@ static MPI_Datatype *f_types(int n, const MPI_Fint *f)
 #define F_COMM(h) PMPI_Comm_f2c(*(h))
 /* Fortran .FALSE. is 0 in gfortran and in both libraries' conversions. */
 #define F_LOGICAL(l) (*(l) != 0)
+
+/* The C entry point a Fortran call reaches, as the MPI library's own
+ * binding reaches it, so that a C tool sees of a Fortran program what it
+ * would see without nhood: MPICH's mpif.h and `use mpi` call MPI_X, Open
+ * MPI's bindings and both libraries' mpi_f08 call PMPI_X (f_f08: the call
+ * came in by its mpi_f08 name).  Either is looked up in the global scope,
+ * as the binding's own call is: a tool's first, else nhood's. */
+static __thread int f_f08;
+#ifdef MPICH_VERSION
+#define F_MPIF_CALLS_MPI 1
+#else
+#define F_MPIF_CALLS_MPI 0
+#endif
+#define F_C_FNS(X)                                                                                 \
+    X(MPI_Finalize) X(MPI_Dist_graph_create_adjacent) X(MPI_Dist_graph_create)                     \
+    X(MPI_Alltoall) X(MPI_Alltoallv) X(MPI_Alltoallw) X(MPI_Neighbor_alltoall)                     \
+    X(MPI_Neighbor_allgather) X(MPI_Neighbor_alltoallv) X(MPI_Neighbor_allgatherv)                 \
+    X(MPI_Neighbor_alltoallw) X(MPI_Ineighbor_alltoall) X(MPI_Ineighbor_allgather)                 \
+    X(MPI_Ineighbor_alltoallv) X(MPI_Ineighbor_allgatherv) X(MPI_Ineighbor_alltoallw)              \
+    F_C_INIT_FNS(X) X(MPI_Wait) X(MPI_Test) X(MPI_Request_get_status) X(MPI_Waitall)              \
+    X(MPI_Testall) X(MPI_Waitany) X(MPI_Testany) X(MPI_Waitsome) X(MPI_Testsome)                  \
+    X(MPI_Request_free) X(MPI_Cancel) X(MPI_Start) X(MPI_Startall)
+#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
+#define F_C_INIT_FNS(X)                                                                            \
+    X(MPI_Neighbor_alltoall_init) X(MPI_Neighbor_allgather_init) X(MPI_Neighbor_alltoallv_init)   \
+    X(MPI_Neighbor_allgatherv_init) X(MPI_Neighbor_alltoallw_init)
+#else
+#define F_C_INIT_FNS(X)
+#endif
+#define F_C_MEMBER(name) __typeof__(&name) name;
+static struct {
+    F_C_FNS(F_C_MEMBER)
+} f_pmpi;
+#define F_STR_(s) #s
+#define F_STR(s) F_STR_(s) /* after expansion: Open MPI 4.1's MPIX_ names */
+static void f_pmpi_find(void)
+{
+#define F_C_FIND(name) f_pmpi.name = (__typeof__(&name))dlsym(RTLD_DEFAULT, "P" F_STR(name));
+    F_C_FNS(F_C_FIND)
+}
+NH_MPILIB_AT_LOAD(f_pmpi_find)
+#define FC(name) ((F_MPIF_CALLS_MPI && !f_f08) || !f_pmpi.name ? name : *f_pmpi.name)
+
+/* A tool's Fortran routine of this exported name loaded after nhood, or
+ * NULL: the next definition, unless it is the MPI library's binding,
+ * which also defines the name's profiling twin (pmpi_x_, PMPI_X; MPICH's
+ * mpi_f08: pmpir_x_f08_). */
+static void *f_next(const char *name)
+{
+    char twin[80];
+    void *next = dlsym(RTLD_NEXT, name), *lib = NULL;
+    if (!next)
+        return NULL;
+    snprintf(twin, sizeof(twin), "%c%s", isupper((unsigned char)name[0]) ? 'P' : 'p', name);
+    lib = dlsym(RTLD_NEXT, twin);
+    if (!lib && !strncmp(name, "mpi_", 4)) {
+        snprintf(twin, sizeof(twin), "pmpir_%s", name + 4);
+        lib = dlsym(RTLD_NEXT, twin);
+    }
+    return lib && nh_mpilib_object_of(lib) == nh_mpilib_object_of(next) ? NULL : next;
+}
 
 /* The library's own Fortran routine of this name, in any mangling. */
 static void *next_fortran(const char *lower)
@@ -294,10 +198,6 @@ static void nh_f08_mpi_init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_F
         *ierr = nh_start_late();
 }
 
-NH_EXPORT void mpi_init_f08_(MPI_Fint *ierr) __attribute__((alias("nh_f08_mpi_init")));
-NH_EXPORT void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
-    __attribute__((alias("nh_f08_mpi_init_thread")));
-
 static void nh_f_mpi_dist_graph_create_adjacent(MPI_Fint *comm_old, MPI_Fint *indegree,
                                                 MPI_Fint *sources, MPI_Fint *sourceweights,
                                                 MPI_Fint *outdegree, MPI_Fint *destinations,
@@ -307,7 +207,7 @@ static void nh_f_mpi_dist_graph_create_adjacent(MPI_Fint *comm_old, MPI_Fint *in
 {
     F_IERR(ierr);
     MPI_Comm c;
-    *ierr = MPI_Dist_graph_create_adjacent(
+    *ierr = FC(MPI_Dist_graph_create_adjacent)(
         F_COMM(comm_old), *indegree, sources, f_weights(sourceweights), *outdegree, destinations,
         f_weights(destweights), PMPI_Info_f2c(*info), F_LOGICAL(reorder), &c);
     if (*ierr == MPI_SUCCESS)
@@ -321,7 +221,7 @@ static void nh_f_mpi_dist_graph_create(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint
 {
     F_IERR(ierr);
     MPI_Comm c;
-    *ierr = MPI_Dist_graph_create(F_COMM(comm_old), *n, sources, degrees, destinations,
+    *ierr = FC(MPI_Dist_graph_create)(F_COMM(comm_old), *n, sources, degrees, destinations,
                                   f_weights(weights), PMPI_Info_f2c(*info), F_LOGICAL(reorder), &c);
     if (*ierr == MPI_SUCCESS)
         *comm_dist_graph = PMPI_Comm_c2f(c);
@@ -351,7 +251,7 @@ static void nh_f_mpi_alltoallw(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sd
         rc = MPI_ERR_NO_MEM;
         PMPI_Comm_call_errhandler(c, rc);
     } else {
-        rc = MPI_Alltoallw(sbuf, sendcounts, sdispls, st, F_BUF(recvbuf), recvcounts, rdispls, rt,
+        rc = FC(MPI_Alltoallw)(sbuf, sendcounts, sdispls, st, F_BUF(recvbuf), recvcounts, rdispls, rt,
                            c);
     }
     free(st);
@@ -399,14 +299,14 @@ static void f_neighbor_w(nh_form form, void *sendbuf, MPI_Fint *sendcounts, MPI_
         goto out;
     }
     if (form == NH_FORM_BLOCKING)
-        rc = MPI_Neighbor_alltoallw(F_BUF(sendbuf), sendcounts, sdispls, st, F_BUF(recvbuf),
+        rc = FC(MPI_Neighbor_alltoallw)(F_BUF(sendbuf), sendcounts, sdispls, st, F_BUF(recvbuf),
                                     recvcounts, rdispls, rt, c);
     else if (form == NH_FORM_NONBLOCKING)
-        rc = MPI_Ineighbor_alltoallw(F_BUF(sendbuf), sendcounts, sdispls, st, F_BUF(recvbuf),
+        rc = FC(MPI_Ineighbor_alltoallw)(F_BUF(sendbuf), sendcounts, sdispls, st, F_BUF(recvbuf),
                                      recvcounts, rdispls, rt, c, &r);
 #ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
     else
-        rc = MPI_Neighbor_alltoallw_init(F_BUF(sendbuf), sendcounts, sdispls, st, F_BUF(recvbuf),
+        rc = FC(MPI_Neighbor_alltoallw_init)(F_BUF(sendbuf), sendcounts, sdispls, st, F_BUF(recvbuf),
                                          recvcounts, rdispls, rt, c, PMPI_Info_f2c(*info), &r);
 #endif
     if (rc == MPI_SUCCESS && form != NH_FORM_BLOCKING)
@@ -457,7 +357,7 @@ static void nh_f_mpi_wait(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr)
     F_IERR(ierr);
     MPI_Request r = PMPI_Request_f2c(*request);
     MPI_Status cs, *st = f_status(status, &cs);
-    *ierr = MPI_Wait(&r, st);
+    *ierr = FC(MPI_Wait)(&r, st);
     *request = PMPI_Request_c2f(r);
     if (*ierr == MPI_SUCCESS)
         f_status_back(st, status);
@@ -469,7 +369,7 @@ static void nh_f_mpi_test(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, M
     MPI_Request r = PMPI_Request_f2c(*request);
     MPI_Status cs, *st = f_status(status, &cs);
     int f = 0;
-    *ierr = MPI_Test(&r, &f, st);
+    *ierr = FC(MPI_Test)(&r, &f, st);
     *request = PMPI_Request_c2f(r);
     *flag = f ? F_TRUE : 0;
     if (*ierr == MPI_SUCCESS && f)
@@ -482,7 +382,7 @@ static void nh_f_mpi_request_get_status(MPI_Fint *request, MPI_Fint *flag, MPI_F
     F_IERR(ierr);
     MPI_Status cs, *st = f_status(status, &cs);
     int f = 0;
-    *ierr = MPI_Request_get_status(PMPI_Request_f2c(*request), &f, st);
+    *ierr = FC(MPI_Request_get_status)(PMPI_Request_f2c(*request), &f, st);
     *flag = f ? F_TRUE : 0;
     if (*ierr == MPI_SUCCESS && f)
         f_status_back(st, status);
@@ -497,7 +397,7 @@ static void nh_f_mpi_waitall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *stat
     MPI_Status *st = NULL;
     if (f_statuses(n, statuses, &st) || !r)
         *ierr = f_fail(MPI_ERR_NO_MEM);
-    else if ((*ierr = MPI_Waitall(n, r, st)) == MPI_SUCCESS || *ierr == MPI_ERR_IN_STATUS)
+    else if ((*ierr = FC(MPI_Waitall)(n, r, st)) == MPI_SUCCESS || *ierr == MPI_ERR_IN_STATUS)
         f_back(n, r, requests, n, st, statuses);
     free(r);
     f_statuses_free(st);
@@ -512,7 +412,7 @@ static void nh_f_mpi_testall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *flag
     MPI_Status *st = NULL;
     if (f_statuses(n, statuses, &st) || !r)
         *ierr = f_fail(MPI_ERR_NO_MEM);
-    else if ((*ierr = MPI_Testall(n, r, &f, st)) == MPI_SUCCESS || *ierr == MPI_ERR_IN_STATUS)
+    else if ((*ierr = FC(MPI_Testall)(n, r, &f, st)) == MPI_SUCCESS || *ierr == MPI_ERR_IN_STATUS)
         f_back(n, r, requests, f ? n : 0, st, statuses);
     *flag = f ? F_TRUE : 0;
     free(r);
@@ -530,7 +430,7 @@ static void f_any(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint
         *ierr = f_fail(MPI_ERR_NO_MEM);
         return;
     }
-    *ierr = flag ? MPI_Testany(n, r, &i, &f, st) : MPI_Waitany(n, r, &i, st);
+    *ierr = flag ? FC(MPI_Testany)(n, r, &i, &f, st) : FC(MPI_Waitany)(n, r, &i, st);
     if (*ierr == MPI_SUCCESS) {
         f_back(n, r, requests, 0, NULL, NULL);
         *index = i == MPI_UNDEFINED ? MPI_UNDEFINED : i + 1;
@@ -567,7 +467,7 @@ static void f_some(int test, MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *ou
         *ierr = f_fail(MPI_ERR_NO_MEM);
     } else {
         *ierr =
-            test ? MPI_Testsome(n, r, &out, indices, st) : MPI_Waitsome(n, r, &out, indices, st);
+            test ? FC(MPI_Testsome)(n, r, &out, indices, st) : FC(MPI_Waitsome)(n, r, &out, indices, st);
         if (*ierr == MPI_SUCCESS || *ierr == MPI_ERR_IN_STATUS) {
             int k = out == MPI_UNDEFINED ? 0 : out;
             f_back(n, r, requests, k, st, statuses);
@@ -598,7 +498,7 @@ static void nh_f_mpi_request_free(MPI_Fint *request, MPI_Fint *ierr)
 {
     F_IERR(ierr);
     MPI_Request r = PMPI_Request_f2c(*request);
-    if ((*ierr = MPI_Request_free(&r)) == MPI_SUCCESS)
+    if ((*ierr = FC(MPI_Request_free)(&r)) == MPI_SUCCESS)
         *request = PMPI_Request_c2f(r);
 }
 
@@ -606,14 +506,14 @@ static void nh_f_mpi_cancel(MPI_Fint *request, MPI_Fint *ierr)
 {
     F_IERR(ierr);
     MPI_Request r = PMPI_Request_f2c(*request);
-    *ierr = MPI_Cancel(&r);
+    *ierr = FC(MPI_Cancel)(&r);
 }
 
 static void nh_f_mpi_start(MPI_Fint *request, MPI_Fint *ierr)
 {
     F_IERR(ierr);
     MPI_Request r = PMPI_Request_f2c(*request);
-    if ((*ierr = MPI_Start(&r)) == MPI_SUCCESS)
+    if ((*ierr = FC(MPI_Start)(&r)) == MPI_SUCCESS)
         *request = PMPI_Request_c2f(r);
 }
 
@@ -624,18 +524,18 @@ static void nh_f_mpi_startall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ier
     MPI_Request *r = f_reqs(n, requests);
     if (!r)
         *ierr = f_fail(MPI_ERR_NO_MEM);
-    else if ((*ierr = MPI_Startall(n, r)) == MPI_SUCCESS)
+    else if ((*ierr = FC(MPI_Startall)(n, r)) == MPI_SUCCESS)
         f_back(n, r, requests, 0, NULL, NULL);
     free(r);
 }
 
-#define NH_FORTRAN_CALL(lower, UPPER, params, call)                                                \
+#define NH_FORTRAN_CALL(lower, UPPER, params, args, call)                                          \
     static void nh_f_##lower params                                                                \
     {                                                                                              \
         F_IERR(ierr);                                                                              \
         *ierr = call;                                                                              \
     }                                                                                              \
-    NH_FORTRAN(lower, UPPER, params)
+    NH_FORTRAN(lower, UPPER, params, args)
 #define NH_FORTRAN_REQ_CONV(conv, params, call)                                                    \
     static void conv params                                                                        \
     {                                                                                              \
@@ -644,35 +544,59 @@ static void nh_f_mpi_startall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ier
         if ((*ierr = call) == MPI_SUCCESS)                                                         \
             *request = PMPI_Request_c2f(r);                                                        \
     }
-#define NH_FORTRAN_REQ(lower, UPPER, params, call)                                                 \
+#define NH_FORTRAN_REQ(lower, UPPER, params, args, call)                                           \
     NH_FORTRAN_REQ_CONV(nh_f_##lower, params, call)                                                \
-    NH_FORTRAN(lower, UPPER, params)
-/* The names of converter conv (a string). */
-#define NH_FORTRAN_NAMES(lower, UPPER, params, conv)                                               \
-    NH_EXPORT void lower params __attribute__((alias(conv)));                                      \
-    NH_EXPORT void lower##_ params __attribute__((alias(conv)));                                   \
-    NH_EXPORT void lower##__ params __attribute__((alias(conv)));                                  \
-    NH_EXPORT void UPPER params __attribute__((alias(conv)));                                      \
-    NH_EXPORT void lower##_f08_ params __attribute__((alias(conv)));
-#define NH_FORTRAN_F77(lower, UPPER, params)                                                       \
-    NH_EXPORT void lower params __attribute__((alias("nh_f_" #lower)));                            \
-    NH_EXPORT void lower##_ params __attribute__((alias("nh_f_" #lower)));                         \
-    NH_EXPORT void lower##__ params __attribute__((alias("nh_f_" #lower)));                        \
-    NH_EXPORT void UPPER params __attribute__((alias("nh_f_" #lower)));
-#define NH_FORTRAN(lower, UPPER, params) NH_FORTRAN_NAMES(lower, UPPER, params, "nh_f_" #lower)
+    NH_FORTRAN(lower, UPPER, params, args)
+/* One exported name of converter conv (f08: mpi_f08's name): it hands the
+ * call to a tool's Fortran wrapper of that name loaded after nhood, where
+ * there is one (f_next), else runs conv. */
+#define NH_FORTRAN_NAME(sym, params, args, conv, f08)                                              \
+    static void (*f_below_##sym) params;                                                           \
+    static void f_find_##sym(void)                                                                 \
+    {                                                                                              \
+        f_below_##sym = (__typeof__(f_below_##sym))f_next(#sym);                                   \
+    }                                                                                              \
+    NH_MPILIB_AT_LOAD(f_find_##sym)                                                                \
+    NH_EXPORT void sym params                                                                      \
+    {                                                                                              \
+        if (f_below_##sym) {                                                                       \
+            f_below_##sym args;                                                                    \
+            return;                                                                                \
+        }                                                                                          \
+        int outer = f_f08;                                                                         \
+        f_f08 = f08;                                                                               \
+        conv args;                                                                                 \
+        f_f08 = outer;                                                                             \
+    }
+#define NH_FORTRAN_F77(lower, UPPER, params, args)                                                 \
+    NH_FORTRAN_NAME(lower, params, args, nh_f_##lower, 0)                                          \
+    NH_FORTRAN_NAME(lower##_, params, args, nh_f_##lower, 0)                                       \
+    NH_FORTRAN_NAME(lower##__, params, args, nh_f_##lower, 0)                                      \
+    NH_FORTRAN_NAME(UPPER, params, args, nh_f_##lower, 0)
+#define NH_FORTRAN_NAMES(lower, UPPER, params, args, conv)                                         \
+    NH_FORTRAN_NAME(lower, params, args, conv, 0)                                                  \
+    NH_FORTRAN_NAME(lower##_, params, args, conv, 0)                                               \
+    NH_FORTRAN_NAME(lower##__, params, args, conv, 0)                                              \
+    NH_FORTRAN_NAME(UPPER, params, args, conv, 0)                                                  \
+    NH_FORTRAN_NAME(lower##_f08_, params, args, conv, 1)
+#define NH_FORTRAN(lower, UPPER, params, args) NH_FORTRAN_NAMES(lower, UPPER, params, args, nh_f_##lower)
 #ifdef HAVE_MPIX_NEIGHBOR_ALLTOALL_INIT
-#define NH_FORTRAN_INIT(name, NAME, params)                                                        \
-    NH_FORTRAN_NAMES(mpix_##name, MPIX_##NAME, params, "nh_f_mpi_" #name)
+#define NH_FORTRAN_INIT(name, NAME, params, args)                                                  \
+    NH_FORTRAN_NAMES(mpix_##name, MPIX_##NAME, params, args, nh_f_mpi_##name)
 #else
-#define NH_FORTRAN_INIT(name, NAME, params) NH_FORTRAN(mpi_##name, MPI_##NAME, params)
+#define NH_FORTRAN_INIT(name, NAME, params, args) NH_FORTRAN(mpi_##name, MPI_##NAME, params, args)
 #endif
-#define NH_FORTRAN_INIT_REQ(name, NAME, params, call)                                              \
+#define NH_FORTRAN_INIT_REQ(name, NAME, params, args, call)                                        \
     NH_FORTRAN_REQ_CONV(nh_f_mpi_##name, params, call)                                             \
-    NH_FORTRAN_INIT(name, NAME, params)
+    NH_FORTRAN_INIT(name, NAME, params, args)
+NH_FORTRAN_NAME(mpi_init_f08_, (MPI_Fint * ierr), (ierr), nh_f08_mpi_init, 1)
+NH_FORTRAN_NAME(mpi_init_thread_f08_, (MPI_Fint * required, MPI_Fint *provided, MPI_Fint *ierr),
+                (required, provided, ierr), nh_f08_mpi_init_thread, 1)
 #include "fortran.h"
 #undef NH_FORTRAN
 #undef NH_FORTRAN_F77
 #undef NH_FORTRAN_NAMES
+#undef NH_FORTRAN_NAME
 #undef NH_FORTRAN_INIT
 #undef NH_FORTRAN_INIT_REQ
 #undef NH_FORTRAN_CALL

@@ -68,7 +68,7 @@ void *nh_mpilib_sym(const char *name)
  * glibc's _dl_find_object where there is one (2.35 on), a look-up in the
  * loader's sorted table, where dladdr scans the object's symbols (two
  * thirds of nhood's start-up cost, one call per exported name). */
-static void *object_of(void *f)
+void *nh_mpilib_object_of(void *f)
 {
     if (!f)
         return NULL;
@@ -82,8 +82,9 @@ static void *object_of(void *f)
 }
 
 /* Calls nhood kept from a tool loaded after it (keep): the first one's
- * names, for one warning (rank 0), at once where MPI runs, else at
- * nhood's start-up. */
+ * names, for one warning (rank 0), at nhood's start-up or at the first
+ * such call passed on to the tool, whichever comes first once MPI runs
+ * (the look-up is made when libnhood.so is loaded). */
 static char kept_fn[64], kept_tool[256];
 static int kept_said;
 
@@ -120,7 +121,7 @@ void *nh_mpilib_next(const char *name, void *own, void **bypass)
     *bypass = NULL;
     pthread_once(&lib_once, lib_find);
     void *next = dlsym(RTLD_NEXT, name);
-    void *obj = object_of(next);
+    void *obj = nh_mpilib_object_of(next);
     if (!next || obj == lib_base)
         return own;
     if (kept_call(name)) { /* does that tool reach the library past nhood's PMPI_X? */
@@ -128,7 +129,7 @@ void *nh_mpilib_next(const char *name, void *own, void **bypass)
         Dl_info di;
         snprintf(pname, sizeof(pname), "P%s", name);
         void *p = dlsym(RTLD_NEXT, pname);
-        if (p && object_of(p) == obj) {
+        if (p && nh_mpilib_object_of(p) == obj) {
             if (!kept_fn[0] && dladdr(next, &di) && di.dli_fname) {
                 snprintf(kept_fn, sizeof(kept_fn), "%s", name);
                 snprintf(kept_tool, sizeof(kept_tool), "%s", di.dli_fname);

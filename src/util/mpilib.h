@@ -123,14 +123,18 @@ void *nh_mpilib_next(const char *name, void *own, void **bypass);
         __typeof__(nh_below_##name) f = __atomic_load_n(&nh_below_##name, __ATOMIC_RELAXED);      \
         if (__builtin_expect(f == own, 1)) {                                                       \
             if (kept && __builtin_expect(nh_bypass_##name != NULL, 0) && !nh_guard &&              \
-                !nh_req_live_any())                                                                \
+                !nh_req_live_any()) {                                                              \
+                nh_mpilib_warn(); /* once, where MPI runs */                                       \
                 return nh_bypass_##name args; /* no request of nhood's can be in the call */       \
+            }                                                                                      \
             return own args;                                                                       \
         }                                                                                          \
         if (nh_guard)                                                                              \
             return NH_LIB(name) args;                                                              \
         return f args;                                                                             \
     }
+/* The object a function lives in (its load address), or NULL. */
+void *nh_mpilib_object_of(void *f);
 /* The MPI library's own function name; exits with a message where the
  * library has none. */
 void *nh_mpilib_sym(const char *name);

@@ -10,7 +10,15 @@
  *   wraps of the list: point-to-point, completion, barrier and reduction,
  *   start-up and shut-down, not graphs nor neighborhood collectives.
  * Linked into a program instead of preloaded, it stands for a tool
- * linked into the executable. */
+ * linked into the executable.
+ *
+ * mpiP's way also wraps Fortran names, as mpiP does: MPI_INIT and
+ * MPI_FINALIZE (mpif.h and `use mpi`: mpi_init_, mpi_finalize_; mpi_f08:
+ * mpi_init_f08_, mpi_finalize_f08_), so that it reports for Fortran
+ * programs whose library binding calls PMPI_Init (Open MPI, every
+ * mpi_f08), and MPI_NEIGHBOR_ALLTOALL (mpi_neighbor_alltoall_, counted as
+ * F_MPI_Neighbor_alltoall).  Each counts and calls the next definition of
+ * its own name (dlsym(RTLD_NEXT)). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <mpi.h>
@@ -72,6 +80,10 @@ static const char *const names[] = {
     COUNTED(X_NAME)};
 static long counts[NCOUNTED];
 static int init_seen;
+#ifndef COUNT_TOOL_BOTH_NAMES
+static long f_alltoall; /* mpi_neighbor_alltoall_ */
+#endif
+static int reported;
 
 #ifdef COUNT_TOOL_BOTH_NAMES
 /* The next layer's PMPI_X, as Darshan reaches it. */
@@ -132,18 +144,73 @@ int MPI_Init_thread(int *argc, char ***argv, int req, int *prov)
 #define FINALIZE MPI_Finalize
 #endif
 
-int FINALIZE(void)
+/* The counts, once (a Fortran MPI_FINALIZE may come back through the C
+ * MPI_Finalize). */
+static void report(void)
 {
     char line[2048];
     int rank = -1, len;
+    if (reported++)
+        return;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     len = snprintf(line, sizeof(line), "count_tool: rank=%d init=%d", rank, init_seen);
     for (int i = 0; i < NCOUNTED && len < (int)sizeof(line); i++)
         len += snprintf(line + len, sizeof(line) - len, " %s=%ld", names[i], counts[i]);
+#ifndef COUNT_TOOL_BOTH_NAMES
+    snprintf(line + len, sizeof(line) - len, " F_MPI_Neighbor_alltoall=%ld", f_alltoall);
+#endif
     fprintf(stderr, "%s\n", line);
     fflush(stderr);
+}
+
+int FINALIZE(void)
+{
+    report();
     return NEXT(MPI_Finalize, int (*)(void))();
 }
+
+#ifndef COUNT_TOOL_BOTH_NAMES
+/* The next definition of a Fortran name: the library's binding, or
+ * nhood's entry point when nhood is loaded after the tool. */
+static void *next_fortran(const char *name)
+{
+    void *f = dlsym(RTLD_NEXT, name);
+    if (!f) {
+        fprintf(stderr, "count_tool: no %s below\n", name);
+        abort();
+    }
+    return f;
+}
+#define F_NEXT(name, params) ((void(*) params)next_fortran(#name))
+void mpi_init_(MPI_Fint *ierr)
+{
+    init_seen = 1;
+    F_NEXT(mpi_init_, (MPI_Fint *))(ierr);
+}
+void mpi_init_f08_(MPI_Fint *ierr)
+{
+    init_seen = 1;
+    F_NEXT(mpi_init_f08_, (MPI_Fint *))(ierr);
+}
+void mpi_finalize_(MPI_Fint *ierr)
+{
+    report();
+    F_NEXT(mpi_finalize_, (MPI_Fint *))(ierr);
+}
+void mpi_finalize_f08_(MPI_Fint *ierr)
+{
+    report();
+    F_NEXT(mpi_finalize_f08_, (MPI_Fint *))(ierr);
+}
+void mpi_neighbor_alltoall_(void *s, MPI_Fint *sc, MPI_Fint *st, void *r, MPI_Fint *rc,
+                            MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    f_alltoall++;
+    F_NEXT(mpi_neighbor_alltoall_, (void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *,
+                                    MPI_Fint *, MPI_Fint *, MPI_Fint *))(s, sc, st, r, rc, rt,
+                                                                         comm, ierr);
+}
+#endif
 #ifdef COUNT_TOOL_BOTH_NAMES
 int MPI_Finalize(void) __attribute__((alias("PMPI_Finalize")));
 #endif
