@@ -72,22 +72,49 @@ static __thread int f_f08;
 #else
 #define F_MPIF_CALLS_MPI 0
 #endif
+/* clang-format off */
 #define F_C_FNS(X)                                                                                 \
-    X(MPI_Finalize) X(MPI_Dist_graph_create_adjacent) X(MPI_Dist_graph_create)                     \
-    X(MPI_Alltoall) X(MPI_Alltoallv) X(MPI_Alltoallw) X(MPI_Neighbor_alltoall)                     \
-    X(MPI_Neighbor_allgather) X(MPI_Neighbor_alltoallv) X(MPI_Neighbor_allgatherv)                 \
-    X(MPI_Neighbor_alltoallw) X(MPI_Ineighbor_alltoall) X(MPI_Ineighbor_allgather)                 \
-    X(MPI_Ineighbor_alltoallv) X(MPI_Ineighbor_allgatherv) X(MPI_Ineighbor_alltoallw)              \
-    F_C_INIT_FNS(X) X(MPI_Wait) X(MPI_Test) X(MPI_Request_get_status) X(MPI_Waitall)              \
-    X(MPI_Testall) X(MPI_Waitany) X(MPI_Testany) X(MPI_Waitsome) X(MPI_Testsome)                  \
-    X(MPI_Request_free) X(MPI_Cancel) X(MPI_Start) X(MPI_Startall)
+    X(MPI_Finalize)                                                                                \
+    X(MPI_Dist_graph_create_adjacent)                                                              \
+    X(MPI_Dist_graph_create)                                                                       \
+    X(MPI_Alltoall)                                                                                \
+    X(MPI_Alltoallv)                                                                               \
+    X(MPI_Alltoallw)                                                                               \
+    X(MPI_Neighbor_alltoall)                                                                       \
+    X(MPI_Neighbor_allgather)                                                                      \
+    X(MPI_Neighbor_alltoallv)                                                                      \
+    X(MPI_Neighbor_allgatherv)                                                                     \
+    X(MPI_Neighbor_alltoallw)                                                                      \
+    X(MPI_Ineighbor_alltoall)                                                                      \
+    X(MPI_Ineighbor_allgather)                                                                     \
+    X(MPI_Ineighbor_alltoallv)                                                                     \
+    X(MPI_Ineighbor_allgatherv)                                                                    \
+    X(MPI_Ineighbor_alltoallw)                                                                     \
+    F_C_INIT_FNS(X)                                                                                \
+    X(MPI_Wait)                                                                                    \
+    X(MPI_Test)                                                                                    \
+    X(MPI_Request_get_status)                                                                      \
+    X(MPI_Waitall)                                                                                 \
+    X(MPI_Testall)                                                                                 \
+    X(MPI_Waitany)                                                                                 \
+    X(MPI_Testany)                                                                                 \
+    X(MPI_Waitsome)                                                                                \
+    X(MPI_Testsome)                                                                                \
+    X(MPI_Request_free)                                                                            \
+    X(MPI_Cancel)                                                                                  \
+    X(MPI_Start)                                                                                   \
+    X(MPI_Startall)
 #ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
 #define F_C_INIT_FNS(X)                                                                            \
-    X(MPI_Neighbor_alltoall_init) X(MPI_Neighbor_allgather_init) X(MPI_Neighbor_alltoallv_init)   \
-    X(MPI_Neighbor_allgatherv_init) X(MPI_Neighbor_alltoallw_init)
+    X(MPI_Neighbor_alltoall_init)                                                                  \
+    X(MPI_Neighbor_allgather_init)                                                                 \
+    X(MPI_Neighbor_alltoallv_init)                                                                 \
+    X(MPI_Neighbor_allgatherv_init)                                                                \
+    X(MPI_Neighbor_alltoallw_init)
 #else
 #define F_C_INIT_FNS(X)
 #endif
+/* clang-format on */
 #define F_C_MEMBER(name) __typeof__(&name) name;
 static struct {
     F_C_FNS(F_C_MEMBER)
@@ -221,7 +248,8 @@ static void nh_f_mpi_dist_graph_create(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint
 {
     F_IERR(ierr);
     MPI_Comm c;
-    *ierr = FC(MPI_Dist_graph_create)(F_COMM(comm_old), *n, sources, degrees, destinations,
+    *ierr =
+        FC(MPI_Dist_graph_create)(F_COMM(comm_old), *n, sources, degrees, destinations,
                                   f_weights(weights), PMPI_Info_f2c(*info), F_LOGICAL(reorder), &c);
     if (*ierr == MPI_SUCCESS)
         *comm_dist_graph = PMPI_Comm_c2f(c);
@@ -251,8 +279,8 @@ static void nh_f_mpi_alltoallw(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sd
         rc = MPI_ERR_NO_MEM;
         PMPI_Comm_call_errhandler(c, rc);
     } else {
-        rc = FC(MPI_Alltoallw)(sbuf, sendcounts, sdispls, st, F_BUF(recvbuf), recvcounts, rdispls, rt,
-                           c);
+        rc = FC(MPI_Alltoallw)(sbuf, sendcounts, sdispls, st, F_BUF(recvbuf), recvcounts, rdispls,
+                               rt, c);
     }
     free(st);
     free(rt);
@@ -300,14 +328,15 @@ static void f_neighbor_w(nh_form form, void *sendbuf, MPI_Fint *sendcounts, MPI_
     }
     if (form == NH_FORM_BLOCKING)
         rc = FC(MPI_Neighbor_alltoallw)(F_BUF(sendbuf), sendcounts, sdispls, st, F_BUF(recvbuf),
-                                    recvcounts, rdispls, rt, c);
+                                        recvcounts, rdispls, rt, c);
     else if (form == NH_FORM_NONBLOCKING)
         rc = FC(MPI_Ineighbor_alltoallw)(F_BUF(sendbuf), sendcounts, sdispls, st, F_BUF(recvbuf),
-                                     recvcounts, rdispls, rt, c, &r);
+                                         recvcounts, rdispls, rt, c, &r);
 #ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
     else
-        rc = FC(MPI_Neighbor_alltoallw_init)(F_BUF(sendbuf), sendcounts, sdispls, st, F_BUF(recvbuf),
-                                         recvcounts, rdispls, rt, c, PMPI_Info_f2c(*info), &r);
+        rc =
+            FC(MPI_Neighbor_alltoallw_init)(F_BUF(sendbuf), sendcounts, sdispls, st, F_BUF(recvbuf),
+                                            recvcounts, rdispls, rt, c, PMPI_Info_f2c(*info), &r);
 #endif
     if (rc == MPI_SUCCESS && form != NH_FORM_BLOCKING)
         *request = PMPI_Request_c2f(r);
@@ -466,8 +495,8 @@ static void f_some(int test, MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *ou
     if (f_statuses(n, statuses, &st) || !r) {
         *ierr = f_fail(MPI_ERR_NO_MEM);
     } else {
-        *ierr =
-            test ? FC(MPI_Testsome)(n, r, &out, indices, st) : FC(MPI_Waitsome)(n, r, &out, indices, st);
+        *ierr = test ? FC(MPI_Testsome)(n, r, &out, indices, st)
+                     : FC(MPI_Waitsome)(n, r, &out, indices, st);
         if (*ierr == MPI_SUCCESS || *ierr == MPI_ERR_IN_STATUS) {
             int k = out == MPI_UNDEFINED ? 0 : out;
             f_back(n, r, requests, k, st, statuses);
@@ -551,7 +580,7 @@ static void nh_f_mpi_startall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ier
  * call to a tool's Fortran wrapper of that name loaded after nhood, where
  * there is one (f_next), else runs conv. */
 #define NH_FORTRAN_NAME(sym, params, args, conv, f08)                                              \
-    static void (*f_below_##sym) params;                                                           \
+    static void(*f_below_##sym) params;                                                            \
     static void f_find_##sym(void)                                                                 \
     {                                                                                              \
         f_below_##sym = (__typeof__(f_below_##sym))f_next(#sym);                                   \
@@ -579,7 +608,8 @@ static void nh_f_mpi_startall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ier
     NH_FORTRAN_NAME(lower##__, params, args, conv, 0)                                              \
     NH_FORTRAN_NAME(UPPER, params, args, conv, 0)                                                  \
     NH_FORTRAN_NAME(lower##_f08_, params, args, conv, 1)
-#define NH_FORTRAN(lower, UPPER, params, args) NH_FORTRAN_NAMES(lower, UPPER, params, args, nh_f_##lower)
+#define NH_FORTRAN(lower, UPPER, params, args)                                                     \
+    NH_FORTRAN_NAMES(lower, UPPER, params, args, nh_f_##lower)
 #ifdef HAVE_MPIX_NEIGHBOR_ALLTOALL_INIT
 #define NH_FORTRAN_INIT(name, NAME, params, args)                                                  \
     NH_FORTRAN_NAMES(mpix_##name, MPIX_##NAME, params, args, nh_f_mpi_##name)
