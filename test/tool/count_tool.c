@@ -182,31 +182,32 @@ static void *next_fortran(const char *name)
     return f;
 }
 #define F_NEXT(name, type) ((type *)next_fortran(#name))
+typedef void f_ierr(MPI_Fint *); /* MPI_INIT, MPI_FINALIZE */
+typedef void f_coll(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
+                    MPI_Fint *);
 void mpi_init_(MPI_Fint *ierr)
 {
     init_seen = 1;
-    F_NEXT(mpi_init_, void(MPI_Fint *))(ierr);
+    F_NEXT(mpi_init_, f_ierr)(ierr);
 }
 void mpi_init_f08_(MPI_Fint *ierr)
 {
     init_seen = 1;
-    F_NEXT(mpi_init_f08_, void(MPI_Fint *))(ierr);
+    F_NEXT(mpi_init_f08_, f_ierr)(ierr);
 }
 void mpi_finalize_(MPI_Fint *ierr)
 {
     report();
-    F_NEXT(mpi_finalize_, void(MPI_Fint *))(ierr);
+    F_NEXT(mpi_finalize_, f_ierr)(ierr);
 }
 void mpi_finalize_f08_(MPI_Fint *ierr)
 {
     report();
-    F_NEXT(mpi_finalize_f08_, void(MPI_Fint *))(ierr);
+    F_NEXT(mpi_finalize_f08_, f_ierr)(ierr);
 }
 void mpi_neighbor_alltoall_(void *s, MPI_Fint *sc, MPI_Fint *st, void *r, MPI_Fint *rc,
                             MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *ierr)
 {
-    typedef void(f_coll)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
-                         MPI_Fint *);
     f_alltoall++;
     F_NEXT(mpi_neighbor_alltoall_, f_coll)(s, sc, st, r, rc, rt, comm, ierr);
 }
