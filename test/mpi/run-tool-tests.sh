@@ -83,6 +83,18 @@ check() {
     fi
 }
 
+# baseline NAME PRELOAD PROGRAM FILE: the run without nhood, its counts
+# (one line per rank) kept in FILE; fails when the run or the tool does.
+baseline() {
+    if run "$2" "$3" && [ "$(wc -l <"$log.counts")" -eq $np ]; then
+        cp "$log.counts" "$4"
+        ok "$1"
+    else
+        bad "$1"
+        return 1
+    fi
+}
+
 if [ ! -f "$tools/libcount_tool.so" ] || [ ! -x "$t/test_tool" ]; then
     echo "not ok 1 - test tool and program built ($tools, $t)"
     echo "0 passed, 1 failed"
@@ -93,13 +105,7 @@ for style in "" _both; do
     tool=$tools/libcount_tool$style.so
     way=${style:+"Darshan's way (MPI_ and PMPI_ names, RTLD_NEXT)"}
     way=${way:-"mpiP's way (MPI_ names, calls PMPI_)"}
-    if run "$tool" "$t/test_tool" && [ "$(wc -l <"$log.counts")" -eq $np ]; then
-        cp "$log.counts" "$log.base$style"
-        ok "tool $way alone, np=$np"
-    else
-        bad "tool $way alone, np=$np"
-        continue
-    fi
+    baseline "tool $way alone, np=$np" "$tool" "$t/test_tool" "$log.base$style" || continue
     check "tool $way before nhood" "$tool:$lib" "$t/test_tool" "$log.base$style"
     if [ -n "$style" ]; then
         # Darshan's way after nhood, wrapping everything: its wrappers
@@ -123,8 +129,8 @@ done
 # report), runs torus, and keeps from the tool the MPI_Wait calls on its
 # ineighbor requests (live), not the program's own MPI_Waitall.
 tool=$tools/libcount_tool_p2p.so
-if run "$tool" "$t/test_tool" && [ "$(wc -l <"$log.counts")" -eq $np ]; then
-    cp "$log.counts" "$log.base_p2p"
+if baseline "tool wrapping point-to-point and completion, alone" "$tool" "$t/test_tool" \
+    "$log.base_p2p"; then
     check "tool wrapping point-to-point and completion, Darshan's way, after nhood (MPI_Wait on nhood's requests kept)" \
         "$lib:$tool" "$t/test_tool" "$log.base_p2p" '^MPI_Wait='
     if grep -q ' MPI_Wait=0 MPI_Waitall=1 ' "$log.counts"; then
@@ -134,8 +140,6 @@ if run "$tool" "$t/test_tool" && [ "$(wc -l <"$log.counts")" -eq $np ]; then
     fi
     check "tool wrapping point-to-point and completion, Darshan's way, before nhood" "$tool:$lib" \
         "$t/test_tool" "$log.base_p2p"
-else
-    bad "tool wrapping point-to-point and completion, alone"
 fi
 # Fortran programs (test_tool.c as use mpi and use mpi_f08): nhood's
 # Fortran entry points hand a call to a tool's Fortran wrapper loaded
@@ -155,26 +159,16 @@ for prog in test_tool_f test_tool_f08; do
         tool=$tools/libcount_tool$style.so
         way=${style:+"Darshan's way"}
         way=${way:-"mpiP's way (with Fortran wrappers)"}
-        if run "$tool" "$t/$prog" && [ "$(wc -l <"$log.counts")" -eq $np ]; then
-            cp "$log.counts" "$log.base_$prog$style"
-            ok "$prog: tool $way alone, np=$np"
-        else
-            bad "$prog: tool $way alone, np=$np"
+        baseline "$prog: tool $way alone, np=$np" "$tool" "$t/$prog" "$log.base_$prog$style" ||
             continue
-        fi
         check "$prog: tool $way before nhood" "$tool:$lib" "$t/$prog" "$log.base_$prog$style"
         [ -z "$style" ] &&
             check "$prog: tool $way after nhood" "$lib:$tool" "$t/$prog" "$log.base_$prog$style"
     done
 done
 # Linked into the program (the executable's MPI_X come first).
-if run "" "$t/test_tool_linked" && [ "$(wc -l <"$log.counts")" -eq $np ]; then
-    cp "$log.counts" "$log.linked"
-    ok "tool linked into the program, alone"
+baseline "tool linked into the program, alone" "" "$t/test_tool_linked" "$log.linked" &&
     check "tool linked into the program, nhood preloaded" "$lib" "$t/test_tool_linked" "$log.linked"
-else
-    bad "tool linked into the program, alone"
-fi
 # The legal-ordering corpus (test_progress: the program blocks in
 # barriers, point-to-point, probes and reductions while a forwarding
 # ialltoallv is in flight) with the tool in front of nhood, whose wrappers

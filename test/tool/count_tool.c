@@ -85,9 +85,10 @@ static long f_alltoall; /* mpi_neighbor_alltoall_ */
 #endif
 static int reported;
 
-#ifdef COUNT_TOOL_BOTH_NAMES
-/* The next layer's PMPI_X, as Darshan reaches it. */
-static void *next_sym(const char *name)
+/* The next definition of a name: the next layer's PMPI_X, as Darshan
+ * reaches it, or of a Fortran name (the library's binding, or nhood's
+ * entry point when nhood is loaded after the tool). */
+__attribute__((unused)) static void *next_sym(const char *name)
 {
     void *f = dlsym(RTLD_NEXT, name);
     if (!f) {
@@ -96,6 +97,8 @@ static void *next_sym(const char *name)
     }
     return f;
 }
+
+#ifdef COUNT_TOOL_BOTH_NAMES
 #define NEXT(name, type) ((type)next_sym("P" #name))
 #define WRAP(name, params, args)                                                                   \
     int P##name params                                                                             \
@@ -170,18 +173,7 @@ int FINALIZE(void)
 }
 
 #ifndef COUNT_TOOL_BOTH_NAMES
-/* The next definition of a Fortran name: the library's binding, or
- * nhood's entry point when nhood is loaded after the tool. */
-static void *next_fortran(const char *name)
-{
-    void *f = dlsym(RTLD_NEXT, name);
-    if (!f) {
-        fprintf(stderr, "count_tool: no %s below\n", name);
-        abort();
-    }
-    return f;
-}
-#define F_NEXT(name, type) ((type *)next_fortran(#name))
+#define F_NEXT(name, type) ((type *)next_sym(#name))
 typedef void f_ierr(MPI_Fint *); /* MPI_INIT, MPI_FINALIZE */
 typedef void f_coll(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
                     MPI_Fint *);
