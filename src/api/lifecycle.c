@@ -214,6 +214,10 @@ static int after_init(int provided, MPI_Comm scope)
         if ((rc = load_costs()))
             return rc;
         load_tune_file();
+        /* Sessions: a rank's start-up is local (its first graph's
+         * communicator need not be anyone else's), so not agreed there */
+        if ((rc = nh_oversub_agree(MPI_COMM_WORLD)))
+            return rc;
     }
     rc = nh_plan_init(scope);
     return rc ? rc : nh_inplace_init();

@@ -98,6 +98,9 @@ void nh_report_stfw(const nh_plan *p, nh_op op, nh_report_rec *r)
 void nh_report_print(void)
 {
     fprintf(stderr, "nhood: cost=%s\n", nh_config_cost_source());
+    /* more ranks than CPUs on a node: the busiest node's ranks / CPUs */
+    if (nh_node_ranks > nh_node_cpus)
+        fprintf(stderr, "nhood: oversubscribed=%d/%d\n", nh_node_ranks, nh_node_cpus);
     /* Every graph created, used or not: what creation cost in all. */
     if (ngraphs > 0)
         fprintf(stderr, "nhood: graphs=%ld create_us=%.1f create_mpi_us=%.1f ratio=%.3f\n",

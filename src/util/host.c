@@ -1,5 +1,8 @@
 /* The real host (util/host.h; the simulated one is smpi/host.c). */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include <hwloc.h>
+#include <sched.h>
+#include <string.h>
 
 #include "util/host.h"
 
@@ -36,4 +39,14 @@ int nh_host_numa_index(void)
         hwloc_bitmap_free(set);
     hwloc_topology_destroy(topo);
     return cached;
+}
+
+int nh_host_cpus(unsigned char *mask, int bytes)
+{
+    cpu_set_t set;
+    if ((size_t)bytes < sizeof(set) || sched_getaffinity(0, sizeof(set), &set))
+        return -1;
+    memset(mask, 0, (size_t)bytes);
+    memcpy(mask, &set, sizeof(set));
+    return 0;
 }

@@ -14,4 +14,8 @@ int nh_host_simulated(void);
  * if unbound or unknown. */
 int nh_host_numa_index(void);
 
+/* The CPUs this process may run on (its affinity), one bit per CPU in
+ * mask[bytes] as cpu_set_t lays them out; -1 if unknown (simulated). */
+int nh_host_cpus(unsigned char *mask, int bytes);
+
 #endif

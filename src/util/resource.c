@@ -1,8 +1,11 @@
 /* Live counts of the MPI objects nhood creates (see resource.h), updated
  * atomically: under MPI_THREAD_MULTIPLE threads create and free them at
  * once. */
+#include <string.h>
+
 #include "nh.h"
 #include "nhood.h"
+#include "util/host.h"
 
 #define NH_EXPORT __attribute__((visibility("default")))
 
@@ -58,6 +61,42 @@ int nh_node_leader(MPI_Comm comm, int *node)
     rc = PMPI_Allreduce(&rank, node, 1, MPI_INT, MPI_MIN, nc);
     nh_comm_free(&nc);
     return rc;
+}
+
+int nh_node_ranks, nh_node_cpus;
+
+int nh_oversub_agree(MPI_Comm scope)
+{
+    enum { MASK = 128 }; /* bytes: cpu_set_t's 1024 CPUs */
+    unsigned char mine[MASK], all[MASK];
+    int rc, r = 0, c = 0, known = nh_host_cpus(mine, MASK) == 0;
+    MPI_Comm node = MPI_COMM_NULL;
+    if (nh_host_simulated()) /* the same on every rank: nothing to share */
+        return MPI_SUCCESS;
+    if ((rc = nh_comm_split_type(scope, MPI_COMM_TYPE_SHARED, 0, &node)))
+        return rc;
+    if (!known) /* every rank of the node must join the reduction */
+        memset(mine, 0xff, MASK);
+    if (!(rc = PMPI_Comm_size(node, &r)))
+        rc = PMPI_Allreduce(mine, all, MASK, MPI_BYTE, MPI_BOR, node);
+    nh_comm_free(&node);
+    if (rc)
+        return rc;
+    for (int i = 0; i < MASK; i++)
+        c += __builtin_popcount(all[i]);
+    /* the node with the most ranks per CPU: the least negative milli-ratio
+     * first; R and C travel in the location (each below 2^15) */
+    struct {
+        int ratio, pair;
+    } in = {known ? -(int)(1000.0 * r / (c > 0 ? c : 1)) : 0, (r & 0x7fff) << 15 | (c & 0x7fff)},
+      out;
+    if ((rc = PMPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MINLOC, scope)))
+        return rc;
+    if (out.ratio < 0) {
+        nh_node_ranks = out.pair >> 15;
+        nh_node_cpus = out.pair & 0x7fff;
+    }
+    return MPI_SUCCESS;
 }
 
 int nh_comm_free(MPI_Comm *comm)

@@ -26,6 +26,12 @@ int nh_comm_split_type(MPI_Comm comm, int type, int key, MPI_Comm *out);
  * node is a block of that many consecutive MPI_COMM_WORLD ranks. */
 int nh_node_leader(MPI_Comm comm, int *node);
 extern int nh_node_size;
+/* Ranks beside cores (collective over scope): on each shared-memory node
+ * the ranks R and the CPUs C their affinity lets them run on together;
+ * nh_node_ranks / nh_node_cpus keep the pair of the node with the most
+ * ranks per CPU (0 / 0 where unknown: simulated, or not agreed). */
+int nh_oversub_agree(MPI_Comm scope);
+extern int nh_node_ranks, nh_node_cpus;
 /* Creates and commits; *out is valid only on success. */
 int nh_type_create_struct(int n, const int *lens, const MPI_Aint *disps, const MPI_Datatype *types,
                           MPI_Datatype *out);

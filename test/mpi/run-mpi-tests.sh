@@ -854,6 +854,22 @@ if cost_run "$name" "NHOOD_COST_FILE=$cost.msg NHOOD_COST_ALPHA=1000 NHOOD_COST_
     grep -qx "nhood: cost=$cost.msg+env" "$log.err"; then ok "$name"; else bad "$name"; fi
 name="no cost file: report cost=defaults"
 if cost_run "$name" "" "[0-9]+" && grep -qx "nhood: cost=defaults" "$log.err"; then ok "$name"; else bad "$name"; fi
+# More ranks than CPUs on the node (util/resource.c): the report says so
+# in a line of its own, with the node's ranks and the CPUs their affinity
+# allows (here the machine's, the launcher binding nothing); no line where
+# every rank has a CPU.
+cpus=$(nproc)
+for np in 1 $((cpus + 2)); do
+    case "$MPIEXEC" in *openmpi*) ;; *) [ "$np" -gt 4 ] && continue ;; esac # MPICH busy-polls
+    name="report: oversubscribed=R/C at np=$np on $cpus CPUs"
+    if run "$name" "$np" "NHOOD_REPORT=1" "$t/test_inplace" && grep -qx "nhood: cost=defaults" "$log.err" &&
+        if [ "$np" -gt "$cpus" ]; then grep -qx "nhood: oversubscribed=$np/$cpus" "$log.err"
+        else ! grep -q "oversubscribed" "$log.err"; fi; then
+        ok "$name"
+    else
+        bad "$name"
+    fi
+done
 # cost_bad NAME FILE PATTERN [VARS]: the run stops with one error.
 cost_bad() {
     if run "$1" 2 "NHOOD_COST_FILE=$2 ${4:-}" "$t/test_badenv"; then
