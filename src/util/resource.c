@@ -84,8 +84,8 @@ int nh_oversub_agree(MPI_Comm scope)
         return rc;
     for (int i = 0; i < MASK; i++)
         c += __builtin_popcount(all[i]);
-    /* the node with the most ranks per CPU: the least negative milli-ratio
-     * first; R and C travel in the location (each below 2^15) */
+    /* the node with the most ranks per CPU: the minimum of the negated
+     * milli-ratio; R and C travel in the location (each below 2^15) */
     struct {
         int ratio, pair;
     } in = {known ? -(int)(1000.0 * r / (c > 0 ? c : 1)) : 0, (r & 0x7fff) << 15 | (c & 0x7fff)},
