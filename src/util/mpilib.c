@@ -174,10 +174,10 @@ void *nh_mpilib_next(const char *name, void *own, void **bypass)
     }                                                                                              \
     static void nh_lib_find_init_##name(void)                                                      \
     {                                                                                              \
-        void *f = lib_sym("PMPIX_Neighbor_" #name "_init");                                        \
+        __typeof__(nh_lib_PMPIX_Neighbor_##name##_init) f =                                        \
+            (__typeof__(f))lib_sym("PMPIX_Neighbor_" #name "_init");                               \
         if (f)                                                                                     \
-            __atomic_store_n(&nh_lib_PMPIX_Neighbor_##name##_init,                                 \
-                             (__typeof__(nh_lib_PMPIX_Neighbor_##name##_init))f, __ATOMIC_RELAXED); \
+            __atomic_store_n(&nh_lib_PMPIX_Neighbor_##name##_init, f, __ATOMIC_RELAXED);           \
     }                                                                                              \
     NH_MPILIB_AT_LOAD(nh_lib_find_init_##name)
 NH_LIB_INIT_FNS(NH_LIB_INIT_DEF)

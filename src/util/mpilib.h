@@ -84,13 +84,15 @@ NH_LIB_INIT_FNS(NH_LIB_INIT_DECL)
  * made while none is live (else *bypass is NULL). */
 void *nh_mpilib_next(const char *name, void *own, void **bypass);
 
-/* Every pointer of this header is also set when libnhood.so is loaded,
- * before main and its threads (mpilib.c, in the order of the
- * files): what a call finds later is only ever read, never written beside
- * another thread's read.  The look-up at the first call stays for calls
- * made before that (another object's constructor). */
+/* Registers fn to run when libnhood.so is loaded, before main and its
+ * threads (one constructor in mpilib.c runs every fn so registered): the
+ * pointers of this header, and the Fortran names' (intercept/fortran.c),
+ * are set there, so a call later only ever reads them, never writes one
+ * beside another thread's read.  The look-up at the first call stays for
+ * calls made before that (another object's constructor). */
 #define NH_MPILIB_AT_LOAD(fn)                                                                      \
-    static void (*const nh_at_load_##fn)(void) __attribute__((used, section("nh_mpilib_at_load"))) = fn;
+    static void (*const nh_at_load_##fn)(void)                                                     \
+        __attribute__((used, section("nh_mpilib_at_load"))) = fn;
 
 /* Exports MPI_X over own (nhood's PMPI_X, defined by the including file,
  * intercept.c or fence.c, which also see nh_guard and nh_req_live_any):
