@@ -712,6 +712,36 @@ case "$MPIEXEC" in
     done
     ;;
 esac
+# The real CUDA driver, where this machine has one and a device
+# (test_gpu_real exits 77 elsewhere; the first case then skips them all):
+# loaded on every rank, it sends managed and pinned host buffers alike to
+# MPI's exchange; promised host buffers run nhood's schedule, the driver
+# calling the pinned ones host under NHOOD_CHECK=1, and managed or device
+# memory passed under the promise stops the job with an error naming it.
+name="gpu np=2 real CUDA driver: managed and pinned buffers to MPI (why=gpu_runtime)"
+if run "$name" 2 "NHOOD_ALGO=torus NHOOD_REPORT=1" "$t/test_gpu_real"; then
+    if grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
+        grep -Eq '^nhood: comm=[0-9]+ op=alltoall .*algorithm=pmpi .*calls=2 .*why=gpu_runtime$' "$log.err" &&
+        grep -Eq '^nhood: comm=[0-9]+ op=iallgather .*algorithm=pmpi .*calls=2 .*why=gpu_runtime ' "$log.err"; then
+        ok "$name"
+    else bad "$name"; fi
+    name="gpu np=2 real CUDA driver, host buffers promised, NHOOD_CHECK=1: pinned buffers run nhood's schedule"
+    if run "$name" 2 "NHOOD_ALGO=torus NHOOD_REPORT=1 NHOOD_CHECK=1" "$t/test_gpu_real" promise &&
+        grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
+        grep -Eq '^nhood: comm=[0-9]+ op=alltoall .*algorithm=torus ' "$log.err" &&
+        ! grep -q 'why=gpu_runtime' "$log.err"; then
+        ok "$name"
+    else bad "$name"; fi
+    for mem in managed device; do
+        name="gpu np=2 real CUDA driver, host buffers promised, NHOOD_CHECK=1, $mem memory: an error naming it"
+        if ! run "$name" 2 "NHOOD_ALGO=torus NHOOD_CHECK=1" "$t/test_gpu_real" promise $mem &&
+            grep -q "^nhood: error: MPI_Neighbor_alltoall: the send buffer is GPU $mem memory, but the info key nhood_host_buffers=true promised host buffers$" "$log.err"; then
+            ok "$name"
+        else bad "$name"; fi
+    done
+elif grep -q 'no CUDA driver with a device here: skipped' "$log.err"; then
+    skip "gpu real CUDA driver" "no CUDA driver with a device on this machine"
+else bad "$name"; fi
 
 # NHOOD_AUTOTUNE=1: results checked call by call through the trials, one
 # choice per size agreed by all ranks and kept, reported with the times.
