@@ -56,6 +56,7 @@ enum {
     NHOOD_TERM_RNDV,         /* rendezvous handshakes (NHOOD_COST_RNDV) */
     NHOOD_TERM_NODE,         /* phases with a message off the node (NHOOD_COST_NODE) */
     NHOOD_TERM_LINK,         /* bytes through the busiest node link (NHOOD_COST_LINK) */
+    NHOOD_TERM_CORE,         /* phases times ranks beyond one per core (NHOOD_COST_CORE) */
     NHOOD_COST_TERMS
 };
 

@@ -10,6 +10,7 @@
 
 #include "core/grid.h"
 #include "core/inplace.h"
+#include "core/model.h"
 #include "core/sched.h"
 #include "util/mpilib.h"
 #include "util/resource.h"
@@ -43,22 +44,7 @@ typedef enum {
     NH_FORM_COUNT
 } nh_form;
 
-typedef struct nh_cost {
-    double alpha;        /* us per phase (synchronization latency) */
-    double o;            /* us per message */
-    double beta;         /* us per byte sent */
-    double gamma;        /* us per byte copied locally (memcpy, mostly in cache) */
-    double pack;         /* us per byte through nhood's pack or unpack (pack binding) */
-    double gather;       /* us per byte of a large struct message (zcopy, datatype engine) */
-    double gather_small; /* same for struct messages up to the eager limit */
-    double delta;        /* us per block described in a zero-copy struct datatype */
-    double eager;        /* bytes: larger contiguous messages use the rendezvous protocol */
-    double rndv;         /* us of rendezvous handshake per such message */
-    double stage;        /* us per store-and-forward stage */
-    double fwd;          /* us per byte a store-and-forward stage packs, sends on and unpacks */
-    double node;         /* us per phase in which some message leaves its node */
-    double link;         /* us per byte through a node's network link */
-} nh_cost;
+/* nh_cost: the cost model's parameters (core/model.h) */
 
 /* What a cost or tuning file from elsewhere (fingerprint differs) gets. */
 enum { NH_MISMATCH_USE, NH_MISMATCH_SKIP, NH_MISMATCH_ERROR };

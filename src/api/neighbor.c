@@ -28,6 +28,20 @@ static int pmpi_trial(nh_coll coll, const nh_args *a, MPI_Comm comm)
                                    comm);
 }
 
+/* The report's count of a call passed to MPI by nh_select_passes, as
+ * nh_neighbor counts the others. */
+static void count_pmpi(nh_plan *p, nh_coll coll, nh_form form, const nh_choice *ch)
+{
+    nh_report_rec *rec = nh_report_rec_get(p, coll, form);
+    if (!rec)
+        return;
+    rec->calls[NH_ALGO_PMPI]++;
+    if (form != NH_FORM_BLOCKING) {
+        rec->window = p->window;
+        rec->why = ch->why;
+    }
+}
+
 int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI_Request *req)
 {
     nh_plan *p = nh_active ? nh_plan_get(comm) : NULL;
@@ -40,6 +54,14 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
         return nh_call_gpu_passed(p, coll, form);
     if (nh_cfg.check && (rc = nh_call_check_host(p, coll, form, a, comm)))
         return rc;
+    /* MPI's own exchange whatever the sizes: before describing the blocks,
+     * which costs a v or w call about what MPI's exchange of small blocks
+     * does */
+    if (nh_select_passes(p, coll, form, &ch)) {
+        nh_req_progress();
+        count_pmpi(p, coll, form, &ch);
+        return NH_TO_PMPI;
+    }
     if ((rc = nh_plan_ready(p, comm)) || (rc = nh_call_init(&c, coll, a, p)))
         goto out;
     nh_stfw_count_call(p);

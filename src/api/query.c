@@ -76,11 +76,12 @@ NH_EXPORT int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes
     return rc;
 }
 
-_Static_assert((int)NH_NTERMS == (int)NHOOD_COST_TERMS && (int)NH_TERM_O == (int)NHOOD_TERM_O &&
-                   (int)NH_TERM_GAMMA == (int)NHOOD_TERM_GAMMA &&
-                   (int)NH_TERM_DELTA == (int)NHOOD_TERM_DELTA &&
-                   (int)NH_TERM_LINK == (int)NHOOD_TERM_LINK,
-               "the cost terms' order is public (include/nhood.h)");
+/* The terms' order is public (include/nhood.h): every term in place. */
+_Static_assert((int)NH_NTERMS == (int)NHOOD_COST_TERMS, "as many public terms as terms");
+#define SAME_TERM(N, key, def, group, help)                                                        \
+    _Static_assert((int)NH_TERM_##N == (int)NHOOD_TERM_##N, "NHOOD_TERM_" #N " in place");
+NH_COST_TERMS(SAME_TERM)
+#undef SAME_TERM
 
 NH_EXPORT int nhood_cost_terms(MPI_Comm comm, const char *op, const char *algorithm,
                                int block_bytes, double terms[NHOOD_COST_TERMS], char *binding,

@@ -18,29 +18,13 @@
 /* Whether nhood runs (set at start-up from NHOOD_DISABLE). */
 int nh_active;
 
-/* Default cost parameters, fitted to nhood-bench runs on the development
- * machine (MPICH 4.0.2 ch4:ucx, 2 ranks on 2 cores; 2-D and 3-D Moore,
- * 8 B to 64 KiB blocks; see docs/algorithms.md, "Choosing"); stage and fwd (store-
- * and-forward, which 2 ranks cannot exercise) to the simulated SpMV
- * experiments on three platforms (docs/simulation.md, "Calibration"). */
+/* The defaults; the cost model's come from its table (core/model.h),
+ * which says where they were fitted. */
 nh_config nh_cfg = {
     .algo = NH_ALGO_AUTO,
     .binding = NH_BIND_AUTO,
     .fallback = NH_FALLBACK_WARN,
-    .cost = {.alpha = 0.5,
-             .o = 0.15,
-             .beta = 0.0001,
-             .gamma = 0.00001,
-             .pack = 0.00003,
-             .gather = 0.00003,
-             .gather_small = 0.00065,
-             .delta = 0.01,
-             .eager = 8192,
-             .rndv = 4.0,
-             .stage = 1.0,
-             .fwd = 0.0006,
-             .node = 0,
-             .link = 0},
+    .cost = NH_COST_DEFAULTS,
     .iso_reduce = NH_RED_COUNT,
     .window = -1,
 };
@@ -111,27 +95,13 @@ static const knob knobs[] = {
     {"NHOOD_HOST_BUFFERS", "nhood_host_buffers", K_BOOL, &nh_cfg.host_buffers,
      "the program promises host buffers where a GPU runtime is loaded: nhood's schedules run "
      "(NHOOD_CHECK verifies it per call)"},
-    {"NHOOD_COST_ALPHA", NULL, K_DOUBLE, &nh_cfg.cost.alpha, "cost model: us per phase"},
-    {"NHOOD_COST_O", NULL, K_DOUBLE, &nh_cfg.cost.o, "cost model: us per message"},
-    {"NHOOD_COST_BETA", NULL, K_DOUBLE, &nh_cfg.cost.beta, "cost model: us per byte sent"},
-    {"NHOOD_COST_GAMMA", NULL, K_DOUBLE, &nh_cfg.cost.gamma, "cost model: us per byte copied"},
-    {"NHOOD_COST_PACK", NULL, K_DOUBLE, &nh_cfg.cost.pack, "cost model: us per byte packed"},
-    {"NHOOD_COST_GATHER", NULL, K_DOUBLE, &nh_cfg.cost.gather, "cost model: us per byte gathered"},
-    {"NHOOD_COST_GATHER_SMALL", NULL, K_DOUBLE, &nh_cfg.cost.gather_small,
-     "cost model: us per byte gathered, eager messages"},
-    {"NHOOD_COST_EAGER", NULL, K_DOUBLE, &nh_cfg.cost.eager, "cost model: eager limit in bytes"},
-    {"NHOOD_COST_RNDV", NULL, K_DOUBLE, &nh_cfg.cost.rndv, "cost model: us per rendezvous"},
-    {"NHOOD_COST_DELTA", NULL, K_DOUBLE, &nh_cfg.cost.delta, "cost model: us per zero-copy block"},
-    {"NHOOD_COST_STAGE", NULL, K_DOUBLE, &nh_cfg.cost.stage,
-     "cost model: us per store-and-forward stage"},
-    {"NHOOD_COST_FWD", NULL, K_DOUBLE, &nh_cfg.cost.fwd,
-     "cost model: us per byte forwarded by store-and-forward"},
-    {"NHOOD_COST_NODE", NULL, K_DOUBLE, &nh_cfg.cost.node,
-     "cost model: us per phase in which a message leaves its node"},
-    {"NHOOD_COST_LINK", NULL, K_DOUBLE, &nh_cfg.cost.link,
-     "cost model: us per byte through a node's network link"},
-    {"NHOOD_COST_FILE", NULL, K_PATH, &nh_cfg.cost_file,
-     "cost file written by nhood-calibrate (default: the installed site.cost, if any)"},
+/* the cost model's parameters, one row each (core/model.h) */
+#define COST_KNOB(N, key, def, group, help)                                                        \
+    {"NHOOD_COST_" #N, NULL, K_DOUBLE, &nh_cfg.cost.key, "cost model: " help},
+    NH_COST_TERMS(COST_KNOB) NH_COST_OTHERS(COST_KNOB)
+#undef COST_KNOB
+        {"NHOOD_COST_FILE", NULL, K_PATH, &nh_cfg.cost_file,
+         "cost file written by nhood-calibrate (default: the installed site.cost, if any)"},
     {"NHOOD_TUNE_FILE", NULL, K_PATH, &nh_cfg.tune_file,
      "file the autotuner's decisions are loaded from at MPI_Init and saved to at MPI_Finalize"},
     {"NHOOD_MISMATCH", NULL, K_MISMATCH, &nh_cfg.mismatch,
@@ -381,35 +351,28 @@ int nh_config_load(char *msg, size_t len)
     return 0;
 }
 
-/* The cost file's keys are the NHOOD_COST_* names' tails in lower case
- * (alpha, o, beta, ...); validation.* keys carry nhood-calibrate's figures
- * for people and are not read. */
+/* The cost file's keys are the parameters' names (core/model.h: alpha,
+ * o, beta, ...); validation.* keys carry nhood-calibrate's figures for
+ * people and are not read. */
 static int cost_key(void *ctx, const char *key, const char *v, char *msg, size_t len)
 {
     nh_cost *c = ctx;
-    char env[64];
-    size_t n = 0;
     if (strncmp(key, "validation.", 11) == 0)
         return 0;
-    if (strlen(key) < sizeof(env) - 12)
-        for (n = 0; key[n]; n++)
-            env[n] = (char)(key[n] >= 'a' && key[n] <= 'z' ? key[n] - 'a' + 'A' : key[n]);
-    env[n] = '\0';
-    for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++)
-        if (knobs[i].kind == K_DOUBLE && strncmp(knobs[i].env, "NHOOD_COST_", 11) == 0 &&
-            strcmp(knobs[i].env + 11, env) == 0) {
-            double x;
-            if (nh_parse_real(v, &x)) {
+    for (int i = 0; i < nh_cost_nparams; i++)
+        if (strcmp(nh_cost_params[i].key, key) == 0) {
+            if (nh_parse_real(v, nh_cost_at(c, &nh_cost_params[i]))) {
                 snprintf(msg, len, "%s = \"%s\": not a non-negative number", key, v);
                 return -1;
             }
-            *(double *)((char *)c + ((char *)knobs[i].dst - (char *)&nh_cfg.cost)) = x;
             return 0;
         }
-    snprintf(msg, len,
-             "unknown key \"%s\" (parameters: alpha, o, beta, gamma, pack, gather, gather_small, "
-             "delta, eager, rndv, stage, fwd, node, link; validation.*; fingerprint.*)",
-             key);
+    size_t n = (size_t)snprintf(msg, len, "unknown key \"%s\" (parameters:", key);
+    for (int i = 0; i < nh_cost_nparams && n < len; i++)
+        n += (size_t)snprintf(msg + n, len - n, " %s%s", nh_cost_params[i].key,
+                              i + 1 < nh_cost_nparams ? "," : ";");
+    if (n < len)
+        snprintf(msg + n, len - n, " validation.*; fingerprint.*)");
     return -1;
 }
 

@@ -39,16 +39,11 @@
 
 /* The model is linear in its parameters: a schedule's cost is the dot
  * product of its terms (how many phases, messages, bytes, ...) with the
- * parameters, in the order of NH_TERM_* (nhood-calibrate fits the
- * parameters to measured calls through these terms). */
+ * parameters, in the order of NH_TERM_* (core/model.h; nhood-calibrate
+ * fits the parameters to measured calls through these terms). */
 static double dot(const double t[NH_NTERMS])
 {
-    const nh_cost *c = &nh_cfg.cost;
-    return t[NH_TERM_ALPHA] * c->alpha + t[NH_TERM_O] * c->o + t[NH_TERM_BETA] * c->beta +
-           t[NH_TERM_GAMMA] * c->gamma + t[NH_TERM_PACK] * c->pack +
-           t[NH_TERM_GATHER] * c->gather + t[NH_TERM_GATHER_SMALL] * c->gather_small +
-           t[NH_TERM_DELTA] * c->delta + t[NH_TERM_RNDV] * c->rndv + t[NH_TERM_NODE] * c->node +
-           t[NH_TERM_LINK] * c->link;
+    return nh_cost_dot(&nh_cfg.cost, t);
 }
 
 /* One message round's messages, added to t. */
@@ -82,6 +77,8 @@ static double round_cost(const nh_round *r, nh_binding b, size_t m)
 /* Terms of a schedule for blocks of m bytes, summed over its rounds with
  * interior-rank block counts (identical on every rank):
  *   alpha per communication round, gamma per byte copied locally;
+ *   where the busiest node's ranks outnumber its CPUs, core per round
+ *   times the ranks beyond one per CPU (each round waits for a core);
  *   where ranks share nodes (plan->node_of), node per phase in which some
  *   message leaves its node and link per byte through the busiest node's
  *   link (the bytes all its ranks send off it); and per message of S
@@ -99,6 +96,7 @@ void nh_cost_terms(const nh_sched *s, nh_binding b, size_t m, double t[NH_NTERMS
     t[NH_TERM_GAMMA] = (double)m * (double)s->tmpl_copies;
     t[NH_TERM_NODE] = s->node_phases;
     t[NH_TERM_LINK] = (double)m * (double)s->node_blocks;
+    t[NH_TERM_CORE] = s->tmpl_rounds * nh_cost_excess(nh_node_ranks, nh_node_cpus);
     for (int i = 0; i < s->nrounds; i++)
         if (!s->rounds[i].copy)
             round_terms(&s->rounds[i], b, m, t);
@@ -151,6 +149,7 @@ void nh_native_terms(nh_plan *p, nh_op op, size_t m, double t[NH_NTERMS])
     for (int i = 0; i < NH_NTERMS; i++)
         t[i] = 0;
     t[NH_TERM_ALPHA] = 1;
+    t[NH_TERM_CORE] = nh_cost_excess(nh_node_ranks, nh_node_cpus);
     t[NH_TERM_O] = p->nb.s;
     t[NH_TERM_BETA] = p->nb.s * (double)m;
     t[NH_TERM_RNDV] = (double)m > nh_cfg.cost.eager ? p->nb.s : 0;
@@ -249,29 +248,37 @@ static void model_pick(nh_plan *p, nh_op op, nh_form form, size_t m, double w, n
         *best = NH_ALGO_PMPI;
 }
 
-/* v/w alltoall calls without the promise, whose block sizes no rank can
- * know for the others: auto weighs the split schedules of torus and
- * torus_direct (nh_plan_sched_split) against direct, priced at 8-byte
- * blocks, the latency-bound exchanges combining exists for.  At run time
- * a block too large to gain from forwarding takes its own message
+/* Calls whose block sizes no rank can know for the others (v/w calls
+ * without the promise, regular calls whose sizes MPI does not couple),
+ * priced at 8-byte blocks, the latency-bound exchanges combining exists
+ * for.  Where split (v/w alltoall) the split schedules of torus and
+ * torus_direct (nh_plan_sched_split) are weighed against direct: at run
+ * time a block too large to gain from forwarding takes its own message
  * (exec/engine.h), so larger blocks cost direct's messages plus the
- * rounds' short header messages.  Identical everywhere: plan, window and
- * configuration only.  *bs: the split schedule, or NULL (direct). */
-static void split_pick(nh_plan *p, nh_form form, double w, nh_algo *best, const nh_sched **bs)
+ * rounds' short header messages.  MPI's own exchange wins where it costs
+ * no more than the best of them.  Identical everywhere: plan, window and
+ * configuration only.  *bs: the split schedule, or NULL (direct or
+ * MPI's). */
+static void unknown_pick(nh_plan *p, nh_op op, nh_form form, double w, int split, nh_algo *best,
+                         const nh_sched **bs)
 {
     static const nh_algo cand[] = {NH_ALGO_TORUS, NH_ALGO_TORUS_DIRECT};
     double dc, c;
     *best = NH_ALGO_DIRECT;
     *bs = NULL;
-    if (!cheapest(p, NH_OP_ALLTOALL, form, 0, NH_ALGO_DIRECT, 8, w, &dc))
+    if (!cheapest(p, op, form, 0, NH_ALGO_DIRECT, 8, w, &dc))
         return;
-    for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
-        const nh_sched *s = cheapest(p, NH_OP_ALLTOALL, form, 0, cand[i], 8, w, &c), *sp;
+    for (size_t i = 0; split && i < sizeof(cand) / sizeof(cand[0]); i++) {
+        const nh_sched *s = cheapest(p, op, form, 0, cand[i], 8, w, &c), *sp;
         if (s && s->tmpl_rounds > 1 && c < dc && (sp = nh_plan_sched_split(p, cand[i]))) {
             dc = c;
             *best = cand[i];
             *bs = sp;
         }
+    }
+    if (p->native_ok && native_cost(p, op, 8, w) <= dc) {
+        *best = NH_ALGO_PMPI;
+        *bs = NULL;
     }
 }
 
@@ -430,6 +437,22 @@ static void remember(nh_plan *p, nh_coll coll, nh_form form, size_t m, const nh_
     p->last[coll][form].tuned = c->tuned;
 }
 
+int nh_select_passes(nh_plan *p, nh_coll coll, nh_form form, nh_choice *out)
+{
+    nh_algo forced = nh_forced_algo(p, nh_coll_op(coll));
+    if (p->stfw || p->stfw_wait || nh_cfg.check)
+        return 0;
+    if (forced != NH_ALGO_PMPI &&
+        (forced != NH_ALGO_AUTO || nh_sizes_known(p, coll) || !p->last[coll][form].valid ||
+         p->last[coll][form].algo != NH_ALGO_PMPI))
+        return 0;
+    memset(out, 0, sizeof(*out));
+    out->algo = NH_ALGO_PMPI;
+    if (forced == NH_ALGO_AUTO)
+        out->why = p->last[coll][form].why;
+    return 1;
+}
+
 int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
 {
     nh_op op = nh_coll_op(coll);
@@ -483,12 +506,12 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
                 out->why = why_not_forwarding(p, op, m, best == NH_ALGO_PMPI ? NULL : bs);
             if (tune) /* the tuner has no decision here (yet) */
                 out->tuned = NH_TUNED_MODEL;
-        } else if (split) {
-            split_pick(p, form, w, &best, &bs);
-            if (form != NH_FORM_BLOCKING && !bs) {
+        } else {
+            unknown_pick(p, op, form, w, split, &best, &bs);
+            if (split && form != NH_FORM_BLOCKING && !bs && best != NH_ALGO_PMPI) {
                 nh_algo b0;
                 const nh_sched *s0;
-                split_pick(p, NH_FORM_BLOCKING, 0, &b0, &s0);
+                unknown_pick(p, op, NH_FORM_BLOCKING, 0, split, &b0, &s0);
                 if (s0)
                     out->why = nh_why_single_phase(p);
             }

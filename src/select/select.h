@@ -49,25 +49,16 @@ typedef struct nh_choice {
 /* The algorithm for a call of coll in form with blocks of m bytes (the
  * same on every rank where nh_sizes_known; ignored elsewhere). */
 int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out);
+/* Whether coll in form on p goes to MPI's own exchange whatever its block
+ * sizes (NHOOD_ALGO=pmpi, or auto's size-independent choice, made once,
+ * where no rank can know the others' sizes), so that the call need not
+ * describe its blocks first; *out says so.  Not with store-and-forward
+ * (it re-checks with the call's sizes) or under NHOOD_CHECK. */
+int nh_select_passes(nh_plan *p, nh_coll coll, nh_form form, nh_choice *out);
 /* Does every rank see the same block sizes for coll on p (see select.c)? */
 int nh_sizes_known(nh_plan *p, nh_coll coll);
 double nh_cost_of(const nh_sched *s, nh_binding b, size_t m);
-/* The cost model's terms, one per parameter (nh_cost), in this order
- * (the public NHOOD_TERM_* of include/nhood.h). */
-enum {
-    NH_TERM_ALPHA,
-    NH_TERM_O,
-    NH_TERM_BETA,
-    NH_TERM_GAMMA,
-    NH_TERM_PACK,
-    NH_TERM_GATHER,
-    NH_TERM_GATHER_SMALL,
-    NH_TERM_DELTA,
-    NH_TERM_RNDV,
-    NH_TERM_NODE,
-    NH_TERM_LINK,
-    NH_NTERMS
-};
+/* The cost model's terms, one per parameter: NH_TERM_* (core/model.h). */
 /* s's terms for blocks of m bytes under binding b: its cost is their dot
  * product with the parameters. */
 void nh_cost_terms(const nh_sched *s, nh_binding b, size_t m, double t[NH_NTERMS]);

@@ -6,10 +6,12 @@
 
 #include <stdio.h>
 
-#define CAL_NPARAM 11 /* the cost model's terms (NHOOD_COST_TERMS) */
+#include "core/model.h"
+
+#define CAL_NPARAM NH_NTERMS /* the cost model's terms (NHOOD_COST_TERMS) */
 #define CAL_MAXCAND 12 /* pmpi, direct, torus, torus_direct, bruck:1..8 */
 
-extern const char *const cal_param_names[CAL_NPARAM]; /* alpha, o, ... as in the file */
+/* term i's name in the cost file: nh_cost_params[i].key (core/model.h) */
 
 /* One measured call: a neighborhood, an operation and block size (a
  * group), an algorithm, its median time and the model's terms for it. */

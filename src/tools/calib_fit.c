@@ -24,13 +24,10 @@
 
 #include "calib.h"
 
-const char *const cal_param_names[CAL_NPARAM] = {
-    "alpha", "o", "beta", "gamma", "pack", "gather", "gather_small", "delta", "rndv", "node", "link"};
-
-enum { A, O, B, G, PK, GA, GS, DL, RV, ND, LK };
+enum { A = NH_TERM_ALPHA, O = NH_TERM_O, B = NH_TERM_BETA };
 enum { NGROUPS = 4 };
-/* each parameter's group; -1: kept as measured */
-static const int group_of[CAL_NPARAM] = {0, 1, 2, 3, 3, 3, 3, 3, 1, -1, -1};
+/* each parameter's group (core/model.h); -1: kept as measured or set */
+#define group_of(i) (nh_cost_params[i].group)
 
 /* Least-squares line y = a + b x. */
 void cal_line_fit(const double *x, const double *y, int n, double *a, double *b)
@@ -158,8 +155,8 @@ void cal_fit(double p[CAL_NPARAM], const cal_set *train, double step, FILE *log)
     for (int r = 0; r < n; r++)
         for (int i = 0; i < CAL_NPARAM; i++) {
             double x = base[i] * train->rows[r].terms[i];
-            if (group_of[i] >= 0) /* the node terms are added after the fit */
-                part[r][group_of[i]] += x;
+            if (group_of(i) >= 0) /* the node terms are added after the fit */
+                part[r][group_of(i)] += x;
         }
     double best_key[2] = {1e30, 1e30}, best_f[NGROUPS] = {1, 1, 1, 1}, best_scale = 1;
     const int K = 24; /* factors 2^(k/4), |k| <= K, and 0 */
@@ -200,8 +197,8 @@ void cal_fit(double p[CAL_NPARAM], const cal_set *train, double step, FILE *log)
                 }
             }
     for (int i = 0; i < CAL_NPARAM; i++)
-        if (group_of[i] >= 0)
-            p[i] = base[i] * best_f[group_of[i]] * best_scale;
+        if (group_of(i) >= 0)
+            p[i] = base[i] * best_f[group_of(i)] * best_scale;
     cal_score sc;
     cal_evaluate(p, train, 0.03, &sc);
     if (log)

@@ -31,7 +31,7 @@ int cal_rows_write(const char *path, const cal_result *r)
     }
     fprintf(f, "set,group,algorithm,us");
     for (int i = 0; i < CAL_NPARAM; i++)
-        fprintf(f, ",%s", cal_param_names[i]);
+        fprintf(f, ",%s", nh_cost_params[i].key);
     fprintf(f, "\n");
     const cal_set *sets[2] = {&r->train, &r->valid};
     for (int k = 0; k < 2; k++)
@@ -126,10 +126,11 @@ int cal_finish(cal_result *r, const char *out, const char *how)
             how, date);
     fputs(r->fingerprint, f);
     for (int i = 0; i < CAL_NPARAM; i++)
-        fprintf(f, "%s = %.6g\n", cal_param_names[i], p[i]);
+        fprintf(f, "%s = %.6g\n", nh_cost_params[i].key, p[i]);
     fprintf(f, "eager = %.0f\n", r->eager);
     fprintf(f, "# stage and fwd (store-and-forward) keep nhood's defaults: fitted to\n"
-               "# simulated runs of hundreds of ranks (docs/simulation.md)\n");
+               "# simulated runs of hundreds of ranks (docs/simulation.md); core is\n"
+               "# nhood's default too (ranks beyond one per core, docs/tuning.md)\n");
     fprintf(f,
             "validation.train_groups = %d\nvalidation.train_picks_fastest = %d\n"
             "validation.train_worst_ratio = %.3f\n",

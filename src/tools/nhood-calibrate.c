@@ -433,7 +433,19 @@ static int measure_all(cal_result *res)
         max_reps = 100;
     }
     double p[CAL_NPARAM] = {0}, eager = 8192, rndv = 0;
-    enum { A, O, B, G, PK, GA, GS, DL, RV, ND, LK };
+    enum {
+        A = NH_TERM_ALPHA,
+        O = NH_TERM_O,
+        B = NH_TERM_BETA,
+        G = NH_TERM_GAMMA,
+        PK = NH_TERM_PACK,
+        GA = NH_TERM_GATHER,
+        GS = NH_TERM_GATHER_SMALL,
+        DL = NH_TERM_DELTA,
+        RV = NH_TERM_RNDV,
+        ND = NH_TERM_NODE,
+        LK = NH_TERM_LINK
+    };
 
     /* the layout: rank 0's node, a peer on it and one on another node */
     MPI_Comm node;
@@ -564,6 +576,9 @@ static int measure_all(cal_result *res)
     for (int i = 0; i < CAL_NPARAM; i++)
         if (!(p[i] > 0)) /* negative, or NaN: nothing measurable */
             p[i] = 0;
+    /* the wait for a core where ranks outnumber cores is not measured
+     * (a calibration runs one rank per core): nhood's default */
+    p[NH_TERM_CORE] = nh_cost_defaults.core;
     note("# measured: alpha %.4g o %.4g beta %.4g gamma %.4g pack %.4g gather %.4g "
          "gather_small %.4g delta %.4g rndv %.4g node %.4g link %.4g\n",
          p[A], p[O], p[B], p[G], p[PK], p[GA], p[GS], p[DL], p[RV], p[ND], p[LK]);

@@ -900,6 +900,38 @@ for np in 1 $((cpus + 2)); do
         bad "$name"
     fi
 done
+# Where ranks outnumber CPUs auto prices each round's wait for a core
+# (NHOOD_COST_CORE per round per rank beyond one per CPU): with messages
+# made dear (NHOOD_COST_O=100) the 2x2 torus's two rounds of one message
+# beat direct's three messages in one round, unless that wait costs more
+# (NHOOD_COST_CORE=1000).  Written for 4 ranks on 2 CPUs.
+if [ "$cpus" -eq 2 ]; then
+    for c in 0:torus 1000:direct; do
+        name="oversubscribed np=4 on 2 CPUs, NHOOD_COST_O=100 NHOOD_COST_CORE=${c%:*}: auto runs ${c#*:}"
+        if run "$name" 4 "NHOOD_REPORT=1 NHOOD_COST_O=100 NHOOD_COST_CORE=${c%:*}" "$TOP_BUILDDIR/nhood-bench" \
+            --op alltoall --dims 2 --radius 1 --bytes 8 --reps 4 --no-header &&
+            grep -qx "nhood: oversubscribed=4/2" "$log.err" &&
+            grep -Eq "^nhood: comm=[0-9]+ op=alltoall .*algorithm=${c#*:} " "$log.err"; then
+            ok "$name"
+        else bad "$name"; fi
+    done
+else
+    skip "oversubscribed auto" "written for 4 ranks on 2 CPUs; this machine has $cpus"
+fi
+# v calls without the promise (sizes unknown to other ranks) weigh MPI's
+# own exchange too: where direct would send what MPI sends (the box halo
+# of a 2-rank mesh: one neighbor) MPI's exchange runs; where direct
+# combines (the periodic grid: 26 neighbors, one rank) direct runs.
+for c in "mesh:--mesh:pmpi .*why=native_cheaper" "periodic grid::direct "; do
+    what=${c%%:*} flag=$(echo "$c" | cut -d: -f2) want=${c##*:}
+    name="alltoallv without a hint np=2, $what: auto runs ${want%% *}"
+    # shellcheck disable=SC2086
+    if run "$name" 2 "NHOOD_REPORT=1" "$TOP_BUILDDIR/nhood-bench" --op alltoallv --dims 3 --radius 1 \
+        $flag --class-bytes 8,128,2048 --reps 4 --no-header &&
+        grep -Eq "^nhood: comm=[0-9]+ op=alltoallv .*algorithm=$want" "$log.err"; then
+        ok "$name"
+    else bad "$name"; fi
+done
 # cost_bad NAME FILE PATTERN [VARS]: the run stops with one error.
 cost_bad() {
     if run "$1" 2 "NHOOD_COST_FILE=$2 ${4:-}" "$t/test_badenv"; then

@@ -15,8 +15,8 @@
 
 int main(void)
 {
-    /* true parameters: alpha o beta gamma pack gather gather_small delta rndv node link */
-    const double truth[CAL_NPARAM] = {0.8, 0.2, 1e-4, 2e-5, 3e-5, 1e-4, 8e-4, 0.02, 3.0, 0, 0};
+    /* true parameters: alpha o beta gamma pack gather gather_small delta rndv node link core */
+    const double truth[CAL_NPARAM] = {0.8, 0.2, 1e-4, 2e-5, 3e-5, 1e-4, 8e-4, 0.02, 3.0, 0, 0, 0};
     static const char *const algos[3] = {"direct", "torus", "torus_direct"};
     cal_set train = {0};
     int fails = 0;
@@ -68,9 +68,9 @@ int main(void)
     for (int i = 0; i < 5; i++) {
         int k = fitted[i];
         double rel = fabs(p[k] / truth[k] - 1);
-        printf("%s: %.4g (true %.4g)\n", cal_param_names[k], p[k], truth[k]);
+        printf("%s: %.4g (true %.4g)\n", nh_cost_params[k].key, p[k], truth[k]);
         if (rel > 0.15) {
-            fprintf(stderr, "%s is %.0f %% off\n", cal_param_names[k], 100 * rel);
+            fprintf(stderr, "%s is %.0f %% off\n", nh_cost_params[k].key, 100 * rel);
             fails++;
         }
     }
