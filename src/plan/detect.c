@@ -273,12 +273,13 @@ static int start(nh_plan_start *b, MPI_Comm comm_old, MPI_Comm comm, const nh_hi
     p->indeg = d->indeg;
     p->outdeg = d->outdeg;
     /* GPU buffers: where a runtime is loaded here (looked for now: it may
-     * have come after MPI_Init) and host buffers are not promised, nhood's
+     * have come after MPI_Init) and in use (a CUDA context: util/gpu.h),
+     * and host buffers are not promised, nhood's
      * CPU must keep off this graph's buffers; agreed below (any rank). */
     p->host_promised = h->host_buffers == 1 ? NH_HOST_INFO
                        : h->host_buffers < 0 && nh_cfg.host_buffers ? NH_HOST_ENV
                                                                     : 0;
-    d->gpu = p->gpu = nh_active && nh_gpu_probe() && !p->host_promised;
+    d->gpu = p->gpu = nh_active && nh_gpu_probe() && nh_gpu_in_use() && !p->host_promised;
     nh_stfw_pre(p, d->indeg, d->srcs, d->outdeg, d->dsts, h, d->stfw);
     /* Everyone takes the same branch: the hint and MPI_THREAD_MULTIPLE are
      * global properties (a hint that differs across ranks fails the

@@ -38,10 +38,16 @@
 int nh_gpu_runtimes;
 
 typedef int (*cu_attrs_fn)(unsigned n, int *attrs, void **data, unsigned long long ptr);
+typedef int (*cu_ctx_current_fn)(void **ctx);
+typedef int (*cu_count_fn)(int *n);
+typedef int (*cu_primary_state_fn)(int dev, unsigned *flags, int *active);
 typedef int (*hip_attrs_fn)(void *attr, const void *ptr);
 typedef int (*hip_version_fn)(int *v);
 
 static cu_attrs_fn cu_attrs;
+static cu_ctx_current_fn cu_ctx_current;
+static cu_count_fn cu_count;
+static cu_primary_state_fn cu_primary_state;
 static hip_attrs_fn hip_attrs;
 static int hip_v6; /* ROCm 6 or later: the new structure and values */
 static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -77,6 +83,9 @@ int nh_gpu_probe(void)
     free(names);
     if (h[RT_CUDA]) { /* loaded, if without the query: its buffers count as host */
         cu_attrs = (cu_attrs_fn)dlsym(h[RT_CUDA], "cuPointerGetAttributes");
+        cu_ctx_current = (cu_ctx_current_fn)dlsym(h[RT_CUDA], "cuCtxGetCurrent");
+        cu_count = (cu_count_fn)dlsym(h[RT_CUDA], "cuDeviceGetCount");
+        cu_primary_state = (cu_primary_state_fn)dlsym(h[RT_CUDA], "cuDevicePrimaryCtxGetState");
         found |= NH_GPU_CUDA;
     }
     if (h[RT_HIP]) {
@@ -92,6 +101,32 @@ int nh_gpu_probe(void)
     __atomic_store_n(&nh_gpu_runtimes, found, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&probe_lock);
     return found;
+}
+
+/* Whether the CUDA driver has a context here: the calling thread's
+ * current one, or a device's primary context (the runtime API's, whatever
+ * thread made it).  Without one no memory is device memory.  A driver
+ * loaded only to enumerate devices (hwloc's OpenCL and NVML plugins load
+ * it into every process of a GPU node, when MPI builds its topology) has
+ * none.  Where the driver lacks a query: a context, to be safe. */
+static int cuda_in_use(void)
+{
+    enum { NOT_INITIALIZED = 3 };
+    void *ctx = NULL;
+    int n = 0, active = 0, rc;
+    unsigned flags = 0;
+    if (!cu_ctx_current || !cu_count || !cu_primary_state)
+        return 1;
+    if ((rc = cu_ctx_current(&ctx)) == 0 && ctx)
+        return 1;
+    if (rc == NOT_INITIALIZED || (rc = cu_count(&n)) == NOT_INITIALIZED)
+        return 0; /* cuInit never ran: no context can exist */
+    if (rc)
+        return 1;
+    for (int d = 0; d < n; d++)
+        if (cu_primary_state(d, &flags, &active) != 0 || active)
+            return 1;
+    return 0;
 }
 
 static nh_mem cuda_kind(const void *buf)
@@ -142,6 +177,14 @@ nh_mem nh_gpu_query(const void *buf)
     if (m == NH_MEM_HOST && (found & NH_GPU_HIP) && hip_attrs)
         m = hip_kind(buf);
     return m;
+}
+
+int nh_gpu_in_use(void)
+{
+    int found = __atomic_load_n(&nh_gpu_runtimes, __ATOMIC_ACQUIRE);
+    if (found & (NH_GPU_HIP | NH_GPU_ZE))
+        return 1;
+    return (found & NH_GPU_CUDA) && cuda_in_use();
 }
 
 int nh_gpu_can_classify(void)

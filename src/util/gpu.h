@@ -20,6 +20,13 @@ extern int nh_gpu_runtimes;
  * stays (nhood holds a reference to it). */
 int nh_gpu_probe(void);
 
+/* Whether a loaded runtime may hold device memory now: HIP and Level
+ * Zero once loaded; the CUDA driver where it has a context (the calling
+ * thread's current one or a device's primary one), since a driver only
+ * loaded to enumerate devices (hwloc's plugins, as MPI builds its
+ * topology) holds none.  Call after nh_gpu_probe. */
+int nh_gpu_in_use(void);
+
 /* The driver's answer for buf (a runtime is loaded).  Level Zero alone
  * cannot be asked without the program's context: host. */
 nh_mem nh_gpu_query(const void *buf);

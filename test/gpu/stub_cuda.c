@@ -4,7 +4,10 @@
  * one.  It answers cuPointerGetAttributes from a table of host ranges the
  * test declared device or managed memory (nhstub_cuda_mark); any other
  * address is memory the driver does not know (type 0), as the real driver
- * answers for malloc'ed memory.  Values from CUDA's cuda.h. */
+ * answers for malloc'ed memory.  It has one device, whose primary context
+ * is current until the test says there is none (nhstub_cuda_context: a
+ * driver loaded only to enumerate devices, as hwloc's plugins load it).
+ * Values from CUDA's cuda.h. */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +24,7 @@ static struct {
 } ranges[MAX_RANGES];
 static int nranges;
 static long queries;
+static int context = 1;
 
 /* Declares [p, p + len) device (kind 1) or managed (2) memory, or forgets
  * it (0).  Returns 0, or -1 when the table is full. */
@@ -39,6 +43,33 @@ EXPORT int nhstub_cuda_mark(const void *p, size_t len, int kind)
     ranges[nranges].hi = lo + len;
     ranges[nranges++].kind = kind;
     return 0;
+}
+
+/* Whether the device's primary context exists (and is current). */
+EXPORT void nhstub_cuda_context(int active)
+{
+    context = active;
+}
+
+EXPORT int cuCtxGetCurrent(void **ctx)
+{
+    *ctx = context ? (void *)&context : NULL;
+    return CUDA_SUCCESS;
+}
+
+EXPORT int cuDeviceGetCount(int *n)
+{
+    *n = 1;
+    return CUDA_SUCCESS;
+}
+
+EXPORT int cuDevicePrimaryCtxGetState(int dev, unsigned *flags, int *active)
+{
+    if (dev != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    *flags = 0;
+    *active = context;
+    return CUDA_SUCCESS;
 }
 
 /* How many pointers were asked about. */

@@ -257,12 +257,13 @@ done
 # Meshes without a Cartesian parent or hint (inferred, periods 0, or a
 # channel periodic in one dimension): a 3-D Moore stencil with walls on
 # MPI_COMM_WORLD at 27 ranks (Open MPI; a 3x3x3 grid whose centre rank
-# sees all 26 neighbors) combines messages.
+# sees all 26 neighbors) combines messages where each rank has a core
+# (NHOOD_COST_CORE=0: priced so on this machine's two).
 case "$MPIEXEC" in
     *openmpi*)
         for c in mesh:0,0,0 channel:1,0,0; do
             name="${c%%:*} np=27 moore d=3 inferred, periods=${c#*:}, combining"
-            if run "$name" 27 "NHOOD_REPORT=1" "$t/test_neighbor" ${c%%:*} moore 3 &&
+            if run "$name" 27 "NHOOD_REPORT=1 NHOOD_COST_CORE=0" "$t/test_neighbor" ${c%%:*} moore 3 &&
                 grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
                 grep -Eq "^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic source=inferred dims=3x3x3 periods=${c#*:} .*algorithm=(torus|torus_direct|bruck) " "$log.err"; then
                 ok "$name"
@@ -276,7 +277,9 @@ esac
 # blocking, nonblocking and persistent): split schedules whose blocks all
 # forward (NHOOD_COST_O=1000), all go straight (0), or both (0.0012), on
 # meshes, channels and tori; at 27 ranks (Open MPI) the report shows the
-# inferred mesh and a combining schedule for the v and w calls.
+# inferred mesh and a combining schedule for the v and w calls where each
+# rank has a core (NHOOD_COST_CORE=0), and MPI's own exchange at 27 ranks
+# on this machine's cores (each of torus's phases waits for a core).
 case "$MPIEXEC" in *openmpi*) bnps="8 12 16" ;; *) bnps="1 3 4" ;; esac
 for np in $bnps; do
     for shape in "3 mesh" "3 channel" "2 mesh"; do
@@ -307,16 +310,28 @@ done
 case "$MPIEXEC" in
     *openmpi*)
         for bvars in "NHOOD_ALGO=auto" "NHOOD_PROGRESS=poll"; do
+            bvars="$bvars NHOOD_COST_CORE=0"
             name="boxhalo np=27 d=3 mesh $bvars: inferred periods=0,0,0, v and w combined"
             if run "$name" 27 "NHOOD_REPORT=1 $bvars" "$t/test_boxhalo" 3 4 mesh &&
                 grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
                 grep -Eq '^nhood: comm=[0-9]+ op=alltoallv pattern=isomorphic source=inferred dims=3x3x3 periods=0,0,0 .*algorithm=(torus|torus_direct) ' "$log.err" &&
                 grep -Eq '^nhood: comm=[0-9]+ op=alltoallw pattern=isomorphic source=inferred dims=3x3x3 periods=0,0,0 .*algorithm=(torus|torus_direct) ' "$log.err" &&
-                { [ "$bvars" = NHOOD_ALGO=auto ] ||
+                { [ "${bvars% *}" = NHOOD_ALGO=auto ] ||
                     grep -Eq '^nhood: comm=[0-9]+ op=ialltoallv pattern=isomorphic .*periods=0,0,0 .*algorithm=(torus|torus_direct) ' "$log.err"; }; then
                 ok "$name"
             else bad "$name"; fi
         done
+        cpus=$(nproc)
+        if [ "$cpus" -lt 14 ]; then
+            name="boxhalo np=27 d=3 mesh on $cpus CPUs: MPI's own exchange for the v and w calls"
+            if run "$name" 27 "NHOOD_REPORT=1" "$t/test_boxhalo" 3 4 mesh &&
+                grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
+                grep -qx "nhood: oversubscribed=27/$cpus" "$log.err" &&
+                grep -Eq '^nhood: comm=[0-9]+ op=alltoallv pattern=isomorphic .*algorithm=pmpi .*why=native_cheaper' "$log.err" &&
+                grep -Eq '^nhood: comm=[0-9]+ op=alltoallw pattern=isomorphic .*algorithm=pmpi .*why=native_cheaper' "$log.err"; then
+                ok "$name"
+            else bad "$name"; fi
+        fi
         ;;
 esac
 
@@ -681,6 +696,15 @@ case "$MPIEXEC" in
             else bad "$name"; fi
         done
     done
+    # The driver loaded without a context (hwloc's plugins load it into every
+    # process of a GPU node): no buffer can be device memory, nhood runs.
+    name="gpu np=2 stub on every rank without a CUDA context: nhood's schedule runs"
+    if run "$name" 2 "NHOOD_ALGO=torus NHOOD_REPORT=1" "$t/test_gpu" "$stub" all host idle &&
+        grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
+        grep -Eq '^nhood: comm=[0-9]+ op=alltoall .*algorithm=torus ' "$log.err" &&
+        ! grep -q 'why=gpu_runtime' "$log.err"; then
+        ok "$name"
+    else bad "$name"; fi
     name="gpu np=4 no stub, guarded buffers: the guard sees nhood's own copies (the run must fail)"
     if ! run "$name" 4 "NHOOD_ALGO=torus NHOOD_BINDING=pack" "$t/test_gpu" "$stub" none device &&
         grep -q 'nhood touched guarded (device) buffers [1-9][0-9]* times, first from libnhood' "$log.err"; then

@@ -1,11 +1,12 @@
 /* GPU buffers (docs/gpu.md) with a stub CUDA driver that nhood takes for
  * the real one (test/gpu/stub_cuda.c):
- *   test_gpu STUB LOAD MEM [promise]
+ *   test_gpu STUB LOAD MEM [promise|idle]
  * STUB: the stub's libcuda.so.1; LOAD: the ranks that load it (dlopen
  * after MPI_Init, before the graphs are created): all, none, or 1 (rank 1
  * only; rank 0 at one rank); MEM: what the stub says the buffers are on
  * those ranks (device, managed, host); promise: the graphs are created
- * with the info key nhood_host_buffers=true.
+ * with the info key nhood_host_buffers=true; idle: the stub says no CUDA
+ * context exists (the driver loaded only to enumerate devices).
  *
  * Every neighborhood collective in every form (blocking, nonblocking,
  * persistent; regular, v, w; alltoall_c and ialltoallv_c where MPI has the
@@ -216,12 +217,13 @@ int main(int argc, char **argv)
     snprintf(check_prefix, sizeof(check_prefix), "rank %d: ", rank);
     if (argc < 4) {
         if (rank == 0)
-            fprintf(stderr, "usage: test_gpu STUB all|none|1 device|managed|host [promise]\n");
+            fprintf(stderr, "usage: test_gpu STUB all|none|1 device|managed|host [promise|idle]\n");
         MPI_Finalize();
         return 2;
     }
     const char *load = argv[2], *mem = argv[3];
-    int promise = argc > 4 && strcmp(argv[4], "promise") == 0;
+    int promise = argc > 4 && strcmp(argv[4], "promise") == 0,
+        idle = argc > 4 && strcmp(argv[4], "idle") == 0;
     int loads = strcmp(load, "all") == 0 || (strcmp(load, "1") == 0 && rank == (p > 1 ? 1 : 0));
     int kind = strcmp(mem, "device") == 0 ? 1 : strcmp(mem, "managed") == 0 ? 2 : 0;
     page = (size_t)sysconf(_SC_PAGESIZE);
@@ -243,6 +245,8 @@ int main(int argc, char **argv)
         }
         for (int i = 0; i < NBUF && kind; i++)
             mark(buf[i], len, kind);
+        if (idle)
+            ((void (*)(int))dlsym(h, "nhstub_cuda_context"))(0);
     }
     if (kind) { /* guarded on every rank, the stub loaded or not */
         guarded = 1;
