@@ -32,11 +32,24 @@ int nh_window_mine(void)
 
 static int tag_ub = 32767; /* MPI_TAG_UB, read at nh_plan_init; the least MPI allows */
 
+/* nh_plan_get's last answer per thread, valid while no plan left a
+ * communicator since (plan_gen: a handle freed and made again may name
+ * another communicator).  A call on a graph then reads two cache lines
+ * instead of the MPI library's attribute table, which matters where
+ * every call runs on cold caches (ranks outnumbering cores). */
+static unsigned long plan_gen;
+static __thread struct {
+    MPI_Comm comm;
+    nh_plan *plan;
+    unsigned long gen;
+} last_get = {MPI_COMM_NULL, NULL, 0};
+
 static int plan_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
     (void)comm;
     (void)keyval;
     (void)extra;
+    __atomic_add_fetch(&plan_gen, 1, __ATOMIC_ACQ_REL);
     nh_plan_unref(attr);
     return MPI_SUCCESS;
 }
@@ -153,10 +166,16 @@ nh_plan *nh_plan_get(MPI_Comm comm)
 {
     void *v;
     int flag = 0;
+    unsigned long gen = __atomic_load_n(&plan_gen, __ATOMIC_ACQUIRE);
     if (plan_keyval == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL)
         return NULL;
+    if (last_get.comm == comm && last_get.gen == gen && last_get.plan)
+        return last_get.plan;
     if (PMPI_Comm_get_attr(comm, plan_keyval, &v, &flag) != MPI_SUCCESS || !flag)
         return NULL;
+    last_get.comm = comm;
+    last_get.plan = v;
+    last_get.gen = gen;
     return v;
 }
 
