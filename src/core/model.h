@@ -11,7 +11,8 @@
  *            4.0.2 ch4:ucx, 2 ranks on 2 cores; docs/algorithms.md,
  *            "Choosing"); stage and fwd to simulated SpMV runs
  *            (docs/simulation.md, "Calibration"); core to Open MPI 4.1
- *            oversubscribed on this machine (docs/tuning.md)
+ *            oversubscribed on that machine (docs/algorithms.md, "More
+ *            ranks than cores")
  *   group    nhood-calibrate scales each group of the fitted terms by one
  *            factor (0 phases, 1 messages, 2 bytes sent, 3 local bytes
  *            and blocks); -1: kept as measured or as set
@@ -34,9 +35,7 @@
     X(GAMMA, gamma, 0.00001, 3, "us per byte copied locally (memcpy, mostly in cache)")            \
     X(PACK, pack, 0.00003, 3, "us per byte through nhood's pack or unpack (pack binding)")         \
     X(GATHER, gather, 0.00003, 3, "us per byte of a large struct message (zcopy binding)")         \
-    X(GATHER_SMALL, gather_small, 0.00065, 3,                                                      \
-      "us per byte of a struct message up to the eager "                                           \
-      "limit")                                                                                     \
+    X(GATHER_SMALL, gather_small, 0.00065, 3, "us per byte of an eager-sized struct message")      \
     X(DELTA, delta, 0.01, 3, "us per block described in a zero-copy struct datatype")              \
     X(RNDV, rndv, 4.0, 1, "us of rendezvous handshake per message above the eager limit")          \
     X(NODE, node, 0, -1, "us per phase in which some message leaves its node")                     \
