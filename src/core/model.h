@@ -96,4 +96,15 @@ double nh_cost_dot(const nh_cost *c, const double t[NH_NTERMS]);
  * unknown).  Each phase waits that many times `core` for a core. */
 double nh_cost_excess(int ranks, int cpus);
 
+/* A call the program completes w microseconds after starting it (w <= 0:
+ * at once) whose modeled time is total, first for its first message
+ * phase: the later phases wait for the forwarding ranks' completion
+ * calls, so it takes max(w, first) + (total - first); one phase (first =
+ * total) max(w, total).  The one window formula: auto's candidates, MPI's
+ * own exchange, the tuner's measured times and store-and-forward. */
+static inline double nh_cost_in_window(double w, double first, double total)
+{
+    return (w > first ? w : first) + (total - first);
+}
+
 #endif

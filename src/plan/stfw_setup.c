@@ -567,7 +567,7 @@ int nh_stfw_wins_in_window(const nh_stfw *st, double bytes, double w)
 {
     double t = model_stfw(&st->v, st->maxout, st->maxin, st->avg, bytes), first = t / st->v.n;
     double bl = model_bl(st->maxout, st->maxin, bytes);
-    return (w > first ? w : first) + (t - first) < (w > bl ? w : bl);
+    return nh_cost_in_window(w, first, t) < nh_cost_in_window(w, bl, bl);
 }
 
 int nh_stfw_wins(const nh_stfw *st, double bytes)

@@ -137,7 +137,7 @@ static double first_phase(const nh_sched *s, nh_binding b, size_t m, double *tot
 static double cost_in_window(const nh_sched *s, nh_binding b, size_t m, double w)
 {
     double t, first = first_phase(s, b, m, &t);
-    return (w > first ? w : first) + (t - first);
+    return nh_cost_in_window(w, first, t);
 }
 
 /* MPI's own exchange in the same terms: one round, one message per
@@ -164,7 +164,7 @@ static double native_cost(nh_plan *p, nh_op op, size_t m, double w)
     double terms[NH_NTERMS];
     nh_native_terms(p, op, m, terms);
     double t = dot(terms);
-    return w > t ? w : t;
+    return nh_cost_in_window(w, t, t);
 }
 
 nh_binding nh_pick_binding(const nh_sched *s, size_t m)
@@ -329,9 +329,9 @@ static int tuned_pick(nh_plan *p, nh_op op, nh_form form, size_t m, double w, nh
         if (a == NH_ALGO_PMPI ? !p->native_ok : !s || (s->tmpl_rounds > 1 && !fwd))
             continue;
         if (s && s->tmpl_rounds > 1 && (first = first_phase(s, nh_pick_binding(s, m), m, &t)) < t)
-            c = (w > c * first / t ? w : c * first / t) + c * (1 - first / t);
-        else if (w > c)
-            c = w;
+            c = nh_cost_in_window(w, c * first / t, c);
+        else
+            c = nh_cost_in_window(w, c, c);
         if (bc < 0 || c < bc) { /* ties: the earlier candidate, as in the trials */
             bc = c;
             *best = a;
