@@ -28,14 +28,14 @@ static int pmpi_trial(nh_coll coll, const nh_args *a, MPI_Comm comm)
                                    comm);
 }
 
-/* The report's count of a call passed to MPI by nh_select_passes, as
- * nh_neighbor counts the others. */
-static void count_pmpi(nh_plan *p, nh_coll coll, nh_form form, const nh_choice *ch)
+/* The report's count of a call and, for nonblocking and persistent
+ * forms, the window and reason auto priced it with (rec may be NULL). */
+static void count_call(nh_report_rec *rec, const nh_plan *p, nh_form form, const nh_choice *ch)
 {
-    nh_report_rec *rec = nh_report_rec_get(p, coll, form);
     if (!rec)
         return;
-    rec->calls[NH_ALGO_PMPI]++;
+    if (form != NH_FORM_PERSISTENT || ch->algo == NH_ALGO_PMPI)
+        rec->calls[ch->algo]++; /* nhood's persistent requests count their starts */
     if (form != NH_FORM_BLOCKING) {
         rec->window = p->window;
         rec->why = ch->why;
@@ -59,7 +59,7 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
      * does */
     if (nh_select_passes(p, coll, form, &ch)) {
         nh_req_progress();
-        count_pmpi(p, coll, form, &ch);
+        count_call(nh_report_rec_get(p, coll, form), p, form, &ch);
         return NH_TO_PMPI;
     }
     if ((rc = nh_plan_ready(p, comm)) || (rc = nh_call_init(&c, coll, a, p)))
@@ -81,12 +81,7 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
         nh_report_stfw(p, nh_coll_op(coll), rec);
     if (rec)
         rec->stfw_setup = nh_stfw_when(p);
-    if (rec && (form != NH_FORM_PERSISTENT || ch.algo == NH_ALGO_PMPI))
-        rec->calls[ch.algo]++;             /* nhood's persistent requests count their starts */
-    if (rec && form != NH_FORM_BLOCKING) { /* what auto priced the call with */
-        rec->window = p->window;
-        rec->why = ch.why;
-    }
+    count_call(rec, p, form, &ch);
     if (rec && ch.tuned) /* NHOOD_AUTOTUNE: trials, the tuning file or the model */
         rec->tuned |= 1 << ch.tuned;
     if (rec && ch.s) { /* the schedule run (bruck: of the port count chosen) */

@@ -98,10 +98,14 @@ static const knob knobs[] = {
 /* the cost model's parameters, one row each (core/model.h) */
 #define COST_KNOB(N, key, def, group, help)                                                        \
     {"NHOOD_COST_" #N, NULL, K_DOUBLE, &nh_cfg.cost.key, "cost model: " help},
-    NH_COST_TERMS(COST_KNOB) NH_COST_OTHERS(COST_KNOB)
+    /* (kept as written: clang-format would indent the rows after the expansion) */
+    /* clang-format off */
+    NH_COST_TERMS(COST_KNOB)
+    NH_COST_OTHERS(COST_KNOB)
 #undef COST_KNOB
-        {"NHOOD_COST_FILE", NULL, K_PATH, &nh_cfg.cost_file,
-         "cost file written by nhood-calibrate (default: the installed site.cost, if any)"},
+    {"NHOOD_COST_FILE", NULL, K_PATH, &nh_cfg.cost_file,
+     "cost file written by nhood-calibrate (default: the installed site.cost, if any)"},
+    /* clang-format on */
     {"NHOOD_TUNE_FILE", NULL, K_PATH, &nh_cfg.tune_file,
      "file the autotuner's decisions are loaded from at MPI_Init and saved to at MPI_Finalize"},
     {"NHOOD_MISMATCH", NULL, K_MISMATCH, &nh_cfg.mismatch,

@@ -130,7 +130,7 @@ int cal_finish(cal_result *r, const char *out, const char *how)
     fprintf(f, "eager = %.0f\n", r->eager);
     fprintf(f, "# stage and fwd (store-and-forward) keep nhood's defaults: fitted to\n"
                "# simulated runs of hundreds of ranks (docs/simulation.md); core is\n"
-               "# nhood's default too (ranks beyond one per core, docs/tuning.md)\n");
+               "# nhood's default too (ranks beyond one per core, docs/algorithms.md)\n");
     fprintf(f,
             "validation.train_groups = %d\nvalidation.train_picks_fastest = %d\n"
             "validation.train_worst_ratio = %.3f\n",

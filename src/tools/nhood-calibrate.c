@@ -576,12 +576,14 @@ static int measure_all(cal_result *res)
     for (int i = 0; i < CAL_NPARAM; i++)
         if (!(p[i] > 0)) /* negative, or NaN: nothing measurable */
             p[i] = 0;
+    note("# measured:");
+    for (int i = 0; i < CAL_NPARAM; i++)
+        if (i != NH_TERM_CORE)
+            note(" %s %.4g", nh_cost_params[i].key, p[i]);
+    note("\n");
     /* the wait for a core where ranks outnumber cores is not measured
      * (a calibration runs one rank per core): nhood's default */
     p[NH_TERM_CORE] = nh_cost_defaults.core;
-    note("# measured: alpha %.4g o %.4g beta %.4g gamma %.4g pack %.4g gather %.4g "
-         "gather_small %.4g delta %.4g rndv %.4g node %.4g link %.4g\n",
-         p[A], p[O], p[B], p[G], p[PK], p[GA], p[GS], p[DL], p[RV], p[ND], p[LK]);
 
     /* training and validation */
     cal_set train = {0}, valid = {0};

@@ -37,6 +37,7 @@
 
 #include "../check.h"
 #include "../reference.h"
+#include "gpu_ring.h"
 
 enum { N = 3, DEG = 2, NBUF = 4 }; /* ints per block, ring degree, guarded buffers */
 static int rank, p;
@@ -258,21 +259,7 @@ int main(int argc, char **argv)
         sa.sa_flags = SA_SIGINFO;
         sigaction(SIGSEGV, &sa, NULL);
     }
-    /* the ring: destinations rank+1, rank+2; sources rank-1, rank-2 */
-    int dst[DEG], src[DEG];
-    for (int k = 0; k < DEG; k++) {
-        dst[k] = (rank + k + 1) % p;
-        src[k] = ((rank - k - 1) % p + p) % p;
-    }
-    MPI_Info info;
-    MPI_Comm g;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "isomorphic", "true");
-    if (promise)
-        MPI_Info_set(info, "nhood_host_buffers", "true");
-    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, DEG, src, MPI_UNWEIGHTED, DEG, dst,
-                                   MPI_UNWEIGHTED, info, 0, &g);
-    MPI_Info_free(&info);
+    MPI_Comm g = gpu_ring(DEG, promise);
     run_all(g, mem);
     run_inplace();
     CHECK(!touched, "nhood touched guarded (%s) buffers %d times, first from %s", mem,

@@ -28,6 +28,7 @@
 
 #include "../check.h"
 #include "../reference.h"
+#include "gpu_ring.h"
 
 enum { N = 5, DEG = 2 };
 
@@ -99,17 +100,7 @@ int main(int argc, char **argv)
 
     int promise = argc > 1 && strcmp(argv[1], "promise") == 0;
     const char *bad = argc > 2 ? argv[2] : NULL;
-    int src[DEG] = {(rank - 1 + size) % size, (rank - 2 + size) % size};
-    int dst[DEG] = {(rank + 1) % size, (rank + 2) % size};
-    MPI_Info info;
-    MPI_Comm g;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "isomorphic", "true");
-    if (promise)
-        MPI_Info_set(info, "nhood_host_buffers", "true");
-    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, DEG, src, MPI_UNWEIGHTED, DEG, dst,
-                                   MPI_UNWEIGHTED, info, 0, &g);
-    MPI_Info_free(&info);
+    MPI_Comm g = gpu_ring(DEG, promise);
 
     size_t bytes = DEG * N * sizeof(int);
     unsigned long long ms = 0, mr = 0, d = 0;
@@ -123,7 +114,7 @@ int main(int argc, char **argv)
     CHECK(((cu_alloc_fn)sym(h, "cuMemAlloc_v2"))(&d, bytes) == 0, "cuMemAlloc");
     unsigned type = 0;
     CHECK(((cu_attr_fn)sym(h, "cuPointerGetAttribute"))(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                                         d) == 0 &&
+                                                        d) == 0 &&
               type == CU_MEMORYTYPE_DEVICE,
           "the driver calls cuMemAlloc's memory device memory");
 
