@@ -45,8 +45,9 @@ int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes, char *na
 
 /* The cost model's parameters, in the order of the terms below. */
 enum {
-    NHOOD_TERM_ALPHA,        /* phases (NHOOD_COST_ALPHA) */
-    NHOOD_TERM_O,            /* messages (NHOOD_COST_O) */
+    NHOOD_TERM_ALPHA,        /* phases' latencies (NHOOD_COST_ALPHA) */
+    NHOOD_TERM_O,            /* messages sent (NHOOD_COST_O) */
+    NHOOD_TERM_O_RECV,       /* messages received (NHOOD_COST_O_RECV) */
     NHOOD_TERM_BETA,         /* bytes sent (NHOOD_COST_BETA) */
     NHOOD_TERM_GAMMA,        /* bytes copied locally (NHOOD_COST_GAMMA) */
     NHOOD_TERM_PACK,         /* bytes packed or unpacked (NHOOD_COST_PACK) */
@@ -54,25 +55,37 @@ enum {
     NHOOD_TERM_GATHER_SMALL, /* bytes of eager struct messages (NHOOD_COST_GATHER_SMALL) */
     NHOOD_TERM_DELTA,        /* blocks of struct messages (NHOOD_COST_DELTA) */
     NHOOD_TERM_RNDV,         /* rendezvous handshakes (NHOOD_COST_RNDV) */
-    NHOOD_TERM_NODE,         /* phases with a message off the node (NHOOD_COST_NODE) */
-    NHOOD_TERM_LINK,         /* bytes through the busiest node link (NHOOD_COST_LINK) */
+    NHOOD_TERM_NODE,         /* latencies of phases with a message off the node (NHOOD_COST_NODE) */
+    NHOOD_TERM_LINK,         /* bytes through the busiest node's link (NHOOD_COST_LINK) */
     NHOOD_TERM_CORE,         /* phases times ranks beyond one per core (NHOOD_COST_CORE) */
+    NHOOD_TERM_CALL,         /* calls nhood runs itself (NHOOD_COST_CALL) */
     NHOOD_COST_TERMS
 };
 
 /* What the cost model counts for one blocking call of op ("alltoall" or
  * "allgather") on comm with blocks of block_bytes, run with algorithm
  * ("pmpi" for MPI's own exchange, "direct", "torus", ...; "bruck" at the
- * port count a call forced to it takes): terms[i] is
- * the multiplier of parameter i, so the modeled time in microseconds is
- * the sum of terms[i] times the parameters (the eager limit, which decides
- * which terms apply, is the current one).  binding (len bytes) receives
- * the binding the call runs with ("pack", "zcopy", or "-").  Returns
+ * port count a call forced to it takes).  The model prices each message
+ * phase as the largest of the sender's posting, one latency and the
+ * node's link, plus what follows it (docs/algorithms.md, "The cost
+ * model"); terms[i] is the multiplier of parameter i in the branches the
+ * current parameters take, so the modeled time in microseconds is the sum
+ * of terms[i] times the parameters.  binding (len bytes) receives the
+ * binding the call runs with ("pack", "zcopy", or "-").  Returns
  * MPI_SUCCESS, MPI_ERR_COMM where nhood knows no isomorphic neighborhood
- * on comm, or MPI_ERR_ARG where the algorithm does not apply to it.
- * nhood-calibrate fits the parameters to measured calls through this. */
+ * on comm, or MPI_ERR_ARG where the algorithm does not apply to it. */
 int nhood_cost_terms(MPI_Comm comm, const char *op, const char *algorithm, int block_bytes,
                      double terms[NHOOD_COST_TERMS], char *binding, int len);
+
+/* The same call's counts phase by phase, before any branch is taken:
+ * phases[i][j] is what parameter j multiplies in phase i (j =
+ * NHOOD_TERM_ALPHA: 1 for a message phase, 0 for the local copies, which
+ * come last).  At most max phases are written; *nphases gets how many
+ * there are.  nhood-calibrate fits the parameters to measured calls
+ * through these. */
+int nhood_cost_phases(MPI_Comm comm, const char *op, const char *algorithm, int block_bytes,
+                      double (*phases)[NHOOD_COST_TERMS], int max, int *nphases, char *binding,
+                      int len);
 
 /* Where this run is, as the fingerprint.* lines of nhood's cost and
  * tuning files (docs/tuning.md), into text (len bytes).  Collective over

@@ -6,21 +6,18 @@
 # 4096-rank ones run as two simulations at once, see pair).
 #
 #   scripts/run-sim-experiments.sh [--out DIR] [--only PATTERN] [--force] [--report-only]
-#                                  [--bruck-only] [--fit-check]
+#                                  [--bruck-only] [--auto-only]
 #
-# --fit-check (alone): nhood-calibrate on each platform (nhood-sim --fit,
-# 256 ranks, into OUT/fit-PLATFORM.cost), then auto alone under that file
-# on the isomorphic experiments already simulated (OUT/NAME.fit.csv), and
-# OUT/fit.md: the fitted parameters against platforms/*.cost, and auto's
-# ratio to the fastest algorithm per experiment and size with either file
-# (scripts/sim-fit-report.sh).
+# --auto-only: only auto again where its platform's cost file is newer than
+# the experiment (OUT/NAME.auto.csv; the forced algorithms' times do not
+# depend on the cost model), then the report.
 #
 # PATTERN selects experiment names (shell glob, e.g. 'iso-*-flat').  Every
 # number these experiments produce is simulated time on a platform model.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-out=$top/docs/sim only='*' force=0 report_only=0 bruck_only=0 fit_check=0
+out=$top/docs/sim only='*' force=0 report_only=0 bruck_only=0 auto_only=0
 while [ $# -gt 0 ]; do
     case "$1" in
     --out) out=$2; shift 2 ;;
@@ -28,8 +25,8 @@ while [ $# -gt 0 ]; do
     --force) force=1; shift ;;
     --report-only) report_only=1; shift ;;
     --bruck-only) bruck_only=1; shift ;;
-    --fit-check) fit_check=1; shift ;;
-    *) echo "usage: $0 [--out DIR] [--only PATTERN] [--force] [--report-only] [--bruck-only] [--fit-check]" >&2; exit 2 ;;
+    --auto-only) auto_only=1; shift ;;
+    *) echo "usage: $0 [--out DIR] [--only PATTERN] [--force] [--report-only] [--bruck-only] [--auto-only]" >&2; exit 2 ;;
     esac
 done
 mkdir -p "$out"
@@ -120,7 +117,8 @@ pair() {
 
 # auto NAME ARGS...: auto alone (native only as the reference), into
 # OUT/NAME.auto.csv, for experiments simulated before their platform's cost
-# parameters last changed; sim-report.sh takes auto's rows from there.
+# parameters last changed (at the bruck run's sizes where only it exists);
+# sim-report.sh and sim-bruck-report.sh take auto's rows from there.
 auto() {
     name=$1
     shift
@@ -128,8 +126,15 @@ auto() {
     case "$name" in $only) ;; *) return 0 ;; esac
     case "$name" in inplace-*) return 0 ;; esac
     pf=$(echo "$name" | sed 's/.*-//')
-    [ -s "$out/$name.csv" ] || return 0
-    [ "$out/$name.csv" -nt "$top/platforms/$pf.cost" ] && return 0
+    run=$out/$name.csv
+    if [ ! -s "$run" ]; then
+        # only the bruck run exists (the large neighborhoods): its sizes
+        run=$out/$name.bruck.csv
+        [ -s "$run" ] || return 0
+        sizes=$(awk -F, 'NR > 1 && !($6 in s) { s[$6] = 1; printf "%s%s", n++ ? "," : "", $6 }' "$run")
+        set -- "$@" --bytes "$sizes"
+    fi
+    [ "$run" -nt "$top/platforms/$pf.cost" ] && return 0
     [ "$force" -eq 0 ] && [ -s "$out/$name.auto.csv" ] && [ "$out/$name.auto.csv" -nt "$top/platforms/$pf.cost" ] && return 0
     echo "== $name (auto, cost parameters newer than the run): nhood-sim $*" >&2
     start=$(date +%s)
@@ -140,35 +145,6 @@ auto() {
         rm -f "$out/$name.auto.csv.tmp"
     fi
     echo "   $(($(date +%s) - start)) s" >&2
-}
-
-# fitauto NAME ARGS...: auto alone under OUT/fit-PLATFORM.cost (the file
-# nhood-calibrate fitted on the simulated platform), into OUT/NAME.fit.csv,
-# for the isomorphic experiments simulated before (native only as the
-# reference); the fit itself where it is missing.
-fitauto() {
-    name=$1
-    shift
-    case "$name" in iso-*) ;; *) return 0 ;; esac
-    # shellcheck disable=SC2254
-    case "$name" in $only) ;; *) return 0 ;; esac
-    pf=$(echo "$name" | sed 's/.*-//')
-    cf=$out/fit-$pf.cost
-    [ -s "$out/$name.csv" ] || return 0
-    if [ ! -s "$cf" ]; then
-        echo "== fit-$pf: nhood-sim --fit $cf --platform $pf --procs 256" >&2
-        "$here/nhood-sim" --fit "$cf" --platform "$pf" --procs 256 >"$out/fit-$pf.log" 2>&1 ||
-            { echo "   failed, see $out/fit-$pf.log" >&2; return 0; }
-    fi
-    [ "$force" -eq 0 ] && [ -s "$out/$name.fit.csv" ] && [ "$out/$name.fit.csv" -nt "$cf" ] && return 0
-    echo "== $name (auto under $cf): nhood-sim $*" >&2
-    if NHOOD_COST_FILE=$cf NHOOD_SIM_CFG=$(simcfg "$name") "$here/nhood-sim" "$@" --algos auto \
-        --no-native >"$out/$name.fit.csv.tmp" 2>"$out/$name.fit.log"; then
-        mv "$out/$name.fit.csv.tmp" "$out/$name.fit.csv"
-    else
-        echo "   failed, see $out/$name.fit.log" >&2
-        rm -f "$out/$name.fit.csv.tmp"
-    fi
 }
 
 # bruck NAME ARGS...: the log-round algorithm beside the others, for the
@@ -265,6 +241,13 @@ experiments() {
                 --nbhd shales --dims 3 --radius 3 --bytes 8 --reps 1
         done
     fi
+    # auto again (its sizes and platforms from the bruck runs)
+    if [ "$1" = auto ]; then
+        for pf in flat torus dragonfly; do
+            auto "iso-alltoall-shales-d3r3-$pf" --platform $pf --procs 480 --op alltoall \
+                --nbhd shales --dims 3 --radius 3 --bytes 8,64 --reps 1
+        done
+    fi
     if [ "$1" = exp ]; then
         exp "iso-alltoall-shales-d3r3-flat" --platform flat --procs 480 --op alltoall --nbhd shales \
             --dims 3 --radius 3 --bytes 8,64 --algos torus,torus_direct --reps 1 --no-native
@@ -347,13 +330,9 @@ boxhalo() {
     done
 }
 
-if [ "$fit_check" -eq 1 ]; then
-    experiments fitauto
-    "$here/sim-fit-report.sh" "$out" >"$out/fit.md"
-    cat "$out/fit.md"
-    exit 0
-fi
-if [ "$report_only" -eq 0 ]; then
+if [ "$auto_only" -eq 1 ] && [ "$report_only" -eq 0 ]; then
+    experiments auto
+elif [ "$report_only" -eq 0 ]; then
     if [ "$bruck_only" -eq 0 ]; then
         experiments exp
         experiments auto

@@ -18,7 +18,7 @@ out=${OUT:-results/tuning}
 # Constants from a machine whose datatype engine is free and whose MPI
 # sends everything eagerly, with expensive phases and free messages:
 # auto then sends blocks as struct datatypes in one unsplit message.
-wrong=${WRONG:-"NHOOD_COST_ALPHA=20 NHOOD_COST_O=0.001 NHOOD_COST_GATHER_SMALL=0 NHOOD_COST_DELTA=0 NHOOD_COST_EAGER=1000000000"}
+wrong=${WRONG:-"NHOOD_COST_ALPHA=20 NHOOD_COST_O=0.001 NHOOD_COST_O_RECV=0.001 NHOOD_COST_GATHER_SMALL=0 NHOOD_COST_DELTA=0 NHOOD_COST_EAGER=1000000000"}
 mkdir -p "$out"
 for v in $(env | sed -n 's/^\(NHOOD_COST_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
 "$here/nhood-run" -np "$np" "${CALIBRATE:-./nhood-calibrate}" -o "$out/site.cost"

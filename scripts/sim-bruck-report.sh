@@ -6,7 +6,9 @@
 # the others, and auto against the best of all.  Native's and the older
 # algorithms' times come from NAME.csv where it has that size, or from
 # auto's row where auto ran them (simulated time is deterministic: the
-# same call simulates to the same time); "-": not simulated.
+# same call simulates to the same time); "-": not simulated.  auto's own
+# rows come from NAME.auto.csv where run-sim-experiments.sh re-ran it
+# under newer cost parameters.
 #
 #   scripts/sim-bruck-report.sh [DIR]            the full table (docs/sim/bruck.md)
 #   scripts/sim-bruck-report.sh --readme [DIR]   the README's: per experiment
@@ -46,6 +48,8 @@ for f in "$dir"/iso-*.bruck.csv; do
             else if ($7 ~ /^auto/) { au[b] = $9; an[b] = $7 }
             else t[b, $7] = $9
             sizes[b] = 1; pf = $11; next }
+        # auto re-run under newer cost parameters (NAME.auto.csv) wins
+        FILENAME ~ /\.auto\.csv$/ { if ($7 ~ /^auto/ && ($6 in sizes)) { au[$6] = $9; an[$6] = $7 }; next }
         { b = $6
           if ($8 > 0) nat[b] = $8
           if ($7 == "torus" || $7 == "torus_direct" || $7 == "direct") if (!((b, $7) in t)) t[b, $7] = $9 }
@@ -79,5 +83,5 @@ for f in "$dir"/iso-*.bruck.csv; do
                     an[b] " " (b in au ? sprintf("%.2f", au[b]) : "-"),
                     (fv > 0 && b in au ? sprintf("%.2f", au[b] / fv) : "-")
             }
-        }' "$f" $([ -s "$base.csv" ] && echo "$base.csv")
+        }' "$f" $([ -s "$base.csv" ] && echo "$base.csv") $([ -s "$base.auto.csv" ] && echo "$base.auto.csv")
 done

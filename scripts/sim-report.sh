@@ -19,20 +19,24 @@ ls ./*.csv >/dev/null 2>&1 || { echo "sim-report: no CSV in $dir" >&2; exit 1; }
         [ -f "$f" ] || continue
         case "$f" in *.auto.csv | *.bruck.csv) continue ;; esac
         e=${f%.csv}
-        if [ -f "$e.bruck.csv" ]; then
-            # bruck and auto simulated later without native (run-sim-experiments.sh
-            # --bruck-only): their rows replace the run's auto rows, with the
-            # run's native time, at the sizes the run has.
-            awk -F, -v OFS=, -v e="$e" 'FNR == 1 { file++; next }
-                file == 1 && $7 !~ /^auto:/ { print e, $0; native[$6] = $8 }
-                file == 2 && ($6 in native) && native[$6] > 0 {
-                    $8 = native[$6]; $10 = sprintf("%.3f", $9 / $8); print e, $0 }' "$f" "$e.bruck.csv"
-        elif [ -f "$e.auto.csv" ]; then
-            # auto re-run with newer cost parameters: its rows replace the
-            # run's auto rows, with the run's native time.
-            awk -F, -v OFS=, -v e="$e" 'FNR == 1 { file++; next }
-                file == 1 && $7 !~ /^auto:/ { print e, $0; native[$6] = $8 }
-                file == 2 { $8 = native[$6]; $10 = sprintf("%.3f", $9 / $8); print e, $0 }' "$f" "$e.auto.csv"
+        if [ -f "$e.bruck.csv" ] || [ -f "$e.auto.csv" ]; then
+            # bruck simulated later without native (run-sim-experiments.sh
+            # --bruck-only), and auto re-run with newer cost parameters
+            # (NAME.auto.csv; else the bruck run's auto): their rows replace
+            # the run's auto rows, with the run's native time, at the sizes
+            # the run has.
+            auto=$e.auto.csv bruck=$e.bruck.csv
+            [ -f "$auto" ] || auto=$bruck
+            [ -f "$bruck" ] || bruck=""
+            awk -F, -v OFS=, -v e="$e" -v main="$f" -v bruck="$bruck" -v auto="$auto" '
+                FNR == 1 { next }
+                FILENAME == main && $7 !~ /^auto:/ { print e, $0; native[$6] = $8 }
+                FILENAME == main { next }
+                FILENAME == bruck && $7 ~ /^auto:/ && auto != bruck { next }
+                FILENAME == auto && auto != bruck && $7 !~ /^auto:/ { next }
+                ($6 in native) && native[$6] > 0 {
+                    $8 = native[$6]; $10 = sprintf("%.3f", $9 / $8); print e, $0 }' \
+                "$f" $bruck $([ "$auto" != "$bruck" ] && echo "$auto")
         else
             awk -v e="$e" 'NR > 1 { print e "," $0 }' "$f"
         fi

@@ -83,9 +83,11 @@ _Static_assert((int)NH_NTERMS == (int)NHOOD_COST_TERMS, "as many public terms as
 NH_COST_TERMS(SAME_TERM)
 #undef SAME_TERM
 
-NH_EXPORT int nhood_cost_terms(MPI_Comm comm, const char *op, const char *algorithm,
-                               int block_bytes, double terms[NHOOD_COST_TERMS], char *binding,
-                               int len)
+/* The schedule (NULL: MPI's own exchange) nhood_cost_terms and
+ * nhood_cost_phases describe, and its binding. */
+static int cost_query(MPI_Comm comm, const char *op, const char *algorithm, int block_bytes,
+                      nh_plan **pp, nh_op *po, const nh_sched **ps, nh_binding *pb, char *binding,
+                      int len)
 {
     nh_plan *p = nh_active ? nh_plan_get(comm) : NULL;
     nh_algo a;
@@ -96,19 +98,55 @@ NH_EXPORT int nhood_cost_terms(MPI_Comm comm, const char *op, const char *algori
     if ((strcmp(op, "alltoall") != 0 && o != NH_OP_ALLGATHER) || nh_parse_algo(algorithm, &a) ||
         a == NH_ALGO_AUTO || a == NH_ALGO_STFW)
         return MPI_ERR_ARG;
+    *pp = p;
+    *po = o;
+    *ps = NULL;
     if (a == NH_ALGO_PMPI) {
-        if (!p->native_ok)
-            return MPI_ERR_ARG;
-        nh_native_terms(p, o, m, terms);
         snprintf(binding, (size_t)len, "-");
-        return MPI_SUCCESS;
+        return p->native_ok ? MPI_SUCCESS : MPI_ERR_ARG;
     }
-    const nh_sched *s = nh_sched_forced(p, o, a, m);
-    if (!s)
+    if (!(*ps = nh_sched_forced(p, o, a, m)))
         return MPI_ERR_ARG;
-    nh_binding b = nh_pick_binding(s, m); /* NHOOD_BINDING's where set, as the call */
-    nh_cost_terms(s, b, m, terms);
-    snprintf(binding, (size_t)len, "%s", nh_binding_name(b));
+    *pb = nh_pick_binding(*ps, m); /* NHOOD_BINDING's where set, as the call */
+    snprintf(binding, (size_t)len, "%s", nh_binding_name(*pb));
+    return MPI_SUCCESS;
+}
+
+NH_EXPORT int nhood_cost_terms(MPI_Comm comm, const char *op, const char *algorithm,
+                               int block_bytes, double terms[NHOOD_COST_TERMS], char *binding,
+                               int len)
+{
+    nh_plan *p;
+    nh_op o;
+    const nh_sched *s;
+    nh_binding b = NH_BIND_AUTO;
+    size_t m = block_bytes > 0 ? (size_t)block_bytes : 0;
+    int rc = cost_query(comm, op, algorithm, block_bytes, &p, &o, &s, &b, binding, len);
+    if (rc)
+        return rc;
+    if (s)
+        nh_cost_terms(s, b, m, terms);
+    else
+        nh_native_terms(p, o, m, terms);
+    return MPI_SUCCESS;
+}
+
+NH_EXPORT int nhood_cost_phases(MPI_Comm comm, const char *op, const char *algorithm,
+                                int block_bytes, double (*phases)[NHOOD_COST_TERMS], int max,
+                                int *nphases, char *binding, int len)
+{
+    nh_plan *p;
+    nh_op o;
+    const nh_sched *s;
+    nh_binding b = NH_BIND_AUTO;
+    size_t m = block_bytes > 0 ? (size_t)block_bytes : 0;
+    int rc = cost_query(comm, op, algorithm, block_bytes, &p, &o, &s, &b, binding, len);
+    if (rc)
+        return rc;
+    if (max < 0 || (max > 0 && !phases) || !nphases)
+        return MPI_ERR_ARG;
+    *nphases = s ? nh_cost_phase_counts(s, b, m, phases, max)
+                 : nh_native_phase_counts(p, o, m, phases, max);
     return MPI_SUCCESS;
 }
 

@@ -384,7 +384,14 @@ int nh_config_cost_parse(const char *text, const char *name, nh_cost *out, nh_fi
                          char *msg, size_t len)
 {
     *out = nh_cfg.cost;
-    return nh_kv_parse(text, name, "nhood-cost", 1, fp, cost_key, out, msg, len);
+    out->o_recv = -1; /* not set by the file (yet) */
+    int rc = nh_kv_parse(text, name, "nhood-cost", 2, fp, cost_key, out, msg, len);
+    /* Format 1 predates the per-phase model: its o was a message's whole
+     * cost, its alpha a phase's, added; read so, without a receive
+     * overhead, they price about as they did (docs/tuning.md). */
+    if (out->o_recv < 0)
+        out->o_recv = fp->version == 1 ? 0 : nh_cfg.cost.o_recv;
+    return rc;
 }
 
 void nh_config_cost_use(const nh_cost *c, const char *name)

@@ -239,6 +239,7 @@ int nh_kv_parse(const char *text, const char *name, const char *magic, int versi
                 goto cleanup;
             }
             seen_magic = 1;
+            fp->version = (int)v;
             continue;
         }
         char *eq = strchr(s, '=');

@@ -2,7 +2,7 @@
  * cost file (NHOOD_COST_FILE, written by nhood-calibrate) and the tuning
  * file (NHOOD_TUNE_FILE, written by the autotuner).  Both are text:
  *
- *   nhood-cost 1                 first line: the format and its version
+ *   nhood-cost 2                 first line: the format and its version
  *   # comment                    '#' to the end of the line, blank lines
  *   key = value                  one setting per line
  *
@@ -25,6 +25,7 @@ typedef struct nh_fingerprint {
     int ranks_per_node;
     int nodes;
     char date[16]; /* YYYY-MM-DD, when written */
+    int version;   /* the file's format version (nh_kv_parse) */
 } nh_fingerprint;
 
 /* This run's fingerprint (date: today).  Collective on MPI_COMM_WORLD

@@ -1,6 +1,10 @@
 /* The cost model's parameter table and its arithmetic (core/model.h). */
 #include "core/model.h"
 
+#include <string.h>
+
+#include "core/sched.h"
+
 #define NH_COST_ROW_(N, k, d, g, h)                                                                \
     {#k, "NHOOD_COST_" #N, offsetof(nh_cost, k), d, NH_TERM_##N, g, h},
 #define NH_COST_OTHER_(N, k, d, g, h) {#k, "NHOOD_COST_" #N, offsetof(nh_cost, k), d, -1, g, h},
@@ -22,7 +26,128 @@ double nh_cost_dot(const nh_cost *c, const double t[NH_NTERMS])
     return s;
 }
 
+void nh_cost_vec(const nh_cost *c, double par[NH_NTERMS])
+{
+#define NH_COST_VEC_(N, k, d, g, h) par[NH_TERM_##N] = c->k;
+    NH_COST_TERMS(NH_COST_VEC_)
+#undef NH_COST_VEC_
+}
+
+double nh_cost_phase(const double par[NH_NTERMS], const double n[NH_NTERMS], double lin[NH_NTERMS])
+{
+    enum { POST, WIRE, INJECT };
+    /* each term's place: posting, the wire, the link, or after the max */
+    static const signed char place[NH_NTERMS] = {
+        [NH_TERM_ALPHA] = -1,    [NH_TERM_O] = POST,
+        [NH_TERM_O_RECV] = -1,   [NH_TERM_BETA] = POST,
+        [NH_TERM_GAMMA] = -1,    [NH_TERM_PACK] = POST,
+        [NH_TERM_GATHER] = POST, [NH_TERM_GATHER_SMALL] = POST,
+        [NH_TERM_DELTA] = POST,  [NH_TERM_RNDV] = POST,
+        [NH_TERM_NODE] = WIRE,   [NH_TERM_LINK] = INJECT,
+        [NH_TERM_CORE] = -1,     [NH_TERM_CALL] = -1};
+    double br[3] = {0, 0, 0}, after = 0;
+    for (int i = 0; i < NH_NTERMS; i++)
+        if (place[i] >= 0)
+            br[place[i]] += par[i] * n[i];
+        else if (i != NH_TERM_ALPHA)
+            after += par[i] * n[i];
+    br[WIRE] += (par[NH_TERM_O] + par[NH_TERM_ALPHA]) * n[NH_TERM_ALPHA];
+    int k = br[POST] >= br[WIRE] && br[POST] >= br[INJECT] ? POST
+            : br[WIRE] >= br[INJECT]                       ? WIRE
+                                                           : INJECT;
+    if (lin) {
+        for (int i = 0; i < NH_NTERMS; i++)
+            if (place[i] < 0 ? i != NH_TERM_ALPHA : place[i] == k)
+                lin[i] += n[i];
+        if (k == WIRE) {
+            lin[NH_TERM_O] += n[NH_TERM_ALPHA];
+            lin[NH_TERM_ALPHA] += n[NH_TERM_ALPHA];
+        }
+    }
+    return br[k] + after;
+}
+
+double nh_cost_phases(const double par[NH_NTERMS], int nph, const double (*ph)[NH_NTERMS],
+                      double lin[NH_NTERMS])
+{
+    double t = 0;
+    for (int i = 0; i < nph; i++)
+        t += nh_cost_phase(par, ph[i], lin);
+    return t;
+}
+
 double nh_cost_excess(int ranks, int cpus)
 {
     return ranks > 0 && cpus > 0 && ranks > cpus ? (double)ranks / cpus - 1 : 0;
+}
+
+/* One message round's messages, added to a phase's counts n: per message
+ * of S bytes in c blocks one sent and one received (an interior rank
+ * receives what it sends), S bytes, a rendezvous where S exceeds the
+ * eager limit (the protocol goes by size, packed or described by a
+ * datatype alike); for c > 1 the pack binding's gather and scatter copies
+ * (2 S), or the zcopy binding's c blocks described and S bytes through
+ * MPI's datatype engine (much slower on eager-sized messages with MPICH
+ * over UCX). */
+static void round_counts(const nh_round *r, size_t m, int packed, double eager,
+                         double n[NH_NTERMS])
+{
+    int k = nh_eager_chunk(m, r->tmpl_blocks, eager);
+    for (int first = 0; first < r->tmpl_blocks; first += k) {
+        int c = r->tmpl_blocks - first < k ? r->tmpl_blocks - first : k;
+        double S = c * (double)m;
+        n[NH_TERM_O] += 1;
+        n[NH_TERM_O_RECV] += 1;
+        n[NH_TERM_BETA] += S;
+        if (S > eager)
+            n[NH_TERM_RNDV] += 1;
+        if (c > 1 && packed)
+            n[NH_TERM_PACK] += 2 * S;
+        else if (c > 1) {
+            n[NH_TERM_DELTA] += c;
+            n[S > eager ? NH_TERM_GATHER : NH_TERM_GATHER_SMALL] += S;
+        }
+    }
+}
+
+/* A phase's node counts: whether some message leaves its node, and the
+ * bytes the busiest node sends off it (node_pb; without it, the node's
+ * blocks spread evenly over its crossing phases). */
+static void node_counts(const nh_sched *s, int phase, size_t m, double n[NH_NTERMS])
+{
+    if (s->node_pb) {
+        n[NH_TERM_NODE] = s->node_pb[phase] > 0;
+        n[NH_TERM_LINK] = (double)m * (double)s->node_pb[phase];
+    } else if (s->node_phases > 0 && s->tmpl_rounds > 0) {
+        n[NH_TERM_NODE] = (double)s->node_phases / s->tmpl_rounds;
+        n[NH_TERM_LINK] = (double)m * (double)s->node_blocks / s->tmpl_rounds;
+    }
+}
+
+void nh_sched_phases(const nh_sched *s, size_t m, int packed, double eager, double excess,
+                     nh_phase_fn emit, void *ctx)
+{
+    double n[NH_NTERMS];
+    int ph = -1;
+    for (int i = 0; i <= s->nrounds; i++) {
+        const nh_round *r = i < s->nrounds ? &s->rounds[i] : NULL;
+        if (r && r->copy)
+            continue;
+        if (ph >= 0 && (!r || r->phase != ph))
+            emit(ctx, n);
+        if (!r)
+            break;
+        if (r->phase != ph) {
+            ph = r->phase;
+            memset(n, 0, sizeof(n));
+            n[NH_TERM_ALPHA] = 1;
+            n[NH_TERM_CORE] = excess;
+            node_counts(s, ph, m, n);
+        }
+        round_counts(r, m, packed, eager, n);
+    }
+    memset(n, 0, sizeof(n));
+    n[NH_TERM_GAMMA] = (double)m * (double)s->tmpl_copies;
+    n[NH_TERM_CALL] = 1;
+    emit(ctx, n);
 }

@@ -7,42 +7,71 @@
  * X(NAME, key, default, group, description)
  *   NAME     the term's suffix (NH_TERM_NAME, NHOOD_COST_NAME)
  *   key      the struct field and the cost file's key
- *   default  fitted to nhood-bench on the development machine (MPICH
- *            4.0.2 ch4:ucx, 2 ranks on 2 cores; docs/algorithms.md,
- *            "Choosing"); stage and fwd to simulated SpMV runs
+ *   default  nhood-calibrate on the development machine (MPICH 4.0.2
+ *            ch4:ucx, 2 ranks on 2 cores; the median of three full fits,
+ *            docs/algorithms.md, "Choosing"); stage and fwd fitted to
+ *            simulated SpMV runs
  *            (docs/simulation.md, "Calibration"); core to Open MPI 4.1
  *            oversubscribed on that machine (docs/algorithms.md, "More
  *            ranks than cores")
- *   group    nhood-calibrate scales each group of the fitted terms by one
- *            factor (0 phases, 1 messages, 2 bytes sent, 3 local bytes
- *            and blocks); -1: kept as measured or as set
+ *   group    how nhood-calibrate gets it: 0 to 2 measured directly (the
+ *            phase: latency, overheads, bytes), 3 scaled as a group to
+ *            fit its training calls (local copies and datatypes), 4
+ *            fitted to them by value (call); -1 measured between nodes,
+ *            or kept as set
  *   description  one line, for the settings table and the docs
  *
- * A schedule's modeled time is the dot product of its terms (how many
- * phases, messages, bytes, ... select/select.c counts them) with the
- * term parameters (NH_COST_TERMS); NH_COST_OTHERS are parameters that
- * decide which terms apply, or price store-and-forward
- * (plan/stfw_setup.c). */
+ * The model prices message phases (LogGOPS-like: Hoefler, Schneider,
+ * Lumsdaine, "LogGOPSim: Simulating Large-Scale Applications in the
+ * LogGOPS Model", HPDC 2010, doi:10.1145/1851476.1851564; the node's
+ * injection limit after Gropp, Olson, Samfass, "Modeling MPI
+ * Communication Performance on SMP Nodes: Is it Time to Retire the Ping
+ * Pong Test", EuroMPI 2016, doi:10.1145/2966884.2966919).  A phase's
+ * counts n[] (the busiest interior rank's, NH_TERM_* order: n[ALPHA]
+ * phases, n[O] messages sent, n[O_RECV] received, n[BETA] bytes sent, ...)
+ * cost
+ *   max(post, wire, inject) + after, where
+ *   post   = o n[O] + beta n[BETA] + rndv n[RNDV] + pack n[PACK]
+ *            + gather n[GATHER] + gather_small n[GATHER_SMALL] + delta n[DELTA]:
+ *            the sender posts its messages one after the other;
+ *   wire   = (o + alpha) n[ALPHA] + node n[NODE]: the first message
+ *            arrives one latency after it is posted, so latency is paid
+ *            once per phase and hides behind the posting of many messages;
+ *   inject = link n[LINK]: the bytes all ranks of the busiest node send
+ *            off it in the phase, through its link;
+ *   after  = o_recv n[O_RECV] + gamma n[GAMMA] + core n[CORE]
+ *            + call n[CALL]: receiving, local copies, the wait for a core
+ *            and nhood's own work per call.
+ * MPI's own exchange is one phase of one message per neighbor.  The time
+ * is piecewise linear in the parameters: nh_cost_phase also returns the
+ * branch taken as terms (lin) whose dot product with the parameters is
+ * the time, what include/nhood.h's nhood_cost_terms reports. */
 #ifndef NH_CORE_MODEL_H
 #define NH_CORE_MODEL_H
 
 #include <stddef.h>
 
 #define NH_COST_TERMS(X)                                                                           \
-    X(ALPHA, alpha, 0.5, 0, "us per phase (synchronization latency)")                              \
-    X(O, o, 0.15, 1, "us per message")                                                             \
-    X(BETA, beta, 0.0001, 2, "us per byte sent")                                                   \
-    X(GAMMA, gamma, 0.00001, 3, "us per byte copied locally (memcpy, mostly in cache)")            \
+    X(ALPHA, alpha, 0.31, 0,                                                                       \
+      "us of latency per message phase, hidden behind posting its messages")                       \
+    X(O, o, 0.125, 1, "us per message sent (the sender's overhead of posting it)")                 \
+    X(O_RECV, o_recv, 0.18, 1, "us per message received (the receiver's overhead)")                \
+    X(BETA, beta, 0.00008, 2, "us per byte sent")                                                  \
+    X(GAMMA, gamma, 0.00004, 3, "us per byte copied locally (memcpy, mostly in cache)")            \
     X(PACK, pack, 0.00003, 3, "us per byte through nhood's pack or unpack (pack binding)")         \
-    X(GATHER, gather, 0.00003, 3, "us per byte of a large struct message (zcopy binding)")         \
-    X(GATHER_SMALL, gather_small, 0.00065, 3, "us per byte of an eager-sized struct message")      \
-    X(DELTA, delta, 0.01, 3, "us per block described in a zero-copy struct datatype")              \
-    X(RNDV, rndv, 4.0, 1, "us of rendezvous handshake per message above the eager limit")          \
-    X(NODE, node, 0, -1, "us per phase in which some message leaves its node")                     \
-    X(LINK, link, 0, -1, "us per byte through a node's network link")                              \
+    X(GATHER, gather, 0.0002, 3, "us per byte of a large struct message (zcopy binding)")          \
+    X(GATHER_SMALL, gather_small, 0.0017, 3, "us per byte of an eager-sized struct message")       \
+    X(DELTA, delta, 0.035, 3, "us per block described in a zero-copy struct datatype")             \
+    X(RNDV, rndv, 2.0, 1, "us of rendezvous handshake per message above the eager limit")          \
+    X(NODE, node, 0, -1, "us of latency a phase adds where some message leaves its node")          \
+    X(LINK, link, 0, -1,                                                                           \
+      "us per byte through a node's network link (all its ranks' bytes off the node in a phase)")  \
     X(CORE, core, 4.0, -1,                                                                         \
       "us per phase per rank beyond one per core (oversubscription: the "                          \
-      "busiest node's ranks / its CPUs - 1)")
+      "busiest node's ranks / its CPUs - 1)")                                                      \
+    X(CALL, call, 1.3, 4,                                                                          \
+      "us per call nhood runs with its own schedule (its engine's work; MPI's own exchange "       \
+      "pays none)")
 
 #define NH_COST_OTHERS(X)                                                                          \
     X(EAGER, eager, 8192, -1, "bytes: larger contiguous messages use the rendezvous protocol")     \
@@ -90,6 +119,34 @@ static inline double *nh_cost_at(nh_cost *c, const nh_cost_param *p)
 
 /* The modeled time of terms t under c: their dot product. */
 double nh_cost_dot(const nh_cost *c, const double t[NH_NTERMS]);
+
+/* The term parameters of c as a vector, NH_TERM_* order. */
+void nh_cost_vec(const nh_cost *c, double par[NH_NTERMS]);
+
+/* The time of one phase of counts n under the parameters par (see the
+ * top); lin, where not NULL, gets the branch taken added: the terms whose
+ * dot product with par is that time.  Ties go to post, then wire.  A
+ * vector with n[ALPHA] = 0 prices work outside a message phase (local
+ * copies) or a phase whose latency another parameter holds. */
+double nh_cost_phase(const double par[NH_NTERMS], const double n[NH_NTERMS], double lin[NH_NTERMS]);
+
+/* The sum of nph phases' times (ph[i]: phase i's counts); lin as above. */
+double nh_cost_phases(const double par[NH_NTERMS], int nph, const double (*ph)[NH_NTERMS],
+                      double lin[NH_NTERMS]);
+
+/* The counts of schedule s's phases for blocks of m bytes, an interior
+ * rank's (identical on every rank), handed to emit one by one: each
+ * message phase (its rounds' messages as the engine splits them at the
+ * eager limit, each sent and received; bytes; a rendezvous per message
+ * above the limit; for a message of k > 1 blocks, packed: 2 S bytes
+ * through nhood's pack, else k blocks described and S bytes through MPI's
+ * datatype engine; one latency; the node's traffic where s has node
+ * statistics; excess times the wait for a core), then the local copies
+ * and nhood's own work (call) as a vector without a phase. */
+struct nh_sched;
+typedef void (*nh_phase_fn)(void *ctx, const double n[NH_NTERMS]);
+void nh_sched_phases(const struct nh_sched *s, size_t m, int packed, double eager, double excess,
+                     nh_phase_fn emit, void *ctx);
 
 /* Ranks beyond one per core: ranks / cpus - 1 where the busiest node's
  * ranks outnumber the CPUs they may run on, else 0 (also where either is

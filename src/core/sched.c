@@ -244,21 +244,40 @@ int nh_sched_finish(nh_sched *s)
     return pack_temps(s);
 }
 
+/* The most blocks the ranks of one node send off it in one phase, kept
+ * in s->node_pb[phase] (where the array can be had). */
+static void phase_peak(nh_sched *s, int phase, long *cur, int p)
+{
+    for (int q = 0; q < p; q++) {
+        if (s->node_pb && cur[q] > s->node_pb[phase])
+            s->node_pb[phase] = cur[q];
+        cur[q] = 0;
+    }
+}
+
 void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, long *scratch)
 {
-    int p = g->size, d = g->ndims, lastphase = -1;
+    int p = g->size, d = g->ndims, lastphase = -1, curph = -1;
     s->node_phases = 0;
     s->node_blocks = 0;
+    free(s->node_pb);
+    s->node_pb = calloc((size_t)s->nphases + 1, sizeof(long));
+    long *cur = calloc((size_t)p, sizeof(long));
     memset(scratch, 0, (size_t)p * sizeof(long));
     for (int i = 0; i < s->nrounds; i++) {
         const nh_round *r = &s->rounds[i];
         if (r->copy || !r->has_hop)
             continue;
+        if (cur && curph >= 0 && r->phase != curph)
+            phase_peak(s, curph, cur, p);
+        curph = r->phase;
         int c[NH_MAXDIMS] = {0}, cross = 0;
         for (int q = 0; q < p; q++) { /* c: coordinates of q, row-major */
             int t = nh_grid_shift(g, c, r->hop, +1);
             if (t != NH_NONE && node_of[t] != node_of[q]) {
                 scratch[node_of[q]] += r->tmpl_blocks;
+                if (cur)
+                    cur[node_of[q]] += r->tmpl_blocks;
                 cross = 1;
             }
             for (int j = d - 1; j >= 0 && ++c[j] == g->dims[j]; j--)
@@ -269,9 +288,16 @@ void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, long
             s->node_phases++;
         }
     }
+    if (cur && curph >= 0)
+        phase_peak(s, curph, cur, p);
     for (int q = 0; q < p; q++)
         if (scratch[q] > s->node_blocks)
             s->node_blocks = scratch[q];
+    if (!cur) { /* without the per-phase peaks, the node's blocks spread evenly */
+        free(s->node_pb);
+        s->node_pb = NULL;
+    }
+    free(cur);
 }
 
 void nh_sched_free(nh_sched *s)
@@ -284,6 +310,7 @@ void nh_sched_free(nh_sched *s)
     }
     free(s->rounds);
     free(s->hops);
+    free(s->node_pb);
     free(s);
 }
 

@@ -76,6 +76,8 @@ typedef struct nh_sched {
      * nodes (nh_sched_node_stats; 0 until it is called). */
     int node_phases;  /* communication phases in which some rank sends off its node */
     long node_blocks; /* most blocks the ranks of one node send off it */
+    long *node_pb;    /* per phase, the most blocks the ranks of one node send off it in it
+                       * (NULL: not known; node_blocks spread over node_phases) */
     int cur_key;      /* while building: key recorded with added blocks (see nh_blk) */
     int *hops;        /* split schedules: message phases template entry t's block takes */
 } nh_sched;

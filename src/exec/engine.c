@@ -329,9 +329,10 @@ static int bind_persist(nh_bind *b, int slot)
  * is packed and unpacked (pack per byte each), copied in and out at each
  * of its hops - 1 intermediates (2 gamma per byte) and transferred in each
  * of its h message phases, which run one after the other (beta per byte
- * each); alone, its one message (o) runs beside the phases, off their
- * path.  So it is forwarded while 2 pack + h beta + 2 (h - 1) gamma per
- * byte stays under o: small blocks save messages, large ones keep MPI's
+ * each); alone, its one message (o to send it, o_recv to receive it)
+ * runs beside the phases, off their path.  So it is forwarded while
+ * 2 pack + h beta + 2 (h - 1) gamma per byte stays under o + o_recv:
+ * small blocks save messages, large ones keep MPI's
  * concurrency.  The cost constants are the same on every rank, the sizes
  * the same at both ends of a block. */
 static int split_limits(nh_bind *b)
@@ -343,7 +344,7 @@ static int split_limits(nh_bind *b)
     for (int t = 0; t < b->nb->s; t++) {
         int h = b->s->hops[t];
         double per = 2 * c->pack + h * c->beta + 2 * (h - 1) * c->gamma;
-        b->limit[t] = h == 0 || per <= 0 ? SIZE_MAX : (size_t)(c->o / per);
+        b->limit[t] = h == 0 || per <= 0 ? SIZE_MAX : (size_t)((c->o + c->o_recv) / per);
     }
     return MPI_SUCCESS;
 }

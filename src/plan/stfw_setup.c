@@ -50,34 +50,40 @@
 
 /* ---- set-up ---- */
 
-/* Modeled time of one call for blocks of `bytes`, for the busiest rank.
- * One message per neighbor: one phase (alpha), then the larger of o per
- * message and beta per byte: every message is posted at once, so the
- * network carries earlier messages while the later ones pay their
- * overhead.  STFW: a stage cost per stage (a dependent latency plus
- * probing and matching), o per message and beta plus the forwarding work
- * (pack, send on, unpack) per byte, added: each stage's few messages
- * wait for the previous stage's.  NHOOD_COST_STAGE and NHOOD_COST_FWD
- * default to values fitted on the simulated experiments
+/* Modeled time of one call for blocks of `bytes`, for the busiest rank,
+ * in the cost model's phases (core/model.h).  One message per neighbor:
+ * one phase of maxout messages sent and maxin received.  STFW: n stages,
+ * each a phase of its share of the messages and bytes (est_msgs, the
+ * blocks' hops), whose latency, probing and matching the stage cost
+ * holds (a stage waits for the previous one's messages), plus the
+ * forwarding work (pack, send on, unpack) per byte.  NHOOD_COST_STAGE and
+ * NHOOD_COST_FWD default to values fitted on the simulated experiments
  * (docs/simulation.md, "Calibration"). */
 static double model_bl(double maxout, double maxin, double bytes)
 {
-    const nh_cost *c = &nh_cfg.cost;
-    double deg = maxout > maxin ? maxout : maxin;
-    double over = c->o * deg, wire = c->beta * bytes * deg;
-    return c->alpha + (over > wire ? over : wire);
+    double par[NH_NTERMS], n[NH_NTERMS] = {0};
+    nh_cost_vec(&nh_cfg.cost, par);
+    n[NH_TERM_ALPHA] = 1;
+    n[NH_TERM_O] = maxout;
+    n[NH_TERM_O_RECV] = maxin;
+    n[NH_TERM_BETA] = bytes * maxout;
+    return nh_cost_phase(par, n, NULL);
 }
 
 static double model_stfw(const nh_vpt *v, double maxout, double maxin, double avg, double bytes)
 {
     const nh_cost *c = &nh_cfg.cost;
+    double par[NH_NTERMS], n[NH_NTERMS] = {0};
     double msgs = nh_stfw_est_msgs(v, maxout, maxin, avg);
     double vol = avg * nh_stfw_est_hops(v);
     if (maxout > vol)
         vol = maxout;
     if (maxin > vol)
         vol = maxin;
-    return c->stage * v->n + c->o * msgs + (c->beta + c->fwd) * bytes * vol;
+    nh_cost_vec(c, par);
+    n[NH_TERM_O] = n[NH_TERM_O_RECV] = msgs / v->n;
+    n[NH_TERM_BETA] = bytes * vol / v->n;
+    return v->n * (c->stage + nh_cost_phase(par, n, NULL)) + c->fwd * bytes * vol;
 }
 
 /* The VPT dimension for K ranks: want if > 0 (clamped to what K allows),

@@ -37,99 +37,81 @@
 #include "select/select.h"
 #include "util/window.h"
 
-/* The model is linear in its parameters: a schedule's cost is the dot
- * product of its terms (how many phases, messages, bytes, ...) with the
- * parameters, in the order of NH_TERM_* (core/model.h; nhood-calibrate
- * fits the parameters to measured calls through these terms). */
-static double dot(const double t[NH_NTERMS])
+/* The model prices phases (core/model.h): a schedule's time is the sum
+ * of its message phases' and its local copies' (nh_cost_phase).  A walk
+ * over a schedule's phases hands each one's counts to an accumulator. */
+typedef struct phase_acc {
+    double par[NH_NTERMS];   /* the parameters, NH_TERM_* order */
+    double total, first;     /* the time, and its first phase's */
+    double *lin;             /* where not NULL: the branches taken, summed */
+    double (*ph)[NH_NTERMS]; /* where not NULL: each phase's counts, up to max */
+    int n, max;              /* phases seen */
+} phase_acc;
+
+static void acc_init(phase_acc *a)
 {
-    return nh_cost_dot(&nh_cfg.cost, t);
+    memset(a, 0, sizeof(*a));
+    nh_cost_vec(&nh_cfg.cost, a->par);
 }
 
-/* One message round's messages, added to t. */
-static void round_terms(const nh_round *r, nh_binding b, size_t m, double t[NH_NTERMS])
+static void acc_phase(void *ctx, const double n[NH_NTERMS])
 {
-    double eager = nh_cfg.cost.eager;
-    int k = nh_eager_chunk(m, r->tmpl_blocks, eager);
-    for (int first = 0; first < r->tmpl_blocks; first += k) {
-        int n = r->tmpl_blocks - first < k ? r->tmpl_blocks - first : k;
-        double S = n * (double)m;
-        t[NH_TERM_O] += 1;
-        t[NH_TERM_BETA] += S;
-        if ((n == 1 || b == NH_BIND_PACK) && S > eager)
-            t[NH_TERM_RNDV] += 1;
-        if (n > 1 && b == NH_BIND_PACK)
-            t[NH_TERM_PACK] += 2 * S;
-        else if (n > 1) {
-            t[NH_TERM_DELTA] += n;
-            t[S > eager ? NH_TERM_GATHER : NH_TERM_GATHER_SMALL] += S;
-        }
-    }
+    phase_acc *a = ctx;
+    double x = nh_cost_phase(a->par, n, a->lin);
+    if (a->n == 0)
+        a->first = x;
+    a->total += x;
+    if (a->ph && a->n < a->max)
+        memcpy(a->ph[a->n], n, sizeof(double) * NH_NTERMS);
+    a->n++;
 }
 
-static double round_cost(const nh_round *r, nh_binding b, size_t m)
+/* s's phases for blocks of m bytes under binding b (core/model.h). */
+static void walk_phases(const nh_sched *s, nh_binding b, size_t m, phase_acc *a)
 {
-    double t[NH_NTERMS] = {0};
-    round_terms(r, b, m, t);
-    return dot(t);
+    nh_sched_phases(s, m, b == NH_BIND_PACK, nh_cfg.cost.eager,
+                    nh_cost_excess(nh_node_ranks, nh_node_cpus), acc_phase, a);
 }
 
-/* Terms of a schedule for blocks of m bytes, summed over its rounds with
- * interior-rank block counts (identical on every rank):
- *   alpha per communication round, gamma per byte copied locally;
- *   where the busiest node's ranks outnumber its CPUs, core per round
- *   times the ranks beyond one per CPU (each round waits for a core);
- *   where ranks share nodes (plan->node_of), node per phase in which some
- *   message leaves its node and link per byte through the busiest node's
- *   link (the bytes all its ranks send off it); and per message of S
- *   bytes in n blocks (rounds split as the engine splits them): o + beta * S
- *   + rndv if the message goes out contiguous (one block, or packed) and
- *     S exceeds the eager limit
- *   + for n > 1: pack binding 2 * pack * S (gather and scatter copies);
- *     zcopy binding delta * n + gather(_small) * S (MPI's datatype engine,
- *     much slower on eager-sized messages with MPICH over UCX). */
 void nh_cost_terms(const nh_sched *s, nh_binding b, size_t m, double t[NH_NTERMS])
 {
-    for (int i = 0; i < NH_NTERMS; i++)
-        t[i] = 0;
-    t[NH_TERM_ALPHA] = s->tmpl_rounds;
-    t[NH_TERM_GAMMA] = (double)m * (double)s->tmpl_copies;
-    t[NH_TERM_NODE] = s->node_phases;
-    t[NH_TERM_LINK] = (double)m * (double)s->node_blocks;
-    t[NH_TERM_CORE] = s->tmpl_rounds * nh_cost_excess(nh_node_ranks, nh_node_cpus);
-    for (int i = 0; i < s->nrounds; i++)
-        if (!s->rounds[i].copy)
-            round_terms(&s->rounds[i], b, m, t);
+    phase_acc a;
+    acc_init(&a);
+    memset(t, 0, sizeof(double) * NH_NTERMS);
+    a.lin = t;
+    walk_phases(s, b, m, &a);
+}
+
+int nh_cost_phase_counts(const nh_sched *s, nh_binding b, size_t m, double (*ph)[NH_NTERMS],
+                         int max)
+{
+    phase_acc a;
+    acc_init(&a);
+    a.ph = ph;
+    a.max = max;
+    walk_phases(s, b, m, &a);
+    return a.n;
 }
 
 /* Cost of a schedule in microseconds for blocks of m bytes. */
 double nh_cost_of(const nh_sched *s, nh_binding b, size_t m)
 {
-    double t[NH_NTERMS];
-    nh_cost_terms(s, b, m, t);
-    return dot(t);
+    phase_acc a;
+    acc_init(&a);
+    walk_phases(s, b, m, &a);
+    return a.total;
 }
 
-/* The modeled cost of s's first message phase (all its rounds), where
- * *total gets the whole schedule's: the phases after it wait for the
- * forwarding ranks' completion calls in a nonblocking call. */
+/* The modeled cost of s's first message phase, where *total gets the
+ * whole schedule's: the phases after it wait for the forwarding ranks'
+ * completion calls in a nonblocking call. */
 static double first_phase(const nh_sched *s, nh_binding b, size_t m, double *total)
 {
-    double first = *total = nh_cost_of(s, b, m);
-    if (s->tmpl_rounds > 1) {
-        int ph = -1;
-        for (int i = 0; i < s->nrounds; i++) {
-            const nh_round *r = &s->rounds[i];
-            if (r->copy || (ph >= 0 && r->phase != ph))
-                continue;
-            if (ph < 0) {
-                ph = r->phase;
-                first = nh_cfg.cost.alpha;
-            }
-            first += round_cost(r, b, m);
-        }
-    }
-    return first;
+    phase_acc a;
+    acc_init(&a);
+    walk_phases(s, b, m, &a);
+    *total = a.total;
+    return a.first;
 }
 
 /* The cost of s in a call the program completes w microseconds after
@@ -140,30 +122,47 @@ static double cost_in_window(const nh_sched *s, nh_binding b, size_t m, double w
     return nh_cost_in_window(w, first, t);
 }
 
-/* MPI's own exchange in the same terms: one round, one message per
- * neighbor (self-messages included), crossing nodes as direct's blocks do
- * (the same blocks in one phase); in a window of w microseconds. */
-void nh_native_terms(nh_plan *p, nh_op op, size_t m, double t[NH_NTERMS])
+/* MPI's own exchange as one phase: one message per neighbor each way
+ * (self-messages included), crossing nodes as direct's blocks do (the
+ * same blocks in one phase). */
+static void native_counts(nh_plan *p, nh_op op, size_t m, double n[NH_NTERMS])
 {
     const nh_sched *d = nh_plan_sched(p, op, NH_ALGO_DIRECT);
-    for (int i = 0; i < NH_NTERMS; i++)
-        t[i] = 0;
-    t[NH_TERM_ALPHA] = 1;
-    t[NH_TERM_CORE] = nh_cost_excess(nh_node_ranks, nh_node_cpus);
-    t[NH_TERM_O] = p->nb.s;
-    t[NH_TERM_BETA] = p->nb.s * (double)m;
-    t[NH_TERM_RNDV] = (double)m > nh_cfg.cost.eager ? p->nb.s : 0;
-    if (d) {
-        t[NH_TERM_NODE] = d->node_phases;
-        t[NH_TERM_LINK] = (double)m * (double)d->node_blocks;
+    memset(n, 0, sizeof(double) * NH_NTERMS);
+    n[NH_TERM_ALPHA] = 1;
+    n[NH_TERM_CORE] = nh_cost_excess(nh_node_ranks, nh_node_cpus);
+    n[NH_TERM_O] = n[NH_TERM_O_RECV] = p->nb.s;
+    n[NH_TERM_BETA] = p->nb.s * (double)m;
+    n[NH_TERM_RNDV] = (double)m > nh_cfg.cost.eager ? p->nb.s : 0;
+    if (d && d->node_phases > 0) {
+        n[NH_TERM_NODE] = 1;
+        n[NH_TERM_LINK] = (double)m * (double)d->node_blocks;
     }
 }
 
+int nh_native_phase_counts(nh_plan *p, nh_op op, size_t m, double (*ph)[NH_NTERMS], int max)
+{
+    if (max > 0)
+        native_counts(p, op, m, ph[0]);
+    return 1;
+}
+
+void nh_native_terms(nh_plan *p, nh_op op, size_t m, double t[NH_NTERMS])
+{
+    double n[NH_NTERMS], par[NH_NTERMS];
+    native_counts(p, op, m, n);
+    nh_cost_vec(&nh_cfg.cost, par);
+    memset(t, 0, sizeof(double) * NH_NTERMS);
+    nh_cost_phase(par, n, t);
+}
+
+/* MPI's own exchange in a window of w microseconds. */
 static double native_cost(nh_plan *p, nh_op op, size_t m, double w)
 {
-    double terms[NH_NTERMS];
-    nh_native_terms(p, op, m, terms);
-    double t = dot(terms);
+    double n[NH_NTERMS], par[NH_NTERMS];
+    native_counts(p, op, m, n);
+    nh_cost_vec(&nh_cfg.cost, par);
+    double t = nh_cost_phase(par, n, NULL);
     return nh_cost_in_window(w, t, t);
 }
 

@@ -57,13 +57,21 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out);
 int nh_select_passes(nh_plan *p, nh_coll coll, nh_form form, nh_choice *out);
 /* Does every rank see the same block sizes for coll on p (see select.c)? */
 int nh_sizes_known(nh_plan *p, nh_coll coll);
+/* The modeled time of s for blocks of m bytes under binding b. */
 double nh_cost_of(const nh_sched *s, nh_binding b, size_t m);
-/* The cost model's terms, one per parameter: NH_TERM_* (core/model.h). */
-/* s's terms for blocks of m bytes under binding b: its cost is their dot
- * product with the parameters. */
+/* The cost model's terms, one per parameter: NH_TERM_* (core/model.h).
+ * s's terms for blocks of m bytes under binding b, each phase's branch as
+ * the current parameters take it: its cost is their dot product with the
+ * parameters. */
 void nh_cost_terms(const nh_sched *s, nh_binding b, size_t m, double t[NH_NTERMS]);
 /* The same for MPI's own exchange of op on p. */
 void nh_native_terms(nh_plan *p, nh_op op, size_t m, double t[NH_NTERMS]);
+/* The counts of each phase (core/model.h, nh_cost_phase) into ph, at most
+ * max of them; returns how many there are (the local copies last, as a
+ * vector without a phase). */
+int nh_cost_phase_counts(const nh_sched *s, nh_binding b, size_t m, double (*ph)[NH_NTERMS],
+                         int max);
+int nh_native_phase_counts(nh_plan *p, nh_op op, size_t m, double (*ph)[NH_NTERMS], int max);
 /* The schedule a blocking call forced to algorithm a runs with blocks of
  * m bytes (bruck: the port count the model prices cheapest). */
 const nh_sched *nh_sched_forced(nh_plan *p, nh_op op, nh_algo a, size_t m);

@@ -1,25 +1,22 @@
 /* nhood-simcalib: measures a simulated platform the way nhood's cost model
- * sees a machine, and fits the model's parameters (SMPI build only;
- * scripts/nhood-sim --calibrate runs it).
+ * sees a machine (SMPI build only; scripts/nhood-sim --calibrate runs it),
+ * to check a platform file; the fit itself is nhood-calibrate's
+ * (scripts/sim-calibrate.sh).
  *
  * 1. Ping-pong between rank 0 and rank 1 (same node) and between rank 0 and
  *    rank --stride (next node): half the round trip, 8 B to 64 KiB.
  * 2. A one-phase exchange like one round of nhood's schedules: every rank
  *    posts k receives and k sends of m bytes to the ranks at offsets
- *    +-stride, +-2 stride, ... (other nodes), then waits; all ranks start at
- *    the same simulated instant, time = maximum over ranks.  Fitted to the cost model's per-phase
- * and per-message terms (src/select/select.c): T(k, m) = alpha + k * (o + beta * m) + k * rndv [m >
- * eager] alpha and o from k = 2..32 at 8 B (least squares), beta from m = 8 B to 8 KiB at k = 4,
- * rndv from the step above the eager limit. The platform charges nothing for local copies or
- * datatype processing, so the copy, pack and datatype terms are 0 for it. Output: "# ..." lines
- * with the measurements, then NHOOD_COST_*=value lines (shell syntax) on rank 0. */
+ *    +-stride, +-2 stride, ... (other nodes), then waits; all ranks start
+ *    at the same simulated instant, time = maximum over ranks: k = 1..32
+ *    at 8 B, and k = 4 from 8 B to twice the eager limit.
+ * Output: "# ..." lines on rank 0. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sync.h"
-#include "tools/calib.h"
 
 static int rank, p;
 
@@ -112,39 +109,16 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 0;
     }
-    /* alpha, o: k = 2..32 messages of 8 B */
-    double kx[5], ky[5], alpha, o;
+    for (int k = 1; k <= 32; k *= 2) {
+        double t = exchange(k, 8, stride, 3);
+        if (rank == 0)
+            printf("# exchange k=%2d m=8 B: %.3f us\n", k, t);
+    }
+    const int ms[5] = {8, eager / 8, eager / 2, eager, 2 * eager};
     for (int i = 0; i < 5; i++) {
-        kx[i] = 2 << i;
-        ky[i] = exchange((int)kx[i], 8, stride, 3);
+        double t = exchange(4, ms[i], stride, 3);
         if (rank == 0)
-            printf("# exchange k=%2d m=8 B: %.3f us\n", (int)kx[i], ky[i]);
-    }
-    cal_line_fit(kx, ky, 5, &alpha, &o);
-    /* beta: k = 4, m = 8 B .. eager */
-    double mx[4], my[4], a2, slope;
-    const int ms[4] = {8, eager / 8, eager / 2, eager};
-    for (int i = 0; i < 4; i++) {
-        mx[i] = ms[i];
-        my[i] = exchange(4, ms[i], stride, 3);
-        if (rank == 0)
-            printf("# exchange k= 4 m=%d B: %.3f us\n", ms[i], my[i]);
-    }
-    cal_line_fit(mx, my, 4, &a2, &slope);
-    double beta = slope / 4;
-    /* rndv: just above the eager limit, compared with the eager line */
-    double above = exchange(4, 2 * eager, stride, 3);
-    double rndv = (above - (alpha + 4 * (o + beta * 2 * eager))) / 4;
-    if (rndv < 0)
-        rndv = 0;
-    if (rank == 0) {
-        printf("# exchange k= 4 m=%d B: %.3f us\n", 2 * eager, above);
-        printf("# fit: T(k, m) = %.4f + k * (%.4f + %.3g * m) [+ k * %.4f above %d B]\n", alpha, o,
-               beta, rndv, eager);
-        printf("NHOOD_COST_ALPHA=%.4f\nNHOOD_COST_O=%.4f\nNHOOD_COST_BETA=%.6g\n"
-               "NHOOD_COST_RNDV=%.4f\nNHOOD_COST_EAGER=%d\nNHOOD_COST_GAMMA=0\nNHOOD_COST_PACK=0\n"
-               "NHOOD_COST_GATHER=0\nNHOOD_COST_GATHER_SMALL=0\nNHOOD_COST_DELTA=0\n",
-               alpha, o > 0 ? o : 0, beta > 0 ? beta : 0, rndv, eager);
+            printf("# exchange k= 4 m=%d B: %.3f us\n", ms[i], t);
     }
     MPI_Finalize();
     return 0;

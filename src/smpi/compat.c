@@ -611,6 +611,8 @@ void *nh_smpi_dlsym(void *handle, const char *name)
         return (void *)nhood_algorithm_for;
     if (strcmp(name, "nhood_cost_terms") == 0)
         return (void *)nhood_cost_terms;
+    if (strcmp(name, "nhood_cost_phases") == 0)
+        return (void *)nhood_cost_phases;
     if (strcmp(name, "nhood_fingerprint") == 0)
         return (void *)nhood_fingerprint;
     return dlsym(handle, name);

@@ -57,12 +57,12 @@ $(OUT)/prog/nhood-simcalib.o: $(SRC_nhood-simcalib)
 $(OUT)/prog/nhood-calibrate.o: $(SRC_nhood-calibrate)
 SRC_calib_fit = $(top_srcdir)/src/tools/calib_fit.c
 SRC_calib_io = $(top_srcdir)/src/tools/calib_io.c
+SRC_calib_run = $(top_srcdir)/src/tools/calib_run.c
 $(OUT)/prog/calib_fit.o: $(SRC_calib_fit)
 $(OUT)/prog/calib_io.o: $(SRC_calib_io)
-EXTRA_nhood-calibrate = $(OUT)/prog/calib_fit.o $(OUT)/prog/calib_io.o
+$(OUT)/prog/calib_run.o: $(SRC_calib_run)
+EXTRA_nhood-calibrate = $(OUT)/prog/calib_fit.o $(OUT)/prog/calib_io.o $(OUT)/prog/calib_run.o
 $(OUT)/nhood-calibrate: $(EXTRA_nhood-calibrate)
-EXTRA_nhood-simcalib = $(OUT)/prog/calib_fit.o
-$(OUT)/nhood-simcalib: $(EXTRA_nhood-simcalib)
 $(OUT)/prog/nhood-bench.o: $(SRC_nhood-bench)
 $(OUT)/prog/nhood-bench-inplace.o: $(SRC_nhood-bench-inplace)
 $(OUT)/prog/test_neighbor.o: $(SRC_test_neighbor)

@@ -10,16 +10,20 @@
 
 #define CAL_NPARAM NH_NTERMS /* the cost model's terms (NHOOD_COST_TERMS) */
 #define CAL_MAXCAND 12 /* pmpi, direct, torus, torus_direct, bruck:1..8 */
+#define CAL_MAXPH 40   /* phases of one call's schedule (more: not used) */
 
 /* term i's name in the cost file: nh_cost_params[i].key (core/model.h) */
 
 /* One measured call: a neighborhood, an operation and block size (a
- * group), an algorithm, its median time and the model's terms for it. */
+ * group), an algorithm, its median time and the model's counts for it,
+ * phase by phase (include/nhood.h, nhood_cost_phases): its modeled time
+ * under parameters p is nh_cost_phases(p, nph, ph, NULL). */
 typedef struct cal_row {
     char group[64];
     char algo[16];
     double us;
-    double terms[CAL_NPARAM];
+    int nph;
+    double ph[CAL_MAXPH][CAL_NPARAM];
 } cal_row;
 
 typedef struct cal_set {
@@ -29,6 +33,12 @@ typedef struct cal_set {
 
 int cal_set_add(cal_set *s, const cal_row *r);
 
+/* One phase of k[i] messages sent and received took T[i] (n <= 64
+ * points): the latency *L and receive overhead *o_r that fit them best
+ * (relative least squares) under the model's phase (core/model.h) with
+ * send overhead o_s. */
+void cal_phase_fit(const double *k, const double *T, int n, double o_s, double *L, double *o_r);
+
 /* Least-squares line y = a + b x over n points (b = 0 where all x are
  * equal); also nhood-simcalib's (src/smpi/calib.c). */
 void cal_line_fit(const double *x, const double *y, int n, double *a, double *b);
@@ -36,6 +46,8 @@ void cal_line_fit(const double *x, const double *y, int n, double *a, double *b)
 /* Fits the parameters p (in: the measured ones; out: the fitted ones)
  * to the training calls, telling ratios apart in steps of step (0.005:
  * half a per cent): see calib_fit.c.  Writes what it did to log. */
+/* The modeled time of row r under parameters p. */
+double cal_cost(const double p[CAL_NPARAM], const cal_row *r);
 void cal_fit(double p[CAL_NPARAM], const cal_set *train, double step, FILE *log);
 
 /* Against p: how often the model picks the measured fastest of a group
@@ -55,6 +67,7 @@ void cal_print_table(FILE *out, const double p[CAL_NPARAM], const cal_set *set, 
 /* Everything a run measured (calib_io.c). */
 typedef struct cal_result {
     double measured[CAL_NPARAM], fitted[CAL_NPARAM], eager;
+    double spread[CAL_NPARAM]; /* (max - min) / median over the repetitions; < 0: one */
     double step; /* the fit's resolution of ratios (0: 0.005) */
     cal_set train, valid;
     char notes[16384];      /* the measurements, as "# ..." lines */
@@ -68,5 +81,35 @@ int cal_finish(cal_result *r, const char *out, const char *how);
 /* --rows: every call measured, with the measurements; --refit reads it. */
 int cal_rows_write(const char *path, const cal_result *r);
 int cal_rows_read(const char *path, cal_result *r);
+
+/* Measurements (calib_run.c), on every rank of MPI_COMM_WORLD. */
+#include <mpi.h>
+
+extern int rank, nprocs, quick; /* in MPI_COMM_WORLD; --quick */
+extern double rse_target, t_start; /* the relative standard error sought; MPI_Wtime at start */
+extern int max_reps;               /* repetitions at most */
+extern const int sim_reps;         /* under simulation: repetitions (times repeat exactly) */
+
+/* A line of progress on stderr from rank 0. */
+void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int cmp_double(const void *a, const void *b);
+/* Times ncand operations fn(ctx, c), alternating, until each one's median
+ * of the slowest rank's times has a relative standard error under
+ * rse_target (identical decision everywhere: the times are reduced) or
+ * max_reps; us[c]: medians in microseconds per call. */
+typedef void (*op_fn)(void *ctx, int cand);
+void measure(op_fn fn, void *ctx, int ncand, double *us);
+/* One-way time between rank 0 and peer, microseconds. */
+double pingpong(int peer, int m);
+/* Microseconds of an exchange of k messages of m bytes among the ranks of
+ * comm (each rank in one; exchange: MPI_COMM_WORLD) with the ranks at
+ * +-stride, +-2 stride, ...; with struct_n > 0 also (us[1]) the same bytes
+ * as struct messages of struct_n blocks (what the zcopy binding sends). */
+void exchange_in(MPI_Comm comm, int k, int m, int stride, int struct_n, double us[2]);
+void exchange(int k, int m, int stride, int struct_n, double us[2]);
+/* Microseconds a rank takes to post k sends of 8 B and see them complete. */
+double posting(int k, int stride);
+/* Local copies: microseconds per byte (rank 0's, broadcast). */
+double copy_cost(int blocks, int bl, int stride);
 
 #endif

@@ -1,33 +1,28 @@
-/* nhood-calibrate's fit: parameters with which auto picks the fastest.
+/* nhood-calibrate's fit: the parameters with which auto picks the fastest.
  *
- * The model is linear in its parameters (include/nhood.h,
- * nhood_cost_terms), and what matters is its decisions, not its times:
- * auto compares the modeled costs of the candidates of one call.  The
- * measured parameters are a starting point that misses what no
- * micro-benchmark shows (contention inside a real schedule, overlap of a
- * round's messages, MPI's own algorithm), so the fit scales them in four
- * groups: per phase (alpha), per message (o, rndv), per byte sent (beta),
- * per byte copied (gamma, pack, gather, gather_small, delta).  On a grid
- * of ratios between the groups (factors 2^(k/4) from 1/64 to 64; 0 too
- * for the copies)
- * it keeps the one with which the model picks the measured fastest
- * candidate of every training call, or comes closest (least worst ratio
- * picked / fastest, in steps of `step`: the measurements' noise), and
- * among those the one whose modeled times have the least rms relative
- * error after the best common scale, which it applies: the criterion of
- * scripts/sim-calibrate.sh, which fits the simulated platforms.  The node
- * terms (node, link) are measured between nodes and added after the fit,
- * as there (docs/simulation.md, "Calibration", says why). */
+ * The model prices message phases (core/model.h), and nhood-calibrate
+ * measures what pins each parameter of a phase: the send overhead from
+ * posting alone, the receive overhead and the latency from exchanges of 1
+ * to 32 messages, the per-byte time from their sizes, rendezvous and the
+ * node terms from ping-pongs.  Those stay as measured, so that a quick
+ * fit and a full one give the same machine the same parameters
+ * (docs/tuning.md).  What micro-benchmarks measure least well is the cost
+ * of local work inside a real schedule (caches, MPI's datatype engine,
+ * nhood's own engine): the fit scales the copies' group (gamma, pack,
+ * gather, gather_small, delta) by one factor on a grid (2^(k/4) from 1/64
+ * to 64, and 0) and sets the call's cost (0, or 0.01 to 10 us), keeping
+ * the pair
+ * with which the model picks the measured fastest candidate of every
+ * training call, or comes closest (least worst ratio picked / fastest,
+ * in steps of `step`: the measurements' noise), and among those the one
+ * whose modeled times have the least rms relative error. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "calib.h"
 
-enum { A = NH_TERM_ALPHA, O = NH_TERM_O, B = NH_TERM_BETA };
-enum { NGROUPS = 4 };
-/* each parameter's group (core/model.h); -1: kept as measured or set */
-#define group_of(i) (nh_cost_params[i].group)
+enum { COPIES = 3, CALL = 4 }; /* the fitted groups (core/model.h) */
 
 /* Least-squares line y = a + b x. */
 void cal_line_fit(const double *x, const double *y, int n, double *a, double *b)
@@ -44,6 +39,48 @@ void cal_line_fit(const double *x, const double *y, int n, double *a, double *b)
     *a = (sy - *b * sx) / n;
 }
 
+/* The receive overhead that best fits latency L (relative least squares),
+ * into *o_r; returns the error. */
+static double phase_err(const double *k, const double *T, int n, double o_s, double L, double *o_r)
+{
+    double par[CAL_NPARAM] = {0}, c[CAL_NPARAM] = {0}, R[64], num = 0, den = 0, err = 0;
+    par[NH_TERM_O] = o_s; /* o_recv 0: the rest of each time is k o_recv */
+    par[NH_TERM_ALPHA] = L;
+    c[NH_TERM_ALPHA] = 1;
+    for (int i = 0; i < n && i < 64; i++) {
+        c[NH_TERM_O] = c[NH_TERM_O_RECV] = k[i];
+        R[i] = T[i] - nh_cost_phase(par, c, NULL);
+        num += k[i] * R[i] / (T[i] * T[i]);
+        den += k[i] * k[i] / (T[i] * T[i]);
+    }
+    *o_r = den > 0 && num > 0 ? num / den : 0;
+    for (int i = 0; i < n && i < 64; i++)
+        err += (R[i] - k[i] * *o_r) * (R[i] - k[i] * *o_r) / (T[i] * T[i]);
+    return err;
+}
+
+void cal_phase_fit(const double *k, const double *T, int n, double o_s, double *L, double *o_r)
+{
+    double tmax = 0, best = -1, lo = 0, hi, o;
+    for (int i = 0; i < n; i++)
+        tmax = T[i] > tmax ? T[i] : tmax;
+    hi = tmax;
+    *L = *o_r = 0;
+    for (int pass = 0; pass < 3; pass++) { /* L on a grid, finer around the best */
+        double step = (hi - lo) / 1000;
+        for (int i = 0; i <= 1000; i++) {
+            double e = phase_err(k, T, n, o_s, lo + i * step, &o);
+            if (best < 0 || e < best) {
+                best = e;
+                *L = lo + i * step;
+                *o_r = o;
+            }
+        }
+        lo = *L - step > 0 ? *L - step : 0;
+        hi = *L + step;
+    }
+}
+
 int cal_set_add(cal_set *s, const cal_row *r)
 {
     if (s->n == s->cap) {
@@ -58,12 +95,9 @@ int cal_set_add(cal_set *s, const cal_row *r)
     return 0;
 }
 
-static double dot(const double *p, const double *t)
+double cal_cost(const double p[CAL_NPARAM], const cal_row *r)
 {
-    double x = 0;
-    for (int i = 0; i < CAL_NPARAM; i++)
-        x += p[i] * t[i];
-    return x;
+    return nh_cost_phases(p, r->nph, (const double(*)[CAL_NPARAM])r->ph, NULL);
 }
 
 /* The row auto picks among rows [lo, hi) of one group under costs c[]:
@@ -117,7 +151,7 @@ void cal_evaluate(const double p[CAL_NPARAM], const cal_set *set, double tol, ca
     double *c = malloc(sizeof(double) * (size_t)(set->n + 1)),
            *e = malloc(sizeof(double) * (size_t)(set->n + 1));
     for (int r = 0; r < set->n; r++) {
-        c[r] = dot(p, set->rows[r].terms);
+        c[r] = cal_cost(p, &set->rows[r]);
         e[r] = fabs(c[r] / set->rows[r].us - 1);
     }
     regret(set, c, tol, out);
@@ -134,81 +168,53 @@ void cal_evaluate(const double p[CAL_NPARAM], const cal_set *set, double tol, ca
     free(e);
 }
 
+/* The parameters p with the copies' group scaled by f[0] and the call
+ * f[1], into q. */
+static void scaled(const double *p, const double f[2], double *q)
+{
+    for (int i = 0; i < CAL_NPARAM; i++) {
+        int g = nh_cost_params[i].group;
+        q[i] = g == COPIES ? p[i] * f[0] : g == CALL ? f[1] : p[i];
+    }
+}
+
 void cal_fit(double p[CAL_NPARAM], const cal_set *train, double step, FILE *log)
 {
     int n = train->n;
     if (n == 0)
         return;
-    /* per row: the groups' parts of the cost at the measured parameters,
-     * and the part kept as measured */
-    double (*part)[NGROUPS] = calloc((size_t)n, sizeof(*part)),
-        *c = malloc(sizeof(double) * (size_t)n), base[CAL_NPARAM];
-    memcpy(base, p, sizeof(base));
-    /* Starting points the grid can scale: a round's fixed cost measures
-     * near 0 where messages overlap, so alpha starts from o at least */
-    if (!(base[O] > 0))
-        base[O] = 0.1;
-    if (!(base[A] > base[O]))
-        base[A] = base[O];
-    if (!(base[B] > 0))
-        base[B] = 1e-4;
-    for (int r = 0; r < n; r++)
-        for (int i = 0; i < CAL_NPARAM; i++) {
-            double x = base[i] * train->rows[r].terms[i];
-            if (group_of(i) >= 0) /* the node terms are added after the fit */
-                part[r][group_of(i)] += x;
-        }
-    double best_key[2] = {1e30, 1e30}, best_f[NGROUPS] = {1, 1, 1, 1}, best_scale = 1;
-    const int K = 24; /* factors 2^(k/4), |k| <= K, and 0 */
-    /* phases and messages always cost something: their factors stay
-     * positive (with few ranks their counts barely differ between the
-     * schedules, and a zero would make the model ignore them elsewhere) */
-    for (int ka = -K; ka <= K; ka++)
-        for (int ko = -K; ko <= K; ko++)
-            for (int kc = -K - 1; kc <= K; kc++) {
-                double f[NGROUPS] = {pow(2, ka / 4.0), pow(2, ko / 4.0), 1,
-                                     kc < -K ? 0 : pow(2, kc / 4.0)};
-                /* the best common scale s for relative errors:
-                 * minimize sum (s x / T - 1)^2 */
-                double num = 0, den = 0;
-                for (int r = 0; r < n; r++) {
-                    double x = 0, T = train->rows[r].us;
-                    for (int g = 0; g < NGROUPS; g++)
-                        x += f[g] * part[r][g];
-                    c[r] = x;
-                    num += x / T;
-                    den += x / T * (x / T);
-                }
-                double s = den > 0 ? num / den : 1, err = 0;
-                if (!(s > 0))
-                    continue;
-                for (int r = 0; r < n; r++) {
-                    double d = s * c[r] / train->rows[r].us - 1;
-                    err += d * d;
-                    c[r] = s * c[r];
-                }
-                cal_score sc;
-                regret(train, c, 0, &sc);
-                double key[2] = {round(sc.worst / step), sqrt(err / n)};
-                if (key[0] < best_key[0] || (key[0] == best_key[0] && key[1] < best_key[1])) {
-                    memcpy(best_key, key, sizeof(key));
-                    memcpy(best_f, f, sizeof(f));
-                    best_scale = s;
-                }
+    double *c = malloc(sizeof(double) * (size_t)n), q[CAL_NPARAM];
+    double best_key[2] = {1e30, 1e30}, best_f[2] = {1, 0};
+    /* copies x 2^(k/4), |k| <= 24, or 0; the call 0, or 0.01 us x
+     * 2^(k/4) up to about 10 us */
+    for (int kc = -25; kc <= 24; kc++)
+        for (int kn = -1; kn <= 40; kn++) {
+            double f[2] = {kc < -24 ? 0 : pow(2, kc / 4.0), kn < 0 ? 0 : 0.01 * pow(2, kn / 4.0)},
+                   err = 0;
+            scaled(p, f, q);
+            for (int r = 0; r < n; r++) {
+                c[r] = cal_cost(q, &train->rows[r]);
+                double d = c[r] / train->rows[r].us - 1;
+                err += d * d;
             }
-    for (int i = 0; i < CAL_NPARAM; i++)
-        if (group_of(i) >= 0)
-            p[i] = base[i] * best_f[group_of(i)] * best_scale;
+            cal_score sc;
+            regret(train, c, 0, &sc);
+            double key[2] = {round(sc.worst / step), sqrt(err / n)};
+            if (key[0] < best_key[0] || (key[0] == best_key[0] && key[1] < best_key[1])) {
+                memcpy(best_key, key, sizeof(key));
+                memcpy(best_f, f, sizeof(f));
+            }
+        }
+    scaled(p, best_f, q);
+    memcpy(p, q, sizeof(q));
     cal_score sc;
     cal_evaluate(p, train, 0.03, &sc);
     if (log)
         fprintf(log,
-                "nhood-calibrate: fit over %d training calls in %d groups: factors alpha %.3g, "
-                "per message %.3g, per byte 1, copies %.3g, scale %.3g; auto picks the fastest (3 %%) in "
-                "%d, worst %.3fx, rms relative error %.0f %%\n",
-                n, sc.groups, best_f[0], best_f[1], best_f[3], best_scale, sc.hits, sc.worst,
-                100 * best_key[1]);
-    free(part);
+                "nhood-calibrate: fit over %d training calls in %d groups: copies x %.3g, call "
+                "%.3g us, the rest as measured; auto picks the fastest (3 %%) in %d, worst %.3fx, "
+                "rms relative error %.0f %%\n",
+                n, sc.groups, best_f[0], best_f[1], sc.hits, sc.worst, 100 * best_key[1]);
     free(c);
 }
 
@@ -219,7 +225,7 @@ void cal_print_table(FILE *out, const double p[CAL_NPARAM], const cal_set *set, 
         double *c = malloc(sizeof(double) * (size_t)hi); /* by row, as pick() reads it */
         int fastest = lo;
         for (int r = lo; r < hi; r++) {
-            c[r] = dot(p, set->rows[r].terms);
+            c[r] = cal_cost(p, &set->rows[r]);
             fastest = set->rows[r].us < set->rows[fastest].us ? r : fastest;
         }
         int k = pick(set, lo, hi, c);

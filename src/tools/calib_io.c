@@ -8,8 +8,10 @@
 #include "calib.h"
 
 /* Rows file: "# measured" with the measured parameters and the eager
- * limit, "# step" the fit's resolution, "# note" lines with the measurements' comments, "# fingerprint"
- * lines, then CSV rows set,group,algorithm,us,terms... */
+ * limit, "# spread" their spreads, "# step" the fit's resolution, "# note"
+ * lines with the measurements' comments, "# fingerprint" lines, then CSV
+ * rows set,group,algorithm,us,phases and each phase's counts (as many
+ * columns as parameters, phase after phase). */
 int cal_rows_write(const char *path, const cal_result *r)
 {
     FILE *f = fopen(path, "w");
@@ -18,7 +20,10 @@ int cal_rows_write(const char *path, const cal_result *r)
     fprintf(f, "# measured");
     for (int i = 0; i < CAL_NPARAM; i++)
         fprintf(f, ",%.9g", r->measured[i]);
-    fprintf(f, ",%.0f\n# step,%g\n", r->eager, r->step);
+    fprintf(f, ",%.0f\n# spread", r->eager);
+    for (int i = 0; i < CAL_NPARAM; i++)
+        fprintf(f, ",%.4g", r->spread[i]);
+    fprintf(f, "\n# step,%g\n", r->step);
     for (const char *l = r->notes; *l;) {
         size_t n = strcspn(l, "\n");
         fprintf(f, "# note %.*s\n", (int)n, l);
@@ -29,17 +34,19 @@ int cal_rows_write(const char *path, const cal_result *r)
         fprintf(f, "# fingerprint %.*s\n", (int)n, l);
         l += n + (l[n] == '\n');
     }
-    fprintf(f, "set,group,algorithm,us");
+    fprintf(f, "set,group,algorithm,us,phases");
     for (int i = 0; i < CAL_NPARAM; i++)
         fprintf(f, ",%s", nh_cost_params[i].key);
-    fprintf(f, "\n");
+    fprintf(f, ",...\n");
     const cal_set *sets[2] = {&r->train, &r->valid};
     for (int k = 0; k < 2; k++)
         for (int j = 0; j < sets[k]->n; j++) {
             const cal_row *w = &sets[k]->rows[j];
-            fprintf(f, "%s,%s,%s,%.6g", k ? "validation" : "training", w->group, w->algo, w->us);
-            for (int i = 0; i < CAL_NPARAM; i++)
-                fprintf(f, ",%.9g", w->terms[i]);
+            fprintf(f, "%s,%s,%s,%.6g,%d", k ? "validation" : "training", w->group, w->algo,
+                    w->us, w->nph);
+            for (int ph = 0; ph < w->nph; ph++)
+                for (int i = 0; i < CAL_NPARAM; i++)
+                    fprintf(f, ",%.9g", w->ph[ph][i]);
             fprintf(f, "\n");
         }
     return fclose(f);
@@ -54,10 +61,12 @@ static void append(char *buf, size_t len, const char *s)
 int cal_rows_read(const char *path, cal_result *r)
 {
     FILE *f = fopen(path, "r");
-    char line[1024];
+    char line[16384];
     int rc = -1, lineno = 0;
     if (!f)
         return -1;
+    for (int i = 0; i < CAL_NPARAM; i++)
+        r->spread[i] = -1; /* unless the file has them */
     while (fgets(line, sizeof(line), f)) {
         lineno++;
         line[strcspn(line, "\n")] = '\0';
@@ -70,6 +79,10 @@ int cal_rows_read(const char *path, cal_result *r)
                 else
                     r->eager = x;
             }
+        } else if (strncmp(line, "# spread,", 9) == 0) {
+            char *c = line + 8;
+            for (int i = 0; i < CAL_NPARAM && c && *c == ','; i++)
+                r->spread[i] = strtod(c + 1, &c);
         } else if (strncmp(line, "# step,", 7) == 0) {
             r->step = strtod(line + 7, NULL);
         } else if (strncmp(line, "# note ", 7) == 0) {
@@ -77,7 +90,7 @@ int cal_rows_read(const char *path, cal_result *r)
         } else if (strncmp(line, "# fingerprint ", 14) == 0) {
             append(r->fingerprint, sizeof(r->fingerprint), line + 14);
         } else if (line[0] && line[0] != '#' && strncmp(line, "set,", 4) != 0) {
-            cal_row w;
+            static cal_row w;
             char *set = strtok(line, ","), *group = strtok(NULL, ","), *algo = strtok(NULL, ",");
             char *c = strtok(NULL, "");
             memset(&w, 0, sizeof(w));
@@ -86,11 +99,17 @@ int cal_rows_read(const char *path, cal_result *r)
             snprintf(w.group, sizeof(w.group), "%s", group);
             snprintf(w.algo, sizeof(w.algo), "%s", algo);
             w.us = strtod(c, &c);
-            for (int i = 0; i < CAL_NPARAM; i++) {
-                if (*c != ',')
-                    goto cleanup;
-                w.terms[i] = strtod(c + 1, &c);
-            }
+            if (*c != ',')
+                goto cleanup;
+            w.nph = (int)strtol(c + 1, &c, 10);
+            if (w.nph < 1 || w.nph > CAL_MAXPH)
+                goto cleanup;
+            for (int ph = 0; ph < w.nph; ph++)
+                for (int i = 0; i < CAL_NPARAM; i++) {
+                    if (*c != ',')
+                        goto cleanup;
+                    w.ph[ph][i] = strtod(c + 1, &c);
+                }
             if (cal_set_add(strcmp(set, "validation") == 0 ? &r->valid : &r->train, &w))
                 goto cleanup;
         }
@@ -121,13 +140,17 @@ int cal_finish(cal_result *r, const char *out, const char *how)
     char date[32];
     strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", gmtime(&now));
     fprintf(f,
-            "nhood-cost 1\n# nhood's cost model fitted to this machine by nhood-calibrate%s, %s\n"
+            "nhood-cost 2\n# nhood's cost model fitted to this machine by nhood-calibrate%s, %s\n"
             "# (docs/tuning.md: the workflow and this format)\n",
             how, date);
     fputs(r->fingerprint, f);
     for (int i = 0; i < CAL_NPARAM; i++)
         fprintf(f, "%s = %.6g\n", nh_cost_params[i].key, p[i]);
     fprintf(f, "eager = %.0f\n", r->eager);
+    fprintf(f, "# each measured parameter's spread over the repetitions, (max - min) / median\n");
+    for (int i = 0; i < CAL_NPARAM; i++)
+        if (r->spread[i] >= 0 && nh_cost_params[i].group >= 0 && nh_cost_params[i].group < 3)
+            fprintf(f, "validation.spread.%s = %.3f\n", nh_cost_params[i].key, r->spread[i]);
     fprintf(f, "# stage and fwd (store-and-forward) keep nhood's defaults: fitted to\n"
                "# simulated runs of hundreds of ranks (docs/simulation.md); core is\n"
                "# nhood's default too (ranks beyond one per core, docs/algorithms.md)\n");

@@ -6,16 +6,20 @@
  *
  * 1. Measures what the model's parameters stand for: ping-pong within a
  *    node and between nodes (8 B to 256 KiB: the eager limit and the
- *    rendezvous step, the node and link terms), one-phase exchanges of k
- *    messages (alpha, o, beta, as one round of nhood's schedules), local
- *    copies (gamma, pack), struct-datatype messages against contiguous
- *    ones (delta, gather_small, gather).  Every figure is the median over
+ *    rendezvous step, the node and link terms), the time to post k sends
+ *    (o, the send overhead), one-phase exchanges of k = 1 to 32 messages
+ *    (alpha, the latency, and o_recv, the receive overhead: a phase's
+ *    model, core/model.h) and of larger ones (beta), five times over
+ *    (each parameter the median, its spread in the file), local copies
+ *    (gamma, pack), struct-datatype messages against contiguous ones
+ *    (delta, gather_small, gather).  Every figure is the median over
  *    repetitions of the slowest rank's time, repeated until its relative
  *    standard error is under 1 % (3 % with --quick) or the budget ends.
  * 2. Trains: runs nhood's schedules (direct, torus, torus_direct) and MPI's
  *    own exchange, alternating, on Moore neighborhoods (2-D and 3-D,
- *    alltoall and allgather, 8 B to 256 KiB) and fits the parameters to
- *    them so that auto picks the fastest (calib_fit.c).
+ *    alltoall and allgather, 8 B to 256 KiB) and fits the copies' terms to
+ *    them so that auto picks the fastest (calib_fit.c); the phase's
+ *    parameters stay as measured.
  * 3. Validates on other neighborhoods, bruck at every port count among
  *    the candidates as auto has it (von Neumann 3-D r=2, Moore 2-D
  *    r=2): modeled against measured times, and how often the model with
@@ -38,240 +42,10 @@
 #include "smpi/sync.h"
 #endif
 
-static int rank, nprocs, quick;
-static double rse_target = 0.01, t_start;
-static int max_reps = 1000;
-#ifdef NHOOD_SMPI
-static const int sim_reps = 3; /* simulated times repeat exactly */
-#else
-static const int sim_reps = 0;
-#endif
 
-typedef int (*terms_fn)(MPI_Comm, const char *, const char *, int, double *, char *, int);
+typedef int (*phases_fn)(MPI_Comm, const char *, const char *, int, double (*)[NHOOD_COST_TERMS],
+                         int, int *, char *, int);
 typedef int (*fp_fn)(char *, int);
-
-static void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void progress(const char *fmt, ...)
-{
-    if (rank != 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "nhood-calibrate [%5.1f s]: ", MPI_Wtime() - t_start);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
-
-/* All ranks start a timed call together. */
-static double start_together(void)
-{
-#ifdef NHOOD_SMPI
-    return sync_start(MPI_COMM_WORLD);
-#else
-    MPI_Barrier(MPI_COMM_WORLD);
-    return MPI_Wtime();
-#endif
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The median of v (sorted in place) and its relative standard error,
- * sqrt(pi/2) sd / sqrt(n) / median. */
-static double median_rse(double *v, int n, double *rse)
-{
-    double sum = 0, sq = 0;
-    qsort(v, (size_t)n, sizeof(double), cmp_double);
-    double med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-    for (int i = 0; i < n; i++)
-        sum += v[i];
-    for (int i = 0; i < n; i++)
-        sq += (v[i] - sum / n) * (v[i] - sum / n);
-    double sd = n > 1 ? sqrt(sq / (n - 1)) : 0;
-    *rse = med > 0 ? 1.2533 * sd / sqrt((double)n) / med : 0;
-    return med;
-}
-
-/* Times ncand operations, alternating, until each one's median of the
- * slowest rank's times has a relative standard error under the target
- * (identical decision everywhere: the times are reduced) or max_reps.
- * us[c]: medians in microseconds per call. */
-typedef void (*op_fn)(void *ctx, int cand);
-
-static void measure(op_fn fn, void *ctx, int ncand, double *us)
-{
-    double *t = malloc(sizeof(double) * (size_t)max_reps * (size_t)ncand),
-           *all = malloc(sizeof(double) * (size_t)max_reps * (size_t)ncand),
-           *v = malloc(sizeof(double) * (size_t)max_reps);
-    int n = 0, batch = sim_reps ? sim_reps : quick ? 10 : 20, inner;
-    /* Warm-up (set-up, caches), timed: each timing repeats a call often
-     * enough to last about 100 us, so that the start's skew between ranks
-     * does not count. */
-    double t0 = start_together(), w;
-    for (int c = 0; c < ncand; c++)
-        fn(ctx, c);
-    w = (MPI_Wtime() - t0) * 1e6 / ncand;
-    MPI_Allreduce(MPI_IN_PLACE, &w, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    inner = w >= 100 ? 1 : w < 1 ? 100 : (int)(100 / w) + 1;
-#ifdef NHOOD_SMPI /* simulated: every rank starts at the same instant */
-    inner = 1;
-#endif
-    while (n < max_reps) {
-        int k = n + batch > max_reps ? max_reps - n : batch;
-        for (int r = n; r < n + k; r++)
-            for (int c = 0; c < ncand; c++) {
-                t0 = start_together();
-                for (int i = 0; i < inner; i++)
-                    fn(ctx, c);
-                t[(size_t)c * max_reps + r] = (MPI_Wtime() - t0) * 1e6 / inner;
-            }
-        for (int c = 0; c < ncand; c++)
-            MPI_Allreduce(t + (size_t)c * max_reps + n, all + (size_t)c * max_reps + n, k,
-                          MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        n += k;
-        double worst = 0, rse;
-        for (int c = 0; c < ncand; c++) {
-            memcpy(v, all + (size_t)c * max_reps, sizeof(double) * (size_t)n);
-            us[c] = median_rse(v, n, &rse);
-            worst = rse > worst ? rse : worst;
-        }
-        if (worst < rse_target || (sim_reps && n >= sim_reps))
-            break;
-        batch = n; /* double the repetitions */
-    }
-    free(t);
-    free(all);
-    free(v);
-}
-
-/* ---- 1. what the parameters stand for ---- */
-
-typedef struct pp_ctx {
-    int peer, m;
-    char *buf;
-} pp_ctx;
-
-static void pingpong_op(void *vctx, int cand)
-{
-    pp_ctx *x = vctx;
-    (void)cand;
-    if (rank == 0) {
-        MPI_Send(x->buf, x->m, MPI_BYTE, x->peer, 0, MPI_COMM_WORLD);
-        MPI_Recv(x->buf, x->m, MPI_BYTE, x->peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    } else if (rank == x->peer) {
-        MPI_Recv(x->buf, x->m, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Send(x->buf, x->m, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
-    }
-}
-
-/* One-way time between rank 0 and peer, microseconds. */
-static double pingpong(int peer, int m)
-{
-    pp_ctx x = {peer, m, calloc((size_t)m + 1, 1)};
-    double us;
-    measure(pingpong_op, &x, 1, &us);
-    free(x.buf);
-    return us / 2;
-}
-
-typedef struct ex_ctx {
-    int k, m, stride, struct_n; /* struct_n > 0: messages of that many blocks */
-    char *sbuf, *rbuf;
-    MPI_Request *req;
-    MPI_Datatype stype, rtype;
-} ex_ctx;
-
-/* Every rank posts k receives and k sends of m bytes to the ranks at
- * offsets +-stride, +-2 stride, ... (one round of a schedule). */
-static void exchange_op(void *vctx, int cand)
-{
-    ex_ctx *x = vctx;
-    int k = x->k, m = x->m, useful = cand == 1 && x->struct_n > 0;
-    for (int i = 0; i < k; i++) {
-        int off = (i / 2 + 1) * x->stride * (i % 2 ? -1 : 1);
-        int src = ((rank - off) % nprocs + nprocs) % nprocs;
-        if (useful)
-            MPI_Irecv(x->rbuf + (size_t)i * 2 * m, 1, x->rtype, src, i,
-                      MPI_COMM_WORLD, &x->req[i]);
-        else
-            MPI_Irecv(x->rbuf + (size_t)i * m, m, MPI_BYTE, src, i, MPI_COMM_WORLD, &x->req[i]);
-    }
-    for (int i = 0; i < k; i++) {
-        int off = (i / 2 + 1) * x->stride * (i % 2 ? -1 : 1);
-        int dst = ((rank + off) % nprocs + nprocs) % nprocs;
-        if (useful)
-            MPI_Isend(x->sbuf + (size_t)i * 2 * m, 1, x->stype, dst, i,
-                      MPI_COMM_WORLD, &x->req[k + i]);
-        else
-            MPI_Isend(x->sbuf + (size_t)i * m, m, MPI_BYTE, dst, i, MPI_COMM_WORLD,
-                      &x->req[k + i]);
-    }
-    for (int i = 0; i < 2 * k; i++) /* (MPICH's header makes gcc doubt MPI_STATUSES_IGNORE) */
-        MPI_Wait(&x->req[i], MPI_STATUS_IGNORE);
-}
-
-/* Microseconds of an exchange of k messages of m bytes; with struct_n > 0
- * also (us[1]) the same bytes as struct messages of struct_n blocks taken
- * from every other block of a buffer (what nhood's zcopy binding sends). */
-static void exchange(int k, int m, int stride, int struct_n, double us[2])
-{
-    size_t span = (size_t)k * (size_t)m * (struct_n > 0 ? 2 : 1) + 1;
-    ex_ctx x = {k, m, stride, struct_n, calloc(span, 1), calloc(span, 1),
-                malloc(sizeof(MPI_Request) * 2 * (size_t)k), MPI_DATATYPE_NULL,
-                MPI_DATATYPE_NULL};
-    if (struct_n > 0) {
-        int bl = m / struct_n;
-        int *lens = malloc(sizeof(int) * (size_t)struct_n);
-        MPI_Aint *disp = malloc(sizeof(MPI_Aint) * (size_t)struct_n);
-        MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)struct_n);
-        for (int b = 0; b < struct_n; b++) {
-            lens[b] = bl;
-            disp[b] = (MPI_Aint)b * 2 * bl;
-            types[b] = MPI_BYTE;
-        }
-        MPI_Type_create_struct(struct_n, lens, disp, types, &x.stype);
-        MPI_Type_commit(&x.stype);
-        MPI_Type_dup(x.stype, &x.rtype);
-        MPI_Type_commit(&x.rtype);
-        free(lens);
-        free(disp);
-        free(types);
-    }
-    measure(exchange_op, &x, struct_n > 0 ? 2 : 1, us);
-    if (struct_n > 0) {
-        MPI_Type_free(&x.stype);
-        MPI_Type_free(&x.rtype);
-    }
-    free(x.sbuf);
-    free(x.rbuf);
-    free(x.req);
-}
-
-/* Local copies: microseconds per byte (rank 0's, broadcast). */
-static double copy_cost(int blocks, int bl, int stride)
-{
-    size_t total = (size_t)blocks * bl;
-    char *src = calloc((size_t)blocks * stride + 1, 1), *dst = calloc(total + 1, 1);
-    double best = 1e30;
-    for (int rep = 0; rep < (quick ? 20 : 100); rep++) {
-        double t0 = MPI_Wtime();
-        for (int i = 0; i < 10; i++) {
-            for (int b = 0; b < blocks; b++)
-                memcpy(dst + (size_t)b * bl, src + (size_t)b * stride, (size_t)bl);
-            src[i] = dst[total - 1 - (size_t)i]; /* keep the copies */
-        }
-        double t = (MPI_Wtime() - t0) * 1e6 / 10 / (double)total;
-        best = t < best ? t : best;
-    }
-    free(src);
-    free(dst);
-    MPI_Bcast(&best, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    return best;
-}
 
 /* ---- 2. and 3. nhood's schedules on neighborhoods ---- */
 
@@ -309,7 +83,7 @@ static int has_name(const char *list, const char *name)
 
 /* Every candidate on one neighborhood, each op and block size: rows of
  * set (group "op nbhd dD rR m"). */
-static int run_nbhd(terms_fn terms, const char *nbhd, int d, int r, const char *ops,
+static int run_nbhd(phases_fn phases, const char *nbhd, int d, int r, const char *ops,
                     const int *sizes, int nsizes, const char *algos, cal_set *set)
 {
     int *off, s = tc_offsets(nbhd, d, r, &off), dims[TC_MAXD] = {0},
@@ -336,16 +110,18 @@ static int run_nbhd(terms_fn terms, const char *nbhd, int d, int r, const char *
     for (const char *op = ops; *op; op += strcspn(op, ",") + (op[strcspn(op, ",")] != 0)) {
         x.alltoall = strncmp(op, "alltoall", 8) == 0;
         for (int i = 0; i < nsizes; i++) {
-            cal_row row[CAL_MAXCAND];
+            static cal_row row[CAL_MAXCAND];
             double us[CAL_MAXCAND];
             x.m = sizes[i];
             x.ncand = 0;
             for (int c = 0; c < CAL_MAXCAND; c++) {
                 char binding[16];
                 if (x.comm[c] == MPI_COMM_NULL ||
-                    terms(x.comm[c], x.alltoall ? "alltoall" : "allgather",
-                          strncmp(cand_names[c], "bruck", 5) == 0 ? "bruck" : cand_names[c], x.m,
-                          row[x.ncand].terms, binding, (int)sizeof(binding)) != MPI_SUCCESS)
+                    phases(x.comm[c], x.alltoall ? "alltoall" : "allgather",
+                           strncmp(cand_names[c], "bruck", 5) == 0 ? "bruck" : cand_names[c], x.m,
+                           row[x.ncand].ph, CAL_MAXPH, &row[x.ncand].nph, binding,
+                           (int)sizeof(binding)) != MPI_SUCCESS ||
+                    row[x.ncand].nph > CAL_MAXPH)
                     continue;
                 snprintf(row[x.ncand].algo, sizeof(row[0].algo), "%s", cand_names[c]);
                 x.which[x.ncand++] = c;
@@ -369,8 +145,8 @@ static int run_nbhd(terms_fn terms, const char *nbhd, int d, int r, const char *
                          x.alltoall ? "alltoall" : "allgather", nbhd, d, r, x.m);
                 cal_set_add(set, &row[c]);
             }
-            progress("  %s %s d=%d r=%d m=%d: %d algorithms measured", x.alltoall ? "alltoall" : "allgather",
-                     nbhd, d, r, x.m, x.ncand);
+            progress("  %s %s d=%d r=%d m=%d: %d algorithms measured",
+                     x.alltoall ? "alltoall" : "allgather", nbhd, d, r, x.m, x.ncand);
         }
     }
     for (int c = 0; c < CAL_MAXCAND; c++)
@@ -416,7 +192,7 @@ static void usage(void)
  * where nhood is not loaded or there are too few ranks. */
 static int measure_all(cal_result *res)
 {
-    terms_fn terms = (terms_fn)dlsym(RTLD_DEFAULT, "nhood_cost_terms");
+    phases_fn terms = (phases_fn)dlsym(RTLD_DEFAULT, "nhood_cost_phases");
     fp_fn fingerprint = (fp_fn)dlsym(RTLD_DEFAULT, "nhood_fingerprint");
     if (nprocs < 2 || !terms || !fingerprint) {
         if (rank == 0) {
@@ -436,6 +212,7 @@ static int measure_all(cal_result *res)
     enum {
         A = NH_TERM_ALPHA,
         O = NH_TERM_O,
+        OR = NH_TERM_O_RECV,
         B = NH_TERM_BETA,
         G = NH_TERM_GAMMA,
         PK = NH_TERM_PACK,
@@ -456,7 +233,9 @@ static int measure_all(cal_result *res)
     MPI_Bcast(&leader, 1, MPI_INT, 0, node);
     mine = leader;
     MPI_Allgather(&mine, 1, MPI_INT, node_of, 1, MPI_INT, MPI_COMM_WORLD);
-    MPI_Comm_free(&node);
+    int least; /* the fewest ranks on a node */
+    MPI_Comm_size(node, &least);
+    MPI_Allreduce(MPI_IN_PLACE, &least, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     int intra = -1, inter = -1, ppn = 0;
     for (int q = 0; q < nprocs; q++) {
         if (node_of[q] == node_of[0])
@@ -505,9 +284,20 @@ static int measure_all(cal_result *res)
         }
     }
     if (at >= 0 && jump > 0.25 * t_net[at]) {
-        eager = pps[at];
+        /* the step lies between two sizes measured: halve the interval
+         * to a sixteenth of it (the larger size steps by definition) */
+        int lo = pps[at], hi = pps[at + 1], peer = inter > 0 ? inter : intra;
+        while (hi - lo > (pps[at + 1] - pps[at]) / 16 && hi - lo > 1) {
+            int mid = lo + (hi - lo) / 2;
+            double t = pingpong(peer, mid);
+            if (t > t_net[at] + slope * (mid - lo) + jump / 2)
+                hi = mid;
+            else
+                lo = mid;
+        }
+        eager = lo;
         rndv = jump;
-        note("# rendezvous step: +%.3f us above %d B\n", rndv, pps[at]);
+        note("# rendezvous step: +%.3f us above %d B (%d B steps)\n", rndv, lo, hi);
     } else {
         eager = pps[npp - 1];
         note("# no rendezvous step up to %d B\n", pps[npp - 1]);
@@ -524,26 +314,63 @@ static int measure_all(cal_result *res)
         p[LK] = p[LK] > 0 ? p[LK] : 0;
     }
 
-    /* one round of k messages: alpha, o (8 B), beta (up to the eager limit) */
-    progress("[2/5] exchanges of k messages");
-    double kx[5], ky[5], us[2], a2, sl;
-    for (int i = 0; i < 5; i++) {
-        kx[i] = 2 << i;
-        exchange((int)kx[i], 8, stride, 0, us);
-        ky[i] = us[0];
-        note("# exchange k=%2d m=8 B: %.3f us\n", (int)kx[i], ky[i]);
+    /* One phase of k messages (core/model.h), NREP times: the send
+     * overhead o from posting alone, the latency alpha and the receive
+     * overhead o_recv from exchanges of k = 1 to 32 messages of 8 B (the
+     * small k bound by latency, the large ones by posting), beta from
+     * exchanges of 4 messages up to half the eager limit (bound by the
+     * bytes posted; at the limit some MPI libraries switch already).
+     * Each parameter is the median of its NREP values. */
+    enum { NREP = 5, NK = 6 };
+    double rv[CAL_NPARAM][NREP], us[2], a2;
+    memset(rv, 0, sizeof(rv));
+    progress("[2/5] posting and exchanges of k messages, %d times", NREP);
+    for (int rep = 0; rep < NREP; rep++) {
+        double kx[NK], ky[NK], tp[NK], mx[3], my[3], L, orv, os, ob;
+        for (int i = 0; i < NK; i++) {
+            kx[i] = 1 << i;
+            tp[i] = posting((int)kx[i], stride);
+            exchange((int)kx[i], 8, stride, 0, us);
+            ky[i] = us[0];
+            note("# [%d] k=%2d m=8 B: posting %.3f us, exchange %.3f us\n", rep + 1, (int)kx[i],
+                 tp[i], ky[i]);
+        }
+        cal_line_fit(kx, tp, NK, &a2, &os);
+        os = os > 0 ? os : 0;
+        cal_phase_fit(kx, ky, NK, os, &L, &orv);
+        const int ms[3] = {(int)eager / 8, (int)eager / 4, (int)eager / 2}; /* eager ones */
+        for (int i = 0; i < 3; i++) {
+            mx[i] = ms[i];
+            /* within nodes where they hold 3 ranks or more: between nodes
+             * all their ranks' bytes would share the link (link) */
+            if (least >= 3)
+                exchange_in(node, 4, ms[i], 1, 0, us);
+            else
+                exchange(4, ms[i], stride, 0, us);
+            my[i] = us[0];
+            note("# [%d] exchange k= 4 m=%d B: %.3f us\n", rep + 1, ms[i], my[i]);
+        }
+        cal_line_fit(mx, my, 3, &a2, &ob);
+        rv[O][rep] = os;
+        rv[OR][rep] = orv;
+        /* exchanges between nodes (where there are several) pay node too */
+        rv[A][rep] = L - p[ND] > 0 ? L - p[ND] : 0;
+        /* where the bytes hide behind the overheads (no slope), one
+         * message's alone: the ping-pong's slope */
+        rv[B][rep] = ob > 0 ? ob / 4 : slope;
     }
-    cal_line_fit(kx, ky, 5, &p[A], &p[O]);
-    double mx[4], my[4];
-    const int ms[4] = {8, (int)eager / 8, (int)eager / 2, (int)eager};
-    for (int i = 0; i < 4; i++) {
-        mx[i] = ms[i];
-        exchange(4, ms[i], stride, 0, us);
-        my[i] = us[0];
-        note("# exchange k= 4 m=%d B: %.3f us\n", ms[i], my[i]);
+    for (int i = 0; i < CAL_NPARAM; i++)
+        res->spread[i] = -1;
+    const int phase_params[4] = {A, O, OR, B};
+    for (int j = 0; j < 4; j++) {
+        int i = phase_params[j];
+        qsort(rv[i], NREP, sizeof(double), cmp_double);
+        p[i] = rv[i][NREP / 2];
+        res->spread[i] = p[i] > 0 ? (rv[i][NREP - 1] - rv[i][0]) / p[i] : 0;
     }
-    cal_line_fit(mx, my, 4, &a2, &sl);
-    p[B] = sl / 4;
+    note("# phase: alpha %.4g, o %.4g, o_recv %.4g, beta %.4g (medians of %d)\n", p[A], p[O],
+         p[OR], p[B], NREP);
+    MPI_Comm_free(&node);
 
     /* local copies and struct datatypes */
     progress("[3/5] copies and struct datatypes");
@@ -633,6 +460,10 @@ int main(int argc, char **argv)
 {
     const char *out = "nhood.cost", *rows = NULL, *refit = NULL;
     int bad = 0, rc = 0;
+    /* The counts of traffic leaving nodes (node, link) come with a map of
+     * ranks to nodes, which nhood makes where those terms are priced: a
+     * price too small to matter asks for it. */
+    setenv("NHOOD_COST_NODE", "1e-12", 0);
     MPI_Init(&argc, &argv);
     t_start = MPI_Wtime();
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -275,7 +275,9 @@ esac
 # Box-stencil halos without a hint (test_boxhalo: face/edge/corner block
 # sizes by direction, changing between calls, ragged calls; v and w forms,
 # blocking, nonblocking and persistent): split schedules whose blocks all
-# forward (NHOOD_COST_O=1000), all go straight (0), or both (0.0012), on
+# forward (NHOOD_COST_O=1000), all go straight (0; NHOOD_COST_O_RECV=0
+# too: a block goes straight where its message, o + o_recv, costs less
+# than its forwarding), or both (0.0012), on
 # meshes, channels and tori; at 27 ranks (Open MPI) the report shows the
 # inferred mesh and a combining schedule for the v and w calls where each
 # rank has a core (NHOOD_COST_CORE=0), and MPI's own exchange at 27 ranks
@@ -283,8 +285,8 @@ esac
 case "$MPIEXEC" in *openmpi*) bnps="8 12 16" ;; *) bnps="1 3 4" ;; esac
 for np in $bnps; do
     for shape in "3 mesh" "3 channel" "2 mesh"; do
-        for bvars in "NHOOD_ALGO=auto" "NHOOD_PROGRESS=poll NHOOD_ALGO=torus NHOOD_COST_O=0.0012" \
-            "NHOOD_ALGO=torus_direct NHOOD_COST_O=0" "NHOOD_PROGRESS=poll NHOOD_ALGO=torus NHOOD_COST_O=1000"; do
+        for bvars in "NHOOD_ALGO=auto" "NHOOD_PROGRESS=poll NHOOD_ALGO=torus NHOOD_COST_O=0.0012 NHOOD_COST_O_RECV=0" \
+            "NHOOD_ALGO=torus_direct NHOOD_COST_O=0 NHOOD_COST_O_RECV=0" "NHOOD_PROGRESS=poll NHOOD_ALGO=torus NHOOD_COST_O=1000"; do
             d=${shape% *} kind=${shape#* }
             # inferred with its walls (Open MPI at 12 and 16 ranks: dimension
             # 0 has 3 or 4 ranks; a dimension of 2 ranks, whose one neighbor
@@ -971,8 +973,8 @@ cost_bad "cost file: an unknown key on line 3 is an error naming file and line" 
     "$cost\\.bad, line 3: unknown key \"alfa\""
 printf 'nhood-cost 1\n\no = -1\n' >"$cost.bad"
 cost_bad "cost file: a negative value is an error naming the line" "$cost.bad" "line 3: o = \"-1\""
-printf 'nhood-cost 2\nalpha = 1\n' >"$cost.bad"
-cost_bad "cost file: an unknown format version is an error on line 1" "$cost.bad" "line 1: format nhood-cost 2"
+printf 'nhood-cost 3\nalpha = 1\n' >"$cost.bad"
+cost_bad "cost file: an unknown format version is an error on line 1" "$cost.bad" "line 1: format nhood-cost 3"
 cost_bad "cost file: a missing NHOOD_COST_FILE is an error" "$cost.none" "NHOOD_COST_FILE=$cost\\.none: no such file"
 sed 's/^fingerprint\.host.*/fingerprint.host = elsewhere-*\nfingerprint.ranks_per_node = 64/' "$cost.msg" >"$cost.fp"
 name="cost file from other hosts: warns once, used (NHOOD_MISMATCH=use)"

@@ -1,13 +1,28 @@
 /* The cost model's parameter table (src/core/model.h): one row per
  * parameter, terms first in NH_TERM_* order, each key its field's name,
  * each variable NHOOD_COST_ and the key in upper case, the defaults the
- * rows'; the dot product and the oversubscription excess. */
+ * rows'; the dot product, a phase's price (each branch of its max, and
+ * the branch's terms pricing it exactly) and the oversubscription excess. */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../check.h"
 #include "core/model.h"
+#include "core/sched.h"
+
+typedef struct got {
+    int n;
+    double ph[8][NH_NTERMS];
+} got;
+
+static void take(void *ctx, const double n[NH_NTERMS])
+{
+    got *g = ctx;
+    if (g->n < 8)
+        memcpy(g->ph[g->n], n, sizeof(g->ph[0]));
+    g->n++;
+}
 
 int main(void)
 {
@@ -24,7 +39,7 @@ int main(void)
               "%s: default %g", p->key, p->def);
         CHECK(p->offset % sizeof(double) == 0 && p->offset < sizeof(nh_cost), "%s: offset", p->key);
         CHECK(p->help && p->help[0], "%s: a description", p->key);
-        CHECK(p->group >= -1 && p->group <= 3, "%s: fit group %d", p->key, p->group);
+        CHECK(p->group >= -1 && p->group <= 4, "%s: fit group %d", p->key, p->group);
         for (int j = 0; j < i; j++)
             CHECK(strcmp(nh_cost_params[j].key, p->key) != 0 &&
                       nh_cost_params[j].offset != p->offset,
@@ -38,6 +53,90 @@ int main(void)
         *nh_cost_at(&probe, &nh_cost_params[i]) = 3;
         t[i] = 2;
         CHECK(nh_cost_dot(&probe, t) == 6, "dot: term %s", nh_cost_params[i].key);
+    }
+    /* A phase under the flat platform's numbers (docs/simulation.md):
+     * o = o_recv = 0.15, alpha = 0.74: k messages of 8 B cost
+     * max(0.15 k, 0.89) + 0.15 k: 1.19, 1.49, 2.4, 4.8, 9.6 us for
+     * k = 2 ... 32 (the simulated exchange's 1.19, 1.49, 2.41, 4.81, 9.61). */
+    double par[NH_NTERMS] = {0}, n[NH_NTERMS] = {0}, lin[NH_NTERMS];
+    par[NH_TERM_ALPHA] = 0.74;
+    par[NH_TERM_O] = par[NH_TERM_O_RECV] = 0.15;
+    const double want[5] = {1.19, 1.49, 2.40, 4.80, 9.60};
+    for (int k = 2, i = 0; k <= 32; k *= 2, i++) {
+        n[NH_TERM_ALPHA] = 1;
+        n[NH_TERM_O] = n[NH_TERM_O_RECV] = k;
+        memset(lin, 0, sizeof(lin));
+        double t = nh_cost_phase(par, n, lin), x = 0;
+        for (int j = 0; j < NH_NTERMS; j++)
+            x += lin[j] * par[j];
+        CHECK(t > want[i] - 1e-9 && t < want[i] + 1e-9, "phase of %d messages: %g us", k, t);
+        CHECK(x > t - 1e-12 && x < t + 1e-12, "k=%d: the branch's terms price it (%g)", k, x);
+        CHECK(lin[NH_TERM_ALPHA] == (k <= 4) && lin[NH_TERM_O] == (k <= 4 ? 1 : k) &&
+                  lin[NH_TERM_O_RECV] == k,
+              "k=%d: %s bound", k, k <= 4 ? "latency" : "posting");
+    }
+    /* bytes post, the link limits, node adds latency, copies and cores after */
+    memset(n, 0, sizeof(n));
+    n[NH_TERM_ALPHA] = n[NH_TERM_O] = n[NH_TERM_O_RECV] = 1;
+    n[NH_TERM_BETA] = 1e4;
+    par[NH_TERM_BETA] = 1e-4;
+    CHECK(nh_cost_phase(par, n, NULL) == 0.15 + 1 + 0.15, "posting 10 KB: %g",
+          nh_cost_phase(par, n, NULL));
+    n[NH_TERM_LINK] = 1e5;
+    par[NH_TERM_LINK] = 1e-4;
+    memset(lin, 0, sizeof(lin));
+    CHECK(nh_cost_phase(par, n, lin) == 10 + 0.15 && lin[NH_TERM_LINK] == 1e5 &&
+              lin[NH_TERM_BETA] == 0 && lin[NH_TERM_O] == 0,
+          "the node's link bounds: %g", nh_cost_phase(par, n, NULL));
+    memset(n, 0, sizeof(n));
+    n[NH_TERM_ALPHA] = n[NH_TERM_NODE] = n[NH_TERM_O] = n[NH_TERM_O_RECV] = 1;
+    par[NH_TERM_NODE] = 0.65;
+    CHECK(nh_cost_phase(par, n, NULL) > 1.69 - 1e-9 && nh_cost_phase(par, n, NULL) < 1.69 + 1e-9,
+          "leaving the node adds latency: %g", nh_cost_phase(par, n, NULL));
+    memset(n, 0, sizeof(n));
+    n[NH_TERM_GAMMA] = 100;
+    n[NH_TERM_CORE] = 2;
+    par[NH_TERM_GAMMA] = 0.01;
+    par[NH_TERM_CORE] = 4;
+    CHECK(nh_cost_phase(par, n, NULL) == 9, "copies and cores without a phase: %g",
+          nh_cost_phase(par, n, NULL));
+    double two[2][NH_NTERMS] = {{0}};
+    memcpy(two[0], n, sizeof(n));
+    two[1][NH_TERM_ALPHA] = 1;
+    CHECK(nh_cost_phases(par, 2, (const double(*)[NH_NTERMS])two, NULL) > 9 + 0.89 - 1e-9,
+          "phases add up");
+    /* A schedule's phases: phase 0 two rounds (3 blocks, 1 block), phase 1
+     * one round of 2 blocks, a copy round of 4; blocks of 4000 B with an
+     * eager limit of 8192: the 3-block round splits into 2 messages (2 + 1
+     * blocks), none above the limit */
+    nh_sched *sc = nh_sched_new(NH_ALGO_TORUS, NH_OP_ALLTOALL);
+    const int rp[4] = {0, 0, 1, 2}, rb[4] = {3, 1, 2, 4}, rc[4] = {0, 0, 0, 1};
+    for (int i = 0; sc && i < 4; i++) {
+        nh_sched_add_round(sc, rp[i], 1, 1, rc[i]);
+        sc->rounds[i].tmpl_blocks = rb[i];
+    }
+    CHECK(sc && nh_sched_finish(sc) == 0, "a schedule by hand");
+    got g = {0};
+    if (sc) {
+        nh_sched_phases(sc, 4000, 0, 8192, 0.5, take, &g);
+        CHECK(g.n == 3, "two phases and the local vector: %d", g.n);
+        CHECK(g.ph[0][NH_TERM_ALPHA] == 1 && g.ph[0][NH_TERM_O] == 3 &&
+                  g.ph[0][NH_TERM_O_RECV] == 3 && g.ph[0][NH_TERM_BETA] == 16000 &&
+                  g.ph[0][NH_TERM_RNDV] == 0 && g.ph[0][NH_TERM_DELTA] == 2 &&
+                  g.ph[0][NH_TERM_GATHER_SMALL] == 8000 && g.ph[0][NH_TERM_CORE] == 0.5,
+              "phase 0: 3 messages, 4 blocks, one of 2 blocks through the datatype engine");
+        CHECK(g.ph[1][NH_TERM_O] == 1 && g.ph[1][NH_TERM_BETA] == 8000 &&
+                  g.ph[1][NH_TERM_DELTA] == 2,
+              "phase 1: one message of 2 blocks");
+        CHECK(g.ph[2][NH_TERM_ALPHA] == 0 && g.ph[2][NH_TERM_GAMMA] == 16000 &&
+                  g.ph[2][NH_TERM_CALL] == 1 && g.ph[2][NH_TERM_O] == 0,
+              "the copies and the call, without a phase");
+        g.n = 0;
+        nh_sched_phases(sc, 4000, 1, 4000, 0, take, &g);
+        CHECK(g.n == 3 && g.ph[0][NH_TERM_O] == 4 && g.ph[0][NH_TERM_RNDV] == 0 &&
+                  g.ph[1][NH_TERM_O] == 2 && g.ph[0][NH_TERM_PACK] == 0,
+              "an eager limit of one block: one message per block, none packed");
+        nh_sched_free(sc);
     }
     CHECK(nh_cost_excess(27, 2) == 12.5 && nh_cost_excess(8, 2) == 3, "excess 27/2, 8/2");
     CHECK(nh_cost_excess(2, 2) == 0 && nh_cost_excess(1, 16) == 0, "no excess at one per CPU");
