@@ -83,32 +83,39 @@ _Static_assert((int)NH_NTERMS == (int)NHOOD_COST_TERMS, "as many public terms as
 NH_COST_TERMS(SAME_TERM)
 #undef SAME_TERM
 
-/* The schedule (NULL: MPI's own exchange) nhood_cost_terms and
- * nhood_cost_phases describe, and its binding. */
-static int cost_query(MPI_Comm comm, const char *op, const char *algorithm, int block_bytes,
-                      nh_plan **pp, nh_op *po, const nh_sched **ps, nh_binding *pb, char *binding,
-                      int len)
+/* What nhood_cost_terms and nhood_cost_phases describe: a plan, an
+ * operation, the schedule (NULL: MPI's own exchange), its binding and
+ * the block size. */
+typedef struct cost_query {
+    nh_plan *p;
+    nh_op o;
+    const nh_sched *s;
+    nh_binding b;
+    size_t m;
+} cost_query;
+
+static int cost_query_init(MPI_Comm comm, const char *op, const char *algorithm, int block_bytes,
+                           cost_query *q, char *binding, int len)
 {
-    nh_plan *p = nh_active ? nh_plan_get(comm) : NULL;
     nh_algo a;
-    nh_op o = strcmp(op, "allgather") == 0 ? NH_OP_ALLGATHER : NH_OP_ALLTOALL;
-    size_t m = block_bytes > 0 ? (size_t)block_bytes : 0;
-    if (!p || !p->isomorphic)
+    q->p = nh_active ? nh_plan_get(comm) : NULL;
+    q->o = strcmp(op, "allgather") == 0 ? NH_OP_ALLGATHER : NH_OP_ALLTOALL;
+    q->s = NULL;
+    q->b = NH_BIND_AUTO;
+    q->m = block_bytes > 0 ? (size_t)block_bytes : 0;
+    if (!q->p || !q->p->isomorphic)
         return MPI_ERR_COMM;
-    if ((strcmp(op, "alltoall") != 0 && o != NH_OP_ALLGATHER) || nh_parse_algo(algorithm, &a) ||
+    if ((strcmp(op, "alltoall") != 0 && q->o != NH_OP_ALLGATHER) || nh_parse_algo(algorithm, &a) ||
         a == NH_ALGO_AUTO || a == NH_ALGO_STFW)
         return MPI_ERR_ARG;
-    *pp = p;
-    *po = o;
-    *ps = NULL;
     if (a == NH_ALGO_PMPI) {
         snprintf(binding, (size_t)len, "-");
-        return p->native_ok ? MPI_SUCCESS : MPI_ERR_ARG;
+        return q->p->native_ok ? MPI_SUCCESS : MPI_ERR_ARG;
     }
-    if (!(*ps = nh_sched_forced(p, o, a, m)))
+    if (!(q->s = nh_sched_forced(q->p, q->o, a, q->m)))
         return MPI_ERR_ARG;
-    *pb = nh_pick_binding(*ps, m); /* NHOOD_BINDING's where set, as the call */
-    snprintf(binding, (size_t)len, "%s", nh_binding_name(*pb));
+    q->b = nh_pick_binding(q->s, q->m); /* NHOOD_BINDING's where set, as the call */
+    snprintf(binding, (size_t)len, "%s", nh_binding_name(q->b));
     return MPI_SUCCESS;
 }
 
@@ -116,18 +123,14 @@ NH_EXPORT int nhood_cost_terms(MPI_Comm comm, const char *op, const char *algori
                                int block_bytes, double terms[NHOOD_COST_TERMS], char *binding,
                                int len)
 {
-    nh_plan *p;
-    nh_op o;
-    const nh_sched *s;
-    nh_binding b = NH_BIND_AUTO;
-    size_t m = block_bytes > 0 ? (size_t)block_bytes : 0;
-    int rc = cost_query(comm, op, algorithm, block_bytes, &p, &o, &s, &b, binding, len);
+    cost_query q;
+    int rc = cost_query_init(comm, op, algorithm, block_bytes, &q, binding, len);
     if (rc)
         return rc;
-    if (s)
-        nh_cost_terms(s, b, m, terms);
+    if (q.s)
+        nh_cost_terms(q.s, q.b, q.m, terms);
     else
-        nh_native_terms(p, o, m, terms);
+        nh_native_terms(q.p, q.o, q.m, terms);
     return MPI_SUCCESS;
 }
 
@@ -135,18 +138,14 @@ NH_EXPORT int nhood_cost_phases(MPI_Comm comm, const char *op, const char *algor
                                 int block_bytes, double (*phases)[NHOOD_COST_TERMS], int max,
                                 int *nphases, char *binding, int len)
 {
-    nh_plan *p;
-    nh_op o;
-    const nh_sched *s;
-    nh_binding b = NH_BIND_AUTO;
-    size_t m = block_bytes > 0 ? (size_t)block_bytes : 0;
-    int rc = cost_query(comm, op, algorithm, block_bytes, &p, &o, &s, &b, binding, len);
+    cost_query q;
+    int rc = cost_query_init(comm, op, algorithm, block_bytes, &q, binding, len);
     if (rc)
         return rc;
     if (max < 0 || (max > 0 && !phases) || !nphases)
         return MPI_ERR_ARG;
-    *nphases = s ? nh_cost_phase_counts(s, b, m, phases, max)
-                 : nh_native_phase_counts(p, o, m, phases, max);
+    *nphases = q.s ? nh_cost_phase_counts(q.s, q.b, q.m, phases, max)
+                   : nh_native_phase_counts(q.p, q.o, q.m, phases, max);
     return MPI_SUCCESS;
 }
 
