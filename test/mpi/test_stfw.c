@@ -212,11 +212,17 @@ static void test_truncate(const char *what, MPI_Comm g, int outdeg, int indeg)
     int *s = calloc((size_t)outdeg * 2 + 1, sizeof(int)),
         *r = calloc((size_t)indeg + 1, sizeof(int));
     MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN);
+    char name[32] = "";
+    if (algo_for)
+        algo_for(g, "alltoall", 8, name, sizeof(name));
     int rc = MPI_Neighbor_alltoall(s, 2, MPI_INT, r, 1, MPI_INT, g), cls = MPI_SUCCESS;
     if (rc != MPI_SUCCESS)
         MPI_Error_class(rc, &cls);
-    CHECK(indeg == 0 ? rc == MPI_SUCCESS : cls == MPI_ERR_TRUNCATE,
-          "%s: receive count too small gave %d (class %d), indegree %d", what, rc, cls, indeg);
+    /* without neighbors nothing is received: no error from nhood; a graph
+     * handed to MPI gets MPI's answer (Open MPI checks the counts anyway) */
+    CHECK(indeg == 0 ? rc == MPI_SUCCESS || strcmp(name, "pmpi") == 0 : cls == MPI_ERR_TRUNCATE,
+          "%s: receive count too small gave %d (class %d), indegree %d, %s", what, rc, cls, indeg,
+          name);
     MPI_Comm_set_errhandler(g, MPI_ERRORS_ARE_FATAL);
     MPI_Barrier(g);
     free(s);
