@@ -80,9 +80,10 @@ fi
 # PREFIX/share/nhood/site.cost is every run's default.
 if [ -x "$BINDIR/nhood-calibrate" ] && [ -x "$BINDIR/nhood-bench" ]; then
     check "nhood-run -np 2 nhood-calibrate --quick -o site.cost" sh -c '
-        "$1" -np 2 "$2" --quick -o site.cost && [ "$(head -n 1 site.cost)" = "nhood-cost 1" ] &&
+        "$1" -np 2 "$2" --quick -o site.cost && [ "$(head -n 1 site.cost)" = "nhood-cost 2" ] &&
         grep -Eq "^alpha = [0-9.e+-]+$" site.cost && grep -Eq "^fingerprint\.ranks = 2$" site.cost &&
-        grep -Eq "^validation\.picks_fastest = [0-9]+$" site.cost' sh "$run_prog" "$BINDIR/nhood-calibrate"
+        grep -Eq "^validation\.picks_fastest = [0-9]+$" site.cost &&
+        grep -Eq "^validation\.spread\.o_recv = [0-9.]+$" site.cost' sh "$run_prog" "$BINDIR/nhood-calibrate"
     check "NHOOD_COST_FILE=site.cost NHOOD_REPORT=1: the report names it" sh -c '
         NHOOD_COST_FILE=site.cost NHOOD_REPORT=1 "$1" -np 2 "$2" --op alltoall --dims 2 --bytes 8 \
             --reps 10 && grep -qx "nhood: cost=site.cost" "$3/out"' \
