@@ -89,8 +89,7 @@ double nh_cost_excess(int ranks, int cpus)
  * (2 S), or the zcopy binding's c blocks described and S bytes through
  * MPI's datatype engine (much slower on eager-sized messages with MPICH
  * over UCX). */
-static void round_counts(const nh_round *r, size_t m, int packed, double eager,
-                         double n[NH_NTERMS])
+static void round_counts(const nh_round *r, size_t m, int packed, double eager, double n[NH_NTERMS])
 {
     int k = nh_eager_chunk(m, r->tmpl_blocks, eager);
     for (int first = 0; first < r->tmpl_blocks; first += k) {

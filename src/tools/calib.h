@@ -9,8 +9,8 @@
 #include "core/model.h"
 
 #define CAL_NPARAM NH_NTERMS /* the cost model's terms (NHOOD_COST_TERMS) */
-#define CAL_MAXCAND 12 /* pmpi, direct, torus, torus_direct, bruck:1..8 */
-#define CAL_MAXPH 40   /* phases of one call's schedule (more: not used) */
+#define CAL_MAXCAND 12       /* pmpi, direct, torus, torus_direct, bruck:1..8 */
+#define CAL_MAXPH 40         /* phases of one call's schedule (more: not used) */
 
 /* term i's name in the cost file: nh_cost_params[i].key (core/model.h) */
 
@@ -68,7 +68,7 @@ void cal_print_table(FILE *out, const double p[CAL_NPARAM], const cal_set *set, 
 typedef struct cal_result {
     double measured[CAL_NPARAM], fitted[CAL_NPARAM], eager;
     double spread[CAL_NPARAM]; /* (max - min) / median over the repetitions; < 0: one */
-    double step; /* the fit's resolution of ratios (0: 0.005) */
+    double step;               /* the fit's resolution of ratios (0: 0.005) */
     cal_set train, valid;
     char notes[16384];      /* the measurements, as "# ..." lines */
     char fingerprint[1024]; /* fingerprint.* lines */
@@ -85,7 +85,7 @@ int cal_rows_read(const char *path, cal_result *r);
 /* Measurements (calib_run.c), on every rank of MPI_COMM_WORLD. */
 #include <mpi.h>
 
-extern int rank, nprocs, quick; /* in MPI_COMM_WORLD; --quick */
+extern int rank, nprocs, quick;    /* in MPI_COMM_WORLD; --quick */
 extern double rse_target, t_start; /* the relative standard error sought; MPI_Wtime at start */
 extern int max_reps;               /* repetitions at most */
 extern const int sim_reps;         /* under simulation: repetitions (times repeat exactly) */

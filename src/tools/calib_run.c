@@ -192,9 +192,11 @@ static void exchange_op(void *vctx, int cand)
 void exchange_in(MPI_Comm comm, int k, int m, int stride, int struct_n, double us[2])
 {
     size_t span = (size_t)k * (size_t)m * (struct_n > 0 ? 2 : 1) + 1;
-    ex_ctx x = {k, m, stride, struct_n, comm, 0, 1, calloc(span, 1), calloc(span, 1),
-                malloc(sizeof(MPI_Request) * 2 * (size_t)k), MPI_DATATYPE_NULL,
-                MPI_DATATYPE_NULL};
+    ex_ctx x = {.k = k, .m = m, .stride = stride, .struct_n = struct_n, .comm = comm, .np = 1};
+    x.sbuf = calloc(span, 1);
+    x.rbuf = calloc(span, 1);
+    x.req = malloc(sizeof(MPI_Request) * 2 * (size_t)k);
+    x.stype = x.rtype = MPI_DATATYPE_NULL;
     MPI_Comm_rank(comm, &x.me);
     MPI_Comm_size(comm, &x.np);
     if (struct_n > 0) {
@@ -289,4 +291,3 @@ double copy_cost(int blocks, int bl, int stride)
     MPI_Bcast(&best, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     return best;
 }
-
