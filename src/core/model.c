@@ -17,15 +17,6 @@ const int nh_cost_nparams = (int)(sizeof(nh_cost_params) / sizeof(nh_cost_params
 const nh_cost nh_cost_defaults = {NH_COST_TERMS(NH_COST_DEF_) NH_COST_OTHERS(NH_COST_DEF_)};
 #undef NH_COST_DEF_
 
-double nh_cost_dot(const nh_cost *c, const double t[NH_NTERMS])
-{
-    double s = 0;
-#define NH_COST_SUM_(N, k, d, g, h) s += t[NH_TERM_##N] * c->k;
-    NH_COST_TERMS(NH_COST_SUM_)
-#undef NH_COST_SUM_
-    return s;
-}
-
 void nh_cost_vec(const nh_cost *c, double par[NH_NTERMS])
 {
 #define NH_COST_VEC_(N, k, d, g, h) par[NH_TERM_##N] = c->k;
@@ -65,6 +56,23 @@ double nh_cost_phase(const double par[NH_NTERMS], const double n[NH_NTERMS], dou
         }
     }
     return br[k] + after;
+}
+
+double nh_cost_phase_of(const nh_cost *c, const double n[NH_NTERMS], double lin[NH_NTERMS])
+{
+    double par[NH_NTERMS];
+    nh_cost_vec(c, par);
+    return nh_cost_phase(par, n, lin);
+}
+
+double nh_cost_exchange(const nh_cost *c, double phases, double sent, double received, double bytes)
+{
+    double n[NH_NTERMS] = {0};
+    n[NH_TERM_ALPHA] = phases;
+    n[NH_TERM_O] = sent;
+    n[NH_TERM_O_RECV] = received;
+    n[NH_TERM_BETA] = bytes;
+    return nh_cost_phase_of(c, n, NULL);
 }
 
 double nh_cost_phases(const double par[NH_NTERMS], int nph, const double (*ph)[NH_NTERMS],

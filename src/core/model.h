@@ -117,9 +117,6 @@ static inline double *nh_cost_at(nh_cost *c, const nh_cost_param *p)
     return (double *)((char *)c + p->offset);
 }
 
-/* The modeled time of terms t under c: their dot product. */
-double nh_cost_dot(const nh_cost *c, const double t[NH_NTERMS]);
-
 /* The term parameters of c as a vector, NH_TERM_* order. */
 void nh_cost_vec(const nh_cost *c, double par[NH_NTERMS]);
 
@@ -129,6 +126,16 @@ void nh_cost_vec(const nh_cost *c, double par[NH_NTERMS]);
  * vector with n[ALPHA] = 0 prices work outside a message phase (local
  * copies) or a phase whose latency another parameter holds. */
 double nh_cost_phase(const double par[NH_NTERMS], const double n[NH_NTERMS], double lin[NH_NTERMS]);
+
+/* nh_cost_phase under the parameters of c. */
+double nh_cost_phase_of(const nh_cost *c, const double n[NH_NTERMS], double lin[NH_NTERMS]);
+
+/* An exchange priced in one vector of counts: `phases` phases (0: one
+ * whose latency another parameter holds) that share `sent` messages,
+ * `received` ones and `bytes` bytes sent alike, under c (max is linear in
+ * a common factor, so k equal phases cost k times one). */
+double nh_cost_exchange(const nh_cost *c, double phases, double sent, double received,
+                        double bytes);
 
 /* The sum of nph phases' times (ph[i]: phase i's counts); lin as above. */
 double nh_cost_phases(const double par[NH_NTERMS], int nph, const double (*ph)[NH_NTERMS],

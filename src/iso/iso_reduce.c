@@ -212,12 +212,9 @@ static int red_algo(nh_iso *I, int scatter, size_t m, nh_red_algo *out)
             nh_rsched_free(rs);
         }
         /* steps phases sharing the messages and bytes alike (core/model.h) */
-        double par[NH_NTERMS], n[NH_NTERMS] = {0};
-        nh_cost_vec(&nh_cfg.cost, par);
-        n[NH_TERM_ALPHA] = I->tmpl[scatter][a].steps;
-        n[NH_TERM_O] = n[NH_TERM_O_RECV] = I->tmpl[scatter][a].msgs;
-        n[NH_TERM_BETA] = (double)I->tmpl[scatter][a].blocks * (double)m;
-        double cost = nh_cost_phase(par, n, NULL);
+        double cost = nh_cost_exchange(&nh_cfg.cost, I->tmpl[scatter][a].steps,
+                                       I->tmpl[scatter][a].msgs, I->tmpl[scatter][a].msgs,
+                                       (double)I->tmpl[scatter][a].blocks * (double)m);
         if (a == 0 || cost < best) {
             best = cost;
             *out = (nh_red_algo)a;

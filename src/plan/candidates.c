@@ -121,11 +121,8 @@ int nh_det_pick(const cand *c, int n, const int *fit, const nh_nbhd *nbs)
             continue;
         long rounds, msgs;
         nh_nbhd_torus_cost(&nbs[k], &rounds, &msgs);
-        double par[NH_NTERMS], n[NH_NTERMS] = {0};
-        nh_cost_vec(&nh_cfg.cost, par); /* rounds phases of msgs / rounds messages each */
-        n[NH_TERM_ALPHA] = (double)rounds;
-        n[NH_TERM_O] = n[NH_TERM_O_RECV] = (double)msgs;
-        double x = nh_cost_phase(par, n, NULL);
+        /* rounds phases of msgs / rounds messages each */
+        double x = nh_cost_exchange(&nh_cfg.cost, (double)rounds, (double)msgs, (double)msgs, 0);
         if (best < 0 || x < bc) {
             best = k;
             bc = x;
@@ -144,4 +141,3 @@ unsigned nh_det_cand_hash(const cand *c, int n)
         }
     return (h ^ (unsigned)n) & 0x3fffffff;
 }
-

@@ -61,29 +61,21 @@
  * (docs/simulation.md, "Calibration"). */
 static double model_bl(double maxout, double maxin, double bytes)
 {
-    double par[NH_NTERMS], n[NH_NTERMS] = {0};
-    nh_cost_vec(&nh_cfg.cost, par);
-    n[NH_TERM_ALPHA] = 1;
-    n[NH_TERM_O] = maxout;
-    n[NH_TERM_O_RECV] = maxin;
-    n[NH_TERM_BETA] = bytes * maxout;
-    return nh_cost_phase(par, n, NULL);
+    return nh_cost_exchange(&nh_cfg.cost, 1, maxout, maxin, bytes * maxout);
 }
 
 static double model_stfw(const nh_vpt *v, double maxout, double maxin, double avg, double bytes)
 {
     const nh_cost *c = &nh_cfg.cost;
-    double par[NH_NTERMS], n[NH_NTERMS] = {0};
     double msgs = nh_stfw_est_msgs(v, maxout, maxin, avg);
     double vol = avg * nh_stfw_est_hops(v);
     if (maxout > vol)
         vol = maxout;
     if (maxin > vol)
         vol = maxin;
-    nh_cost_vec(c, par);
-    n[NH_TERM_O] = n[NH_TERM_O_RECV] = msgs / v->n;
-    n[NH_TERM_BETA] = bytes * vol / v->n;
-    return v->n * (c->stage + nh_cost_phase(par, n, NULL)) + c->fwd * bytes * vol;
+    return v->n *
+               (c->stage + nh_cost_exchange(c, 0, msgs / v->n, msgs / v->n, bytes * vol / v->n)) +
+           c->fwd * bytes * vol;
 }
 
 /* The VPT dimension for K ranks: want if > 0 (clamped to what K allows),

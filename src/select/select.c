@@ -11,7 +11,7 @@
  * framing (exec/engine.h): intermediates learn the sizes of blocks in
  * transit from the messages.  v/w alltoall calls there weigh split
  * schedules (each block forwarded or sent straight by its size, a rule
- * both of its ends evaluate alike) against direct: split_pick. 
+ * both of its ends evaluate alike) against direct: unknown_pick.
  *
  * MPI's own exchange is a candidate where no rank lists a source twice
  * (nh_plan.native_ok): it is chosen where the model prices it no dearer
@@ -149,20 +149,18 @@ int nh_native_phase_counts(nh_plan *p, nh_op op, size_t m, double (*ph)[NH_NTERM
 
 void nh_native_terms(nh_plan *p, nh_op op, size_t m, double t[NH_NTERMS])
 {
-    double n[NH_NTERMS], par[NH_NTERMS];
+    double n[NH_NTERMS];
     native_counts(p, op, m, n);
-    nh_cost_vec(&nh_cfg.cost, par);
     memset(t, 0, sizeof(double) * NH_NTERMS);
-    nh_cost_phase(par, n, t);
+    nh_cost_phase_of(&nh_cfg.cost, n, t);
 }
 
 /* MPI's own exchange in a window of w microseconds. */
 static double native_cost(nh_plan *p, nh_op op, size_t m, double w)
 {
-    double n[NH_NTERMS], par[NH_NTERMS];
+    double n[NH_NTERMS];
     native_counts(p, op, m, n);
-    nh_cost_vec(&nh_cfg.cost, par);
-    double t = nh_cost_phase(par, n, NULL);
+    double t = nh_cost_phase_of(&nh_cfg.cost, n, NULL);
     return nh_cost_in_window(w, t, t);
 }
 
@@ -356,9 +354,9 @@ nh_why nh_why_single_phase(const nh_plan *p)
 
 const char *nh_why_name(nh_why w)
 {
-    static const char *const names[] = {"-",           "window",      "no_progress",
-                                        "window_unknown", "large_count", "large_count_vw",
-                                        "gpu_runtime"};
+    static const char *const names[] = {
+        "-",           "window",         "no_progress", "window_unknown",
+        "large_count", "large_count_vw", "gpu_runtime"};
     return names[w];
 }
 

@@ -159,6 +159,15 @@ typedef struct ex_ctx {
     MPI_Datatype stype, rtype;
 } ex_ctx;
 
+/* Message i's peer of rank me among np: the rank at offset +stride,
+ * -stride, +2 stride, -2 stride, ... from me, in direction dir (+1: where
+ * it goes, -1: where it comes from). */
+static int peer(int me, int np, int i, int stride, int dir)
+{
+    int off = (i / 2 + 1) * stride * (i % 2 ? -1 : 1);
+    return ((me + dir * off) % np + np) % np;
+}
+
 /* Every rank posts k receives and k sends of m bytes to the ranks at
  * offsets +-stride, +-2 stride, ... (one round of a schedule). */
 static void exchange_op(void *vctx, int cand)
@@ -166,16 +175,14 @@ static void exchange_op(void *vctx, int cand)
     ex_ctx *x = vctx;
     int k = x->k, m = x->m, useful = cand == 1 && x->struct_n > 0;
     for (int i = 0; i < k; i++) {
-        int off = (i / 2 + 1) * x->stride * (i % 2 ? -1 : 1);
-        int src = ((x->me - off) % x->np + x->np) % x->np;
+        int src = peer(x->me, x->np, i, x->stride, -1);
         if (useful)
             MPI_Irecv(x->rbuf + (size_t)i * 2 * m, 1, x->rtype, src, i, x->comm, &x->req[i]);
         else
             MPI_Irecv(x->rbuf + (size_t)i * m, m, MPI_BYTE, src, i, x->comm, &x->req[i]);
     }
     for (int i = 0; i < k; i++) {
-        int off = (i / 2 + 1) * x->stride * (i % 2 ? -1 : 1);
-        int dst = ((x->me + off) % x->np + x->np) % x->np;
+        int dst = peer(x->me, x->np, i, x->stride, +1);
         if (useful)
             MPI_Isend(x->sbuf + (size_t)i * 2 * m, 1, x->stype, dst, i, x->comm, &x->req[k + i]);
         else
@@ -244,16 +251,14 @@ double posting(int k, int stride)
     double *t = malloc(sizeof(double) * (size_t)reps), med, rse;
     for (int r = 0; r < reps; r++) {
         for (int i = 0; i < k; i++) {
-            int off = (i / 2 + 1) * stride * (i % 2 ? -1 : 1);
-            MPI_Irecv(rbuf + (size_t)i * 8, 8, MPI_BYTE, ((rank - off) % nprocs + nprocs) % nprocs,
-                      i, MPI_COMM_WORLD, &req[k + i]);
+            MPI_Irecv(rbuf + (size_t)i * 8, 8, MPI_BYTE, peer(rank, nprocs, i, stride, -1), i,
+                      MPI_COMM_WORLD, &req[k + i]);
         }
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
         for (int i = 0; i < k; i++) {
-            int off = (i / 2 + 1) * stride * (i % 2 ? -1 : 1);
-            MPI_Isend(sbuf + (size_t)i * 8, 8, MPI_BYTE, ((rank + off) % nprocs + nprocs) % nprocs,
-                      i, MPI_COMM_WORLD, &req[i]);
+            MPI_Isend(sbuf + (size_t)i * 8, 8, MPI_BYTE, peer(rank, nprocs, i, stride, +1), i,
+                      MPI_COMM_WORLD, &req[i]);
         }
         for (int i = 0; i < k; i++)
             MPI_Wait(&req[i], MPI_STATUS_IGNORE);

@@ -1,7 +1,7 @@
 /* The cost model's parameter table (src/core/model.h): one row per
  * parameter, terms first in NH_TERM_* order, each key its field's name,
  * each variable NHOOD_COST_ and the key in upper case, the defaults the
- * rows'; the dot product, a phase's price (each branch of its max, and
+ * rows'; the parameter vector, a phase's price (each branch of its max, and
  * the branch's terms pricing it exactly) and the oversubscription excess. */
 #include <ctype.h>
 #include <stdio.h>
@@ -35,7 +35,8 @@ int main(void)
             env[11 + k] = (char)toupper((unsigned char)p->key[k]);
         CHECK(strcmp(env, p->env) == 0, "%s: variable %s", p->key, p->env);
         CHECK(p->term == (i < NH_NTERMS ? i : -1), "%s: term %d at row %d", p->key, p->term, i);
-        CHECK(*nh_cost_at(&d, p) == p->def && *nh_cost_at((nh_cost *)&nh_cost_defaults, p) == p->def,
+        CHECK(*nh_cost_at(&d, p) == p->def &&
+                  *nh_cost_at((nh_cost *)&nh_cost_defaults, p) == p->def,
               "%s: default %g", p->key, p->def);
         CHECK(p->offset % sizeof(double) == 0 && p->offset < sizeof(nh_cost), "%s: offset", p->key);
         CHECK(p->help && p->help[0], "%s: a description", p->key);
@@ -46,14 +47,23 @@ int main(void)
                   "%s: unique", p->key);
     }
     CHECK(sizeof(nh_cost) == (size_t)nh_cost_nparams * sizeof(double), "every field has a row");
-    /* the dot product weighs term i by parameter i alone */
+    /* the parameter vector puts term i's parameter at i alone */
     for (int i = 0; i < NH_NTERMS; i++) {
-        double t[NH_NTERMS] = {0};
+        double v[NH_NTERMS];
         memset(&probe, 0, sizeof(probe));
         *nh_cost_at(&probe, &nh_cost_params[i]) = 3;
-        t[i] = 2;
-        CHECK(nh_cost_dot(&probe, t) == 6, "dot: term %s", nh_cost_params[i].key);
+        nh_cost_vec(&probe, v);
+        int alone = 1;
+        for (int j = 0; j < NH_NTERMS; j++)
+            alone &= v[j] == (j == i ? 3 : 0);
+        CHECK(alone, "vector: term %s", nh_cost_params[i].key);
     }
+    /* an exchange of k equal phases costs k times one */
+    CHECK(nh_cost_exchange(&d, 3, 30, 30, 3000) >
+                  3 * nh_cost_exchange(&d, 1, 10, 10, 1000) - 1e-9 &&
+              nh_cost_exchange(&d, 3, 30, 30, 3000) <
+                  3 * nh_cost_exchange(&d, 1, 10, 10, 1000) + 1e-9,
+          "k phases: k times one");
     /* A phase under the flat platform's numbers (docs/simulation.md):
      * o = o_recv = 0.15, alpha = 0.74: k messages of 8 B cost
      * max(0.15 k, 0.89) + 0.15 k: 1.19, 1.49, 2.4, 4.8, 9.6 us for
