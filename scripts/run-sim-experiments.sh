@@ -273,6 +273,13 @@ experiments() {
             [ $((lg / 2 + 1)) -gt 4 ] && [ $((lg / 2 + 1)) -lt "$lg" ] && algos=$algos,stfw:$((lg / 2 + 1))
             # 4096: native's timed call is its only one (--warmup 0), the
             # most expensive part of the simulation.
+            if [ "$K" -eq 4096 ] && [ "$1" = auto ]; then
+                auto "stfw-p$K-$pf" --platform $pf --procs $K --op spmv \
+                    --matrix powerlaw:200000:8:2.2:0 --reps 1 --warmup 0
+                auto "stfw-small-p$K-$pf" --platform $pf --procs $K --op spmv \
+                    --matrix powerlaw:20000:8:2.2:0 --reps 1 --warmup 0
+                continue
+            fi
             if [ "$K" -eq 4096 ]; then
                 [ "$1" = exp ] || continue
                 pair "stfw-p$K-$pf" stfw:3,stfw:7 --platform $pf --procs $K --op spmv \

@@ -75,8 +75,8 @@
 
 #define NH_COST_OTHERS(X)                                                                          \
     X(EAGER, eager, 8192, -1, "bytes: larger contiguous messages use the rendezvous protocol")     \
-    X(STAGE, stage, 1.0, -1, "us per store-and-forward stage")                                     \
-    X(FWD, fwd, 0.0006, -1, "us per byte a store-and-forward stage packs, sends on and unpacks")
+    X(STAGE, stage, 0.75, -1, "us per store-and-forward stage")                                    \
+    X(FWD, fwd, 0.0008, -1, "us per byte a store-and-forward stage packs, sends on and unpacks")
 
 #define NH_COST_FIELD_(N, key, def, group, help) double key;
 typedef struct nh_cost {

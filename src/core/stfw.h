@@ -30,6 +30,7 @@
 #ifndef NH_STFW_H
 #define NH_STFW_H
 
+#include "model.h"
 #include "sched.h"
 
 #define NH_STFW_MAXDIMS 32
@@ -144,5 +145,52 @@ void nh_stfw_baseline(const nh_stfw_graph *g, long *const *words, nh_stfw_metric
  * by which forwarding multiplies the volume (expected Hamming distance). */
 double nh_stfw_est_msgs(const nh_vpt *v, double maxout, double maxin, double avgdeg);
 double nh_stfw_est_hops(const nh_vpt *v);
+
+/* What the store-and-forward model knows of a graph, identical on every
+ * rank: the largest out- and in-degree, the average degree, the ranks,
+ * and the most of them on one node (0 or 1: unknown, or one per node;
+ * no node traffic is priced then). */
+typedef struct nh_stfw_shape {
+    double maxout, maxin, avg;
+    int K, ppn;
+} nh_stfw_shape;
+
+/* Modeled time of one call for blocks of `bytes`, for the busiest rank,
+ * in the cost model's phases (model.h).  One message per neighbor
+ * (nh_stfw_model_bl): one phase of maxout messages sent and maxin
+ * received.  Store-and-forward over v: a phase per stage, of the stage's
+ * messages (nh_stfw_est_msgs) and its share of the forwarded volume
+ * (stage s carries a block with probability (k_s - 1) / k_s), whose
+ * latency, probing and matching c->stage holds (a stage waits for the
+ * previous one's messages), plus the forwarding work (pack, send on,
+ * unpack: c->fwd per byte).  Both price the node's link: the bytes all
+ * ppn ranks of a node send to other nodes in the phase, where nodes hold
+ * ppn consecutive VPT positions (block placement, or the node-aware one)
+ * and destinations are uniform. */
+double nh_stfw_model_bl(const nh_cost *c, const nh_stfw_shape *g, double bytes);
+double nh_stfw_model(const nh_cost *c, const nh_vpt *v, const nh_stfw_shape *g, double bytes);
+
+/* Block sizes are unknown at graph creation.  The VPT dimension is the
+ * model's best for blocks of NH_STFW_DIMS_BYTES: store-and-forward pays
+ * where messages are latency-bound, and there the stages' messages, not
+ * their bytes, decide the dimension (chosen for larger blocks, it takes
+ * too few dimensions for the small ones; docs/simulation.md).  Whether
+ * STFW runs is decided at NH_STFW_MODEL_BYTES until auto's re-check at
+ * the first blocking call prices the call's mean block.  The schedules are
+ * built wherever STFW wins for blocks of NH_STFW_ARM_BYTES: STFW sends at
+ * least the bytes of one message per neighbor, so its lead shrinks as
+ * blocks grow, and a graph where it loses even for one-byte blocks never
+ * needs them. */
+#define NH_STFW_DIMS_BYTES 16.0
+#define NH_STFW_MODEL_BYTES 256.0
+#define NH_STFW_ARM_BYTES 1.0
+
+/* The VPT dimension for g->K ranks: want if > 0 (clamped to what K
+ * allows), else the model's best among 2..max for NH_STFW_DIMS_BYTES
+ * blocks (the balanced VPT of nh_vpt_init; the lowest on a tie; 1 if K
+ * allows no more); *gain tells whether it beats one message per neighbor
+ * for NH_STFW_MODEL_BYTES blocks, *arm whether it does for
+ * NH_STFW_ARM_BYTES. */
+int nh_stfw_choose_dims(const nh_cost *c, const nh_stfw_shape *g, int want, int *gain, int *arm);
 
 #endif

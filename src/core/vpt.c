@@ -285,17 +285,22 @@ static double distinct(double k, double b)
     return (k - 1) * (1 - pow(1 - 1 / k, b));
 }
 
+/* Stage c's messages from a rank, at most (spread: the product of the
+ * earlier stages' sizes).  Stage 1: the rank with the most destinations
+ * spreads them over its k_1 - 1 neighbors.  Later stages: a holder
+ * carries about the average degree plus its share of the heavy rank's
+ * blocks. */
+static double stage_msgs(const nh_vpt *v, int c, double spread, double maxout, double avgdeg)
+{
+    return distinct(v->dims[c], c == 0 ? maxout : avgdeg + maxout / spread);
+}
+
 double nh_stfw_est_msgs(const nh_vpt *v, double maxout, double maxin, double avgdeg)
 {
-    /* Stage 1: the rank with the most destinations spreads them over its
-     * k_1 - 1 neighbors.  Later stages: a holder carries about the average
-     * degree plus its share of the heavy rank's blocks; the last stage
-     * also delivers the heaviest receiver's blocks. */
     double t = 0, spread = 1;
     (void)maxin;
     for (int c = 0; c < v->n; c++) {
-        double load = c == 0 ? maxout : avgdeg + maxout / spread;
-        t += distinct(v->dims[c], load);
+        t += stage_msgs(v, c, spread, maxout, avgdeg);
         spread *= v->dims[c];
     }
     return t;
@@ -307,4 +312,85 @@ double nh_stfw_est_hops(const nh_vpt *v)
     for (int c = 0; c < v->n; c++)
         h += (v->dims[c] - 1.0) / v->dims[c];
     return h;
+}
+
+/* Share of a stage's peers on other nodes where ppn consecutive positions
+ * share a node and the stage's peers lie `stride` positions apart, k of
+ * them in a line: all of them when stride >= ppn, none when the line fits
+ * in a node; ppn <= 1 (unknown) prices no node traffic. */
+static double off_node(double ppn, double stride, double k)
+{
+    if (ppn <= 1 || k <= 1)
+        return 0;
+    double q = ppn / stride; /* the line's ranks on one node */
+    if (q <= 1)
+        return 1;
+    return q >= k ? 0 : 1 - (q - 1) / (k - 1);
+}
+
+static double phase(const nh_cost *c, double latency, double sent, double received, double bytes,
+                    double off, double node_bytes)
+{
+    double n[NH_NTERMS] = {0};
+    n[NH_TERM_ALPHA] = latency;
+    n[NH_TERM_O] = sent;
+    n[NH_TERM_O_RECV] = received;
+    n[NH_TERM_BETA] = bytes;
+    n[NH_TERM_NODE] = off > 0;
+    n[NH_TERM_LINK] = node_bytes;
+    return nh_cost_phase_of(c, n, NULL);
+}
+
+double nh_stfw_model_bl(const nh_cost *c, const nh_stfw_shape *g, double bytes)
+{
+    double off = g->K > 1 ? off_node(g->ppn < g->K ? g->ppn : g->K, 1, g->K) : 0;
+    return phase(c, 1, g->maxout, g->maxin, bytes * g->maxout, off, g->ppn * off * g->avg * bytes);
+}
+
+double nh_stfw_model(const nh_cost *c, const nh_vpt *v, const nh_stfw_shape *g, double bytes)
+{
+    double hops = nh_stfw_est_hops(v), vol = g->avg * hops, t = 0, stride = 1;
+    if (g->maxout > vol)
+        vol = g->maxout;
+    if (g->maxin > vol)
+        vol = g->maxin;
+    for (int s = 0; s < v->n && hops > 0; s++) {
+        double k = v->dims[s], share = (k - 1) / k; /* of a block's hops: this stage's */
+        double msgs = stage_msgs(v, s, stride, g->maxout, g->avg);
+        /* node aggregation: only its middle stage leaves the nodes */
+        double off = v->agg ? s == 1 : off_node(g->ppn, stride, k);
+        t += c->stage + phase(c, 0, msgs, msgs, bytes * vol * share / hops, off,
+                              g->ppn * off * g->avg * share * bytes);
+        stride *= k;
+    }
+    return t + c->fwd * bytes * vol;
+}
+
+int nh_stfw_choose_dims(const nh_cost *c, const nh_stfw_shape *g, int want, int *gain, int *arm)
+{
+    int nmax = nh_vpt_max_dims(g->K), bn = 1;
+    nh_vpt v, bv;
+    *gain = *arm = 0;
+    if (nmax < 1)
+        nmax = 1;
+    double best = -1;
+    int lo = want > 0 ? (want < nmax ? want : nmax) : (nmax >= 2 ? 2 : 1);
+    int hi = want > 0 ? lo : nmax;
+    for (int n = lo; n <= hi; n++) {
+        if (nh_vpt_init(&v, g->K, n, 0))
+            continue;
+        double t = nh_stfw_model(c, &v, g, NH_STFW_DIMS_BYTES);
+        if (best < 0 || t < best) {
+            best = t;
+            bn = n;
+            bv = v;
+        }
+    }
+    if (best < 0 || bn < 2)
+        return bn;
+    *gain =
+        nh_stfw_model(c, &bv, g, NH_STFW_MODEL_BYTES) < nh_stfw_model_bl(c, g, NH_STFW_MODEL_BYTES);
+    *arm = *gain ||
+           nh_stfw_model(c, &bv, g, NH_STFW_ARM_BYTES) < nh_stfw_model_bl(c, g, NH_STFW_ARM_BYTES);
+    return bn;
 }

@@ -36,80 +36,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Block sizes are unknown at graph creation.  The VPT dimension is the
- * model's best for blocks of NH_STFW_MODEL_BYTES (latency-bound halo
- * exchanges send small blocks), and so is the choice that nonblocking and
- * persistent calls made before the first blocking call get.  The
- * schedules are built wherever STFW wins for blocks of NH_STFW_ARM_BYTES:
- * STFW sends at least the bytes of one message per neighbor, so its lead
- * shrinks as blocks grow, and a graph where it loses even for one-byte
- * blocks never needs them.  Under auto, the first blocking call of an
- * operation decides again with the mean block it moves (recheck below),
+/* The block sizes the set-up prices (core/stfw.h: NH_STFW_DIMS_BYTES and
+ * the others).  Under auto, the first blocking call of an operation
+ * decides again with the mean block it moves (select/stfw_choice.c),
  * either way, for every later call of that operation. */
-#define NH_STFW_ARM_BYTES 1.0
 
 /* ---- set-up ---- */
 
-/* Modeled time of one call for blocks of `bytes`, for the busiest rank,
- * in the cost model's phases (core/model.h).  One message per neighbor:
- * one phase of maxout messages sent and maxin received.  STFW: n stages,
- * each a phase of its share of the messages and bytes (est_msgs, the
- * blocks' hops), whose latency, probing and matching the stage cost
- * holds (a stage waits for the previous one's messages), plus the
- * forwarding work (pack, send on, unpack) per byte.  NHOOD_COST_STAGE and
- * NHOOD_COST_FWD default to values fitted on the simulated experiments
- * (docs/simulation.md, "Calibration"). */
-static double model_bl(double maxout, double maxin, double bytes)
+/* The model's view of the graph (core/vpt.c prices it): ranks per node
+ * are the most on one node of the start-up's scope (agreed there), at
+ * most K. */
+static nh_stfw_shape shape_of(double maxout, double maxin, double avg, int K)
 {
-    return nh_cost_exchange(&nh_cfg.cost, 1, maxout, maxin, bytes * maxout);
+    return (nh_stfw_shape){maxout, maxin, avg, K, nh_node_max < K ? nh_node_max : K};
 }
 
-static double model_stfw(const nh_vpt *v, double maxout, double maxin, double avg, double bytes)
+static double model_bl(const nh_stfw_shape *g, double bytes)
 {
-    const nh_cost *c = &nh_cfg.cost;
-    double msgs = nh_stfw_est_msgs(v, maxout, maxin, avg);
-    double vol = avg * nh_stfw_est_hops(v);
-    if (maxout > vol)
-        vol = maxout;
-    if (maxin > vol)
-        vol = maxin;
-    return v->n *
-               (c->stage + nh_cost_exchange(c, 0, msgs / v->n, msgs / v->n, bytes * vol / v->n)) +
-           c->fwd * bytes * vol;
+    return nh_stfw_model_bl(&nh_cfg.cost, g, bytes);
 }
 
-/* The VPT dimension for K ranks: want if > 0 (clamped to what K allows),
- * else the best by the model among 2..max for NH_STFW_MODEL_BYTES blocks
- * (1 if K allows no more); *gain tells whether it beats one message per
- * neighbor for such blocks, *arm whether it does for NH_STFW_ARM_BYTES. */
-static int choose_dims(int K, int want, double maxout, double maxin, double avg, int *gain,
-                       int *arm)
+static double model_stfw(const nh_vpt *v, const nh_stfw_shape *g, double bytes)
 {
-    int nmax = nh_vpt_max_dims(K);
-    nh_vpt v, bv;
-    *gain = *arm = 0;
-    if (nmax < 1)
-        nmax = 1;
-    double bl = model_bl(maxout, maxin, NH_STFW_MODEL_BYTES), best = -1;
-    int bn = 1;
-    int lo = want > 0 ? (want < nmax ? want : nmax) : (nmax >= 2 ? 2 : 1);
-    int hi = want > 0 ? lo : nmax;
-    for (int n = lo; n <= hi; n++) {
-        if (nh_vpt_init(&v, K, n, 0))
-            continue;
-        double t = model_stfw(&v, maxout, maxin, avg, NH_STFW_MODEL_BYTES);
-        if (best < 0 || t < best) {
-            best = t;
-            bn = n;
-            bv = v;
-        }
-    }
-    if (best < 0 || bn < 2)
-        return bn;
-    *gain = best < bl;
-    *arm = *gain || model_stfw(&bv, maxout, maxin, avg, NH_STFW_ARM_BYTES) <
-                        model_bl(maxout, maxin, NH_STFW_ARM_BYTES);
-    return bn;
+    return nh_stfw_model(&nh_cfg.cost, v, g, bytes);
 }
 
 static int distinct_peers(int n, const int *list, int self)
@@ -304,8 +253,8 @@ static int amortized(const nh_stfw_pend *d, int K, long history)
     nh_vpt v;
     if (!d->gain || nh_vpt_init(&v, K, d->n, 0))
         return 0;
-    double gain = model_bl(d->maxout, d->maxin, NH_STFW_MODEL_BYTES) -
-                  model_stfw(&v, d->maxout, d->maxin, d->avg, NH_STFW_MODEL_BYTES);
+    nh_stfw_shape g = shape_of(d->maxout, d->maxin, d->avg, K);
+    double gain = model_bl(&g, NH_STFW_MODEL_BYTES) - model_stfw(&v, &g, NH_STFW_MODEL_BYTES);
     nh_vpt_fini(&v);
     int lg = 1;
     while ((1 << lg) < K)
@@ -355,7 +304,8 @@ int nh_stfw_setup_agreed(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs,
     if (d.force_agg)
         dims_req = 0;
     int arm, forced = 0, any = 0;
-    d.n = choose_dims(K, dims_req, d.maxout, d.maxin, d.avg, &d.gain, &arm);
+    nh_stfw_shape g = shape_of(d.maxout, d.maxin, d.avg, K);
+    d.n = nh_stfw_choose_dims(&nh_cfg.cost, &g, dims_req, &d.gain, &arm);
     if (dims_req > 0 && d.n != dims_req && (d.want[0] == 2 || d.want[1] == 2 || arm))
         nh_warn("communicator %d: NHOOD_STFW_DIMS/nhood_stfw_dims=%d is more than %d processes "
                 "allow; using %d",
@@ -488,14 +438,15 @@ static int build(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int out
     nh_vpt agg;
     int applied = 0, agg_ok = 0, nrc = nh_vpt_node(graph, n, &st->v, &agg, &applied, &agg_ok);
     ok = nrc == MPI_SUCCESS && (applied || nh_vpt_init(&st->v, K, n, 0) == 0);
-    double t_agg = ok && agg_ok ? model_stfw(&agg, maxout, maxin, avg, NH_STFW_MODEL_BYTES) : 0;
+    nh_stfw_shape sh = shape_of(maxout, maxin, avg, K);
+    double t_agg = ok && agg_ok ? model_stfw(&agg, &sh, NH_STFW_DIMS_BYTES) : 0;
     if (ok && agg_ok &&
         (force_agg || (hint_dims <= 0 && nh_cfg.stfw_dims <= 0 &&
-                       t_agg < model_stfw(&st->v, maxout, maxin, avg, NH_STFW_MODEL_BYTES)))) {
+                       t_agg < model_stfw(&st->v, &sh, NH_STFW_DIMS_BYTES)))) {
         nh_vpt_fini(&st->v);
         st->v = agg;
         applied = 2;
-        gain = t_agg < model_bl(maxout, maxin, NH_STFW_MODEL_BYTES);
+        gain = model_stfw(&agg, &sh, NH_STFW_MODEL_BYTES) < model_bl(&sh, NH_STFW_MODEL_BYTES);
     } else if (agg_ok) {
         nh_vpt_fini(&agg);
     } else if (ok && force_agg && rank == 0) {
@@ -563,15 +514,16 @@ out:
 
 int nh_stfw_wins_in_window(const nh_stfw *st, double bytes, double w)
 {
-    double t = model_stfw(&st->v, st->maxout, st->maxin, st->avg, bytes), first = t / st->v.n;
-    double bl = model_bl(st->maxout, st->maxin, bytes);
+    nh_stfw_shape g = shape_of(st->maxout, st->maxin, st->avg, st->v.K);
+    double t = model_stfw(&st->v, &g, bytes), first = t / st->v.n;
+    double bl = model_bl(&g, bytes);
     return nh_cost_in_window(w, first, t) < nh_cost_in_window(w, bl, bl);
 }
 
 int nh_stfw_wins(const nh_stfw *st, double bytes)
 {
-    return model_stfw(&st->v, st->maxout, st->maxin, st->avg, bytes) <
-           model_bl(st->maxout, st->maxin, bytes);
+    nh_stfw_shape g = shape_of(st->maxout, st->maxin, st->avg, st->v.K);
+    return model_stfw(&st->v, &g, bytes) < model_bl(&g, bytes);
 }
 
 int nh_stfw_predict_waiting(const nh_plan *p, nh_op op, int block_bytes)
@@ -581,8 +533,8 @@ int nh_stfw_predict_waiting(const nh_plan *p, nh_op op, int block_bytes)
     nh_vpt v;
     if (!d || !d->use[op] || nh_vpt_init(&v, d->K, d->n, 0))
         return 0;
-    int win = d->want[op] == 2 || model_stfw(&v, d->maxout, d->maxin, d->avg, block_bytes) <
-                                      model_bl(d->maxout, d->maxin, block_bytes);
+    nh_stfw_shape g = shape_of(d->maxout, d->maxin, d->avg, d->K);
+    int win = d->want[op] == 2 || model_stfw(&v, &g, block_bytes) < model_bl(&g, block_bytes);
     nh_vpt_fini(&v);
     return win ? d->n : 0;
 }

@@ -72,8 +72,6 @@ int nh_stfw_wins(const nh_stfw *st, double bytes);
  * share of its modeled time each) wait for the forwarding ranks'
  * completion calls, one message per neighbor moves during the window. */
 int nh_stfw_wins_in_window(const nh_stfw *st, double bytes, double w);
-/* The block size the model prices STFW at before auto's re-check. */
-#define NH_STFW_MODEL_BYTES 256.0
 
 /* Node-aware VPT (plan/vpt_node.c): collective over comm.  Places the
  * ranks of each shared-memory node (and within it, of each hwloc package

@@ -1,6 +1,7 @@
 /* Live counts of the MPI objects nhood creates (see resource.h), updated
  * atomically: under MPI_THREAD_MULTIPLE threads create and free them at
  * once. */
+#include <stdint.h>
 #include <string.h>
 
 #include "nh.h"
@@ -63,17 +64,16 @@ int nh_node_leader(MPI_Comm comm, int *node)
     return rc;
 }
 
-int nh_node_ranks, nh_node_cpus;
+int nh_node_ranks, nh_node_cpus, nh_node_max;
 
 int nh_oversub_agree(MPI_Comm scope)
 {
     enum { MASK = 128 }; /* bytes: cpu_set_t's 1024 CPUs */
     unsigned char mine[MASK], all[MASK];
-    int rc, r = 0, c = 0, known = nh_host_cpus(mine, MASK) == 0;
+    int rc, r = 0, c = 0, size, known = nh_host_cpus(mine, MASK) == 0;
     MPI_Comm node = MPI_COMM_NULL;
-    if (nh_host_simulated()) /* the same on every rank: nothing to share */
-        return MPI_SUCCESS;
-    if ((rc = nh_comm_split_type(scope, MPI_COMM_TYPE_SHARED, 0, &node)))
+    if ((rc = PMPI_Comm_size(scope, &size)) ||
+        (rc = nh_comm_split_type(scope, MPI_COMM_TYPE_SHARED, 0, &node)))
         return rc;
     if (!known) /* every rank of the node must join the reduction */
         memset(mine, 0xff, MASK);
@@ -84,18 +84,22 @@ int nh_oversub_agree(MPI_Comm scope)
         return rc;
     for (int i = 0; i < MASK; i++)
         c += __builtin_popcount(all[i]);
-    /* the node with the most ranks per CPU: the minimum of the negated
-     * milli-ratio; R and C travel in the location (each below 2^15) */
-    struct {
-        int ratio, pair;
-    } in = {known ? -(int)(1000.0 * r / (c > 0 ? c : 1)) : 0, (r & 0x7fff) << 15 | (c & 0x7fff)},
-      out;
-    if ((rc = PMPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MINLOC, scope)))
+    /* One reduction, by maximum: the node with the most ranks per CPU
+     * (its milli-ratio above R and C, each below 2^15), and the most ranks
+     * on one node. */
+    int64_t in[2] = {known ? (int64_t)(1000.0 * r / (c > 0 ? c : 1)) << 30 |
+                                 (int64_t)(r & 0x7fff) << 15 | (c & 0x7fff)
+                           : -1,
+                     r},
+            out[2];
+    if ((rc = PMPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MAX, scope)))
         return rc;
-    if (out.ratio < 0) {
-        nh_node_ranks = out.pair >> 15;
-        nh_node_cpus = out.pair & 0x7fff;
+    if (out[0] >= 0) {
+        nh_node_ranks = (int)(out[0] >> 15 & 0x7fff);
+        nh_node_cpus = (int)(out[0] & 0x7fff);
     }
+    /* NHOOD_NODE_SIZE: nodes of that many consecutive ranks (tests) */
+    nh_node_max = nh_node_size > 0 ? (nh_node_size < size ? nh_node_size : size) : (int)out[1];
     return MPI_SUCCESS;
 }
 

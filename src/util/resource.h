@@ -29,9 +29,11 @@ extern int nh_node_size;
 /* Ranks beside cores (collective over scope): on each shared-memory node
  * the ranks R and the CPUs C their affinity lets them run on together;
  * nh_node_ranks / nh_node_cpus keep the pair of the node with the most
- * ranks per CPU (0 / 0 where unknown: simulated, or not agreed). */
+ * ranks per CPU (0 / 0 where unknown: simulated, or not agreed);
+ * nh_node_max the most ranks of scope on one node (NHOOD_NODE_SIZE's
+ * where set; 0 where not agreed: Sessions). */
 int nh_oversub_agree(MPI_Comm scope);
-extern int nh_node_ranks, nh_node_cpus;
+extern int nh_node_ranks, nh_node_cpus, nh_node_max;
 /* Creates and commits; *out is valid only on success. */
 int nh_type_create_struct(int n, const int *lens, const MPI_Aint *disps, const MPI_Datatype *types,
                           MPI_Datatype *out);

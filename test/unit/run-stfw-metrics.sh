@@ -38,6 +38,27 @@ check "--procs 0 refused" "$([ $? -eq 2 ]; echo $?)"
 check "--ppn 0 refused" "$([ $? -eq 2 ]; echo $?)"
 "$tool" --matrix nonsense:1 --procs 4 >/dev/null 2>&1
 check "bad matrix spec refused" "$([ $? -eq 2 ]; echo $?)"
+# the cost model (--bytes): a time per scheme and auto's choice, which
+# follows the model: STFW at 32 B on the latency-bound matrix at 512 ranks,
+# one message per neighbor once the bytes dominate
+out=$("$tool" --matrix powerlaw:20000:8:2.2:0 --procs 512 --ppn 16 --bytes 32 --model-only --csv)
+check "--bytes: a model time on every row" \
+    "$(echo "$out" | awk -F, '/^(BL|STFW|AGG)/ { n++; if ($9 + 0 <= 0) bad = 1 } END { exit bad || n != 10 }'; echo $?)"
+check "--bytes 32: auto stores and forwards" "$(echo "$out" | grep -q '^# auto: stfw:[0-9]'; echo $?)"
+out=$("$tool" --matrix powerlaw:20000:8:2.2:0 --procs 512 --ppn 16 --bytes 32 --model-only --csv \
+    --set fwd=1)
+check "--set fwd=1: auto keeps one message per neighbor" "$(echo "$out" | grep -q '^# auto: pmpi'; echo $?)"
+cost=$(mktemp)
+printf 'nhood-cost 2\nfingerprint.ranks = 4\nstage = 1000  # a comment\n' >"$cost"
+out=$("$tool" --matrix powerlaw:20000:8:2.2:0 --procs 512 --bytes 32 --model-only --csv --cost "$cost")
+check "--cost: a file's stage of 1 ms keeps one message per neighbor" \
+    "$(echo "$out" | grep -q '^# auto: pmpi'; echo $?)"
+printf 'stage = fast\n' >"$cost"
+"$tool" --matrix powerlaw:1000:4:2.0 --procs 8 --bytes 8 --cost "$cost" >/dev/null 2>&1
+check "--cost: a malformed value refused" "$([ $? -eq 2 ]; echo $?)"
+rm -f "$cost"
+"$tool" --matrix powerlaw:1000:4:2.0 --procs 8 --bytes 8 --set nosuch=1 >/dev/null 2>&1
+check "--set of an unknown parameter refused" "$([ $? -eq 2 ]; echo $?)"
 echo "$pass passed, $fail failed"
 echo "1..$((pass + fail))"
 [ "$fail" -eq 0 ]

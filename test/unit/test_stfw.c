@@ -350,6 +350,88 @@ static void test_inconsistent(void)
     graph_free(&g);
 }
 
+/* The store-and-forward model (core/vpt.c): node traffic where ppn ranks
+ * share a node, stage by stage as the VPT places them; the dimension
+ * chosen at NH_STFW_DIMS_BYTES. */
+static int near(double a, double b)
+{
+    return a > b - 1e-9 * (1 + b) && a < b + 1e-9 * (1 + b);
+}
+
+static void test_model(void)
+{
+    nh_cost c = {0};
+    nh_vpt v;
+    c.o = c.o_recv = 0.1;
+    c.alpha = 1;
+    c.node = 0.5;
+    c.link = 0.001;
+    /* one message per neighbor: 16 of 64 ranks per node, uniform peers */
+    nh_stfw_shape g = {10, 10, 10, 64, 16}, alone = g;
+    double off = 1 - 15.0 / 63;
+    CHECK(near(nh_stfw_model_bl(&c, &g, 1000), 0.001 * 16 * off * 10 * 1000 + 0.1 * 10),
+          "BL: the node's link bounds the phase: %g", nh_stfw_model_bl(&c, &g, 1000));
+    alone.ppn = 0;
+    CHECK(near(nh_stfw_model_bl(&c, &alone, 1000), nh_cost_exchange(&c, 1, 10, 10, 10 * 1000)),
+          "BL without node knowledge: one plain phase");
+    /* 4x4x4: stages 1 and 2 stay on the node (16 consecutive positions),
+     * stage 3 leaves it, carrying 3/4 of the blocks */
+    nh_cost l = {0};
+    l.link = 0.001;
+    CHECK(nh_vpt_init(&v, 64, 3, 0) == 0 && v.dims[0] == 4 && v.dims[2] == 4, "4x4x4");
+    CHECK(near(nh_stfw_model(&l, &v, &g, 100), 0.001 * 16 * 10 * 0.75 * 100),
+          "VPT: only the last stage uses the link: %g", nh_stfw_model(&l, &v, &g, 100));
+    nh_vpt_fini(&v);
+    /* 8x8: stage 1 stays within a 16-rank node; stage 2's line (stride
+     * 8) has 2 of its 8 ranks on the node, so 6 of the 7 peers are off it */
+    CHECK(nh_vpt_init(&v, 64, 2, 0) == 0, "8x8");
+    CHECK(near(nh_stfw_model(&l, &v, &g, 100), 0.001 * 16 * 10 * (7.0 / 8) * (6.0 / 7) * 100),
+          "8x8: the stride-8 stage leaves the node: %g", nh_stfw_model(&l, &v, &g, 100));
+    nh_vpt_fini(&v);
+    CHECK(nh_vpt_init(&v, 64, 2, 0) == 0, "8x8 again");
+    l.stage = 2;
+    l.fwd = 0.01;
+    double hops = nh_stfw_est_hops(&v), vol = 10 * hops > 10 ? 10 * hops : 10;
+    CHECK(near(nh_stfw_model(&l, &v, &alone, 100), 2 * 2 + 0.01 * 100 * vol),
+          "without node knowledge: stages and forwarding only: %g",
+          nh_stfw_model(&l, &v, &alone, 100));
+    nh_vpt_fini(&v);
+    /* node aggregation: only its middle stage leaves the nodes */
+    int loc[2 * 64];
+    for (int r = 0; r < 64; r++) {
+        loc[2 * r] = r / 16;
+        loc[2 * r + 1] = -1;
+    }
+    nh_cost a = {0};
+    a.link = 0.001;
+    CHECK(nh_vpt_agg(&v, 64, loc) == 1 && v.agg, "agg over 4 nodes of 16");
+    CHECK(near(nh_stfw_model(&a, &v, &g, 100), 0.001 * 16 * 10 * (3.0 / 4) * 100),
+          "agg: the exchange between nodes alone uses the link: %g",
+          nh_stfw_model(&a, &v, &g, 100));
+    nh_vpt_fini(&v);
+    /* the dimension: the model's best at NH_STFW_DIMS_BYTES; the gain at
+     * NH_STFW_MODEL_BYTES */
+    nh_cost d = nh_cost_defaults;
+    nh_stfw_shape big = {509, 511, 40, 512, 16};
+    int gain, arm, n = nh_stfw_choose_dims(&d, &big, 0, &gain, &arm), best = 0;
+    double tb = 0;
+    for (int k = 2; k <= nh_vpt_max_dims(512); k++) {
+        CHECK(nh_vpt_init(&v, 512, k, 0) == 0, "512 in %d dimensions", k);
+        double t = nh_stfw_model(&d, &v, &big, NH_STFW_DIMS_BYTES);
+        if (!best || t < tb) {
+            best = k;
+            tb = t;
+        }
+        if (k == n)
+            CHECK(gain == (nh_stfw_model(&d, &v, &big, NH_STFW_MODEL_BYTES) <
+                           nh_stfw_model_bl(&d, &big, NH_STFW_MODEL_BYTES)),
+                  "gain at the model's block");
+        nh_vpt_fini(&v);
+    }
+    CHECK(n == best && n > 2 && gain && arm, "512 ranks: %d dimensions (model's best %d)", n, best);
+    CHECK(nh_stfw_choose_dims(&d, &big, 3, &gain, &arm) == 3, "a dimension asked for is kept");
+}
+
 int main(void)
 {
     snprintf(check_prefix, sizeof(check_prefix), "test_stfw ");
@@ -363,6 +445,7 @@ int main(void)
     test_grouped();
     test_agg();
     test_inconsistent();
+    test_model();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }
