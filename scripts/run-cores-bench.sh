@@ -8,7 +8,8 @@
 # native and nhood alternating in every run; then, at the largest count,
 # nhood-calibrate CALIB times with --quick and CALIB times in full, and a
 # table of every fit's parameters (calib.csv: one row per fit, the cost
-# file's keys as columns).
+# file's keys as columns) and the measured four against the bounds of
+# docs/tuning.md (bounds.txt).  STEPS=calib runs the fits alone.
 # Usage: scripts/run-cores-bench.sh [NPS] [REPS] [TRIES]
 #   NPS: comma-separated rank counts (default 4,8,16); REPS (default 1000)
 #   and TRIES (default 3) as run-sweep.sh takes them.
@@ -86,3 +87,28 @@ awk -F' = ' '
         }
     }' "$dir"/quick*.cost "$dir"/full*.cost >"$dir/calib.csv"
 cat "$dir/calib.csv"
+# The measured four against the bounds of docs/tuning.md: the full fits
+# within 15 % of each other ((max - min) / median), every quick fit within
+# 25 % of the full fits' median; the full fits' validation error.
+awk -F' = ' '
+    FNR == 1 { f = FILENAME; sub(/.*\//, "", f); q = f ~ /^quick/ }
+    $1 ~ /^(alpha|o|o_recv|beta)$/ { if (q) qv[$1, ++nq[$1]] = $2; else fv[$1, ++nf[$1]] = $2 }
+    $1 == "validation.median_error" && !q { err = err sprintf(" %.0f %%", 100 * $2); if ($2 > 0.15) bad = 1 }
+    function med(a, k, n,    i, j, t, x) {
+        for (i = 1; i <= n; i++) x[i] = a[k, i]
+        for (i = 2; i <= n; i++) for (j = i; j > 1 && x[j] < x[j - 1]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
+        return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
+    }
+    END {
+        split("alpha o o_recv beta", ks, " ")
+        for (i = 1; i <= 4; i++) {
+            k = ks[i]; m = med(fv, k, nf[k]); lo = hi = fv[k, 1]; w = 0
+            for (j = 1; j <= nf[k]; j++) { lo = fv[k, j] < lo ? fv[k, j] : lo; hi = fv[k, j] > hi ? fv[k, j] : hi }
+            for (j = 1; j <= nq[k]; j++) { d = (qv[k, j] - m) / m; d = d < 0 ? -d : d; w = d > w ? d : w }
+            sp = m > 0 ? (hi - lo) / m : 0
+            printf "%-7s full median %.4g, full spread %.0f %% (bound 15), quick worst %.0f %% off it (bound 25)%s\n", k, m, 100 * sp, 100 * w, (sp > 0.15 || w > 0.25 ? "  OUT" : "")
+            if (sp > 0.15 || w > 0.25) bad = 1
+        }
+        printf "validation median error of the full fits:%s (bound 15 %%)\n", err
+        printf "calibration bounds: %s\n", bad ? "not all met" : "all met"
+    }' "$dir"/quick*.cost "$dir"/full*.cost | tee "$dir/bounds.txt"

@@ -107,8 +107,13 @@ double pingpong(int peer, int m);
  * as struct messages of struct_n blocks (what the zcopy binding sends). */
 void exchange_in(MPI_Comm comm, int k, int m, int stride, int struct_n, double us[2]);
 void exchange(int k, int m, int stride, int struct_n, double us[2]);
-/* Microseconds a rank takes to post k sends of 8 B and see them complete. */
-double posting(int k, int stride);
+/* The same for n exchanges (k[c] messages of m[c] bytes), timed in turn
+ * within each repetition, so that a slow spell of the machine weighs on
+ * all of them alike (a fit across them stays consistent); us[c]. */
+void exchange_set(MPI_Comm comm, int n, const int *k, const int *m, int stride, double *us);
+/* Microseconds a rank takes to post k[c] sends of 8 B and see them
+ * complete, the n counts timed in turn within each repetition; us[c]. */
+void posting_set(int n, const int *k, int stride, double *us);
 /* Local copies: microseconds per byte (rank 0's, broadcast). */
 double copy_cost(int blocks, int bl, int stride);
 

@@ -239,40 +239,75 @@ void exchange(int k, int m, int stride, int struct_n, double us[2])
     exchange_in(MPI_COMM_WORLD, k, m, stride, struct_n, us);
 }
 
-/* Microseconds a rank takes to post k sends of 8 B to the ranks at
- * offsets +-stride, +-2 stride, ... and see them complete, their
- * receives posted before (a barrier between): k send overheads.  The
- * slowest rank's median over the repetitions. */
-double posting(int k, int stride)
+typedef struct set_ctx {
+    ex_ctx x;
+    const int *k, *m;
+} set_ctx;
+
+static void set_op(void *vctx, int cand)
 {
-    int reps = sim_reps ? sim_reps : quick ? 50 : 200;
-    char *sbuf = calloc((size_t)k * 8, 1), *rbuf = calloc((size_t)k * 8, 1);
-    MPI_Request *req = malloc(sizeof(MPI_Request) * 2 * (size_t)k);
-    double *t = malloc(sizeof(double) * (size_t)reps), med, rse;
-    for (int r = 0; r < reps; r++) {
-        for (int i = 0; i < k; i++) {
-            MPI_Irecv(rbuf + (size_t)i * 8, 8, MPI_BYTE, peer(rank, nprocs, i, stride, -1), i,
-                      MPI_COMM_WORLD, &req[k + i]);
+    set_ctx *s = vctx;
+    s->x.k = s->k[cand];
+    s->x.m = s->m[cand];
+    exchange_op(&s->x, 0);
+}
+
+void exchange_set(MPI_Comm comm, int n, const int *k, const int *m, int stride, double *us)
+{
+    size_t span = 1;
+    for (int c = 0; c < n; c++)
+        span = (size_t)k[c] * (size_t)m[c] + 1 > span ? (size_t)k[c] * (size_t)m[c] + 1 : span;
+    int kmax = 1;
+    for (int c = 0; c < n; c++)
+        kmax = k[c] > kmax ? k[c] : kmax;
+    set_ctx s = {.x = {.stride = stride, .comm = comm, .np = 1}, .k = k, .m = m};
+    s.x.sbuf = calloc(span, 1);
+    s.x.rbuf = calloc(span, 1);
+    s.x.req = malloc(sizeof(MPI_Request) * 2 * (size_t)kmax);
+    MPI_Comm_rank(comm, &s.x.me);
+    MPI_Comm_size(comm, &s.x.np);
+    measure(set_op, &s, n, us);
+    free(s.x.sbuf);
+    free(s.x.rbuf);
+    free(s.x.req);
+}
+
+/* Microseconds a rank takes to post k[c] sends of 8 B to the ranks at
+ * offsets +-stride, +-2 stride, ... and see them complete, their
+ * receives posted before (a barrier between): k[c] send overheads.  The
+ * n counts are timed in turn within each repetition (as exchange_set);
+ * us[c]: the slowest rank's median over the repetitions. */
+void posting_set(int n, const int *k, int stride, double *us)
+{
+    int reps = sim_reps ? sim_reps : quick ? 50 : 200, kmax = 1;
+    for (int c = 0; c < n; c++)
+        kmax = k[c] > kmax ? k[c] : kmax;
+    char *sbuf = calloc((size_t)kmax * 8, 1), *rbuf = calloc((size_t)kmax * 8, 1);
+    MPI_Request *req = malloc(sizeof(MPI_Request) * 2 * (size_t)kmax);
+    double *t = malloc(sizeof(double) * (size_t)reps * (size_t)n), rse;
+    for (int r = 0; r < reps; r++)
+        for (int c = 0; c < n; c++) {
+            for (int i = 0; i < k[c]; i++)
+                MPI_Irecv(rbuf + (size_t)i * 8, 8, MPI_BYTE, peer(rank, nprocs, i, stride, -1), i,
+                          MPI_COMM_WORLD, &req[k[c] + i]);
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            for (int i = 0; i < k[c]; i++)
+                MPI_Isend(sbuf + (size_t)i * 8, 8, MPI_BYTE, peer(rank, nprocs, i, stride, +1), i,
+                          MPI_COMM_WORLD, &req[i]);
+            for (int i = 0; i < k[c]; i++)
+                MPI_Wait(&req[i], MPI_STATUS_IGNORE);
+            t[(size_t)c * reps + r] = (MPI_Wtime() - t0) * 1e6;
+            for (int i = 0; i < k[c]; i++)
+                MPI_Wait(&req[k[c] + i], MPI_STATUS_IGNORE);
         }
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
-        for (int i = 0; i < k; i++) {
-            MPI_Isend(sbuf + (size_t)i * 8, 8, MPI_BYTE, peer(rank, nprocs, i, stride, +1), i,
-                      MPI_COMM_WORLD, &req[i]);
-        }
-        for (int i = 0; i < k; i++)
-            MPI_Wait(&req[i], MPI_STATUS_IGNORE);
-        t[r] = (MPI_Wtime() - t0) * 1e6;
-        for (int i = 0; i < k; i++)
-            MPI_Wait(&req[k + i], MPI_STATUS_IGNORE);
-    }
-    med = median_rse(t, reps, &rse);
-    MPI_Allreduce(MPI_IN_PLACE, &med, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    for (int c = 0; c < n; c++)
+        us[c] = median_rse(t + (size_t)c * reps, reps, &rse);
+    MPI_Allreduce(MPI_IN_PLACE, us, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     free(sbuf);
     free(rbuf);
     free(req);
     free(t);
-    return med;
 }
 
 /* Local copies: microseconds per byte (rank 0's, broadcast). */

@@ -9,7 +9,7 @@
  *    rendezvous step, the node and link terms), the time to post k sends
  *    (o, the send overhead), one-phase exchanges of k = 1 to 32 messages
  *    (alpha, the latency, and o_recv, the receive overhead: a phase's
- *    model, core/model.h) and of larger ones (beta), five times over
+ *    model, core/model.h) and of larger ones (beta), seven times over
  *    (each parameter the median, its spread in the file), local copies
  *    (gamma, pack), struct-datatype messages against contiguous ones
  *    (delta, gather_small, gather).  Every figure is the median over
@@ -321,33 +321,33 @@ static int measure_all(cal_result *res)
      * exchanges of 4 messages up to half the eager limit (bound by the
      * bytes posted; at the limit some MPI libraries switch already).
      * Each parameter is the median of its NREP values. */
-    enum { NREP = 5, NK = 6 };
+    enum { NREP = 7, NK = 6 };
     double rv[CAL_NPARAM][NREP], us[2], a2;
     memset(rv, 0, sizeof(rv));
     progress("[2/5] posting and exchanges of k messages, %d times", NREP);
     for (int rep = 0; rep < NREP; rep++) {
         double kx[NK], ky[NK], tp[NK], mx[3], my[3], L, orv, os, ob;
+        int ks[NK], m8[NK];
         for (int i = 0; i < NK; i++) {
-            kx[i] = 1 << i;
-            tp[i] = posting((int)kx[i], stride);
-            exchange((int)kx[i], 8, stride, 0, us);
-            ky[i] = us[0];
-            note("# [%d] k=%2d m=8 B: posting %.3f us, exchange %.3f us\n", rep + 1, (int)kx[i],
-                 tp[i], ky[i]);
+            ks[i] = 1 << i;
+            m8[i] = 8;
+            kx[i] = ks[i];
         }
+        posting_set(NK, ks, stride, tp);
+        exchange_set(MPI_COMM_WORLD, NK, ks, m8, stride, ky);
+        for (int i = 0; i < NK; i++)
+            note("# [%d] k=%2d m=8 B: posting %.3f us, exchange %.3f us\n", rep + 1, ks[i], tp[i],
+                 ky[i]);
         cal_line_fit(kx, tp, NK, &a2, &os);
         os = os > 0 ? os : 0;
         cal_phase_fit(kx, ky, NK, os, &L, &orv);
         const int ms[3] = {(int)eager / 8, (int)eager / 4, (int)eager / 2}; /* eager ones */
+        const int k4[3] = {4, 4, 4};
+        /* within nodes where they hold 3 ranks or more: between nodes all
+         * their ranks' bytes would share the link (link) */
+        exchange_set(least >= 3 ? node : MPI_COMM_WORLD, 3, k4, ms, least >= 3 ? 1 : stride, my);
         for (int i = 0; i < 3; i++) {
             mx[i] = ms[i];
-            /* within nodes where they hold 3 ranks or more: between nodes
-             * all their ranks' bytes would share the link (link) */
-            if (least >= 3)
-                exchange_in(node, 4, ms[i], 1, 0, us);
-            else
-                exchange(4, ms[i], stride, 0, us);
-            my[i] = us[0];
             note("# [%d] exchange k= 4 m=%d B: %.3f us\n", rep + 1, ms[i], my[i]);
         }
         cal_line_fit(mx, my, 3, &a2, &ob);
