@@ -386,6 +386,20 @@ int run_neighbor(const opts *o)
                            native > 0 ? us / native : 0, o->platform, rounds, msgs, vol);
                     fflush(stdout);
                 }
+                if (sb_rank == 0 && !o->box) { /* the model's price beside it (the log) */
+                    double terms[NHOOD_COST_TERMS], par[NH_NTERMS], t = 0;
+                    char alg[32], bind[16];
+                    snprintf(alg, sizeof(alg), "%s",
+                             strchr(name, ':') ? strchr(name, ':') + 1 : name);
+                    nh_cost_vec(&nh_cfg.cost, par);
+                    if (nhood_cost_terms(n->g, op_names[o->op], alg, m, terms, bind,
+                                         (int)sizeof(bind)) == MPI_SUCCESS) {
+                        for (int i = 0; i < NH_NTERMS; i++)
+                            t += terms[i] * par[i];
+                        fprintf(stderr, "# model %s %d B: %.3f us (simulated %.3f)\n", alg, m, t,
+                                us);
+                    }
+                }
                 if (anywrong && sb_rank == 0)
                     fprintf(stderr,
                             "nhood-simbench: %s %s %d B: result differs from the expected\n",
