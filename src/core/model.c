@@ -65,14 +65,22 @@ double nh_cost_phase_of(const nh_cost *c, const double n[NH_NTERMS], double lin[
     return nh_cost_phase(par, n, lin);
 }
 
-double nh_cost_exchange(const nh_cost *c, double phases, double sent, double received, double bytes)
+double nh_cost_exchange_node(const nh_cost *c, double phases, double sent, double received,
+                             double bytes, double off_node, double link_bytes)
 {
     double n[NH_NTERMS] = {0};
     n[NH_TERM_ALPHA] = phases;
     n[NH_TERM_O] = sent;
     n[NH_TERM_O_RECV] = received;
     n[NH_TERM_BETA] = bytes;
+    n[NH_TERM_NODE] = off_node;
+    n[NH_TERM_LINK] = link_bytes;
     return nh_cost_phase_of(c, n, NULL);
+}
+
+double nh_cost_exchange(const nh_cost *c, double phases, double sent, double received, double bytes)
+{
+    return nh_cost_exchange_node(c, phases, sent, received, bytes, 0, 0);
 }
 
 double nh_cost_phases(const double par[NH_NTERMS], int nph, const double (*ph)[NH_NTERMS],

@@ -137,6 +137,11 @@ double nh_cost_phase_of(const nh_cost *c, const double n[NH_NTERMS], double lin[
 double nh_cost_exchange(const nh_cost *c, double phases, double sent, double received,
                         double bytes);
 
+/* The same with the node's traffic: off_node latencies off the node
+ * (NODE) and link_bytes through the busiest node's link (LINK). */
+double nh_cost_exchange_node(const nh_cost *c, double phases, double sent, double received,
+                             double bytes, double off_node, double link_bytes);
+
 /* The sum of nph phases' times (ph[i]: phase i's counts); lin as above. */
 double nh_cost_phases(const double par[NH_NTERMS], int nph, const double (*ph)[NH_NTERMS],
                       double lin[NH_NTERMS]);

@@ -193,4 +193,12 @@ double nh_stfw_model(const nh_cost *c, const nh_vpt *v, const nh_stfw_shape *g, 
  * NH_STFW_ARM_BYTES. */
 int nh_stfw_choose_dims(const nh_cost *c, const nh_stfw_shape *g, int want, int *gain, int *arm);
 
+/* Does store-and-forward over v model faster than one message per
+ * neighbor for blocks of `bytes`? */
+int nh_stfw_beats_bl(const nh_cost *c, const nh_vpt *v, const nh_stfw_shape *g, double bytes);
+
+/* Does node aggregation (agg, nh_vpt_agg) model faster than the VPT v, at
+ * NH_STFW_DIMS_BYTES as the dimension is chosen? */
+int nh_stfw_agg_beats(const nh_cost *c, const nh_vpt *agg, const nh_vpt *v, const nh_stfw_shape *g);
+
 #endif

@@ -328,23 +328,11 @@ static double off_node(double ppn, double stride, double k)
     return q >= k ? 0 : 1 - (q - 1) / (k - 1);
 }
 
-static double phase(const nh_cost *c, double latency, double sent, double received, double bytes,
-                    double off, double node_bytes)
-{
-    double n[NH_NTERMS] = {0};
-    n[NH_TERM_ALPHA] = latency;
-    n[NH_TERM_O] = sent;
-    n[NH_TERM_O_RECV] = received;
-    n[NH_TERM_BETA] = bytes;
-    n[NH_TERM_NODE] = off > 0;
-    n[NH_TERM_LINK] = node_bytes;
-    return nh_cost_phase_of(c, n, NULL);
-}
-
 double nh_stfw_model_bl(const nh_cost *c, const nh_stfw_shape *g, double bytes)
 {
-    double off = g->K > 1 ? off_node(g->ppn < g->K ? g->ppn : g->K, 1, g->K) : 0;
-    return phase(c, 1, g->maxout, g->maxin, bytes * g->maxout, off, g->ppn * off * g->avg * bytes);
+    double off = off_node(g->ppn, 1, g->K); /* uniform destinations */
+    return nh_cost_exchange_node(c, 1, g->maxout, g->maxin, bytes * g->maxout, off > 0,
+                                 g->ppn * off * g->avg * bytes);
 }
 
 double nh_stfw_model(const nh_cost *c, const nh_vpt *v, const nh_stfw_shape *g, double bytes)
@@ -359,8 +347,8 @@ double nh_stfw_model(const nh_cost *c, const nh_vpt *v, const nh_stfw_shape *g, 
         double msgs = stage_msgs(v, s, stride, g->maxout, g->avg);
         /* node aggregation: only its middle stage leaves the nodes */
         double off = v->agg ? s == 1 : off_node(g->ppn, stride, k);
-        t += c->stage + phase(c, 0, msgs, msgs, bytes * vol * share / hops, off,
-                              g->ppn * off * g->avg * share * bytes);
+        t += c->stage + nh_cost_exchange_node(c, 0, msgs, msgs, bytes * vol * share / hops, off > 0,
+                                              g->ppn * off * g->avg * share * bytes);
         stride *= k;
     }
     return t + c->fwd * bytes * vol;
@@ -388,9 +376,18 @@ int nh_stfw_choose_dims(const nh_cost *c, const nh_stfw_shape *g, int want, int 
     }
     if (best < 0 || bn < 2)
         return bn;
-    *gain =
-        nh_stfw_model(c, &bv, g, NH_STFW_MODEL_BYTES) < nh_stfw_model_bl(c, g, NH_STFW_MODEL_BYTES);
-    *arm = *gain ||
-           nh_stfw_model(c, &bv, g, NH_STFW_ARM_BYTES) < nh_stfw_model_bl(c, g, NH_STFW_ARM_BYTES);
+    *gain = nh_stfw_beats_bl(c, &bv, g, NH_STFW_MODEL_BYTES);
+    *arm = *gain || nh_stfw_beats_bl(c, &bv, g, NH_STFW_ARM_BYTES);
     return bn;
+}
+
+int nh_stfw_beats_bl(const nh_cost *c, const nh_vpt *v, const nh_stfw_shape *g, double bytes)
+{
+    return nh_stfw_model(c, v, g, bytes) < nh_stfw_model_bl(c, g, bytes);
+}
+
+int nh_stfw_agg_beats(const nh_cost *c, const nh_vpt *agg, const nh_vpt *v, const nh_stfw_shape *g)
+{
+    return nh_stfw_model(c, agg, g, NH_STFW_DIMS_BYTES) <
+           nh_stfw_model(c, v, g, NH_STFW_DIMS_BYTES);
 }

@@ -43,24 +43,6 @@
 
 /* ---- set-up ---- */
 
-/* The model's view of the graph (core/vpt.c prices it): ranks per node
- * are the most on one node of the start-up's scope (agreed there), at
- * most K. */
-static nh_stfw_shape shape_of(double maxout, double maxin, double avg, int K)
-{
-    return (nh_stfw_shape){maxout, maxin, avg, K, nh_node_max < K ? nh_node_max : K};
-}
-
-static double model_bl(const nh_stfw_shape *g, double bytes)
-{
-    return nh_stfw_model_bl(&nh_cfg.cost, g, bytes);
-}
-
-static double model_stfw(const nh_vpt *v, const nh_stfw_shape *g, double bytes)
-{
-    return nh_stfw_model(&nh_cfg.cost, v, g, bytes);
-}
-
 static int distinct_peers(int n, const int *list, int self)
 {
     int c = 0;
@@ -234,7 +216,8 @@ void nh_stfw_pre(const nh_plan *p, int indeg, const int *srcs, int outdeg, const
  * call (on the original plan, with the neighbor lists). */
 typedef struct nh_stfw_pend {
     int K, n, force_agg, hint_dims, gain, use[NH_OP_COUNT], want[NH_OP_COUNT];
-    double maxout, maxin, avg, sum;
+    nh_stfw_shape shape; /* the model's view of the graph (core/vpt.c prices it) */
+    double sum;
     int indeg, outdeg, *srcs, *dsts;
 } nh_stfw_pend;
 
@@ -253,8 +236,8 @@ static int amortized(const nh_stfw_pend *d, int K, long history)
     nh_vpt v;
     if (!d->gain || nh_vpt_init(&v, K, d->n, 0))
         return 0;
-    nh_stfw_shape g = shape_of(d->maxout, d->maxin, d->avg, K);
-    double gain = model_bl(&g, NH_STFW_MODEL_BYTES) - model_stfw(&v, &g, NH_STFW_MODEL_BYTES);
+    double gain = nh_stfw_model_bl(&nh_cfg.cost, &d->shape, NH_STFW_MODEL_BYTES) -
+                  nh_stfw_model(&nh_cfg.cost, &v, &d->shape, NH_STFW_MODEL_BYTES);
     nh_vpt_fini(&v);
     int lg = 1;
     while ((1 << lg) < K)
@@ -295,17 +278,17 @@ int nh_stfw_setup_agreed(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs,
         }
         return MPI_SUCCESS;
     }
-    d.maxout = (double)mx[0];
-    d.maxin = (double)mx[1];
+    /* ranks per node: the most on one node of the start-up's scope (agreed
+     * there), at most K */
     d.sum = (double)mx[PRE_MAX];
-    d.avg = K ? d.sum / K : 0;
+    d.shape = (nh_stfw_shape){(double)mx[0], (double)mx[1], K ? d.sum / K : 0, K,
+                              nh_node_max < K ? nh_node_max : K};
     /* agg: node aggregation where it applies, else the VPT auto chooses */
     d.force_agg = dims_req == NH_STFW_AGG;
     if (d.force_agg)
         dims_req = 0;
     int arm, forced = 0, any = 0;
-    nh_stfw_shape g = shape_of(d.maxout, d.maxin, d.avg, K);
-    d.n = nh_stfw_choose_dims(&nh_cfg.cost, &g, dims_req, &d.gain, &arm);
+    d.n = nh_stfw_choose_dims(&nh_cfg.cost, &d.shape, dims_req, &d.gain, &arm);
     if (dims_req > 0 && d.n != dims_req && (d.want[0] == 2 || d.want[1] == 2 || arm))
         nh_warn("communicator %d: NHOOD_STFW_DIMS/nhood_stfw_dims=%d is more than %d processes "
                 "allow; using %d",
@@ -417,7 +400,7 @@ static int build(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int out
 {
     int rc, K, rank, n = d->n, gain = d->gain, hint_dims = d->hint_dims;
     int force_agg = d->force_agg;
-    double maxout = d->maxout, maxin = d->maxin, avg = d->avg, sum = d->sum;
+    const nh_stfw_shape *sh = &d->shape;
     const int *use = d->use, *want = d->want;
     if ((rc = PMPI_Comm_size(graph, &K)) || (rc = PMPI_Comm_rank(graph, &rank)))
         return rc;
@@ -438,15 +421,13 @@ static int build(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int out
     nh_vpt agg;
     int applied = 0, agg_ok = 0, nrc = nh_vpt_node(graph, n, &st->v, &agg, &applied, &agg_ok);
     ok = nrc == MPI_SUCCESS && (applied || nh_vpt_init(&st->v, K, n, 0) == 0);
-    nh_stfw_shape sh = shape_of(maxout, maxin, avg, K);
-    double t_agg = ok && agg_ok ? model_stfw(&agg, &sh, NH_STFW_DIMS_BYTES) : 0;
     if (ok && agg_ok &&
         (force_agg || (hint_dims <= 0 && nh_cfg.stfw_dims <= 0 &&
-                       t_agg < model_stfw(&st->v, &sh, NH_STFW_DIMS_BYTES)))) {
+                       nh_stfw_agg_beats(&nh_cfg.cost, &agg, &st->v, sh)))) {
         nh_vpt_fini(&st->v);
         st->v = agg;
         applied = 2;
-        gain = model_stfw(&agg, &sh, NH_STFW_MODEL_BYTES) < model_bl(&sh, NH_STFW_MODEL_BYTES);
+        gain = nh_stfw_beats_bl(&nh_cfg.cost, &agg, sh, NH_STFW_MODEL_BYTES);
     } else if (agg_ok) {
         nh_vpt_fini(&agg);
     } else if (ok && force_agg && rank == 0) {
@@ -488,10 +469,8 @@ static int build(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int out
         st->recheck[o] = use[o] && want[o] == 1;
         st->off[o] = st->recheck[o] && !gain;
     }
-    st->maxout = maxout;
-    st->maxin = maxin;
-    st->avg = avg;
-    st->edges = (double)sum;
+    st->shape = *sh;
+    st->edges = d->sum;
     st->bl_mmax = mine[NH_OP_COUNT];
     st->bl_mavg = (double)msum[NH_OP_COUNT] / K;
     if (p->pcomm == MPI_COMM_NULL && (rc = nh_comm_dup(graph, &p->pcomm)))
@@ -514,16 +493,14 @@ out:
 
 int nh_stfw_wins_in_window(const nh_stfw *st, double bytes, double w)
 {
-    nh_stfw_shape g = shape_of(st->maxout, st->maxin, st->avg, st->v.K);
-    double t = model_stfw(&st->v, &g, bytes), first = t / st->v.n;
-    double bl = model_bl(&g, bytes);
+    double t = nh_stfw_model(&nh_cfg.cost, &st->v, &st->shape, bytes), first = t / st->v.n;
+    double bl = nh_stfw_model_bl(&nh_cfg.cost, &st->shape, bytes);
     return nh_cost_in_window(w, first, t) < nh_cost_in_window(w, bl, bl);
 }
 
 int nh_stfw_wins(const nh_stfw *st, double bytes)
 {
-    nh_stfw_shape g = shape_of(st->maxout, st->maxin, st->avg, st->v.K);
-    return model_stfw(&st->v, &g, bytes) < model_bl(&g, bytes);
+    return nh_stfw_beats_bl(&nh_cfg.cost, &st->v, &st->shape, bytes);
 }
 
 int nh_stfw_predict_waiting(const nh_plan *p, nh_op op, int block_bytes)
@@ -533,8 +510,7 @@ int nh_stfw_predict_waiting(const nh_plan *p, nh_op op, int block_bytes)
     nh_vpt v;
     if (!d || !d->use[op] || nh_vpt_init(&v, d->K, d->n, 0))
         return 0;
-    nh_stfw_shape g = shape_of(d->maxout, d->maxin, d->avg, d->K);
-    int win = d->want[op] == 2 || model_stfw(&v, &g, block_bytes) < model_bl(&g, block_bytes);
+    int win = d->want[op] == 2 || nh_stfw_beats_bl(&nh_cfg.cost, &v, &d->shape, block_bytes);
     nh_vpt_fini(&v);
     return win ? d->n : 0;
 }

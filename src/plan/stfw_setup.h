@@ -20,7 +20,8 @@ typedef struct nh_stfw {
      * message per neighbor (the choice for NH_STFW_MODEL_BYTES until the
      * re-check, its outcome after; the schedule stays for requests made
      * before) */
-    double maxout, maxin, avg, edges;
+    nh_stfw_shape shape;
+    double edges;
     int recheck[NH_OP_COUNT], off[NH_OP_COUNT];
     double block[NH_OP_COUNT];
 } nh_stfw;

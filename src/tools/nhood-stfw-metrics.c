@@ -304,16 +304,14 @@ int main(int argc, char **argv)
             nh_stfw_metrics none = {0};
             nh_vpt_format(&agg, vpt, sizeof(vpt));
             row(csv, "AGG", vpt, &none, bl.vavg, "-", nh_stfw_model(&cost, &agg, &shape, bytes));
-            use_agg = got && nh_stfw_model(&cost, &agg, &shape, NH_STFW_DIMS_BYTES) <
-                                 nh_stfw_model(&cost, &v, &shape, NH_STFW_DIMS_BYTES);
+            use_agg = got && nh_stfw_agg_beats(&cost, &agg, &v, &shape);
             if (use_agg) {
                 nh_vpt_fini(&v);
                 v = agg;
             } else
                 nh_vpt_fini(&agg);
         }
-        if (got &&
-            nh_stfw_model(&cost, &v, &shape, bytes) < nh_stfw_model_bl(&cost, &shape, bytes)) {
+        if (got && nh_stfw_beats_bl(&cost, &v, &shape, bytes)) {
             if (use_agg)
                 snprintf(what, sizeof(what), "stfw:agg");
             else
