@@ -27,29 +27,38 @@ void nh_cost_vec(const nh_cost *c, double par[NH_NTERMS])
 double nh_cost_phase(const double par[NH_NTERMS], const double n[NH_NTERMS], double lin[NH_NTERMS])
 {
     enum { POST, WIRE, INJECT };
-    /* each term's place: posting, the wire, the link, or after the max */
+    /* each term's place: posting, the wire, the link, receiving (-2) or
+     * after the max (-1) */
     static const signed char place[NH_NTERMS] = {
         [NH_TERM_ALPHA] = -1,    [NH_TERM_O] = POST,
-        [NH_TERM_O_RECV] = -1,   [NH_TERM_BETA] = POST,
+        [NH_TERM_O_RECV] = -2,   [NH_TERM_BETA] = POST,
         [NH_TERM_GAMMA] = -1,    [NH_TERM_PACK] = POST,
         [NH_TERM_GATHER] = POST, [NH_TERM_GATHER_SMALL] = POST,
         [NH_TERM_DELTA] = POST,  [NH_TERM_RNDV] = POST,
         [NH_TERM_NODE] = WIRE,   [NH_TERM_LINK] = INJECT,
-        [NH_TERM_CORE] = -1,     [NH_TERM_CALL] = -1};
+        [NH_TERM_CORE] = -1,     [NH_TERM_CALL] = -1,
+        [NH_TERM_HOP] = WIRE,    [NH_TERM_HOP_LINK] = INJECT};
     double br[3] = {0, 0, 0}, after = 0;
     for (int i = 0; i < NH_NTERMS; i++)
         if (place[i] >= 0)
             br[place[i]] += par[i] * n[i];
-        else if (i != NH_TERM_ALPHA)
+        else if (place[i] == -1 && i != NH_TERM_ALPHA)
             after += par[i] * n[i];
     br[WIRE] += (par[NH_TERM_O] + par[NH_TERM_ALPHA]) * n[NH_TERM_ALPHA];
+    /* receiving: every message after posting or the first arrival; behind
+     * the link only the last one's, the others as they come */
+    double last = n[NH_TERM_O_RECV] < n[NH_TERM_ALPHA] ? n[NH_TERM_O_RECV] : n[NH_TERM_ALPHA],
+           recv[3] = {n[NH_TERM_O_RECV], n[NH_TERM_O_RECV], last};
+    for (int b = 0; b < 3; b++)
+        br[b] += par[NH_TERM_O_RECV] * recv[b];
     int k = br[POST] >= br[WIRE] && br[POST] >= br[INJECT] ? POST
             : br[WIRE] >= br[INJECT]                       ? WIRE
                                                            : INJECT;
     if (lin) {
         for (int i = 0; i < NH_NTERMS; i++)
-            if (place[i] < 0 ? i != NH_TERM_ALPHA : place[i] == k)
+            if (place[i] == -1 ? i != NH_TERM_ALPHA : place[i] == k)
                 lin[i] += n[i];
+        lin[NH_TERM_O_RECV] += recv[k];
         if (k == WIRE) {
             lin[NH_TERM_O] += n[NH_TERM_ALPHA];
             lin[NH_TERM_ALPHA] += n[NH_TERM_ALPHA];
@@ -125,14 +134,22 @@ static void round_counts(const nh_round *r, size_t m, int packed, double eager, 
     }
 }
 
-/* A phase's node counts: whether some message leaves its node, and the
- * bytes the busiest node sends off it (node_pb; without it, the node's
- * blocks spread evenly over its crossing phases). */
+void nh_cost_node_counts(const nh_node_phase *ph, size_t m, double n[NH_NTERMS])
+{
+    n[NH_TERM_NODE] = ph->blocks > 0;
+    n[NH_TERM_LINK] = (double)m * (double)ph->blocks;
+    n[NH_TERM_HOP] = ph->far;
+    n[NH_TERM_HOP_LINK] = (double)m * (double)ph->far_blocks;
+}
+
+/* A phase's node counts: whether some message leaves its node, the
+ * bytes the busiest node sends off it (node_ph; without it, the node's
+ * blocks spread evenly over its crossing phases), the farthest message's
+ * nodes beyond the first, and the bytes times those nodes one way round. */
 static void node_counts(const nh_sched *s, int phase, size_t m, double n[NH_NTERMS])
 {
-    if (s->node_pb) {
-        n[NH_TERM_NODE] = s->node_pb[phase] > 0;
-        n[NH_TERM_LINK] = (double)m * (double)s->node_pb[phase];
+    if (s->node_ph) {
+        nh_cost_node_counts(&s->node_ph[phase], m, n);
     } else if (s->node_phases > 0 && s->tmpl_rounds > 0) {
         n[NH_TERM_NODE] = (double)s->node_phases / s->tmpl_rounds;
         n[NH_TERM_LINK] = (double)m * (double)s->node_blocks / s->tmpl_rounds;

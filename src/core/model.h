@@ -30,18 +30,28 @@
  * counts n[] (the busiest interior rank's, NH_TERM_* order: n[ALPHA]
  * phases, n[O] messages sent, n[O_RECV] received, n[BETA] bytes sent, ...)
  * cost
- *   max(post, wire, inject) + after, where
+ *   max(post + recv, wire + recv, inject + last) + after, where
  *   post   = o n[O] + beta n[BETA] + rndv n[RNDV] + pack n[PACK]
  *            + gather n[GATHER] + gather_small n[GATHER_SMALL] + delta n[DELTA]:
  *            the sender posts its messages one after the other;
- *   wire   = (o + alpha) n[ALPHA] + node n[NODE]: the first message
- *            arrives one latency after it is posted, so latency is paid
- *            once per phase and hides behind the posting of many messages;
- *   inject = link n[LINK]: the bytes all ranks of the busiest node send
- *            off it in the phase, through its link;
- *   after  = o_recv n[O_RECV] + gamma n[GAMMA] + core n[CORE]
- *            + call n[CALL]: receiving, local copies, the wait for a core
- *            and nhood's own work per call.
+ *   wire   = (o + alpha) n[ALPHA] + node n[NODE] + hop n[HOP]: the first
+ *            message arrives one latency after it is posted, so latency
+ *            is paid once per phase and hides behind the posting of many
+ *            messages; leaving the node adds to it, and so does each node
+ *            the farthest message passes beyond the first;
+ *   inject = link n[LINK] + hop_link n[HOP_LINK]: the bytes all ranks of
+ *            the busiest node send off it in the phase, through its link,
+ *            and where a network's links are shared along a message's way
+ *            (a torus), those bytes again for each node passed beyond the
+ *            first one way round (the nodes in the order of their ranks
+ *            lie along rings of `ring`: core/sched.h);
+ *   recv   = o_recv n[O_RECV]: the receiver handles every message after
+ *            its own posting, or after the first arrives;
+ *   last   = o_recv min(n[O_RECV], n[ALPHA]): where the link bounds the
+ *            phase, messages arrive as it drains and are handled as they
+ *            come, so only the last one's overhead follows it;
+ *   after  = gamma n[GAMMA] + core n[CORE] + call n[CALL]: local copies,
+ *            the wait for a core and nhood's own work per call.
  * MPI's own exchange is one phase of one message per neighbor.  The time
  * is piecewise linear in the parameters: nh_cost_phase also returns the
  * branch taken as terms (lin) whose dot product with the parameters is
@@ -71,12 +81,21 @@
       "busiest node's ranks / its CPUs - 1)")                                                      \
     X(CALL, call, 1.3, 4,                                                                          \
       "us per call nhood runs with its own schedule (its engine's work; MPI's own exchange "       \
-      "pays none)")
+      "pays none)")                                                                                \
+    X(HOP, hop, 0, -1,                                                                             \
+      "us of latency per node a phase's farthest message passes beyond the first (a torus; "       \
+      "nodes along rings of `ring`)")                                                              \
+    X(HOP_LINK, hop_link, 0, -1,                                                                   \
+      "us per byte per node a message passes beyond the first: the links far messages share "      \
+      "(the busiest node's bytes off it one way round, times the nodes passed)")
 
 #define NH_COST_OTHERS(X)                                                                          \
     X(EAGER, eager, 8192, -1, "bytes: larger contiguous messages use the rendezvous protocol")     \
-    X(STAGE, stage, 0.75, -1, "us per store-and-forward stage")                                    \
-    X(FWD, fwd, 0.0008, -1, "us per byte a store-and-forward stage packs, sends on and unpacks")
+    X(STAGE, stage, 1.2, -1, "us per store-and-forward stage")                                     \
+    X(FWD, fwd, 0.0008, -1, "us per byte a store-and-forward stage packs, sends on and unpacks")   \
+    X(RING, ring, 0, -1,                                                                           \
+      "nodes per ring of the network, for hop: the job's nodes in rank order lie along rings of "  \
+      "this many (a torus's first dimension); 0: one ring of them all")
 
 #define NH_COST_FIELD_(N, key, def, group, help) double key;
 typedef struct nh_cost {
@@ -159,6 +178,11 @@ struct nh_sched;
 typedef void (*nh_phase_fn)(void *ctx, const double n[NH_NTERMS]);
 void nh_sched_phases(const struct nh_sched *s, size_t m, int packed, double eager, double excess,
                      nh_phase_fn emit, void *ctx);
+
+/* A phase's node counts (NODE, LINK, HOP, HOP_LINK) from its traffic off
+ * the nodes, for blocks of m bytes, into n. */
+struct nh_node_phase;
+void nh_cost_node_counts(const struct nh_node_phase *ph, size_t m, double n[NH_NTERMS]);
 
 /* Ranks beyond one per core: ranks / cpus - 1 where the busiest node's
  * ranks outnumber the CPUs they may run on, else 0 (also where either is

@@ -244,40 +244,78 @@ int nh_sched_finish(nh_sched *s)
     return pack_temps(s);
 }
 
-/* The most blocks the ranks of one node send off it in one phase, kept
- * in s->node_pb[phase] (where the array can be had). */
-static void phase_peak(nh_sched *s, int phase, long *cur, int p)
+/* The most blocks the ranks of one node send off it in one phase, and
+ * the most block-hops beyond the first in one direction, kept in
+ * s->node_ph[phase]. */
+static void phase_peak(nh_sched *s, int phase, long *cur, long (*dir)[2], int p)
 {
+    nh_node_phase *ph = &s->node_ph[phase];
     for (int q = 0; q < p; q++) {
-        if (s->node_pb && cur[q] > s->node_pb[phase])
-            s->node_pb[phase] = cur[q];
-        cur[q] = 0;
+        if (cur[q] > ph->blocks)
+            ph->blocks = cur[q];
+        for (int k = 0; k < 2; k++)
+            if (dir[q][k] > ph->far_blocks)
+                ph->far_blocks = dir[q][k];
+        cur[q] = dir[q][0] = dir[q][1] = 0;
     }
 }
 
-void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, long *scratch)
+/* Each node's place among the job's nodes, in the order of their lowest
+ * ranks: ord[node_of[q]] (from 0); returns how many there are. */
+static int node_order(const int *node_of, int p, int *ord)
+{
+    int n = 0;
+    for (int r = 0; r < p; r++)
+        ord[r] = 0;
+    for (int q = 0; q < p; q++)
+        ord[node_of[q]] = -1;
+    for (int r = 0; r < p; r++)
+        if (ord[r] < 0)
+            ord[r] = n++;
+    return n;
+}
+
+int nh_node_hops(int a, int b, int ring, int *up)
+{
+    int along = ((b % ring - a % ring) % ring + ring) % ring, rows = abs(b / ring - a / ring);
+    *up = 2 * along <= ring;
+    return (*up ? along : ring - along) + rows;
+}
+
+void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, int ring, long *scratch)
 {
     int p = g->size, d = g->ndims, lastphase = -1, curph = -1;
     s->node_phases = 0;
     s->node_blocks = 0;
-    free(s->node_pb);
-    s->node_pb = calloc((size_t)s->nphases + 1, sizeof(long));
-    long *cur = calloc((size_t)p, sizeof(long));
+    free(s->node_ph);
+    s->node_ph = calloc((size_t)s->nphases + 1, sizeof(*s->node_ph));
+    long *cur = calloc((size_t)p, sizeof(long)), (*dir)[2] = calloc((size_t)p, sizeof(*dir));
+    int *ord = malloc(sizeof(int) * (size_t)p);
+    int whole = s->node_ph && cur && dir && ord;
+    if (whole) {
+        int nnodes = node_order(node_of, p, ord);
+        ring = ring > 0 ? ring : nnodes;
+    }
     memset(scratch, 0, (size_t)p * sizeof(long));
     for (int i = 0; i < s->nrounds; i++) {
         const nh_round *r = &s->rounds[i];
         if (r->copy || !r->has_hop)
             continue;
-        if (cur && curph >= 0 && r->phase != curph)
-            phase_peak(s, curph, cur, p);
+        if (whole && curph >= 0 && r->phase != curph)
+            phase_peak(s, curph, cur, dir, p);
         curph = r->phase;
         int c[NH_MAXDIMS] = {0}, cross = 0;
         for (int q = 0; q < p; q++) { /* c: coordinates of q, row-major */
             int t = nh_grid_shift(g, c, r->hop, +1);
             if (t != NH_NONE && node_of[t] != node_of[q]) {
                 scratch[node_of[q]] += r->tmpl_blocks;
-                if (cur)
+                if (whole) {
+                    int up, h = nh_node_hops(ord[node_of[q]], ord[node_of[t]], ring, &up);
                     cur[node_of[q]] += r->tmpl_blocks;
+                    dir[node_of[q]][up] += r->tmpl_blocks * (long)(h - 1);
+                    if (h - 1 > s->node_ph[r->phase].far)
+                        s->node_ph[r->phase].far = h - 1;
+                }
                 cross = 1;
             }
             for (int j = d - 1; j >= 0 && ++c[j] == g->dims[j]; j--)
@@ -288,16 +326,18 @@ void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, long
             s->node_phases++;
         }
     }
-    if (cur && curph >= 0)
-        phase_peak(s, curph, cur, p);
+    if (whole && curph >= 0)
+        phase_peak(s, curph, cur, dir, p);
     for (int q = 0; q < p; q++)
         if (scratch[q] > s->node_blocks)
             s->node_blocks = scratch[q];
-    if (!cur) { /* without the per-phase peaks, the node's blocks spread evenly */
-        free(s->node_pb);
-        s->node_pb = NULL;
+    if (!whole) { /* without the per-phase peaks, the node's blocks spread evenly */
+        free(s->node_ph);
+        s->node_ph = NULL;
     }
     free(cur);
+    free(dir);
+    free(ord);
 }
 
 void nh_sched_free(nh_sched *s)
@@ -310,7 +350,7 @@ void nh_sched_free(nh_sched *s)
     }
     free(s->rounds);
     free(s->hops);
-    free(s->node_pb);
+    free(s->node_ph);
     free(s);
 }
 

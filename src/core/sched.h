@@ -56,6 +56,13 @@ typedef enum {
     NH_ALGO_COUNT
 } nh_algo;
 
+/* One phase's traffic off the nodes (nh_sched_node_stats). */
+typedef struct nh_node_phase {
+    long blocks;     /* the most blocks the ranks of one node send off it */
+    long far_blocks; /* the most block-hops beyond the first they send one way round */
+    int far;         /* the most hops beyond the first a message of the phase takes */
+} nh_node_phase;
+
 typedef struct nh_sched {
     nh_algo algo;
     nh_op op;
@@ -76,8 +83,8 @@ typedef struct nh_sched {
      * nodes (nh_sched_node_stats; 0 until it is called). */
     int node_phases;  /* communication phases in which some rank sends off its node */
     long node_blocks; /* most blocks the ranks of one node send off it */
-    long *node_pb;    /* per phase, the most blocks the ranks of one node send off it in it
-                       * (NULL: not known; node_blocks spread over node_phases) */
+    nh_node_phase *node_ph; /* per phase (NULL: not known; node_blocks spread over
+                             * node_phases) */
     int cur_key;      /* while building: key recorded with added blocks (see nh_blk) */
     int *hops;        /* split schedules: message phases template entry t's block takes */
 } nh_sched;
@@ -110,12 +117,23 @@ void nh_sched_free(nh_sched *s);
  * rule both of its ends evaluate alike (exec/engine.h: split routes).
  * Returns 0, or -1 (memory). */
 int nh_sched_add_alt(nh_sched *s, const nh_nbhd *nb, int per_dim);
-/* Fills node_phases and node_blocks of a finished grid schedule for a
- * placement of the grid's ranks on nodes: node_of[r] in [0, g->size) names
- * rank r's node (its lowest rank, say).  Interior-rank block counts, so the
- * result is the same on every rank.  scratch holds g->size longs.
+/* The way from node a to node b (their places in rank order, from 0)
+ * with the nodes laid along rings of `ring` nodes one after the other:
+ * the shorter way round the ring, plus a hop per ring between; returns
+ * the hops, and *up whether the ring is taken upwards. */
+int nh_node_hops(int a, int b, int ring, int *up);
+
+/* Fills node_phases, node_blocks and node_ph of a finished grid
+ * schedule for a placement of the grid's ranks on nodes: node_of[r] in
+ * [0, g->size) names rank r's node (its lowest rank, say).  The nodes,
+ * in the order of their lowest ranks, lie along rings of `ring` nodes
+ * one after the other (a torus's first dimension; 0: one ring of them
+ * all); a block from one node to another takes the shorter way round
+ * its ring, plus a hop per ring between.  Interior-rank block counts, so
+ * the result is the same on every rank.  scratch holds g->size longs.
  * O(size * message rounds). */
-void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, long *scratch);
+void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, int ring,
+                         long *scratch);
 
 /* The eager split, one rule for the engine and the cost model: how many
  * of the n blocks of sizes sz[] go in the next message so that it stays
@@ -179,6 +197,8 @@ typedef struct nh_sched_stats {
     long msgs, blocks, copies;
     int node_phases; /* with ppn > 0: see nh_sched_node_stats */
     long node_blocks;
+    int node_far;         /* the most of a phase's nh_node_phase.far */
+    long node_far_blocks; /* the most of a phase's nh_node_phase.far_blocks */
 } nh_sched_stats;
 
 /* End to end without MPI: the neighbor lists every rank of g would pass

@@ -346,6 +346,8 @@ int nh_sim_offsets(const nh_grid *g, int s, const int *off, unsigned seed, nh_op
     st->copies = sch[0]->tmpl_copies;
     st->node_phases = 0;
     st->node_blocks = 0;
+    st->node_far = 0;
+    st->node_far_blocks = 0;
     if (ppn > 0) {
         int *node_of = malloc(sizeof(int) * (size_t)p);
         long *scratch = malloc(sizeof(long) * (size_t)p);
@@ -353,9 +355,15 @@ int nh_sim_offsets(const nh_grid *g, int s, const int *off, unsigned seed, nh_op
         if (got) {
             for (int r = 0; r < p; r++)
                 node_of[r] = r / ppn * ppn;
-            nh_sched_node_stats(sch[0], g, node_of, scratch);
+            nh_sched_node_stats(sch[0], g, node_of, 0, scratch);
             st->node_phases = sch[0]->node_phases;
             st->node_blocks = sch[0]->node_blocks;
+            for (int ph = 0; sch[0]->node_ph && ph < sch[0]->nphases; ph++) {
+                const nh_node_phase *n = &sch[0]->node_ph[ph];
+                st->node_far = n->far > st->node_far ? n->far : st->node_far;
+                if (n->far_blocks > st->node_far_blocks)
+                    st->node_far_blocks = n->far_blocks;
+            }
         }
         free(node_of);
         free(scratch);

@@ -187,7 +187,9 @@ nh_plan *nh_plan_get(MPI_Comm comm)
  * allocation anywhere), so decisions stay identical. */
 static int node_map(nh_plan *p, MPI_Comm graph, int size)
 {
-    if ((nh_cfg.cost.node <= 0 && nh_cfg.cost.link <= 0) || !nh_plan_coupled(p))
+    if ((nh_cfg.cost.node <= 0 && nh_cfg.cost.link <= 0 && nh_cfg.cost.hop <= 0 &&
+         nh_cfg.cost.hop_link <= 0) ||
+        !nh_plan_coupled(p))
         return MPI_SUCCESS;
     int rc, node, ok;
     if ((rc = nh_node_leader(graph, &node)))

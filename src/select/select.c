@@ -134,7 +134,9 @@ static void native_counts(nh_plan *p, nh_op op, size_t m, double n[NH_NTERMS])
     n[NH_TERM_O] = n[NH_TERM_O_RECV] = p->nb.s;
     n[NH_TERM_BETA] = p->nb.s * (double)m;
     n[NH_TERM_RNDV] = (double)m > nh_cfg.cost.eager ? p->nb.s : 0;
-    if (d && d->node_phases > 0) {
+    if (d && d->node_ph)
+        nh_cost_node_counts(&d->node_ph[0], m, n);
+    else if (d && d->node_phases > 0) {
         n[NH_TERM_NODE] = 1;
         n[NH_TERM_LINK] = (double)m * (double)d->node_blocks;
     }

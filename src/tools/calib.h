@@ -43,6 +43,14 @@ void cal_phase_fit(const double *k, const double *T, int n, double o_s, double *
  * equal); also nhood-simcalib's (src/smpi/calib.c). */
 void cal_line_fit(const double *x, const double *y, int n, double *a, double *b);
 
+/* The nodes' rings from one-way times t[d] from the first node to node
+ * d (d = 1 .. n - 1, in rank order; t[0] unused): the ring size (2 to
+ * n, or 0 for a line without wrap-around, core/sched.h's hops) and the
+ * latency per hop beyond the first whose least-squares line fits best;
+ * *hop = 0 and *ring = 0 where the times do not grow with the hops by
+ * more than `noise` (relative) over the nodes. */
+void cal_ring_fit(const double *t, int n, double noise, double *hop, int *ring);
+
 /* Fits the parameters p (in: the measured ones; out: the fitted ones)
  * to the training calls, telling ratios apart in steps of step (0.005:
  * half a per cent): see calib_fit.c.  Writes what it did to log. */
@@ -66,7 +74,7 @@ void cal_print_table(FILE *out, const double p[CAL_NPARAM], const cal_set *set, 
 
 /* Everything a run measured (calib_io.c). */
 typedef struct cal_result {
-    double measured[CAL_NPARAM], fitted[CAL_NPARAM], eager;
+    double measured[CAL_NPARAM], fitted[CAL_NPARAM], eager, ring;
     double spread[CAL_NPARAM]; /* (max - min) / median over the repetitions; < 0: one */
     double step;               /* the fit's resolution of ratios (0: 0.005) */
     cal_set train, valid;

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "calib.h"
+#include "core/sched.h"
 
 enum { COPIES = 3, CALL = 4 }; /* the fitted groups (core/model.h) */
 
@@ -37,6 +38,36 @@ void cal_line_fit(const double *x, const double *y, int n, double *a, double *b)
     double den = n * sxx - sx * sx;
     *b = den != 0 ? (n * sxy - sx * sy) / den : 0;
     *a = (sy - *b * sx) / n;
+}
+
+void cal_ring_fit(const double *t, int n, double noise, double *hop, int *ring)
+{
+    double best = -1, x[1024], y[1024];
+    *hop = 0;
+    *ring = 0;
+    if (n < 3 || n > 1024)
+        return;
+    for (int R = n; R >= 2; R--) { /* ties to the larger ring */
+        int up;
+        double a, b, sse = 0;
+        for (int d = 1; d < n; d++) {
+            x[d - 1] = nh_node_hops(0, d, R, &up) - 1;
+            y[d - 1] = t[d];
+        }
+        cal_line_fit(x, y, n - 1, &a, &b);
+        for (int d = 0; d < n - 1; d++)
+            sse += (a + b * x[d] - y[d]) * (a + b * x[d] - y[d]);
+        if (b > 0 && (best < 0 || sse < best * (1 - 1e-9))) {
+            double far = 0;
+            for (int d = 0; d < n - 1; d++)
+                far = x[d] > far ? x[d] : far;
+            if (b * far > noise * t[1]) {
+                best = sse;
+                *hop = b;
+                *ring = R;
+            }
+        }
+    }
 }
 
 /* The receive overhead that best fits latency L (relative least squares),

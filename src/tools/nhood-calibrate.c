@@ -175,6 +175,30 @@ static void note(const char *fmt, ...)
         nnotes = sizeof(notes) - 1;
 }
 
+/* Distance (hop, hop_link, ring): one-way times of 8 B from rank 0 to
+ * the first rank of each other node (up to 64 nodes), fitted to the hops
+ * of nodes laid along rings (cal_ring_fit); a far message's bytes load
+ * each link on its way as the first one (hop_link = link) where the
+ * latency grows with distance.  Nothing with fewer than three nodes. */
+static void ring_fit(const int *lead, int nlead, int quick, double *p, double *ring)
+{
+    double t[64];
+    int n = nlead < 64 ? nlead : 64, r = 0;
+    *ring = 0;
+    if (n < 3)
+        return;
+    progress("[1/5] ping-pong to %d nodes", n - 1);
+    for (int d = 1; d < n; d++)
+        t[d] = pingpong(lead[d], 8);
+    cal_ring_fit(t, n, quick ? 0.1 : 0.05, &p[NH_TERM_HOP], &r);
+    p[NH_TERM_HOP_LINK] = p[NH_TERM_HOP] > 0 ? p[NH_TERM_LINK] : 0;
+    *ring = r;
+    note("# ping-pong 8 B to nodes 1..%d: one-way", n - 1);
+    for (int d = 1; d < n; d++)
+        note(" %.3f", t[d]);
+    note(" us; hop %.4g us per node beyond the first along rings of %d\n", p[NH_TERM_HOP], r);
+}
+
 static void usage(void)
 {
     fprintf(stderr,
@@ -236,8 +260,10 @@ static int measure_all(cal_result *res)
     int least; /* the fewest ranks on a node */
     MPI_Comm_size(node, &least);
     MPI_Allreduce(MPI_IN_PLACE, &least, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    int intra = -1, inter = -1, ppn = 0;
+    int intra = -1, inter = -1, ppn = 0, nlead = 0, *lead = malloc(sizeof(int) * (size_t)nprocs);
     for (int q = 0; q < nprocs; q++) {
+        if (node_of[q] == q && lead) /* the nodes' first ranks, in rank order */
+            lead[nlead++] = q;
         if (node_of[q] == node_of[0])
             ppn++;
         if (q > 0 && node_of[q] == node_of[0] && intra < 0)
@@ -313,6 +339,8 @@ static int measure_all(cal_result *res)
         p[LK] = (t_out[i64] - t_out[i16]) / (65536 - 16384);
         p[LK] = p[LK] > 0 ? p[LK] : 0;
     }
+    ring_fit(lead, nlead, quick, p, &res->ring);
+    free(lead);
 
     /* One phase of k messages (core/model.h), NREP times: the send
      * overhead o from posting alone, the latency alpha and the receive

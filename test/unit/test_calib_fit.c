@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sched.h"
 #include "tools/calib.h"
 
 enum { A = NH_TERM_ALPHA, O = NH_TERM_O, OR = NH_TERM_O_RECV, B = NH_TERM_BETA };
@@ -119,6 +120,33 @@ int main(void)
     if (fabs(L - 0.74) > 0.74 / 1000 + 1e-9 || fabs(o_r - 0.15) > 0.15 / 100) {
         fprintf(stderr, "the phase fit misses\n");
         fails++;
+    }
+    /* distance: one-way times to the other nodes along rings (a torus's
+     * first dimension, then a hop per ring), on a crossbar (flat) and with
+     * a growth under the noise */
+    static const struct {
+        int n, ring;
+        double hop, grow; /* grow: the times' growth per node instead (not rings) */
+        int want_ring;
+        double want_hop;
+    } rc[] = {{16, 16, 0.1, 0, 16, 0.1},
+              {20, 6, 0.2, 0, 6, 0.2},
+              {30, 8, 0.05, 0, 8, 0.05},
+              {16, 0, 0, 0, 0, 0},
+              {16, 0, 0, 0.001, 0, 0}};
+    for (size_t i = 0; i < sizeof(rc) / sizeof(rc[0]); i++) {
+        double t[64], hop;
+        int ring, up;
+        for (int d = 1; d < rc[i].n; d++)
+            t[d] = 1.0 + (rc[i].ring ? rc[i].hop * (nh_node_hops(0, d, rc[i].ring, &up) - 1)
+                                     : rc[i].grow * d);
+        cal_ring_fit(t, rc[i].n, 0.05, &hop, &ring);
+        printf("ring fit, %d nodes: ring %d hop %.4f (true %d, %.4f)\n", rc[i].n, ring, hop,
+               rc[i].want_ring, rc[i].want_hop);
+        if (ring != rc[i].want_ring || fabs(hop - rc[i].want_hop) > 1e-9) {
+            fprintf(stderr, "the ring fit misses\n");
+            fails++;
+        }
     }
     printf("%s\n", fails ? "FAIL" : "PASS");
     return fails != 0;

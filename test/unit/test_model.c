@@ -98,6 +98,42 @@ int main(void)
     CHECK(nh_cost_phase(par, n, lin) == 10 + 0.15 && lin[NH_TERM_LINK] == 1e5 &&
               lin[NH_TERM_BETA] == 0 && lin[NH_TERM_O] == 0,
           "the node's link bounds: %g", nh_cost_phase(par, n, NULL));
+    /* behind the link, 8 messages are handled as they come: the last one's
+     * overhead follows it, the others hide */
+    n[NH_TERM_O] = n[NH_TERM_O_RECV] = 8;
+    memset(lin, 0, sizeof(lin));
+    CHECK(nh_cost_phase(par, n, lin) == 10 + 0.15 && lin[NH_TERM_O_RECV] == 1,
+          "one receive after the link: %g", nh_cost_phase(par, n, NULL));
+    n[NH_TERM_LINK] = 1e3; /* posting bounds again: every receive after it */
+    memset(lin, 0, sizeof(lin));
+    double t8 = nh_cost_phase(par, n, lin);
+    CHECK(t8 > 8 * 0.15 + 1 + 8 * 0.15 - 1e-9 && t8 < 8 * 0.15 + 1 + 8 * 0.15 + 1e-9 &&
+              lin[NH_TERM_O_RECV] == 8,
+          "all receives after posting: %g", t8);
+    /* distance: the farthest message's hops add latency, far bytes load the link */
+    memset(n, 0, sizeof(n));
+    n[NH_TERM_ALPHA] = n[NH_TERM_O] = n[NH_TERM_O_RECV] = 1;
+    n[NH_TERM_HOP] = 3;
+    par[NH_TERM_HOP] = 0.1;
+    memset(lin, 0, sizeof(lin));
+    double th = nh_cost_phase(par, n, lin);
+    CHECK(th > 0.15 + 0.74 + 0.3 + 0.15 - 1e-9 && th < 0.15 + 0.74 + 0.3 + 0.15 + 1e-9 &&
+              lin[NH_TERM_HOP] == 3,
+          "three hops beyond the first: %g", th);
+    n[NH_TERM_LINK] = 1e4;
+    n[NH_TERM_HOP_LINK] = 2e4;
+    par[NH_TERM_HOP_LINK] = 1e-4;
+    memset(lin, 0, sizeof(lin));
+    CHECK(nh_cost_phase(par, n, lin) == 1 + 2 + 0.15 && lin[NH_TERM_HOP_LINK] == 2e4 &&
+              lin[NH_TERM_HOP] == 0,
+          "far bytes share the links: %g", nh_cost_phase(par, n, NULL));
+    nh_node_phase np = {.blocks = 100, .far_blocks = 250, .far = 4};
+    memset(n, 0, sizeof(n));
+    nh_cost_node_counts(&np, 8, n);
+    CHECK(n[NH_TERM_NODE] == 1 && n[NH_TERM_LINK] == 800 && n[NH_TERM_HOP] == 4 &&
+              n[NH_TERM_HOP_LINK] == 2000,
+          "a phase's node counts");
+    par[NH_TERM_HOP] = par[NH_TERM_HOP_LINK] = 0;
     memset(n, 0, sizeof(n));
     n[NH_TERM_ALPHA] = n[NH_TERM_NODE] = n[NH_TERM_O] = n[NH_TERM_O_RECV] = 1;
     par[NH_TERM_NODE] = 0.65;

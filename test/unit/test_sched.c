@@ -425,6 +425,40 @@ static void test_node_stats(void)
     }
 }
 
+/* Distance: 16 ranks on a ring, 2 per node (8 nodes in one ring). */
+static void test_node_distance(void)
+{
+    int up = -1;
+    CHECK(nh_node_hops(0, 9, 16, &up) == 7 && up == 0, "the shorter way round a ring of 16");
+    CHECK(nh_node_hops(0, 17, 16, &up) == 2 && up == 1, "one along and one ring on");
+    CHECK(nh_node_hops(3, 35, 16, &up) == 2 && up == 1, "two rings on");
+    CHECK(nh_node_hops(5, 4, 16, &up) == 1 && up == 0, "one down");
+    int dims[1] = {16}, per[1] = {1};
+    nh_grid g;
+    CHECK(nh_grid_init(&g, 1, dims, per) == 0, "1-D grid of 16");
+    static const struct {
+        int off[2], n, far;
+        long far_blocks, blocks;
+    } cases[] = {
+        {{4, -4}, 2, 1, 2, 4}, /* 2 nodes up and down: one hop beyond the first each */
+        {{6, 0}, 1, 2, 4, 2},  /* 3 nodes up: two beyond, 2 ranks' blocks */
+        {{10, 0}, 1, 2, 4, 2}, /* 5 nodes up is 3 down */
+        {{1, -1}, 2, 0, 0, 2}, /* the neighboring node only */
+        {{2, 4}, 2, 1, 2, 4},  /* one node up and two up: the same direction */
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        nh_sim_result res;
+        nh_sched_stats st;
+        int rc = nh_sim_offsets(&g, cases[i].n, cases[i].off, 0, NH_OP_ALLTOALL, NH_ALGO_DIRECT, 1,
+                                0, 2, &res, &st);
+        CHECK(rc == 0 && st.node_far == cases[i].far && st.node_far_blocks == cases[i].far_blocks &&
+                  st.node_blocks == cases[i].blocks,
+              "offsets %d,%d: far %d, block-hops %ld, blocks %ld (want %d, %ld, %ld)",
+              cases[i].off[0], cases[i].off[1], st.node_far, st.node_far_blocks, st.node_blocks,
+              cases[i].far, cases[i].far_blocks, cases[i].blocks);
+    }
+}
+
 /* --quick: 1-D and 2-D neighborhoods and a few random lists only, for
  * slow checkers (scripts/check-valgrind.sh). */
 /* bruck's rounds and messages where they are known in closed form:
@@ -486,6 +520,7 @@ int main(int argc, char **argv)
     test_canon();
     test_split_nbhd();
     test_node_stats();
+    test_node_distance();
     test_bruck();
     test_catalog(quick ? 2 : 4);
     test_random(quick ? 4 : 40);
