@@ -8,6 +8,7 @@
 #include "../../test/bench/stats.h"
 #include "../../test/common.h"
 #include "plan/stfw_setup.h"
+#include "select/select.h"
 #include "nhood.h"
 #include "sync.h"
 #include "smpi/simbench.h"
@@ -356,8 +357,12 @@ int run_neighbor(const opts *o)
                     nh_algo al;
                     /* A graph nhood does not detect may get store-and-forward. */
                     stfw_figures(n->g, chosen, sizeof(chosen), &rounds, &msgs);
-                    if (pl && nh_parse_algo(chosen, &al) == 0 && nh_algos[al].build) {
-                        const nh_sched *sc = nh_plan_sched(pl, nop, al);
+                    /* the schedule the call ran (bruck: at the port count
+                     * the model picks, as forced and auto run it) */
+                    const nh_sched *sc = pl && nh_parse_algo(chosen, &al) == 0 && nh_algos[al].build
+                                             ? nh_sched_forced(pl, nop, al, (size_t)m)
+                                             : NULL;
+                    if (sc) {
                         long mm, vv;
                         sched_counts(sc, (size_t)m, &mm, &vv);
                         rounds = sc->tmpl_rounds;

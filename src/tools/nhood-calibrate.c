@@ -6,7 +6,9 @@
  *
  * 1. Measures what the model's parameters stand for: ping-pong within a
  *    node and between nodes (8 B to 256 KiB: the eager limit and the
- *    rendezvous step, the node and link terms), the time to post k sends
+ *    rendezvous step, the node and link terms), 8 B to every other node
+ *    (with three or more: the ring and hop terms of distance), the time to
+ *    post k sends
  *    (o, the send overhead), one-phase exchanges of k = 1 to 32 messages
  *    (alpha, the latency, and o_recv, the receive overhead: a phase's
  *    model, core/model.h) and of larger ones (beta), seven times over

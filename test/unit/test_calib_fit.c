@@ -8,7 +8,8 @@
  * likewise), leave the measured ones alone, and the evaluation and the
  * table must say so.  cal_phase_fit
  * must recover a phase's latency and receive overhead from exchanges of
- * k = 1 ... 32 messages. */
+ * k = 1 ... 32 messages, and cal_ring_fit the rings and latency per hop
+ * behind one-way times to the other nodes (none on a crossbar). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
