@@ -6,6 +6,14 @@
 #include "nh.h"
 #include "util/sync.h"
 
+/* NHOOD_COST_RING as a ring size for nh_sched_node_stats (0: all the
+ * job's nodes; beyond a million nodes as good as a line). */
+static int ring_size(void)
+{
+    double r = nh_cfg.cost.ring;
+    return r >= 1 ? (int)(r < 1e6 ? r : 1e6) : 0;
+}
+
 /* The sources' half of a neighborhood (pend_sources), once, whoever asks
  * first (copies of the communicator share it).  A misfit means the graph
  * is not consistent (a rank's sources are not the ranks that list it as a
@@ -68,7 +76,7 @@ const nh_sched *nh_plan_sched_ports(nh_plan *p, nh_op op, int k)
         nb.ports = k;
         nh_build_bruck(&nb, op, &s);
         if (s && p->node_of)
-            nh_sched_node_stats(s, &p->nb.g, p->node_of, (int)nh_cfg.cost.ring, p->node_scratch);
+            nh_sched_node_stats(s, &p->nb.g, p->node_of, ring_size(), p->node_scratch);
         __atomic_store_n(&p->bruck[op][k - 1], s, __ATOMIC_RELEASE);
     }
     nh_unlock(NH_LOCK_MISC);
@@ -101,7 +109,7 @@ const nh_sched *nh_plan_sched(nh_plan *p, nh_op op, nh_algo a)
     if (!(s = p->sched[op][a])) {
         nh_algos[a].build(&p->nb, op, &s);
         if (s && p->node_of)
-            nh_sched_node_stats(s, &p->nb.g, p->node_of, (int)nh_cfg.cost.ring, p->node_scratch);
+            nh_sched_node_stats(s, &p->nb.g, p->node_of, ring_size(), p->node_scratch);
         __atomic_store_n(&p->sched[op][a], s, __ATOMIC_RELEASE);
     }
     nh_unlock(NH_LOCK_MISC);
@@ -125,7 +133,7 @@ const nh_sched *nh_plan_sched_split(nh_plan *p, nh_algo a)
             s = NULL;
         }
         if (s && p->node_of)
-            nh_sched_node_stats(s, &p->nb.g, p->node_of, (int)nh_cfg.cost.ring, p->node_scratch);
+            nh_sched_node_stats(s, &p->nb.g, p->node_of, ring_size(), p->node_scratch);
         __atomic_store_n(&p->split[a], s, __ATOMIC_RELEASE);
     }
     nh_unlock(NH_LOCK_MISC);

@@ -91,7 +91,22 @@ int cal_rows_read(const char *path, cal_result *r)
             append(r->notes, sizeof(r->notes), line + 7);
         } else if (strncmp(line, "# fingerprint ", 14) == 0) {
             append(r->fingerprint, sizeof(r->fingerprint), line + 14);
-        } else if (line[0] && line[0] != '#' && strncmp(line, "set,", 4) != 0) {
+        } else if (strncmp(line, "set,", 4) == 0) {
+            /* the parameters the counts are columns of: this build's? */
+            char want[1024] = "set,group,algorithm,us,phases";
+            for (int i = 0; i < CAL_NPARAM; i++) {
+                size_t n = strlen(want);
+                snprintf(want + n, sizeof(want) - n, ",%s", nh_cost_params[i].key);
+            }
+            if (strcmp(line, strcat(want, ",...")) != 0) {
+                fprintf(stderr,
+                        "nhood-calibrate: %s, line %d: the counts are of other parameters "
+                        "(another nhood's --rows); measure again\n",
+                        path, lineno);
+                rc = -2;
+                goto cleanup;
+            }
+        } else if (line[0] && line[0] != '#') {
             static cal_row w;
             char *set = strtok(line, ","), *group = strtok(NULL, ","), *algo = strtok(NULL, ",");
             char *c = strtok(NULL, "");
@@ -118,10 +133,10 @@ int cal_rows_read(const char *path, cal_result *r)
     }
     rc = r->train.n > 0 ? 0 : -1;
 cleanup:
-    if (rc)
+    if (rc == -1)
         fprintf(stderr, "nhood-calibrate: %s, line %d: not a file of --rows\n", path, lineno);
     fclose(f);
-    return rc;
+    return rc ? -1 : 0;
 }
 
 int cal_finish(cal_result *r, const char *out, const char *how)
