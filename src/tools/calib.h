@@ -44,11 +44,11 @@ void cal_phase_fit(const double *k, const double *T, int n, double o_s, double *
 void cal_line_fit(const double *x, const double *y, int n, double *a, double *b);
 
 /* The nodes' rings from one-way times t[d] from the first node to node
- * d (d = 1 .. n - 1, in rank order; t[0] unused): the ring size (2 to
- * n, or 0 for a line without wrap-around, core/sched.h's hops) and the
- * latency per hop beyond the first whose least-squares line fits best;
- * *hop = 0 and *ring = 0 where the times do not grow with the hops by
- * more than `noise` (relative) over the nodes. */
+ * d (d = 1 .. n - 1, in rank order; t[0] unused): the ring size R (2 to
+ * n; core/sched.h's nh_node_hops) and the latency per hop beyond the
+ * first whose least-squares line fits the times best; *hop = 0 and
+ * *ring = 0 (no distance) where no R's line grows over the nodes by more
+ * than `noise` times t[1]. */
 void cal_ring_fit(const double *t, int n, double noise, double *hop, int *ring);
 
 /* Fits the parameters p (in: the measured ones; out: the fitted ones)

@@ -42,7 +42,7 @@ void cal_line_fit(const double *x, const double *y, int n, double *a, double *b)
 
 void cal_ring_fit(const double *t, int n, double noise, double *hop, int *ring)
 {
-    double best = -1, x[1024], y[1024];
+    double best = -1, x[1024];
     *hop = 0;
     *ring = 0;
     if (n < 3 || n > 1024)
@@ -50,13 +50,11 @@ void cal_ring_fit(const double *t, int n, double noise, double *hop, int *ring)
     for (int R = n; R >= 2; R--) { /* ties to the larger ring */
         int up;
         double a, b, sse = 0;
-        for (int d = 1; d < n; d++) {
+        for (int d = 1; d < n; d++)
             x[d - 1] = nh_node_hops(0, d, R, &up) - 1;
-            y[d - 1] = t[d];
-        }
-        cal_line_fit(x, y, n - 1, &a, &b);
+        cal_line_fit(x, t + 1, n - 1, &a, &b); /* t[1 .. n - 1] */
         for (int d = 0; d < n - 1; d++)
-            sse += (a + b * x[d] - y[d]) * (a + b * x[d] - y[d]);
+            sse += (a + b * x[d] - t[d + 1]) * (a + b * x[d] - t[d + 1]);
         if (b > 0 && (best < 0 || sse < best * (1 - 1e-9))) {
             double far = 0;
             for (int d = 0; d < n - 1; d++)
