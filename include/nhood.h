@@ -60,7 +60,7 @@ enum {
     NHOOD_TERM_CORE,         /* phases times ranks beyond one per core (NHOOD_COST_CORE) */
     NHOOD_TERM_CALL,         /* calls nhood runs itself (NHOOD_COST_CALL) */
     NHOOD_TERM_HOP,      /* nodes the farthest message passes beyond the first (NHOOD_COST_HOP) */
-    NHOOD_TERM_HOP_LINK, /* bytes off the node times those nodes (NHOOD_COST_HOP_LINK) */
+    NHOOD_TERM_HOP_LINK, /* bytes on the busiest link between nodes (NHOOD_COST_HOP_LINK) */
     NHOOD_COST_TERMS
 };
 

@@ -26,9 +26,9 @@ void nh_cost_vec(const nh_cost *c, double par[NH_NTERMS])
 
 double nh_cost_phase(const double par[NH_NTERMS], const double n[NH_NTERMS], double lin[NH_NTERMS])
 {
-    enum { POST, WIRE, INJECT };
-    /* each term's place: posting, the wire, the link, receiving (-2) or
-     * after the max (-1) */
+    enum { POST, WIRE, INJECT, NET, NBR };
+    /* each term's place: posting, the wire, the node's link, the busiest
+     * link between nodes, receiving (-2) or after the max (-1) */
     static const signed char place[NH_NTERMS] = {
         [NH_TERM_ALPHA] = -1,    [NH_TERM_O] = POST,
         [NH_TERM_O_RECV] = -2,   [NH_TERM_BETA] = POST,
@@ -37,29 +37,35 @@ double nh_cost_phase(const double par[NH_NTERMS], const double n[NH_NTERMS], dou
         [NH_TERM_DELTA] = POST,  [NH_TERM_RNDV] = POST,
         [NH_TERM_NODE] = WIRE,   [NH_TERM_LINK] = INJECT,
         [NH_TERM_CORE] = -1,     [NH_TERM_CALL] = -1,
-        [NH_TERM_HOP] = WIRE,    [NH_TERM_HOP_LINK] = INJECT};
-    double br[3] = {0, 0, 0}, after = 0;
+        [NH_TERM_HOP] = WIRE,    [NH_TERM_HOP_LINK] = NET};
+    double br[NBR] = {0}, after = 0;
     for (int i = 0; i < NH_NTERMS; i++)
         if (place[i] >= 0)
             br[place[i]] += par[i] * n[i];
         else if (place[i] == -1 && i != NH_TERM_ALPHA)
             after += par[i] * n[i];
     br[WIRE] += (par[NH_TERM_O] + par[NH_TERM_ALPHA]) * n[NH_TERM_ALPHA];
+    /* a link drains from the first message's posting and its last byte
+     * arrives a latency later (where the phase pays its own latency) */
+    int drain = n[NH_TERM_ALPHA] > 0;
+    br[INJECT] += drain * br[WIRE];
+    br[NET] += drain * br[WIRE];
     /* receiving: every message after posting or the first arrival; behind
-     * the link only the last one's, the others as they come */
+     * a link only the last one's, the others as they come */
     double last = n[NH_TERM_O_RECV] < n[NH_TERM_ALPHA] ? n[NH_TERM_O_RECV] : n[NH_TERM_ALPHA],
-           recv[3] = {n[NH_TERM_O_RECV], n[NH_TERM_O_RECV], last};
-    for (int b = 0; b < 3; b++)
+           recv[NBR] = {n[NH_TERM_O_RECV], n[NH_TERM_O_RECV], last, last};
+    int k = 0;
+    for (int b = 0; b < NBR; b++) {
         br[b] += par[NH_TERM_O_RECV] * recv[b];
-    int k = br[POST] >= br[WIRE] && br[POST] >= br[INJECT] ? POST
-            : br[WIRE] >= br[INJECT]                       ? WIRE
-                                                           : INJECT;
+        k = br[b] > br[k] ? b : k;
+    }
     if (lin) {
         for (int i = 0; i < NH_NTERMS; i++)
-            if (place[i] == -1 ? i != NH_TERM_ALPHA : place[i] == k)
+            if (place[i] == -1 ? i != NH_TERM_ALPHA
+                               : place[i] == k || (place[i] == WIRE && k > WIRE && drain))
                 lin[i] += n[i];
         lin[NH_TERM_O_RECV] += recv[k];
-        if (k == WIRE) {
+        if (k >= WIRE) {
             lin[NH_TERM_O] += n[NH_TERM_ALPHA];
             lin[NH_TERM_ALPHA] += n[NH_TERM_ALPHA];
         }
@@ -83,7 +89,9 @@ double nh_cost_exchange_node(const nh_cost *c, double phases, double sent, doubl
     n[NH_TERM_O_RECV] = received;
     n[NH_TERM_BETA] = bytes;
     n[NH_TERM_NODE] = off_node;
-    n[NH_TERM_LINK] = link_bytes;
+    /* without a map of their ways, the bytes may all take one of the
+     * network's links as well */
+    n[NH_TERM_LINK] = n[NH_TERM_HOP_LINK] = link_bytes;
     return nh_cost_phase_of(c, n, NULL);
 }
 
@@ -139,7 +147,7 @@ void nh_cost_node_counts(const nh_node_phase *ph, size_t m, double n[NH_NTERMS])
     n[NH_TERM_NODE] = ph->blocks > 0;
     n[NH_TERM_LINK] = (double)m * (double)ph->blocks;
     n[NH_TERM_HOP] = ph->far;
-    n[NH_TERM_HOP_LINK] = (double)m * (double)ph->far_blocks;
+    n[NH_TERM_HOP_LINK] = (double)m * (double)ph->link_blocks;
 }
 
 /* A phase's node counts: whether some message leaves its node, the

@@ -30,7 +30,8 @@
  * counts n[] (the busiest interior rank's, NH_TERM_* order: n[ALPHA]
  * phases, n[O] messages sent, n[O_RECV] received, n[BETA] bytes sent, ...)
  * cost
- *   max(post + recv, wire + recv, inject + last) + after, where
+ *   max(post + recv, wire + recv, wire + inject + last,
+ *       wire + net + last) + after, where
  *   post   = o n[O] + beta n[BETA] + rndv n[RNDV] + pack n[PACK]
  *            + gather n[GATHER] + gather_small n[GATHER_SMALL] + delta n[DELTA]:
  *            the sender posts its messages one after the other;
@@ -38,16 +39,22 @@
  *            message arrives one latency after it is posted, so latency
  *            is paid once per phase and hides behind the posting of many
  *            messages; leaving the node adds to it, and so does each node
- *            the farthest message passes beyond the first;
- *   inject = link n[LINK] + hop_link n[HOP_LINK]: the bytes all ranks of
- *            the busiest node send off it in the phase, through its link,
- *            and where a network's links are shared along a message's way
- *            (a torus), those bytes again for each node passed beyond the
- *            first one way round (the nodes in the order of their ranks
- *            lie along rings of `ring`: core/sched.h);
+ *            the farthest message passes beyond the first (the nodes in
+ *            the order of their ranks lie along rings of `ring`:
+ *            core/sched.h);
+ *   inject = link n[LINK]: the bytes all ranks of the busiest node send
+ *            off it in the phase, through the node's own link;
+ *   net    = hop_link n[HOP_LINK]: the bytes on the busiest directed link
+ *            between nodes, where messages from several nodes share the
+ *            links on their way (a torus: a node has a link each way, far
+ *            messages cross the links of the nodes between);
+ *            a link drains from the first message's posting, and its last
+ *            byte arrives a latency (wire) later; a phase without latency
+ *            of its own (n[ALPHA] = 0: a store-and-forward stage, whose
+ *            latency `stage` holds) adds no wire there;
  *   recv   = o_recv n[O_RECV]: the receiver handles every message after
  *            its own posting, or after the first arrives;
- *   last   = o_recv min(n[O_RECV], n[ALPHA]): where the link bounds the
+ *   last   = o_recv min(n[O_RECV], n[ALPHA]): where a link bounds the
  *            phase, messages arrive as it drains and are handled as they
  *            come, so only the last one's overhead follows it;
  *   after  = gamma n[GAMMA] + core n[CORE] + call n[CALL]: local copies,
@@ -75,7 +82,7 @@
     X(RNDV, rndv, 2.0, 1, "us of rendezvous handshake per message above the eager limit")          \
     X(NODE, node, 0, -1, "us of latency a phase adds where some message leaves its node")          \
     X(LINK, link, 0, -1,                                                                           \
-      "us per byte through a node's network link (all its ranks' bytes off the node in a phase)")  \
+      "us per byte through a node's own link (all its ranks' bytes off the node in a phase)")      \
     X(CORE, core, 4.0, -1,                                                                         \
       "us per phase per rank beyond one per core (oversubscription: the "                          \
       "busiest node's ranks / its CPUs - 1)")                                                      \
@@ -86,8 +93,8 @@
       "us of latency per node a phase's farthest message passes beyond the first (a torus; "       \
       "nodes along rings of `ring`)")                                                              \
     X(HOP_LINK, hop_link, 0, -1,                                                                   \
-      "us per byte per node a message passes beyond the first: the links far messages share "      \
-      "(the busiest node's bytes off it one way round, times the nodes passed)")
+      "us per byte on a link between nodes, the busiest one way in a phase (the messages of "      \
+      "several nodes share the links on their way; nodes along rings of `ring`)")
 
 #define NH_COST_OTHERS(X)                                                                          \
     X(EAGER, eager, 8192, -1, "bytes: larger contiguous messages use the rendezvous protocol")     \
@@ -157,7 +164,8 @@ double nh_cost_exchange(const nh_cost *c, double phases, double sent, double rec
                         double bytes);
 
 /* The same with the node's traffic: off_node latencies off the node
- * (NODE) and link_bytes through the busiest node's link (LINK). */
+ * (NODE) and link_bytes through the busiest node's link (LINK); without
+ * a map of their ways, also all through one link between nodes (HOP_LINK). */
 double nh_cost_exchange_node(const nh_cost *c, double phases, double sent, double received,
                              double bytes, double off_node, double link_bytes);
 

@@ -244,20 +244,82 @@ int nh_sched_finish(nh_sched *s)
     return pack_temps(s);
 }
 
+/* Directed loads on the links between nodes in one phase.  The nodes,
+ * in rank order, lie along rings of `ring` (place ord % ring, ring
+ * ord / ring); a message goes the shorter way round its source's ring,
+ * then from ring to ring at its destination's place (nh_node_hops).
+ * Each message adds its blocks to a range of links through difference
+ * arrays, so it costs O(1), and a phase's busiest link O(nodes). */
+typedef struct {
+    int ring, rows;
+    long *along;  /* [dir][row][ring + 1]: link from place i to i + 1 (up) or i - 1 */
+    long *across; /* [dir][place][rows + 1]: link from ring b to b + 1 (up) or back */
+} link_loads;
+
+static int loads_init(link_loads *l, int nnodes, int ring)
+{
+    l->ring = ring;
+    l->rows = (nnodes + ring - 1) / ring;
+    l->along = calloc((size_t)2 * l->rows * (ring + 1), sizeof(long));
+    l->across = calloc((size_t)2 * ring * (l->rows + 1), sizeof(long));
+    return l->along && l->across ? 0 : -1;
+}
+
+/* b blocks on links lo, lo + 1, ..., lo + len - 1 round a ring of n */
+static void ring_add(long *d, int n, int lo, int len, long b)
+{
+    d[lo] += b;
+    if (lo + len <= n) {
+        d[lo + len] -= b;
+    } else {
+        d[n] -= b;
+        d[0] += b;
+        d[lo + len - n] -= b;
+    }
+}
+
+static void loads_add(link_loads *l, int a, int b, long blocks)
+{
+    int R = l->ring, pa = a % R, ra = a / R, pb = b % R, rb = b / R, up;
+    int h = nh_node_hops(pa, pb, R, &up);
+    long *row = l->along + ((size_t)(up ? 0 : 1) * l->rows + ra) * (R + 1);
+    if (h > 0)
+        ring_add(row, R, up ? pa : (pa - h + 1 + R) % R, h, blocks);
+    if (ra != rb) {
+        long *col = l->across + ((size_t)(rb > ra ? 0 : 1) * R + pb) * (l->rows + 1);
+        col[ra < rb ? ra : rb] += blocks;
+        col[ra < rb ? rb : ra] -= blocks;
+    }
+}
+
+/* the busiest of `lines` rings or columns of len links; clears them */
+static long loads_peak(long *d, size_t lines, int len)
+{
+    long peak = 0;
+    for (size_t i = 0; i < lines; i++, d += len + 1) {
+        long run = 0;
+        for (int j = 0; j <= len; j++) {
+            run += d[j];
+            peak = run > peak ? run : peak;
+            d[j] = 0;
+        }
+    }
+    return peak;
+}
+
 /* The most blocks the ranks of one node send off it in one phase, and
- * the most block-hops beyond the first in one direction, kept in
- * s->node_ph[phase]. */
-static void phase_peak(nh_sched *s, int phase, long *cur, long (*dir)[2], int p)
+ * the busiest link's, kept in s->node_ph[phase]. */
+static void phase_peak(nh_sched *s, int phase, long *cur, link_loads *l, int p)
 {
     nh_node_phase *ph = &s->node_ph[phase];
     for (int q = 0; q < p; q++) {
         if (cur[q] > ph->blocks)
             ph->blocks = cur[q];
-        for (int k = 0; k < 2; k++)
-            if (dir[q][k] > ph->far_blocks)
-                ph->far_blocks = dir[q][k];
-        cur[q] = dir[q][0] = dir[q][1] = 0;
+        cur[q] = 0;
     }
+    long a = loads_peak(l->along, (size_t)2 * l->rows, l->ring),
+         b = loads_peak(l->across, (size_t)2 * l->ring, l->rows);
+    ph->link_blocks = a > b ? a : b;
 }
 
 /* Each node's place among the job's nodes, in the order of their lowest
@@ -289,12 +351,13 @@ void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, int 
     s->node_blocks = 0;
     free(s->node_ph);
     s->node_ph = calloc((size_t)s->nphases + 1, sizeof(*s->node_ph));
-    long *cur = calloc((size_t)p, sizeof(long)), (*dir)[2] = calloc((size_t)p, sizeof(*dir));
+    long *cur = calloc((size_t)p, sizeof(long));
     int *ord = malloc(sizeof(int) * (size_t)p);
-    int whole = s->node_ph && cur && dir && ord;
+    link_loads l = {0, 0, NULL, NULL};
+    int whole = s->node_ph && cur && ord;
     if (whole) {
         int nnodes = node_order(node_of, p, ord);
-        ring = ring > 0 ? ring : nnodes;
+        whole = loads_init(&l, nnodes, ring > 0 ? ring : nnodes) == 0;
     }
     memset(scratch, 0, (size_t)p * sizeof(long));
     for (int i = 0; i < s->nrounds; i++) {
@@ -302,7 +365,7 @@ void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, int 
         if (r->copy || !r->has_hop)
             continue;
         if (whole && curph >= 0 && r->phase != curph)
-            phase_peak(s, curph, cur, dir, p);
+            phase_peak(s, curph, cur, &l, p);
         curph = r->phase;
         int c[NH_MAXDIMS] = {0}, cross = 0;
         for (int q = 0; q < p; q++) { /* c: coordinates of q, row-major */
@@ -310,9 +373,10 @@ void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, int 
             if (t != NH_NONE && node_of[t] != node_of[q]) {
                 scratch[node_of[q]] += r->tmpl_blocks;
                 if (whole) {
-                    int up, h = nh_node_hops(ord[node_of[q]], ord[node_of[t]], ring, &up);
+                    int up, a = ord[node_of[q]], b = ord[node_of[t]];
+                    int h = nh_node_hops(a, b, l.ring, &up);
                     cur[node_of[q]] += r->tmpl_blocks;
-                    dir[node_of[q]][up] += r->tmpl_blocks * (long)(h - 1);
+                    loads_add(&l, a, b, r->tmpl_blocks);
                     if (h - 1 > s->node_ph[r->phase].far)
                         s->node_ph[r->phase].far = h - 1;
                 }
@@ -327,7 +391,7 @@ void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, int 
         }
     }
     if (whole && curph >= 0)
-        phase_peak(s, curph, cur, dir, p);
+        phase_peak(s, curph, cur, &l, p);
     for (int q = 0; q < p; q++)
         if (scratch[q] > s->node_blocks)
             s->node_blocks = scratch[q];
@@ -336,8 +400,9 @@ void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, int 
         s->node_ph = NULL;
     }
     free(cur);
-    free(dir);
     free(ord);
+    free(l.along);
+    free(l.across);
 }
 
 void nh_sched_free(nh_sched *s)

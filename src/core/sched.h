@@ -59,7 +59,7 @@ typedef enum {
 /* One phase's traffic off the nodes (nh_sched_node_stats). */
 typedef struct nh_node_phase {
     long blocks;     /* the most blocks the ranks of one node send off it */
-    long far_blocks; /* the most block-hops beyond the first they send one way round */
+    long link_blocks; /* the blocks on the busiest directed link between nodes */
     int far;         /* the most hops beyond the first a message of the phase takes */
 } nh_node_phase;
 
@@ -129,9 +129,10 @@ int nh_node_hops(int a, int b, int ring, int *up);
  * in the order of their lowest ranks, lie along rings of `ring` nodes
  * one after the other (a torus's first dimension; 0: one ring of them
  * all); a block from one node to another takes the shorter way round
- * its ring, plus a hop per ring between.  Interior-rank block counts, so
- * the result is the same on every rank.  scratch holds g->size longs.
- * O(size * message rounds). */
+ * its ring, plus a hop per ring between at its destination's place, and
+ * loads each link on that way (each direction a link of its own).
+ * Interior-rank block counts, so the result is the same on every rank.
+ * scratch holds g->size longs.  O(size * message rounds + nodes * phases). */
 void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, int ring,
                          long *scratch);
 
@@ -198,7 +199,7 @@ typedef struct nh_sched_stats {
     int node_phases; /* with ppn > 0: see nh_sched_node_stats */
     long node_blocks;
     int node_far;         /* the most of a phase's nh_node_phase.far */
-    long node_far_blocks; /* the most of a phase's nh_node_phase.far_blocks */
+    long node_link_blocks; /* the most of a phase's nh_node_phase.link_blocks */
 } nh_sched_stats;
 
 /* End to end without MPI: the neighbor lists every rank of g would pass

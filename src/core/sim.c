@@ -347,7 +347,7 @@ int nh_sim_offsets(const nh_grid *g, int s, const int *off, unsigned seed, nh_op
     st->node_phases = 0;
     st->node_blocks = 0;
     st->node_far = 0;
-    st->node_far_blocks = 0;
+    st->node_link_blocks = 0;
     if (ppn > 0) {
         int *node_of = malloc(sizeof(int) * (size_t)p);
         long *scratch = malloc(sizeof(long) * (size_t)p);
@@ -361,8 +361,8 @@ int nh_sim_offsets(const nh_grid *g, int s, const int *off, unsigned seed, nh_op
             for (int ph = 0; sch[0]->node_ph && ph < sch[0]->nphases; ph++) {
                 const nh_node_phase *n = &sch[0]->node_ph[ph];
                 st->node_far = n->far > st->node_far ? n->far : st->node_far;
-                if (n->far_blocks > st->node_far_blocks)
-                    st->node_far_blocks = n->far_blocks;
+                if (n->link_blocks > st->node_link_blocks)
+                    st->node_link_blocks = n->link_blocks;
             }
         }
         free(node_of);

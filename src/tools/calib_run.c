@@ -150,6 +150,45 @@ double pingpong(int peer, int m)
     return us / 2;
 }
 
+typedef struct fan_ctx {
+    int a, b, m;
+    char *buf;
+} fan_ctx;
+
+/* Rank 0 sends m bytes to a and m to b at once (tags 1 and 2; a == b:
+ * both to one rank), and each receiver answers each message empty. */
+static void fanout_op(void *vctx, int cand)
+{
+    fan_ctx *x = vctx;
+    MPI_Request r[4];
+    MPI_Status st[4];
+    int n = 0;
+    (void)cand;
+    for (int tag = 1; tag <= 2; tag++) {
+        int to = tag == 1 ? x->a : x->b;
+        char *b = x->buf + (size_t)(tag - 1) * x->m;
+        if (rank == 0) {
+            MPI_Isend(b, x->m, MPI_BYTE, to, tag, MPI_COMM_WORLD, &r[n++]);
+            MPI_Irecv(NULL, 0, MPI_BYTE, to, tag, MPI_COMM_WORLD, &r[n++]);
+        } else if (rank == to) {
+            MPI_Irecv(b, x->m, MPI_BYTE, 0, tag, MPI_COMM_WORLD, &r[n++]);
+        }
+    }
+    MPI_Waitall(n, r, st);
+    for (int tag = 1; rank != 0 && tag <= 2; tag++)
+        if (rank == (tag == 1 ? x->a : x->b))
+            MPI_Send(NULL, 0, MPI_BYTE, 0, tag, MPI_COMM_WORLD);
+}
+
+double fanout(int a, int b, int m)
+{
+    fan_ctx x = {a, b, m, calloc((size_t)2 * m + 1, 1)};
+    double us;
+    measure(fanout_op, &x, 1, &us);
+    free(x.buf);
+    return us;
+}
+
 typedef struct ex_ctx {
     int k, m, stride, struct_n; /* struct_n > 0: messages of that many blocks */
     MPI_Comm comm;              /* among its ranks (every rank calls in one) */

@@ -179,9 +179,15 @@ static void note(const char *fmt, ...)
 
 /* Distance (hop, hop_link, ring): one-way times of 8 B from rank 0 to
  * the first rank of each other node (up to 64 nodes), fitted to the hops
- * of nodes laid along rings (cal_ring_fit); a far message's bytes load
- * each link on its way as the first one (hop_link = link) where the
- * latency grows with distance.  Nothing with fewer than three nodes. */
+ * of nodes laid along rings (cal_ring_fit).  Where the latency grows with
+ * distance, the network's links between nodes are told apart from the
+ * node's own: 16 and 64 KiB sent at once to the next node both, and to
+ * the next node and the one before it (the other way round the ring).
+ * hop_link is the first's time per byte, one link's; link the second's,
+ * the node's injection as two directions see it (a torus, whose node
+ * has a link each way, drains both at once: half the first; a network
+ * behind one link per node, the same as the first).  Nothing with fewer
+ * than three nodes. */
 static void ring_fit(const int *lead, int nlead, int quick, double *p, double *ring)
 {
     double t[64];
@@ -193,12 +199,23 @@ static void ring_fit(const int *lead, int nlead, int quick, double *p, double *r
     for (int d = 1; d < n; d++)
         t[d] = pingpong(lead[d], 8);
     cal_ring_fit(t, n, quick ? 0.1 : 0.05, &p[NH_TERM_HOP], &r);
-    p[NH_TERM_HOP_LINK] = p[NH_TERM_HOP] > 0 ? p[NH_TERM_LINK] : 0;
     *ring = r;
     note("# ping-pong 8 B to nodes 1..%d: one-way", n - 1);
     for (int d = 1; d < n; d++)
         note(" %.3f", t[d]);
     note(" us; hop %.4g us per node beyond the first along rings of %d\n", p[NH_TERM_HOP], r);
+    p[NH_TERM_HOP_LINK] = p[NH_TERM_HOP] > 0 ? p[NH_TERM_LINK] : 0;
+    if (p[NH_TERM_HOP] <= 0 || r < 3)
+        return;
+    int a = lead[1], b = lead[r - 1];
+    double one = (fanout(a, a, 65536) - fanout(a, a, 16384)) / (2.0 * 49152),
+           two = (fanout(a, b, 65536) - fanout(a, b, 16384)) / (2.0 * 49152);
+    note("# 2 x 16..64 KiB at once to node 1: %.4g us/B; to nodes 1 and %d: %.4g us/B\n", one,
+         r - 1, two);
+    if (one > 0 && two > 0) {
+        p[NH_TERM_HOP_LINK] = one;
+        p[NH_TERM_LINK] = two < one ? two : one;
+    }
 }
 
 static void usage(void)

@@ -425,7 +425,8 @@ static void test_node_stats(void)
     }
 }
 
-/* Distance: 16 ranks on a ring, 2 per node (8 nodes in one ring). */
+/* Distance: 16 ranks on a ring, 2 per node (8 nodes in one ring), and
+ * 16 nodes in rings of 4. */
 static void test_node_distance(void)
 {
     int up = -1;
@@ -438,25 +439,48 @@ static void test_node_distance(void)
     CHECK(nh_grid_init(&g, 1, dims, per) == 0, "1-D grid of 16");
     static const struct {
         int off[2], n, far;
-        long far_blocks, blocks;
+        long link_blocks, blocks;
     } cases[] = {
-        {{4, -4}, 2, 1, 2, 4}, /* 2 nodes up and down: one hop beyond the first each */
-        {{6, 0}, 1, 2, 4, 2},  /* 3 nodes up: two beyond, 2 ranks' blocks */
-        {{10, 0}, 1, 2, 4, 2}, /* 5 nodes up is 3 down */
-        {{1, -1}, 2, 0, 0, 2}, /* the neighboring node only */
-        {{2, 4}, 2, 1, 2, 4},  /* one node up and two up: the same direction */
+        {{4, -4}, 2, 1, 4, 4}, /* 2 nodes up and down: each link carries 2 nodes' blocks */
+        {{6, 0}, 1, 2, 6, 2},  /* 3 nodes up: 3 nodes' 2 blocks on each link */
+        {{10, 0}, 1, 2, 6, 2}, /* 5 nodes up is 3 down */
+        {{1, -1}, 2, 0, 1, 2}, /* the neighboring node only, one block each way */
+        {{2, 4}, 2, 1, 6, 4},  /* one node up and two up: 2 + 2 + the node before's 2 */
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         nh_sim_result res;
         nh_sched_stats st;
         int rc = nh_sim_offsets(&g, cases[i].n, cases[i].off, 0, NH_OP_ALLTOALL, NH_ALGO_DIRECT, 1,
                                 0, 2, &res, &st);
-        CHECK(rc == 0 && st.node_far == cases[i].far && st.node_far_blocks == cases[i].far_blocks &&
-                  st.node_blocks == cases[i].blocks,
-              "offsets %d,%d: far %d, block-hops %ld, blocks %ld (want %d, %ld, %ld)",
-              cases[i].off[0], cases[i].off[1], st.node_far, st.node_far_blocks, st.node_blocks,
-              cases[i].far, cases[i].far_blocks, cases[i].blocks);
+        CHECK(rc == 0 && st.node_far == cases[i].far &&
+                  st.node_link_blocks == cases[i].link_blocks && st.node_blocks == cases[i].blocks,
+              "offsets %d,%d: far %d, busiest link %ld, blocks %ld (want %d, %ld, %ld)",
+              cases[i].off[0], cases[i].off[1], st.node_far, st.node_link_blocks, st.node_blocks,
+              cases[i].far, cases[i].link_blocks, cases[i].blocks);
     }
+    /* 16 nodes of one rank in rings of 4, each sending to the node 5 on:
+     * one along its ring, one ring on; the last ones wrap round to the
+     * first rings (12 -> 1: 3 rings back at place 1); two of those cross
+     * the link from ring 2 to ring 1 at place 0 (11 -> 0, 15 -> 4) */
+    int tmpl[1] = {5}, src[1] = {11}, node_of[16];
+    long scratch[16];
+    nh_nbhd nb;
+    nh_sched *s = NULL;
+    for (int q = 0; q < 16; q++)
+        node_of[q] = q;
+    CHECK(nh_nbhd_init(&nb, &g, 0, 1, tmpl, 1, tmpl, 1, src) == 0 &&
+              nh_build_direct(&nb, NH_OP_ALLTOALL, &s) == 0,
+          "a direct schedule to +5");
+    if (s) {
+        nh_sched_node_stats(s, &g, node_of, 4, scratch);
+        CHECK(s->node_ph && s->node_ph[0].far == 3 && s->node_ph[0].link_blocks == 2 &&
+                  s->node_ph[0].blocks == 1,
+              "rings of 4: far %d, busiest link %ld, blocks %ld (want 3, 2, 1)",
+              s->node_ph ? s->node_ph[0].far : -1, s->node_ph ? s->node_ph[0].link_blocks : -1,
+              s->node_ph ? s->node_ph[0].blocks : -1);
+        nh_sched_free(s);
+    }
+    nh_nbhd_fini(&nb);
 }
 
 /* --quick: 1-D and 2-D neighborhoods and a few random lists only, for
