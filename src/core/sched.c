@@ -278,7 +278,9 @@ static void ring_add(long *d, int n, int lo, int len, long b)
     }
 }
 
-static void loads_add(link_loads *l, int a, int b, long blocks)
+/* blocks from node a to node b on every link of the way; returns its
+ * hops (nh_node_hops) */
+static int loads_add(link_loads *l, int a, int b, long blocks)
 {
     int R = l->ring, pa = a % R, ra = a / R, pb = b % R, rb = b / R, up;
     int h = nh_node_hops(pa, pb, R, &up);
@@ -290,6 +292,7 @@ static void loads_add(link_loads *l, int a, int b, long blocks)
         col[ra < rb ? ra : rb] += blocks;
         col[ra < rb ? rb : ra] -= blocks;
     }
+    return h + abs(rb - ra);
 }
 
 /* the busiest of `lines` rings or columns of len links; clears them */
@@ -356,8 +359,14 @@ void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, int 
     link_loads l = {0, 0, NULL, NULL};
     int whole = s->node_ph && cur && ord;
     if (whole) {
+        /* a ring of twice the nodes or more never takes the way round:
+         * the same hops and loads as any larger one, in O(nodes) memory */
         int nnodes = node_order(node_of, p, ord);
-        whole = loads_init(&l, nnodes, ring > 0 ? ring : nnodes) == 0;
+        if (ring <= 0)
+            ring = nnodes;
+        else if (ring > 2 * nnodes)
+            ring = 2 * nnodes;
+        whole = loads_init(&l, nnodes, ring) == 0;
     }
     memset(scratch, 0, (size_t)p * sizeof(long));
     for (int i = 0; i < s->nrounds; i++) {
@@ -373,10 +382,8 @@ void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, int 
             if (t != NH_NONE && node_of[t] != node_of[q]) {
                 scratch[node_of[q]] += r->tmpl_blocks;
                 if (whole) {
-                    int up, a = ord[node_of[q]], b = ord[node_of[t]];
-                    int h = nh_node_hops(a, b, l.ring, &up);
+                    int h = loads_add(&l, ord[node_of[q]], ord[node_of[t]], r->tmpl_blocks);
                     cur[node_of[q]] += r->tmpl_blocks;
-                    loads_add(&l, a, b, r->tmpl_blocks);
                     if (h - 1 > s->node_ph[r->phase].far)
                         s->node_ph[r->phase].far = h - 1;
                 }

@@ -109,9 +109,10 @@ typedef void (*op_fn)(void *ctx, int cand);
 void measure(op_fn fn, void *ctx, int ncand, double *us);
 /* One-way time between rank 0 and peer, microseconds. */
 double pingpong(int peer, int m);
-/* Microseconds until rank 0 has sent m bytes to rank a and m to rank b
- * at once (a == b: both to a) and heard back from each. */
-double fanout(int a, int b, int m);
+/* Time per byte of two messages of 16 and 64 KiB that rank 0 sends at
+ * once until each is answered: per_byte[0] both to rank a, per_byte[1]
+ * one to a and one to b (timed in turn within each repetition). */
+void fanout(int a, int b, double per_byte[2]);
 /* Microseconds of an exchange of k messages of m bytes among the ranks of
  * comm (each rank in one; exchange: MPI_COMM_WORLD) with the ranks at
  * +-stride, +-2 stride, ...; with struct_n > 0 also (us[1]) the same bytes

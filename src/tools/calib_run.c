@@ -151,42 +151,43 @@ double pingpong(int peer, int m)
 }
 
 typedef struct fan_ctx {
-    int a, b, m;
+    int a, b, m[2];
     char *buf;
 } fan_ctx;
 
-/* Rank 0 sends m bytes to a and m to b at once (tags 1 and 2; a == b:
- * both to one rank), and each receiver answers each message empty. */
+/* Candidate c: rank 0 sends m[c & 1] bytes twice at once, to a both
+ * (c < 2) or to a and b (tags 1 and 2), and each receiver answers each
+ * message empty. */
 static void fanout_op(void *vctx, int cand)
 {
     fan_ctx *x = vctx;
     MPI_Request r[4];
     MPI_Status st[4];
-    int n = 0;
-    (void)cand;
+    int n = 0, m = x->m[cand & 1], b = cand < 2 ? x->a : x->b;
     for (int tag = 1; tag <= 2; tag++) {
-        int to = tag == 1 ? x->a : x->b;
-        char *b = x->buf + (size_t)(tag - 1) * x->m;
+        int to = tag == 1 ? x->a : b;
+        char *p = x->buf + (size_t)(tag - 1) * m;
         if (rank == 0) {
-            MPI_Isend(b, x->m, MPI_BYTE, to, tag, MPI_COMM_WORLD, &r[n++]);
+            MPI_Isend(p, m, MPI_BYTE, to, tag, MPI_COMM_WORLD, &r[n++]);
             MPI_Irecv(NULL, 0, MPI_BYTE, to, tag, MPI_COMM_WORLD, &r[n++]);
         } else if (rank == to) {
-            MPI_Irecv(b, x->m, MPI_BYTE, 0, tag, MPI_COMM_WORLD, &r[n++]);
+            MPI_Irecv(p, m, MPI_BYTE, 0, tag, MPI_COMM_WORLD, &r[n++]);
         }
     }
     MPI_Waitall(n, r, st);
     for (int tag = 1; rank != 0 && tag <= 2; tag++)
-        if (rank == (tag == 1 ? x->a : x->b))
+        if (rank == (tag == 1 ? x->a : b))
             MPI_Send(NULL, 0, MPI_BYTE, 0, tag, MPI_COMM_WORLD);
 }
 
-double fanout(int a, int b, int m)
+void fanout(int a, int b, double per_byte[2])
 {
-    fan_ctx x = {a, b, m, calloc((size_t)2 * m + 1, 1)};
-    double us;
-    measure(fanout_op, &x, 1, &us);
+    fan_ctx x = {a, b, {16384, 65536}, calloc((size_t)2 * 65536, 1)};
+    double us[4];
+    measure(fanout_op, &x, 4, us); /* in turn within each repetition */
     free(x.buf);
-    return us;
+    for (int k = 0; k < 2; k++)
+        per_byte[k] = (us[2 * k + 1] - us[2 * k]) / (2.0 * (65536 - 16384));
 }
 
 typedef struct ex_ctx {

@@ -207,14 +207,13 @@ static void ring_fit(const int *lead, int nlead, int quick, double *p, double *r
     p[NH_TERM_HOP_LINK] = p[NH_TERM_HOP] > 0 ? p[NH_TERM_LINK] : 0;
     if (p[NH_TERM_HOP] <= 0 || r < 3)
         return;
-    int a = lead[1], b = lead[r - 1];
-    double one = (fanout(a, a, 65536) - fanout(a, a, 16384)) / (2.0 * 49152),
-           two = (fanout(a, b, 65536) - fanout(a, b, 16384)) / (2.0 * 49152);
-    note("# 2 x 16..64 KiB at once to node 1: %.4g us/B; to nodes 1 and %d: %.4g us/B\n", one,
-         r - 1, two);
-    if (one > 0 && two > 0) {
-        p[NH_TERM_HOP_LINK] = one;
-        p[NH_TERM_LINK] = two < one ? two : one;
+    double pb[2];
+    fanout(lead[1], lead[r - 1], pb);
+    note("# 2 x 16..64 KiB at once to node 1: %.4g us/B; to nodes 1 and %d: %.4g us/B\n", pb[0],
+         r - 1, pb[1]);
+    if (pb[0] > 0 && pb[1] > 0) {
+        p[NH_TERM_HOP_LINK] = pb[0];
+        p[NH_TERM_LINK] = pb[1] < pb[0] ? pb[1] : pb[0];
     }
 }
 

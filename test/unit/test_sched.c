@@ -478,6 +478,15 @@ static void test_node_distance(void)
               "rings of 4: far %d, busiest link %ld, blocks %ld (want 3, 2, 1)",
               s->node_ph ? s->node_ph[0].far : -1, s->node_ph ? s->node_ph[0].link_blocks : -1,
               s->node_ph ? s->node_ph[0].blocks : -1);
+        /* rings of twice the nodes or more never go the way round: a
+         * million-node ring counts as one of 32 */
+        nh_sched_node_stats(s, &g, node_of, 32, scratch);
+        nh_node_phase r32 = s->node_ph ? s->node_ph[0] : (nh_node_phase){0, 0, -1};
+        nh_sched_node_stats(s, &g, node_of, 1000000, scratch);
+        CHECK(s->node_ph && r32.far == 10 && s->node_ph[0].far == r32.far &&
+                  s->node_ph[0].link_blocks == r32.link_blocks && r32.link_blocks == 5,
+              "a ring of 32 or a million: far %d, busiest link %ld (want 10, 5)",
+              s->node_ph ? s->node_ph[0].far : -1, s->node_ph ? s->node_ph[0].link_blocks : -1);
         nh_sched_free(s);
     }
     nh_nbhd_fini(&nb);
