@@ -94,6 +94,35 @@ int nhood_cost_phases(MPI_Comm comm, const char *op, const char *algorithm, int 
  * MPI_COMM_WORLD the first time.  Returns MPI_SUCCESS or an MPI error. */
 int nhood_fingerprint(char *text, int len);
 
+/* nhood's settings, one table (docs/configuration.md is generated from
+ * it): every NHOOD_* variable the library and nhood-run read, and the
+ * MPI_Info keys of graph creation.  Fills *s with setting i and returns
+ * 1, or returns 0 past the last.  Any time, also before MPI_Init. */
+typedef struct nhood_setting {
+    const char *name;     /* the environment variable, or NULL (an info key only) */
+    const char *info_key; /* the MPI_Info key of graph creation, or NULL */
+    const char *group;    /* "library", "cost model", "info key", "nhood-run",
+                             "development scripts" */
+    const char *help;     /* one line */
+    const char *value;    /* in this process's environment, or NULL where unset */
+    int valid;            /* value is one of the allowed ones (1 where unset) */
+    char def[64];         /* the default ("" where none) */
+    char allowed[128];    /* the allowed values */
+} nhood_setting;
+int nhood_setting_get(int i, nhood_setting *s);
+
+/* One fact about this nhood and this run, by key, as text into value (len
+ * bytes): "version", "mpi_built" (the MPI library nhood was compiled
+ * against), "mpi_library" (the one it runs under), "state" (active, or
+ * why not), "progress" (the backend chosen: auto:hook, auto:thread,
+ * auto:none, safe, poll), "progress_backends" (those this build and this
+ * MPI library offer), "ranks_per_node" and "cpus" (the busiest node's),
+ * "cost_source", "cost_file", "cost_fingerprint" (whether the cost file
+ * was written where this run is), "tune_file".  Those about the run say
+ * "before MPI_Init" until nhood has started.  Returns MPI_SUCCESS, or
+ * MPI_ERR_ARG for an unknown key. */
+int nhood_info(const char *key, char *value, int len);
+
 /* Advances nhood's outstanding nonblocking and persistent neighborhood
  * collectives without blocking.  Completion calls (MPI_Test, MPI_Wait and
  * their variants) do this already, and under the default

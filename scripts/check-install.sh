@@ -2,6 +2,7 @@
 # An installed nhood, checked from outside the build tree (make
 # installcheck, make check-install, make distcheck): the library, header,
 # pkg-config file, tools and nhood-run are where make install put them;
+# nhood-info answers, alone and under nhood-run;
 # nhood-run --help works; nhood-run, run from another directory with no
 # NHOOD_LIB, preloads the installed library and an MPI program passes
 # under it; pkg-config names the installed header and library, and an
@@ -74,6 +75,18 @@ if [ -x "$BINDIR/nhood-bench" ]; then
         NHOOD_REPORT=1 "$1" -np 2 "$2" --op alltoall --dims 2 --radius 1 --bytes 8 --reps 10 &&
         grep -Eq "^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic " "$3/out"' \
         sh "$run_prog" "$BINDIR/nhood-bench" "$tmp"
+fi
+# nhood-info alone (a singleton) and in a job under nhood-run.
+if [ -x "$BINDIR/nhood-info" ]; then
+    check "nhood-info (installed) tells its version, MPI and every setting" sh -c '
+        "$1" >info && grep -q "^version  *[0-9]" info && grep -q "^mpi_library " info &&
+        grep -q " NHOOD_ALGO  " info && grep -q " NHOOD_LIB  " info' sh "$BINDIR/nhood-info"
+    check "nhood-run -np 2 nhood-info --json: what the ranks see" sh -c '
+        "$1" -np 2 "$2" --json >info.json && python3 -c "
+import json, sys
+d = json.load(open(\"info.json\"))
+assert d[\"ranks\"] == 2 and d[\"ranks_per_node\"] == \"2\" and d[\"state\"] == \"active\", d"' \
+        sh "$run_prog" "$BINDIR/nhood-info"
 fi
 # nhood-calibrate (--quick) writes a cost file; a run with
 # NHOOD_COST_FILE names it in the report; the same file installed as

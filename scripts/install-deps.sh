@@ -3,7 +3,9 @@
 # --smpi also installs SimGrid (smpicc, smpirun) for make smpi / check-smpi
 # and scripts/nhood-sim; --metis libmetis-dev (./configure --with-metis, METIS
 # partitions for nhood-spmv); --clients the applications make check-clients
-# runs (DOLFINx, PETSc and its examples, numpy; all on Open MPI).
+# runs (DOLFINx, PETSc and its examples, numpy; all on Open MPI); --slurm
+# Slurm and munge for make check-slurm (which starts its own one-node
+# cluster; the packages' services are not used).
 set -e
 pkgs="mpich libmpich-dev openmpi-bin libopenmpi-dev libhwloc-dev autoconf automake libtool pkg-config make gcc gnuplot-nox git"
 # libdw: the overlap advisor names call sites (function+offset, file:line).
@@ -14,6 +16,7 @@ pkgs="$pkgs gfortran valgrind clang libclang-rt-14-dev"
 pkgs="$pkgs python3-mpi4py python3-numpy"
 case " $* " in *" --smpi "*) pkgs="$pkgs libsimgrid-dev" ;; esac
 case " $* " in *" --metis "*) pkgs="$pkgs libmetis-dev" ;; esac
+case " $* " in *" --slurm "*) pkgs="$pkgs slurm-wlm munge" ;; esac
 case " $* " in *" --clients "*) pkgs="$pkgs python3-dolfinx petsc-dev libpetsc3.18-dev-examples" ;; esac
 missing=""
 for p in $pkgs; do

@@ -13,8 +13,9 @@ out=${3:-docs/create-mpich-${np}ranks.csv}
 : "${MPIEXEC:=mpiexec.mpich}"
 lib=${NHOOD_LIB:-.libs/libnhood.so}
 [ -x ./nhood-create ] || make nhood-create >/dev/null
+pre=$(sh "$(dirname "$0")/nhood-run" --env-flags "LD_PRELOAD=$lib") || exit 2
 {
-    $MPIEXEC -n "$np" -genv LD_PRELOAD "$lib" ./nhood-create --reps "$reps"
-    $MPIEXEC -n "$np" -genv LD_PRELOAD "$lib" ./nhood-create --reps "$reps" --use-once --no-header
+    $MPIEXEC -n "$np" $pre ./nhood-create --reps "$reps"
+    $MPIEXEC -n "$np" $pre ./nhood-create --reps "$reps" --use-once --no-header
 } >"$out"
 cat "$out"

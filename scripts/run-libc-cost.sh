@@ -25,12 +25,13 @@ configs="none libnhood overlap"
 [ -n "${OLD_LIB:-}" ] && configs="$configs combined"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+env_flags() { MPIEXEC=$mpiexec sh "$top/scripts/nhood-run" --env-flags "$@"; }
 one() { # CONFIG: one run, its two rows appended to $tmp/CONFIG
     case "$1" in
     none) set -- "$1" ;;
-    libnhood) set -- "$1" -genv LD_PRELOAD "$lib" -genv NHOOD_OVERLAP off ;;
-    overlap) set -- "$1" -genv LD_PRELOAD "$lib:$ov" -genv NHOOD_OVERLAP report ;;
-    combined) set -- "$1" -genv LD_PRELOAD "$OLD_LIB" -genv NHOOD_OVERLAP off ;;
+    libnhood) set -- "$1" $(env_flags "LD_PRELOAD=$lib" NHOOD_OVERLAP=off) ;;
+    overlap) set -- "$1" $(env_flags "LD_PRELOAD=$lib:$ov" NHOOD_OVERLAP=report) ;;
+    combined) set -- "$1" $(env_flags "LD_PRELOAD=$OLD_LIB" NHOOD_OVERLAP=off) ;;
     esac
     c=$1
     shift

@@ -23,12 +23,8 @@ mkdir -p "$out"
 run() { # MODE ARGS...: one run of the benchmark under NHOOD_OVERLAP=MODE
     mode=$1
     shift
-    NHOOD_OVERLAP=$mode "$here/nhood-run" -np "$np" $flags "$bench" --rounds "$rounds" "$@"
+    NHOOD_OVERLAP=$mode "$here/nhood-run" -np "$np" "$bench" --rounds "$rounds" "$@"
 }
-case "${MPIEXEC:-mpiexec.mpich}" in
-    *openmpi*) flags="-x NHOOD_OVERLAP -x NHOOD_OVERLAP_CSV" ;;
-    *) flags="-genvlist NHOOD_OVERLAP,NHOOD_OVERLAP_CSV" ;;
-esac
 export NHOOD_OVERLAP_CSV="$out/overlap-advisor.csv"
 run defer --skew 1000 --interior 1000 --bytes 2048 >"$out/overlap.csv" 2>/dev/null
 run report --skew 1000 --interior 1000 --bytes 2048 --no-header >/dev/null 2>"$out/overlap-report.txt"

@@ -25,7 +25,7 @@ one() { # one NAME PRELOAD "VAR=VAL" ARGS...
     set -- ./nhood-overhead --rounds 21 --no-header "$@"
     if [ -n "$pre" ]; then
         # shellcheck disable=SC2086
-        $MPIEXEC -n 2 -genv LD_PRELOAD "$lib" ${var:+-genv ${var%%=*} ${var#*=}} "$@"
+        $MPIEXEC -n 2 $(sh "$(dirname "$0")/nhood-run" --env-flags "LD_PRELOAD=$lib" $var) "$@"
     else
         $MPIEXEC -n 2 "$@"
     fi | awk -F, -v n="$name" '$1 == "pingpong" || $1 == "test_null" { print n "," $1 "," $3 "," $6 }' >>"$tmp/all.csv"

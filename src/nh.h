@@ -191,13 +191,13 @@ enum { NH_SETUP_AUTO = 0, NH_SETUP_CREATION, NH_SETUP_CALL };
 
 typedef struct nh_hint {
     int iso;   /* isomorphic=: -1 unset, 0 false, 1 true */
-    int ndims; /* nhood_dims=4,4,2 (0 = unset) */
+    int ndims; /* nhood_dims=4,4,2 (0 = unset); dims follows (config/settings.c) */
     int dims[NH_MAXDIMS];
-    int has_periods; /* nhood_periods=1,1,0 */
+    int has_periods; /* nhood_periods=1,1,0: their number (0 = unset); periods follows */
     int periods[NH_MAXDIMS];
     nh_algo algo;  /* nhood_algorithm= (AUTO = unset) */
     int stfw_dims; /* nhood_stfw_dims= (0 = unset) */
-    int stfw_setup; /* nhood_stfw_setup=: NH_SETUP_* + 1 (0 = unset) */
+    int stfw_setup; /* nhood_stfw_setup=: NH_SETUP_* (-1 = unset) */
     int ports;     /* nhood_ports= (0 = unset or auto) */
     int host_buffers; /* nhood_host_buffers=: -1 unset, 0 false, 1 true (util/gpu.h) */
     /* A malformed value on this rank, still to be agreed on: graph

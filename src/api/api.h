@@ -103,4 +103,9 @@ static inline void nh_guard_leave(int prev)
     nh_guard = prev;
 }
 
+/* Whether nhood runs ("before MPI_Init", "active", or why it stepped
+ * aside), and in *cost_fingerprint how the cost file's fingerprint
+ * compares with this run's (api/lifecycle.c; for nhood_info). */
+const char *nh_start_state(const char **cost_fingerprint);
+
 #endif

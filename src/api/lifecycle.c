@@ -24,6 +24,14 @@ static int started;
 static const char *off_why;   /* why nhood stepped aside for the whole run, or NULL */
 static int cfg_read, cfg_bad; /* the environment was read (once); it had a bad setting */
 static char cfg_msg[512];
+/* The cost file's fingerprint against this run's, for nhood-info. */
+static char cost_fp[300] = "no cost file";
+
+const char *nh_start_state(const char **cost_fingerprint)
+{
+    *cost_fingerprint = started ? cost_fp : "before MPI_Init";
+    return !started ? "before MPI_Init" : off_why ? off_why : "active";
+}
 
 /* Reads the NHOOD_* settings once: before MPI starts where nhood sees
  * MPI_Init (the thread level depends on them), else at start-up.  An
@@ -84,7 +92,16 @@ static int load_costs(void)
                       sizeof(msg));
     if (rc == MPI_ERR_OTHER)
         stop_run(msg);
-    if (rc || !use)
+    if (rc)
+        return rc;
+    nh_fingerprint run;
+    char why[200];
+    if (nh_fingerprint_run(&run) == MPI_SUCCESS &&
+        nh_fingerprint_match(&fp, &run, why, sizeof(why)))
+        snprintf(cost_fp, sizeof(cost_fp), "matches this run");
+    else
+        snprintf(cost_fp, sizeof(cost_fp), "differs (%.200s): %s", why, use ? "used" : "skipped");
+    if (!use)
         return rc;
     nh_config_cost_use(&c, path);
     return MPI_SUCCESS;

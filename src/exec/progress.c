@@ -150,6 +150,14 @@ const char *nh_prog_name(void)
     }
 }
 
+const char *nh_prog_backends(void)
+{
+    find_hook();
+    if (nh_host_simulated())
+        return "none (simulated)";
+    return hook_register ? "hook thread" : "thread";
+}
+
 /* The MPI library's progress engine calls this in every wait. */
 static int hook(void)
 {

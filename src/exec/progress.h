@@ -41,5 +41,9 @@ void nh_prog_leave(void);
 void nh_prog_fini(void);
 /* The backend's name for the report. */
 const char *nh_prog_name(void);
+/* The backends this build and MPI library offer (nhood-info): "hook"
+ * where the library has a progress hook (Open MPI), "thread" (where MPI
+ * provides MPI_THREAD_MULTIPLE). */
+const char *nh_prog_backends(void);
 
 #endif

@@ -185,7 +185,7 @@ void nh_stfw_pre(const nh_plan *p, int indeg, const int *srcs, int outdeg, const
     /* What this rank asks for: forced (2), automatic on an irregular graph
      * (1), or not (0), per op; the dimension; when to set up. */
     int dims_req = h->stfw_dims > 0 ? h->stfw_dims : nh_cfg.stfw_dims;
-    int setup = h->stfw_setup ? h->stfw_setup - 1 : nh_cfg.stfw_setup;
+    int setup = h->stfw_setup >= 0 ? h->stfw_setup : nh_cfg.stfw_setup;
     memset(pre, 0, NH_STFW_PRE * sizeof(long));
     pre[0] = outdeg;
     pre[1] = indeg;

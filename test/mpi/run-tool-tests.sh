@@ -13,16 +13,18 @@ t=$TOP_BUILDDIR/test/mpi
 tools=$TOP_BUILDDIR/test/tool/.libs
 log=${TMPDIR:-/tmp}/nhood-tool-test.$$
 trap 'rm -f "$log".*' EXIT
-case "$MPIEXEC" in
-    *openmpi*)
+# How the launcher passes a variable to the ranks: nhood-run knows.
+nhrun="${srcdir:-.}/scripts/nhood-run"
+kind=$(sh "$nhrun" --launcher-kind "${MPIEXEC%% *}")
+env_flag() { sh "$nhrun" --env-flags --kind "$kind" "$1=$2"; }
+case "$kind" in
+    openmpi)
         np=8
-        env_flag() { echo "-x $1=$2"; }
         extra="--oversubscribe --mca mpi_yield_when_idle 1"
         [ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
         ;;
     *)
         np=5
-        env_flag() { echo "-genv $1 $2"; }
         extra=""
         ;;
 esac
