@@ -15,6 +15,26 @@
 #include "util/mpilib.h"
 #include "util/resource.h"
 
+/* ---- handing a call to MPI ----
+ * A function that runs an MPI call nhood intercepted, or may leave it to
+ * the MPI library, returns MPI_SUCCESS, an MPI error code (positive), or
+ * NH_TO_PMPI: nhood declines the call, and the code that received it
+ * from the program (an nh_impl_* entry point, an Iso_* function, the
+ * overlap layer's hook) makes the MPI library's own call with the
+ * program's arguments.  It is the one way every layer says so (exec's
+ * nh_inplace; api's nh_neighbor, nh_inplace_try and their helpers; iso's
+ * calls of nh_neighbor), and each passes it up unchanged.
+ *
+ * NH_ALGO_PMPI (core/sched.h) is another thing: an algorithm, MPI's own
+ * exchange, as selection's choice (NHOOD_ALGO=pmpi, auto's cost model,
+ * the autotuner's candidate), carried in nh_choice.algo (select/select.h)
+ * and counted in the report like nhood's own algorithms.  nh_neighbor
+ * (api/neighbor.c) is where that choice becomes NH_TO_PMPI, except in an
+ * autotune trial, which times MPI's exchange itself.  The in-place
+ * all-to-all's order NH_INPLACE_PMPI (core/inplace.h) is the same kind of
+ * choice, which nh_inplace turns into NH_TO_PMPI. */
+#define NH_TO_PMPI (-1)
+
 /* ---- utilities (util/) ---- */
 extern int nh_world_rank; /* set at start-up (api/lifecycle.c); Sessions: the rank in the
                             * communicator nhood started on */
@@ -271,7 +291,8 @@ typedef struct nh_inplace_args {
     const MPI_Datatype *types;  /* alltoallw */
 } nh_inplace_args;
 /* Runs an in-place all-to-all with nhood's algorithm; returns MPI_SUCCESS,
- * an MPI error, or -1 when the call should go to PMPI. */
+ * an MPI error, or NH_TO_PMPI (nhood off, no intracommunicator, the
+ * order pmpi). */
 int nh_inplace(MPI_Comm comm, const nh_inplace_args *a);
 /* The order the in-place calls on comm take now (the configured one, or
  * what auto decided at the first of them); MPI_ERR_COMM before that. */

@@ -18,9 +18,6 @@ typedef struct nh_args {
     const MPI_Datatype *stypes, *rtypes; /* w */
 } nh_args;
 
-/* The call goes to MPI (the caller makes it with its own arguments). */
-#define NH_TO_PMPI (-1)
-
 /* Runs coll in form on comm with nhood's schedule (blocking), or creates
  * nhood's request for it (nonblocking, persistent: *req); MPI_SUCCESS, an
  * MPI error (the communicator's error handler called), or NH_TO_PMPI. */
@@ -29,8 +26,8 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
  * sampled (util/window.h).  Returns rc. */
 int nh_neighbor_started(nh_form form, int rc, MPI_Request *req);
 
-/* An in-place all-to-all (api/lifecycle.c): nhood's run, or -1 when the
- * call goes to MPI (not MPI_IN_PLACE, or nhood declines it). */
+/* An in-place all-to-all (api/lifecycle.c): nhood's run, or NH_TO_PMPI
+ * (not MPI_IN_PLACE, or nh_inplace declines it). */
 int nh_inplace_try(const void *sendbuf, MPI_Comm comm, const nh_inplace_args *a);
 
 /* The overlap layer's entry for the blocking and nonblocking collectives

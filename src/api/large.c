@@ -244,7 +244,7 @@ int nh_impl_MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatyp
         nh_inplace_args a = {
             .op = NH_INPLACE_ALLTOALL, .buf = recvbuf, .count = r, .type = recvtype};
         int rc = nh_inplace_try(sendbuf, comm, &a);
-        if (rc != -1)
+        if (rc != NH_TO_PMPI)
             return rc;
     }
     return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -258,7 +258,7 @@ static int inplace_vw(nh_inplace_op op, void *recvbuf, const MPI_Count recvcount
     int n = 0, *c = NULL, *d = NULL, rc;
     long long bad = 0;
     if (nh_cfg.large_count != NH_LARGE_FITS || !nh_active || PMPI_Comm_size(comm, &n))
-        return -1;
+        return NH_TO_PMPI;
     if ((rc = narrow(n, recvcounts, NULL, &c, &bad)) || (rc = narrow(n, NULL, rdispls, &d, &bad))) {
         rc = broken(comm, op == NH_INPLACE_ALLTOALLV ? "MPI_Alltoallv" : "MPI_Alltoallw", rc, bad);
     } else {
@@ -276,12 +276,12 @@ int nh_impl_MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
                             const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                             MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int rc = sendbuf != MPI_IN_PLACE ? -1
+    int rc = sendbuf != MPI_IN_PLACE ? NH_TO_PMPI
                                      : inplace_vw(NH_INPLACE_ALLTOALLV, recvbuf, recvcounts,
                                                   rdispls, recvtype, NULL, comm);
-    return rc != -1 ? rc
-                    : PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                                       recvcounts, rdispls, recvtype, comm);
+    return rc != NH_TO_PMPI ? rc
+                            : PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                               recvcounts, rdispls, recvtype, comm);
 }
 
 int nh_impl_MPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
@@ -289,12 +289,12 @@ int nh_impl_MPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
                             void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                             const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    int rc = sendbuf != MPI_IN_PLACE ? -1
+    int rc = sendbuf != MPI_IN_PLACE ? NH_TO_PMPI
                                      : inplace_vw(NH_INPLACE_ALLTOALLW, recvbuf, recvcounts,
                                                   rdispls, MPI_DATATYPE_NULL, recvtypes, comm);
-    return rc != -1 ? rc
-                    : PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                                       recvcounts, rdispls, recvtypes, comm);
+    return rc != NH_TO_PMPI ? rc
+                            : PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                               recvcounts, rdispls, recvtypes, comm);
 }
 
 #endif

@@ -465,11 +465,11 @@ int nh_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
 }
 
 /* In-place all-to-all: only MPI_IN_PLACE calls are nhood's business.
- * Returns the result of nhood's run, or -1 when the call goes to PMPI. */
+ * Returns the result of nhood's run, or NH_TO_PMPI. */
 int nh_inplace_try(const void *sendbuf, MPI_Comm comm, const nh_inplace_args *a)
 {
     if (sendbuf != MPI_IN_PLACE)
-        return -1;
+        return NH_TO_PMPI;
     int rc = start_with(comm);
     if (!rc)
         rc = nh_inplace(comm, a);
@@ -484,7 +484,7 @@ int nh_impl_MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendty
     nh_inplace_args a = {
         .op = NH_INPLACE_ALLTOALL, .buf = recvbuf, .count = recvcount, .type = recvtype};
     int rc = nh_inplace_try(sendbuf, comm, &a);
-    if (rc != -1)
+    if (rc != NH_TO_PMPI)
         return rc;
     return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
@@ -499,7 +499,7 @@ int nh_impl_MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int
                          .counts = recvcounts,
                          .displs = rdispls};
     int rc = nh_inplace_try(sendbuf, comm, &a);
-    if (rc != -1)
+    if (rc != NH_TO_PMPI)
         return rc;
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                           recvtype, comm);
@@ -515,7 +515,7 @@ int nh_impl_MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int
                          .displs = rdispls,
                          .types = recvtypes};
     int rc = nh_inplace_try(sendbuf, comm, &a);
-    if (rc != -1)
+    if (rc != NH_TO_PMPI)
         return rc;
     return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                           recvtypes, comm);

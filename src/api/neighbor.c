@@ -1,7 +1,8 @@
 /* The neighborhood collectives, every one in every form (api/colls.h):
  * each entry point describes its arguments, nh_neighbor runs the call
  * with nhood's schedule (blocking: start + wait on the engine;
- * nonblocking and persistent: nhood's request) or hands it to PMPI. */
+ * nonblocking and persistent: nhood's request) or declines it
+ * (NH_TO_PMPI, nh.h), and the entry point makes MPI's own call. */
 #include "api/api.h"
 #include "exec/request.h"
 #include "plan/stfw_setup.h"
@@ -47,7 +48,7 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
     nh_plan *p = nh_active ? nh_plan_get(comm) : NULL;
     nh_call c = {0};
     nh_choice ch;
-    int rc, zcopy = 0, chosen = 0;
+    int rc, zcopy = 0;
     if (!p || a->sbuf == MPI_IN_PLACE)
         return NH_TO_PMPI;
     if (p->gpu) /* buffers nhood's CPU must not touch (agreed at creation; util/gpu.h) */
@@ -73,8 +74,8 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
         (rc = nh_call_check(p, coll, &c, comm)))
         goto out;
     size_t m = nh_call_block(&c, p);
-    if ((rc = nh_stfw_choose(p, coll, form, p->stfw ? nh_call_bytes(&c, p) : 0, &ch, &chosen)) ||
-        (!chosen && (rc = nh_select(p, coll, form, m, &ch))))
+    if ((rc = nh_stfw_choose(p, coll, form, p->stfw ? nh_call_bytes(&c, p) : 0, &ch)) ||
+        (ch.algo == NH_ALGO_AUTO && (rc = nh_select(p, coll, form, m, &ch))))
         goto out;
     nh_report_rec *rec = nh_report_rec_get(p, coll, form);
     if (rec && !rec->stfw_dims) /* where set up, also when not chosen; after the re-check */

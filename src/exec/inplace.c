@@ -192,7 +192,7 @@ int nh_inplace(MPI_Comm comm, const nh_inplace_args *a)
     inplace_ctx *c;
     if (!nh_active || ctx_keyval == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL ||
         PMPI_Comm_test_inter(comm, &inter) || inter || (rc = ctx_get(comm, &c)))
-        return -1;
+        return NH_TO_PMPI;
     PMPI_Comm_size(comm, &p);
     PMPI_Comm_rank(comm, &rank);
     if (algo == NH_INPLACE_AUTO) {
@@ -202,7 +202,7 @@ int nh_inplace(MPI_Comm comm, const nh_inplace_args *a)
     }
     count_call(c, a->op, p, algo);
     if (algo == NH_INPLACE_PMPI)
-        return -1;
+        return NH_TO_PMPI;
     if (!c->partners[algo]) {
         if (!(c->partners[algo] = malloc(sizeof(int) * 2 * (size_t)p + 1)))
             return MPI_ERR_NO_MEM;

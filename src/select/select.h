@@ -38,7 +38,9 @@ nh_why nh_why_single_phase(const nh_plan *p);
 typedef enum { NH_TUNED_NONE = 0, NH_TUNED_MEASURED, NH_TUNED_FILE, NH_TUNED_MODEL } nh_tuned;
 
 typedef struct nh_choice {
-    nh_algo algo; /* NH_ALGO_PMPI: the call goes to MPI */
+    /* NH_ALGO_PMPI: MPI's own exchange (the caller hands the call to MPI:
+     * NH_TO_PMPI, nh.h); NH_ALGO_AUTO: not decided yet (nh_stfw_choose) */
+    nh_algo algo;
     const nh_sched *s;
     nh_bind_opts o;
     int tuning;     /* an autotune trial: time the call, nh_autotune_record */
@@ -88,14 +90,13 @@ int nh_forced_not_isomorphic(nh_plan *p, nh_algo forced, const char *opname);
  * backend): warn once, or fail (NHOOD_FALLBACK=error). */
 int nh_forced_needs_progress(nh_plan *p, nh_algo forced, const char *opname);
 
-/* Store-and-forward (stfw_choice.c): *chosen = 1 with *out filled where
- * the call's choice is made here (store-and-forward, or on an irregular
- * graph MPI's exchange with the reason it does not forward), 0 where
- * nh_select decides; returns MPI_SUCCESS or an MPI error.  total is the
- * bytes this rank sends in the call (auto's re-check at the first
- * blocking call of op, a collective reduction). */
-int nh_stfw_choose(nh_plan *p, nh_coll coll, nh_form form, double total, nh_choice *out,
-                   int *chosen);
+/* Store-and-forward (stfw_choice.c): fills *out where the call's choice
+ * is made here (store-and-forward, or on an irregular graph MPI's
+ * exchange with the reason it does not forward), else leaves out->algo
+ * NH_ALGO_AUTO for nh_select to decide; returns MPI_SUCCESS or an MPI
+ * error.  total is the bytes this rank sends in the call (auto's re-check
+ * at the first blocking call of op, a collective reduction). */
+int nh_stfw_choose(nh_plan *p, nh_coll coll, nh_form form, double total, nh_choice *out);
 /* May a call of this form run store-and-forward on p?  Blocking ones
  * always; nonblocking and persistent ones under NHOOD_PROGRESS=poll, or
  * where a progress backend forwards for them: forced, or under auto

@@ -53,13 +53,12 @@ int nh_stfw_form_allows(const nh_plan *p, nh_op op, nh_form form)
     return nh_stfw_wins_in_window(p->stfw, model_block(p->stfw, op), nh_win_us(p->window));
 }
 
-int nh_stfw_choose(nh_plan *p, nh_coll coll, nh_form form, double total, nh_choice *out,
-                   int *chosen)
+int nh_stfw_choose(nh_plan *p, nh_coll coll, nh_form form, double total, nh_choice *out)
 {
     nh_op op = nh_coll_op(coll);
     nh_stfw *st = p->stfw;
     int rc;
-    *chosen = 0;
+    memset(out, 0, sizeof(*out)); /* NH_ALGO_AUTO: nh_select decides */
     if (!st || !st->sched[op])
         return MPI_SUCCESS;
     if (form == NH_FORM_BLOCKING) {
@@ -75,20 +74,16 @@ int nh_stfw_choose(nh_plan *p, nh_coll coll, nh_form form, double total, nh_choi
             return nh_forced_needs_progress(p, NH_ALGO_STFW, nh_coll_name(coll));
         if (p->isomorphic)
             return MPI_SUCCESS;
-        memset(out, 0, sizeof(*out));
         out->algo = NH_ALGO_PMPI;
         out->why = nh_why_single_phase(p);
-        *chosen = 1;
         return MPI_SUCCESS;
     }
     if (st->off[op])
         return MPI_SUCCESS;
-    memset(out, 0, sizeof(*out));
     out->algo = NH_ALGO_STFW;
     out->s = st->sched[op];
     out->o.kind = NH_BIND_AUTO;
     out->o.header = 1;
-    *chosen = 1;
     return MPI_SUCCESS;
 }
 
