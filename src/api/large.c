@@ -22,6 +22,7 @@
 #include <stdlib.h>
 
 #include "api/api.h"
+#include "nh_impl.h"
 
 #ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_C
 

@@ -8,6 +8,7 @@
 #include "api/api.h"
 #include "config/files.h"
 #include "nh.h"
+#include "nh_impl.h"
 #include "select/tunefile.h"
 #include "util/sync.h"
 

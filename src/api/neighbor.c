@@ -5,6 +5,7 @@
  * (NH_TO_PMPI, nh.h), and the entry point makes MPI's own call. */
 #include "api/api.h"
 #include "exec/request.h"
+#include "nh_impl.h"
 #include "plan/stfw_setup.h"
 #include "util/window.h"
 

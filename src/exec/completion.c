@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "exec/req_int.h"
+#include "nh_impl.h"
 #include "util/window.h"
 
 /* A completion call names these requests: a sampled one's window ends

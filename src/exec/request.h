@@ -1,5 +1,6 @@
 /* Nonblocking and persistent neighborhood collectives: nhood's requests
- * (request.c) over the engine, and the completion calls that finish them. */
+ * (request.c) over the engine.  The completion calls that finish them
+ * (completion.c) are entry points, declared in nh_impl.h. */
 #ifndef NH_REQUEST_H
 #define NH_REQUEST_H
 
@@ -24,20 +25,6 @@ int nh_req_allreduce(const void *in, void *out, int count, MPI_Datatype type, MP
 void nh_req_fini(void);
 
 extern struct nh_req *nh_req_live; /* all of nhood's operations (req_int.h) */
-
-/* The completion calls (completion.c): nhood's requests and any others,
- * mixed in one array.  The MPI entry points (intercept.c) and nhood's own
- * layers above (Iso_*, the overlap layer) call them. */
-int nh_impl_MPI_Wait(MPI_Request *req, MPI_Status *st);
-int nh_impl_MPI_Test(MPI_Request *req, int *flag, MPI_Status *st);
-int nh_impl_MPI_Waitall(int n, MPI_Request arr[], MPI_Status sts[]);
-int nh_impl_MPI_Testall(int n, MPI_Request arr[], int *flag, MPI_Status sts[]);
-int nh_impl_MPI_Waitany(int n, MPI_Request arr[], int *idx, MPI_Status *st);
-int nh_impl_MPI_Testany(int n, MPI_Request arr[], int *idx, int *flag, MPI_Status *st);
-int nh_impl_MPI_Waitsome(int n, MPI_Request arr[], int *outcount, int idxs[], MPI_Status sts[]);
-int nh_impl_MPI_Testsome(int n, MPI_Request arr[], int *outcount, int idxs[], MPI_Status sts[]);
-int nh_impl_MPI_Request_free(MPI_Request *req);
-int nh_impl_MPI_Start(MPI_Request *req);
 
 /* Any operation at all?  The lock-free test of the completion calls' fast
  * paths: without one, MPI's request is MPI's. */

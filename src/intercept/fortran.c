@@ -586,6 +586,7 @@ static void nh_f_mpi_startall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ier
         f_below_##sym = (__typeof__(f_below_##sym))f_next(#sym);                                   \
     }                                                                                              \
     NH_MPILIB_AT_LOAD(f_find_##sym)                                                                \
+    NH_EXPORT void sym params; /* called from Fortran only: no header */                           \
     NH_EXPORT void sym params                                                                      \
     {                                                                                              \
         if (f_below_##sym) {                                                                       \

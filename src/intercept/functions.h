@@ -1,6 +1,7 @@
 /* The one table of intercepted MPI functions.  Each entry expands to a thin
- * entry point in intercept.c: reentry guard, then nh_impl_<name>, which
- * runs nhood's plan or calls the PMPI function with the same arguments.
+ * entry point in intercept.c: reentry guard, then nh_impl_<name> (its
+ * prototype in nh_impl.h), which runs nhood's plan or calls the PMPI
+ * function with the same arguments.
  * NH_FN(name, parameter list, argument list); NH_FN_DONE for the completion
  * calls (their fast path, intercept.c).  Every other MPI function is a
  * fence of the overlap layer (overlap/fence.c, generated). */
@@ -17,9 +18,12 @@ NH_FN(MPI_Session_init, (MPI_Info info, MPI_Errhandler errhandler, MPI_Session *
       (info, errhandler, session))
 NH_FN(MPI_Session_finalize, (MPI_Session * session), (session))
 #endif
+/* Weights as pointers, not arrays: MPI_UNWEIGHTED is an address constant
+ * (Open MPI: (int *)2), which gcc flags as a zero-size array read where
+ * nhood passes it itself (iso/iso.c). */
 NH_FN(MPI_Dist_graph_create_adjacent,
-      (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
-       int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder,
+      (MPI_Comm comm_old, int indegree, const int sources[], const int *sourceweights,
+       int outdegree, const int destinations[], const int *destweights, MPI_Info info, int reorder,
        MPI_Comm *comm_dist_graph),
       (comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info,
        reorder, comm_dist_graph))

@@ -19,6 +19,7 @@
 #include "api/api.h"
 #include "exec/progress.h"
 #include "exec/request.h"
+#include "nh_impl.h"
 #include "util/window.h"
 #ifndef NHOOD_SMPI
 #include "overlap/overlap.h"
@@ -45,14 +46,6 @@
 #endif
 
 #define NH_EXPORT __attribute__((visibility("default")))
-
-#define NH_FN(name, params, args) int nh_impl_##name params;
-#define NH_FN_DONE NH_FN
-#define NH_FN_OV NH_FN
-#include "functions.h"
-#undef NH_FN
-#undef NH_FN_DONE
-#undef NH_FN_OV
 
 #ifndef NHOOD_SMPI
 /* The overlap layer starts after nhood (it reads nhood's configuration)

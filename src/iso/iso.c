@@ -19,15 +19,8 @@
 
 #include "api/api.h"
 #include "iso/iso.h"
+#include "nh_impl.h"
 #include "nhood.h"
-
-/* The entry points of nhood (src/intercept/functions.h). */
-/* Weights as pointers, not arrays: MPI_UNWEIGHTED is an address constant
- * (Open MPI: (int *)2) that gcc would flag as a zero-size array read. */
-int nh_impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
-                                           const int *sourceweights, int outdegree,
-                                           const int destinations[], const int *destweights,
-                                           MPI_Info info, int reorder, MPI_Comm *comm_dist_graph);
 
 /* ---- the attribute ---- */
 

@@ -11,6 +11,7 @@
 #include "api/api.h"
 #include "exec/request.h"
 #include "iso/iso.h"
+#include "nh_impl.h"
 #include "nhood.h"
 
 

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 
 #include "exec/request.h"
+#include "nh_impl.h"
 #include "overlap/ov_int.h"
 #include "util/gpu.h"
 

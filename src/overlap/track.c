@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "exec/request.h"
+#include "nh_impl.h"
 #include "overlap/ov_int.h"
 
 /* The handles as they were before the call (completion nulls them). */

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "exec/request.h"
+#include "nh_impl.h"
 #include "overlap/ov_int.h"
 
 nh_ov_slot nh_ov_slots[NH_OV_SLOTS];

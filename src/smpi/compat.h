@@ -1,5 +1,5 @@
 /* SMPI build only: MPICH's linear neighborhood exchange (compat.c), shared
- * with its nonblocking forms (compat_nb.c). */
+ * with its nonblocking forms (compat_nb.c), and the programs' dlsym. */
 #ifndef NH_SMPI_COMPAT_H
 #define NH_SMPI_COMPAT_H
 
@@ -47,5 +47,10 @@ static inline lin_args lin_alltoallv(const void *sbuf, const int *scounts, const
 /* Posts the linear exchange on comm's private duplicate: *req (malloc'ed,
  * freed by the caller) gets the *n requests posted, also on error. */
 int nh_smpi_linear_post(MPI_Comm comm, const lin_args *a, MPI_Request **req, int *n);
+
+/* The programs' dlsym (compat.c; smpi/prog.h, force-included into them,
+ * declares it there): nhood's linked-in queries by name, else dlsym's
+ * own answer. */
+void *nh_smpi_dlsym(void *handle, const char *name);
 
 #endif

@@ -12,7 +12,7 @@ top_srcdir ?= .
 SMPICC ?= smpicc
 OUT ?= build-smpi
 SMPI_CFLAGS ?= -O2
-CF = $(SMPI_CFLAGS) -Wall -Wextra -DNHOOD_SMPI -I$(top_srcdir)/include -I$(top_srcdir)/src
+CF = $(SMPI_CFLAGS) -Wall -Wextra -Wmissing-prototypes -DNHOOD_SMPI -I$(top_srcdir)/include -I$(top_srcdir)/src
 
 NHOOD_SRC = src/core/grid.c src/core/model.c src/core/parse.c src/core/sched.c src/core/algos.c src/core/direct.c \
 	src/core/dimwise.c src/core/torus.c src/core/torus_direct.c src/core/bruck.c src/core/bruck_digits.c src/core/sim.c src/core/vpt.c src/core/stfw.c src/core/stfw_sim.c \

@@ -37,7 +37,7 @@ void progress(const char *fmt, ...)
 }
 
 /* All ranks start a timed call together. */
-double start_together(void)
+static double start_together(void)
 {
 #ifdef NHOOD_SMPI
     return sync_start(MPI_COMM_WORLD);
@@ -55,7 +55,7 @@ int cmp_double(const void *a, const void *b)
 
 /* The median of v (sorted in place) and its relative standard error,
  * sqrt(pi/2) sd / sqrt(n) / median. */
-double median_rse(double *v, int n, double *rse)
+static double median_rse(double *v, int n, double *rse)
 {
     double sum = 0, sq = 0;
     qsort(v, (size_t)n, sizeof(double), cmp_double);

@@ -344,6 +344,11 @@ static void case_repeated(void)
     bufs_fini(&b);
 }
 
+/* Global, so declared: the advisor names a call site by its function's
+ * dynamic symbol (-rdynamic) where nhood is built without libdw. */
+void known_window(bufs *b);
+void known_nonblocking(bufs *b);
+
 /* The advisor's known window: the exchange, 3 ms of work on other data,
  * then the first access.  noinline: its own call site and symbol. */
 __attribute__((noinline)) void known_window(bufs *b)
