@@ -3,7 +3,9 @@
  * Programs normally use nhood without including this header: preloaded,
  * it intercepts the MPI neighborhood collectives.  This header declares
  * the queries a program (or a test) can make when it links libnhood or
- * looks the symbols up in a preloaded one. */
+ * looks the symbols up in a preloaded one, nhood_progress, and the
+ * isomorphic sparse collectives interface (Cart_*, Iso_*, Type_*), which
+ * a program calls by linking libnhood (pkg-config nhood). */
 #ifndef NHOOD_H
 #define NHOOD_H
 
@@ -69,8 +71,8 @@ enum {
  * ("pmpi" for MPI's own exchange, "direct", "torus", ...; "bruck" at the
  * port count a call forced to it takes).  The model prices each message
  * phase as the largest of the sender's posting, one latency and the
- * node's link, plus what follows it (docs/algorithms.md, "The cost
- * model"); terms[i] is the multiplier of parameter i in the branches the
+ * node's link, plus what follows it (docs/algorithms.md,
+ * "Choosing"); terms[i] is the multiplier of parameter i in the branches the
  * current parameters take, so the modeled time in microseconds is the sum
  * of terms[i] times the parameters.  binding (len bytes) receives the
  * binding the call runs with ("pack", "zcopy", or "-").  Returns

@@ -1,7 +1,9 @@
 /* Internal declarations shared by the MPI-facing parts of nhood, by
  * layer (src/: core <- util <- config <- plan <- exec <- select <- api <-
- * iso <- intercept; test/unit/check-layers.sh keeps calls downward).  The
- * engine, requests, selection and API have their own headers. */
+ * iso <- overlap <- intercept; test/unit/check-layers.sh keeps calls
+ * downward, docs/layout.md says which file is where).  Most folders have
+ * headers of their own beside this one (exec/engine.h, select/select.h,
+ * api/api.h, ...); the entry points nh_impl_* are in nh_impl.h. */
 #ifndef NH_H
 #define NH_H
 
@@ -86,7 +88,7 @@ typedef struct nh_config {
     double window;                /* NHOOD_WINDOW: us between start and wait (< 0: measured) */
     int node_size;                /* NHOOD_NODE_SIZE: fake nodes of that many ranks (0: real) */
     int autotune;                 /* NHOOD_AUTOTUNE */
-    int check;                    /* NHOOD_CHECK: verify isomorphic=true on v/w calls */
+    int check; /* NHOOD_CHECK: verify isomorphic=true on v/w calls, and host buffers (api/call.c) */
     int host_buffers; /* NHOOD_HOST_BUFFERS: host buffers promised where a GPU runtime is loaded */
     int stfw_dims;                /* NHOOD_STFW_DIMS (0 = chosen by the cost model) */
     int stfw_setup; /* NHOOD_STFW_SETUP: when store-and-forward is set up (NH_SETUP_*) */
@@ -101,7 +103,9 @@ typedef struct nh_config {
 } nh_config;
 
 extern nh_config nh_cfg;
-extern int nh_active; /* 0 under MPI_THREAD_MULTIPLE or NHOOD_DISABLE */
+/* Nonzero while nhood runs: from start-up (api/lifecycle.c) to shut-down,
+ * unless NHOOD_DISABLE=1; every call goes to MPI while it is 0. */
+extern int nh_active;
 /* Parses the environment; on error fills msg and returns -1. */
 int nh_config_load(char *msg, size_t len);
 /* Rank 0 warns about NHOOD_* variables that name no setting (typos). */
@@ -112,7 +116,7 @@ int nh_parse_ports(const char *v, int *out); /* auto (0) or 1..NH_MAX_PORTS */
 const char *nh_binding_name(nh_binding b);
 void nh_config_help(char *buf, size_t len, const char *var); /* allowed values of a knob */
 
-/* ---- per-communicator plan (plan/detect.c) ---- */
+/* ---- per-communicator plan (plan/: detect.c, plan_sched.c, hint.c) ---- */
 typedef struct nh_bind nh_bind;
 
 /* How the engine frames and addresses a call's messages (exec/engine.h). */
@@ -123,11 +127,6 @@ typedef struct nh_bind_opts {
     int model;       /* typed temps: 0 a receive block (regular calls), 1 the local block of
                         the temp's template entry (v/w calls under the promise) */
 } nh_bind_opts;
-
-typedef struct nh_stats {
-    long calls[NH_ALGO_COUNT];
-    int seen;
-} nh_stats;
 
 typedef struct nh_plan {
     int id; /* report id, in creation order */
@@ -203,12 +202,12 @@ typedef struct nh_plan {
 /* Where a plan's promise of host buffers came from. */
 enum { NH_HOST_ENV = 1, NH_HOST_INFO };
 
-/* nhood's MPI_Info keys on graph creation. */
 /* When store-and-forward's set-up runs (plan/stfw_setup.c): by the
  * evidence that it pays back, at graph creation, or at the first blocking
  * call (NHOOD_STFW_SETUP, info nhood_stfw_setup). */
 enum { NH_SETUP_AUTO = 0, NH_SETUP_CREATION, NH_SETUP_CALL };
 
+/* nhood's MPI_Info keys on graph creation (plan/hint.c). */
 typedef struct nh_hint {
     int iso;   /* isomorphic=: -1 unset, 0 false, 1 true */
     int ndims; /* nhood_dims=4,4,2 (0 = unset); dims follows (config/settings.c) */

@@ -1,5 +1,5 @@
-/* Library life cycle (MPI_Init, MPI_Finalize), graph creation, and the
- * in-place all-to-all entry points. */
+/* Library life cycle (MPI_Init, MPI_Finalize, a start past nhood, MPI-4
+ * Sessions), graph creation, and the in-place all-to-all entry points. */
 #include <stdio.h>
 #include <stdlib.h>
 

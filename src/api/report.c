@@ -1,5 +1,7 @@
-/* NHOOD_REPORT=1: one line per (communicator, operation) on rank 0 at
- * MPI_Finalize.  Records outlive their communicators. */
+/* NHOOD_REPORT=1: on rank 0 at MPI_Finalize, where the cost model's
+ * parameters came from, oversubscription, the graph creations' totals,
+ * and one line per (communicator, collective, form) called.  Records
+ * outlive their communicators. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -372,7 +372,7 @@ int nh_sizes_coupled(const nh_grid *g, int s, const int *tmpl)
      * has an edge and all used nodes (send nodes of ranks with out-edges,
      * receive nodes of ranks with in-edges) form one component: then every
      * block anywhere has one common size, and each rank can read it off its
-     * own arguments (nh_block_bytes).  Pure, O(size * s). */
+     * own arguments (nh_call_block, api/call.c).  Pure, O(size * s). */
     int p = g->size, coords[NH_MAXDIMS], coupled = 0, root = -1;
     if (s == 0)
         return 0;

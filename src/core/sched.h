@@ -162,7 +162,7 @@ int nh_build_dimwise(const nh_nbhd *nb, nh_op op, int direct_hops, nh_algo algo,
 
 typedef struct nh_algo_info {
     const char *name;
-    nh_builder_fn build; /* NULL for auto and pmpi */
+    nh_builder_fn build; /* NULL for auto, pmpi and stfw (core/stfw.c builds it) */
 } nh_algo_info;
 
 extern const nh_algo_info nh_algos[NH_ALGO_COUNT];

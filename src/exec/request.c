@@ -22,19 +22,25 @@
  * Progress.  A schedule whose messages all belong to one phase (direct)
  * posts everything at start; MPI moves the data on its own and nhood only
  * unpacks and copies at completion, so it needs no help from the other
- * ranks' nhood.  A multi-phase schedule (torus) forwards data at
- * intermediate ranks, which happens only while that rank is inside an MPI
- * call nhood intercepts.  A legal program may block in MPI_Recv (or any
- * call nhood does not see) between start and completion and wait for a
- * rank that needs our forwarding, so by default (NHOOD_PROGRESS=safe)
- * nonblocking and persistent operations use single-phase schedules only.
- * NHOOD_PROGRESS=poll allows multi-phase ones: the program promises to
- * stay in completion calls (or call nhood_progress()) while they are
- * outstanding, and nhood's blocking completion calls then poll every
- * operation instead of blocking in PMPI.  Store-and-forward operations
- * (irregular graphs) always forward: they exist only under poll.  Whether
- * an operation forwards is a property of this rank's binding: more than
- * one phase with messages.
+ * ranks' nhood.  A multi-phase schedule (torus, torus_direct, bruck,
+ * store-and-forward) forwards data at intermediate ranks, which happens
+ * only while nhood runs there: in the completion calls and
+ * nhood_progress(), which step every operation, or through a progress
+ * backend.  A legal program may block in MPI_Recv (or any call nhood does
+ * not see) between start and completion and wait for a rank that needs
+ * our forwarding, so nonblocking and persistent operations forward only
+ * where something steps them meanwhile: under the default
+ * NHOOD_PROGRESS=auto, a progress backend on every rank (exec/progress.c:
+ * the MPI library's progress hook, or a helper thread under
+ * MPI_THREAD_MULTIPLE); under NHOOD_PROGRESS=poll, the program's promise
+ * to stay in completion calls (or call nhood_progress()) while they are
+ * outstanding.  NHOOD_PROGRESS=safe, and auto without a backend, keep
+ * them to single-phase schedules (select/select.c decides).  Where a
+ * running operation may need this rank's forwarding, nhood's blocking
+ * completion calls poll every operation instead of blocking in PMPI
+ * (nh_req_wait_done, completion.c).
+ * Whether an operation forwards is a property of this rank's binding:
+ * more than one phase with messages.
  *
  * Tags.  Operations on one plan take tag slots 1..NH_SLOTS-1 in creation
  * order (identical on every rank: collectives start in the same order

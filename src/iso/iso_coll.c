@@ -19,7 +19,8 @@
 
 typedef enum { C_ALLTOALL, C_ALLGATHER, C_ALLTOALLV, C_ALLGATHERV, C_ALLTOALLW } call_kind;
 
-/* An nh_impl_MPI_Neighbor_* call with the graph's (compressed) arguments. */
+/* A neighborhood collective on the graph with its (compressed) arguments:
+ * nhood's (call_nhood) or MPI's (call_mpi). */
 typedef struct call {
     call_kind kind;
     MPI_Comm comm;

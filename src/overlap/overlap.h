@@ -27,8 +27,10 @@
  * fence), advisor.c (per-site figures, symbols, the table), coll.c (the
  * neighborhood collectives' entry points under a mode, eligibility,
  * staging), track.c (nonblocking calls' requests through the completion
- * calls), hooks.c (allocation and I/O calls as fences), fence.c (every
- * other MPI function, generated from mpi.h by scripts/gen-fence.sh). */
+ * calls), fence.c (every other MPI function, generated from mpi.h by
+ * scripts/gen-fence.sh), hookapi.c (what libnhood-overlap.so calls:
+ * hooks.h), and hooks.c, which is libnhood-overlap.so (allocation and I/O
+ * calls as fences, the SIGSEGV handler kept first). */
 #ifndef NH_OVERLAP_H
 #define NH_OVERLAP_H
 

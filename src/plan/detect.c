@@ -2,13 +2,17 @@
  *
  * At graph creation every rank turns its neighbor lists into sorted
  * relative offsets for each candidate grid (Cartesian parent, info hint,
- * or MPI_Dims_create factorizations), then three small collectives settle
- * it: MAXLOC picks the rank with the largest out-degree, a broadcast sends
- * its offsets as the common template, and a MIN reduction tells which
- * candidates every rank's lists fit (the template filtered to the peers
- * that exist).  The first candidate that fits everywhere wins; otherwise
- * the communicator is left to PMPI.  The plan is cached as an attribute
- * whose delete callback frees it. */
+ * or MPI_Dims_create factorizations: plan/candidates.c), then the
+ * agreement (plan/agree.c) settles which grid fits every rank's lists:
+ * one collective where every rank's own offsets agree (a torus), one
+ * allgather on up to NH_DET_GATHER ranks, elsewhere reductions that pick
+ * the rank with the largest out-degree, broadcast its offsets as the
+ * common template and tell which candidates every rank's lists fit (the
+ * template filtered to the peers that exist).  Where none fits the plan
+ * is not isomorphic (the calls then go to MPI unless store-and-forward
+ * runs them: plan/stfw_setup.c).  The plan is cached as an attribute
+ * whose delete callback frees it; its parts made on first use are
+ * plan_sched.c's. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

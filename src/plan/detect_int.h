@@ -1,4 +1,5 @@
-/* Detection's candidate grids (plan/candidates.c), private to plan/. */
+/* Graph creation's analysis, private to plan/: its state (det, detect.c),
+ * the agreement (agree.c) and the candidate grids (candidates.c). */
 #ifndef NH_DETECT_INT_H
 #define NH_DETECT_INT_H
 

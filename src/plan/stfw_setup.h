@@ -1,6 +1,9 @@
 /* Store-and-forward (STFW) neighborhood collectives on irregular
- * distributed-graph communicators: set-up at graph creation and blocking
- * execution (see core/stfw.h for the algorithm). */
+ * distributed-graph communicators: the set-up, at graph creation or at
+ * the first blocking call (stfw_setup.c), and the node-aware VPT
+ * (vpt_node.c).  The schedules run on the engine (exec/engine.h); which
+ * call runs them is select/stfw_choice.c's choice (see core/stfw.h for
+ * the algorithm). */
 #ifndef NH_STFW_EXEC_H
 #define NH_STFW_EXEC_H
 
@@ -38,7 +41,7 @@ void nh_stfw_pre(const nh_plan *p, int indeg, const int *srcs, int outdeg, const
  * win it gathers the neighbor lists, builds this rank's schedules and
  * caches them in p->stfw (with p->pcomm for its traffic), now where that
  * pays back (forced, or the earlier graph communicators' calls, agreed,
- * amortize it: nh_stfw_amortized), else at the communicator's first
+ * amortize it: amortized() in stfw_setup.c), else at the communicator's first
  * blocking call (nh_stfw_lazy).  Returns MPI_SUCCESS (also when STFW
  * does not apply) or an MPI error. */
 int nh_stfw_setup_agreed(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int outdeg,

@@ -1,5 +1,6 @@
 /* Store-and-forward for a call: on irregular graphs where it was set up
- * at creation (plan/stfw_setup.c), before the other algorithms.
+ * (plan/stfw_setup.c: at creation, or at the first blocking call), before
+ * the other algorithms.
  *
  * Under auto, the first blocking call of an operation checks the choice
  * again with the size of its blocks: one reduction of the bytes each rank

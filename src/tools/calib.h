@@ -1,6 +1,8 @@
-/* nhood-calibrate's parts: measurements (nhood-calibrate.c) and the fit,
- * its validation and the cost file (calib_fit.c).  Programs, not part of
- * the library: they talk to nhood only through MPI and include/nhood.h. */
+/* nhood-calibrate's parts: the program and its validation
+ * (nhood-calibrate.c), the measurements (calib_run.c), the fit
+ * (calib_fit.c) and its files (calib_io.c).  Programs, not part of the
+ * library: they talk to nhood only through MPI and include/nhood.h, and
+ * share the pure core's cost model (core/model.h). */
 #ifndef NH_CALIB_H
 #define NH_CALIB_H
 

@@ -8,7 +8,8 @@
  *  - NH_LOCK_REQ: nhood's requests (the live list, their runs, tag slots);
  *    recursive, and never held across a blocking MPI call;
  *  - NH_LOCK_MISC: the report's records, lazily built schedules shared by
- *    duplicates, autotune's trials, the in-place records.
+ *    duplicates, autotune's trials and the tuning file's decisions, the
+ *    in-place records, detection's last candidate list.
  * Counters (resources, plan references, ids) are atomic. */
 #ifndef NH_SYNC_H
 #define NH_SYNC_H
@@ -17,7 +18,7 @@
 
 typedef enum { NH_LOCK_REQ = 0, NH_LOCK_MISC, NH_LOCK_COUNT } nh_lock_id;
 
-extern int nh_mt; /* set once at MPI_Init_thread: MPI_THREAD_MULTIPLE provided */
+extern int nh_mt; /* set once at start-up: MPI_THREAD_MULTIPLE provided */
 extern pthread_mutex_t nh_mutex[NH_LOCK_COUNT];
 /* How deep this thread is inside NH_LOCK_REQ (counted with or without
  * locking): the MPI library's progress hook (exec/progress.c) must not

@@ -5,8 +5,8 @@
  * forwarding ranks' next MPI call, so their compute between start and
  * completion delays everyone downstream; a single-phase exchange moves
  * during it.  The cost model (select/select.c) weighs the two with the
- * window, which graph creation agrees on (plan/detect.c,
- * plan/stfw_setup.c): every rank contributes its bucket, the largest wins.
+ * window, which graph creation agrees on (plan/detect.c, plan/agree.c):
+ * every rank contributes its bucket, the largest wins.
  *
  * The window of a call is the time from the return of MPI_Ineighbor_*
  * (or MPI_Start of nhood's persistent requests) to the entry of the first
