@@ -1,5 +1,6 @@
-/* Configuration: the environment, read once at MPI_Init through the table
- * of settings (config/settings.c), and the cost file.  Every value is
+/* Configuration: the environment, read once at start-up (MPI_Init, a late
+ * start, or the first graph under Sessions: api/lifecycle.c) through the
+ * table of settings (config/settings.c), and the cost file.  Every value is
  * validated; a bad one is reported with the allowed values. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -18,9 +18,9 @@ ntap=0 # the TAP number (not n: the info keys case uses n)
 # MPICH busy-polls, so it stays at 4.
 # How the launcher passes a variable to the ranks: nhood-run knows.
 nhrun="${srcdir:-.}/scripts/nhood-run"
-kind=$(sh "$nhrun" --launcher-kind "${MPIEXEC%% *}")
-env_flag() { sh "$nhrun" --env-flags --kind "$kind" "$1=$2"; }
-case "$kind" in
+launcher=$(sh "$nhrun" --launcher-kind "${MPIEXEC%% *}")
+env_flag() { sh "$nhrun" --env-flags --kind "$launcher" "$1=$2"; }
+case "$launcher" in
     openmpi)
         extra="--oversubscribe --mca mpi_yield_when_idle 1"
         nps="1 2 3 4 8 16"
@@ -91,7 +91,7 @@ done
 # Open MPI: 12 ranks (3x2x2, dimensions of size 2 in test_aliased), and a
 # 3-D Moore neighborhood on MPI_COMM_WORLD at 27 ranks, which fits a ring
 # of 27, a 9x3 and the 3x3x3 grid: detection must keep the cheapest, 3x3x3.
-case "$kind" in
+case "$launcher" in
 openmpi)
     name="neighbor np=12"
     if run "$name" 12 "NHOOD_FALLBACK=silent" "$t/test_neighbor"; then ok "$name"; else bad "$name"; fi
@@ -261,7 +261,7 @@ done
 # MPI_COMM_WORLD at 27 ranks (Open MPI; a 3x3x3 grid whose centre rank
 # sees all 26 neighbors) combines messages where each rank has a core
 # (NHOOD_COST_CORE=0: priced so on this machine's two).
-case "$kind" in
+case "$launcher" in
     openmpi)
         for c in mesh:0,0,0 channel:1,0,0; do
             name="${c%%:*} np=27 moore d=3 inferred, periods=${c#*:}, combining"
@@ -284,7 +284,7 @@ esac
 # inferred mesh and a combining schedule for the v and w calls where each
 # rank has a core (NHOOD_COST_CORE=0), and MPI's own exchange at 27 ranks
 # on this machine's cores (each of torus's phases waits for a core).
-case "$kind" in openmpi) bnps="8 12 16" ;; *) bnps="1 3 4" ;; esac
+case "$launcher" in openmpi) bnps="8 12 16" ;; *) bnps="1 3 4" ;; esac
 for np in $bnps; do
     for shape in "3 mesh" "3 channel" "2 mesh"; do
         for bvars in "NHOOD_ALGO=auto" "NHOOD_PROGRESS=poll NHOOD_ALGO=torus NHOOD_COST_O=0.0012 NHOOD_COST_O_RECV=0" \
@@ -311,7 +311,7 @@ for np in $bnps; do
         done
     done
 done
-case "$kind" in
+case "$launcher" in
     openmpi)
         for bvars in "NHOOD_ALGO=auto" "NHOOD_PROGRESS=poll"; do
             bvars="$bvars NHOOD_COST_CORE=0"
@@ -343,7 +343,7 @@ esac
 # per pair of nodes, scatter) on nodes made of NHOOD_NODE_SIZE consecutive
 # ranks: blocking, nonblocking and persistent forms (poll), and the
 # progress corpus under the default progress; the report names the route.
-case "$kind" in openmpi) acases="8:2 8:4" ;; *) acases="4:2" ;; esac
+case "$launcher" in openmpi) acases="8:2 8:4" ;; *) acases="4:2" ;; esac
 for c in $acases; do
     np=${c%%:*} ns=${c#*:}
     # (not "vars": run sets that one)
@@ -370,7 +370,7 @@ done
 # calls on a few ranks.  MPICH has no progress backend unless a
 # forwarding algorithm is forced: there nothing forwards except under
 # NHOOD_PROGRESS=poll; Open MPI's hook forwards by default.
-case "$kind" in openmpi) wnps="4 8" wdef=fwd ;; *) wnps=4 wdef=nofwd ;; esac
+case "$launcher" in openmpi) wnps="4 8" wdef=fwd ;; *) wnps=4 wdef=nofwd ;; esac
 for np in $wnps; do
     for graph in torus irregular; do
         for mode in $wdef poll; do
@@ -393,7 +393,7 @@ done
 # the window stated as none with NHOOD_WINDOW=0, the costs making
 # store-and-forward pay): the report must show stfw with more than one
 # stage for the nonblocking calls, and every ordering must finish.
-case "$kind" in
+case "$launcher" in
     openmpi)
         for np in 8 16; do
             name="progress np=$np irregular auto NHOOD_WINDOW=0, auto forwards (stfw)"
@@ -541,7 +541,7 @@ fi
 # MPI oversubscribed runs 2,000 (10,000 came close to the 300 s limit on a
 # loaded machine; an injected leak fails after 50).
 cycles=10000
-case "$kind" in openmpi) cycles=2000 ;; esac
+case "$launcher" in openmpi) cycles=2000 ;; esac
 for vars in "NHOOD_ALGO=torus NHOOD_BINDING=zcopy NH_TEST_EXPECT_TYPES=1" "NHOOD_BINDING=pack NHOOD_PROGRESS=poll" "NHOOD_ALGO=stfw" "NHOOD_COST_NODE=1 NHOOD_COST_LINK=0.001"; do
     name="leaks np=2 $cycles cycles $vars"
     if run "$name" 2 "$vars NHOOD_FALLBACK=silent" "$t/test_leaks" $cycles &&
@@ -682,7 +682,7 @@ fi
 # brings nhood's schedules back, and NHOOD_CHECK stops a promised call
 # whose buffer is GPU memory with an error naming it.
 stub=$TOP_BUILDDIR/test/gpu/stub/libcuda.so.1
-case "$kind" in
+case "$launcher" in
 openmpi) skip "gpu" "the stub driver's tests run under MPICH only (not yet tried with Open MPI)" ;;
 *)
     init=$(grep -q 'HAVE_MPI_NEIGHBOR_ALLTOALL_INIT=1' "$TOP_BUILDDIR/Makefile" && echo 1)
@@ -918,7 +918,7 @@ if cost_run "$name" "" "[0-9]+" && grep -qx "nhood: cost=defaults" "$log.err"; t
 # every rank has a CPU.
 cpus=$(nproc)
 for np in 1 $((cpus + 2)); do
-    case "$kind" in openmpi) ;; *) [ "$np" -gt 4 ] && continue ;; esac # MPICH busy-polls
+    case "$launcher" in openmpi) ;; *) [ "$np" -gt 4 ] && continue ;; esac # MPICH busy-polls
     name="report: oversubscribed=R/C at np=$np on $cpus CPUs"
     if run "$name" "$np" "NHOOD_REPORT=1" "$t/test_inplace" && grep -qx "nhood: cost=defaults" "$log.err" &&
         if [ "$np" -gt "$cpus" ]; then grep -qx "nhood: oversubscribed=$np/$cpus" "$log.err"
@@ -1057,7 +1057,7 @@ else
 fi
 
 # A bad setting on one rank only: all ranks stop, that rank explains.
-case "$kind" in
+case "$launcher" in
     openmpi) ;;
     *)
         name="rejects NHOOD_ALGO=bogus on rank 1 only"
@@ -1132,7 +1132,7 @@ done
 # other algorithms and says why (it once reported a failed build).  Not
 # under Open MPI: test_neighbor_v leaves that ring out there (Open MPI
 # 4.1's own neighborhood collectives crash on it, nothing to compare with).
-case "$kind" in openmpi) procnull_nps="" ;; *) procnull_nps="2 4" ;; esac
+case "$launcher" in openmpi) procnull_nps="" ;; *) procnull_nps="2 4" ;; esac
 for np in $procnull_nps; do
     name="neighbor_v np=$np NHOOD_ALGO=stfw (MPI_PROC_NULL ring declined by name)"
     if run "$name" $np "NHOOD_ALGO=stfw" "$t/test_neighbor_v" &&
@@ -1179,7 +1179,7 @@ fi
 # schedules) and under NHOOD_PROGRESS=poll (forwarding with size headers,
 # or zero-copy under the promise; store-and-forward), small eager limits,
 # both bindings; the report lines of every form.
-case "$kind" in openmpi) vnps="2 4 8" ;; *) vnps="1 2 3 4" ;; esac
+case "$launcher" in openmpi) vnps="2 4 8" ;; *) vnps="1 2 3 4" ;; esac
 vforms=nonblocking # MPI-4 persistent collectives where the MPI library has them
 grep -q 'HAVE_MPI_NEIGHBOR_ALLTOALL_INIT=1' "$TOP_BUILDDIR/Makefile" && vforms="nonblocking persistent"
 for np in $vnps; do

@@ -15,9 +15,9 @@ log=${TMPDIR:-/tmp}/nhood-tool-test.$$
 trap 'rm -f "$log".*' EXIT
 # How the launcher passes a variable to the ranks: nhood-run knows.
 nhrun="${srcdir:-.}/scripts/nhood-run"
-kind=$(sh "$nhrun" --launcher-kind "${MPIEXEC%% *}")
-env_flag() { sh "$nhrun" --env-flags --kind "$kind" "$1=$2"; }
-case "$kind" in
+launcher=$(sh "$nhrun" --launcher-kind "${MPIEXEC%% *}")
+env_flag() { sh "$nhrun" --env-flags --kind "$launcher" "$1=$2"; }
+case "$launcher" in
     openmpi)
         np=8
         extra="--oversubscribe --mca mpi_yield_when_idle 1"
