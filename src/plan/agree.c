@@ -217,32 +217,92 @@ static int fast_settled(det *d, const uint64_t *v, int kf, int *native, int *no_
 
 /* Graphs of up to NH_DET_GATHER ranks: one allgather carries the fast
  * agreement's words, the general agreement's, store-and-forward's
- * (nh_stfw_pre) and a 64-bit summary of each rank's offsets on every
- * candidate grid: bit 63 where its lists lie on the grid, one of bits
- * 0-62 per offset.  The general agreement's template is the top rank's
+ * (nh_stfw_pre), a 64-bit summary of each rank's offsets on every
+ * candidate grid (bit 63 where its lists lie on the grid, one of bits
+ * 0-62 per offset) and a hash of them in order, repeats included (0
+ * where they do not lie on it, a malformed hint or a reordered
+ * communicator).  The general agreement's template is the top rank's
  * offsets, which every rank's must be a subset of, so a rank with a bit
  * the top rank lacks rules the candidate out: irregular graphs are
- * settled in this one collective, without the broadcast and reduction. */
-enum { GW_SL = 3, GW_STFW = GW_SL + SL_COUNT, GW_MASK = GW_STFW + NH_STFW_PRE,
-       GW_COUNT = GW_MASK + NH_MAXCAND };
+ * settled in this one collective, without the broadcast and reduction.
+ * On a torus every rank's offsets are the template, so equal hashes
+ * settle it too where ranks' first fits differ (a small folded torus:
+ * on a ring of 4, a 2x2 grid's ranks repeat different peers). */
+enum {
+    GW_SL = 3,
+    GW_STFW = GW_SL + SL_COUNT,
+    GW_MASK = GW_STFW + NH_STFW_PRE,
+    GW_HASH = GW_MASK + NH_MAXCAND,
+    GW_COUNT = GW_HASH + NH_MAXCAND
+};
 _Static_assert(GW_COUNT == NH_DET_WORDS, "detect_int.h sizes the gathered words");
 _Static_assert(SL_COUNT == 8, "NH_DET_WORDS counts 8 general words");
 
-static void offset_masks(det *d, uint64_t *mask)
+/* Each candidate's offset summary (mask) and template hash (hash; 0
+ * where none may agree: ok 0). */
+static void offset_masks(det *d, int ok, uint64_t *mask, uint64_t *hash)
 {
-    int mem = local_offsets(d);
+    int mem = 0, all = 1;
+    /* a torus fit's template is this rank's sorted offsets already */
+    for (int k = 0; k < d->ncand; k++)
+        all &= d->fit[k] && d->pending[k];
+    if (!all)
+        mem = local_offsets(d);
     for (int k = 0; k < NH_MAXCAND; k++) {
-        mask[k] = 0;
-        if (mem || k >= d->ncand || !d->local_ok[k])
+        mask[k] = hash[k] = 0;
+        if (mem || k >= d->ncand || !(all || d->local_ok[k]))
             continue;
-        int nd = d->c[k].g.ndims;
-        const int *o = own_offsets(d, k);
+        int nd = d->c[k].g.ndims, head[3] = {(int)d->hash, d->outdeg, k};
+        const int *o = all ? d->nbs[k].off : own_offsets(d, k);
         mask[k] = 1ull << 63;
         for (int i = 0; i < d->outdeg; i++)
             mask[k] |= 1ull << (hash62(fnv64(0xcbf29ce484222325ull, o + (size_t)i * nd,
                                              (size_t)nd)) %
                                 63);
+        if (ok)
+            hash[k] =
+                hash62(fnv64(fnv64(0xcbf29ce484222325ull, head, 3), o, (size_t)d->outdeg * nd));
     }
+}
+
+/* Is candidate c a torus (every dimension periodic or of one rank)? */
+static int is_torus(const cand *c)
+{
+    int torus = 1;
+    for (int j = 0; torus && j < c->g.ndims; j++)
+        torus = c->g.periods[j] || c->g.dims[j] == 1;
+    return torus;
+}
+
+/* The inferred tori every rank's offsets agree on (the gathered hashes),
+ * where the ranks' first fits differed: their pick, as the general
+ * agreement would make it (it prefers a torus to any mesh, and on a
+ * torus a rank fits the top rank's template iff its own offsets are it).
+ * Returns 1 where that settles the agreement. */
+static int tori_settled(det *d, int *chosen, int *s)
+{
+    int agreed[NH_MAXCAND] = {0}, any = 0;
+    if (d->ncand == 0 || strcmp(d->c[0].source, "inferred") != 0)
+        return 0;
+    for (int k = 0; k < d->ncand; k++) {
+        uint64_t h = d->all[GW_HASH + k];
+        agreed[k] = h != 0 && is_torus(&d->c[k]);
+        for (int i = 1; i < d->size && agreed[k]; i++)
+            agreed[k] = d->all[(size_t)i * GW_COUNT + GW_HASH + k] == h;
+        /* its neighborhood, where this rank's first fits stopped short */
+        if (agreed[k] && !d->fit[k]) {
+            if (nh_nbhd_torus_dests(&d->nbs[k], &d->c[k].g, d->rank, d->outdeg, d->dsts,
+                                    d->indeg) != 0)
+                return 0; /* out of memory: the general agreement decides */
+            d->fit[k] = d->pending[k] = 1;
+        }
+        any |= agreed[k];
+    }
+    if (!any)
+        return 0;
+    *chosen = nh_det_pick(d->c, d->ncand, agreed, d->nbs);
+    *s = d->outdeg;
+    return 1;
 }
 
 /* The one allgather's outcome (d->all): ANDed, MIN, MAX and summed
@@ -274,6 +334,11 @@ static int agree_all(det *d, const nh_hint *h, int *native, int *no_stfw, int *c
     d->gpu = !(v[1] >> 63);
     if (fast_settled(d, v, d->kf, native, no_stfw, chosen, s))
         return MPI_SUCCESS;
+    if (tori_settled(d, chosen, s)) {
+        *native = (int)(v[0] & 1);
+        *no_stfw = (int)(v[1] & 1);
+        return MPI_SUCCESS;
+    }
     drop_fits(d); /* the general agreement builds them again */
     /* On a torus every peer exists: a rank's offsets are the whole
      * template, elsewhere those of its peers that exist. */
@@ -281,9 +346,7 @@ static int agree_all(det *d, const nh_hint *h, int *native, int *no_stfw, int *c
     long long tdeg = -sl[SL_TOP] / d->size;
     for (int k = 0; k < NH_MAXCAND; k++) {
         uint64_t tm = d->all[(size_t)top * GW_COUNT + GW_MASK + k];
-        int torus = k < d->ncand;
-        for (int j = 0; torus && j < d->c[k].g.ndims; j++)
-            torus = d->c[k].g.periods[j] || d->c[k].g.dims[j] == 1;
+        int torus = k < d->ncand && is_torus(&d->c[k]);
         may[k] = k < d->ncand && (tm >> 63);
         for (int i = 0; i < d->size && may[k]; i++) {
             const uint64_t *w = d->all + (size_t)i * GW_COUNT;
@@ -364,7 +427,7 @@ int nh_det_agree_start(det *d, const nh_hint *h, int order, int *native, int no_
     general_words(d, h, order, hash, !nh_det_repeats(d->srcs, d->indeg), no_stfw, sl);
     memcpy(d->words + GW_SL, sl, sizeof(sl));
     memcpy(d->words + GW_STFW, d->stfw, sizeof(d->stfw));
-    offset_masks(d, d->words + GW_MASK);
+    offset_masks(d, !h->bad && order, d->words + GW_MASK, d->words + GW_HASH);
     return PMPI_Iallgather(d->words, GW_COUNT, MPI_UINT64_T, d->all, GW_COUNT, MPI_UINT64_T, comm,
                            &d->req);
 }

@@ -19,7 +19,7 @@ typedef struct cand {
 /* The one-collective agreement (agree.c): graphs of up to NH_DET_GATHER
  * ranks, NH_DET_WORDS 64-bit words a rank. */
 #define NH_DET_GATHER 64
-#define NH_DET_WORDS (3 + 8 + NH_STFW_PRE + NH_MAXCAND)
+#define NH_DET_WORDS (3 + 8 + NH_STFW_PRE + 2 * NH_MAXCAND)
 
 /* One creation's analysis state. */
 typedef struct det {

@@ -65,6 +65,13 @@ int nh_gpu_probe(void)
     int found = __atomic_load_n(&nh_gpu_runtimes, __ATOMIC_ACQUIRE);
     if (found == all)
         return found;
+    /* Nothing loaded or unloaded since the last look: nothing new (every
+     * graph's creation asks; the walk of the objects' names costs more
+     * than MPI's own creation of a small graph). */
+    static unsigned long long seen = ~0ull;
+    unsigned long long gen = nh_loaded_generation();
+    if (gen != 0 && gen == __atomic_load_n(&seen, __ATOMIC_ACQUIRE))
+        return found;
     pthread_mutex_lock(&probe_lock);
     found = nh_gpu_runtimes;
     int want = all & ~found; /* NH_GPU_* bits still looked for */
@@ -99,6 +106,7 @@ int nh_gpu_probe(void)
         found |= NH_GPU_ZE;
     /* the functions are set before the flag that lets callers use them */
     __atomic_store_n(&nh_gpu_runtimes, found, __ATOMIC_RELEASE);
+    __atomic_store_n(&seen, gen, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&probe_lock);
     return found;
 }

@@ -1,6 +1,7 @@
 /* The loaded objects' file names (util/objects.h). */
 #define _GNU_SOURCE /* dl_iterate_phdr */
 #include <link.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,22 @@ static int copy(struct dl_phdr_info *info, size_t size, void *arg)
     w->names[w->n++] = text;
     w->bytes += len;
     return 0;
+}
+
+/* The first object's view of the loader's counters: stop at once. */
+static int generation(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    unsigned long long *g = arg;
+    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
+        *g = (unsigned long long)info->dlpi_adds + (unsigned long long)info->dlpi_subs;
+    return 1;
+}
+
+unsigned long long nh_loaded_generation(void)
+{
+    unsigned long long g = 0;
+    dl_iterate_phdr(generation, &g);
+    return g;
 }
 
 char **nh_loaded_objects(void)

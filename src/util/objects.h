@@ -10,4 +10,8 @@
  * a deadlock beside a thread that loads a library. */
 char **nh_loaded_objects(void);
 
+/* How many objects the loader has added and removed so far (0 where it
+ * does not say): unchanged, the list is unchanged.  O(1). */
+unsigned long long nh_loaded_generation(void);
+
 #endif
