@@ -58,13 +58,7 @@ typedef enum { NH_FALLBACK_WARN = 0, NH_FALLBACK_ERROR, NH_FALLBACK_SILENT } nh_
 typedef enum { NH_PROGRESS_AUTO = 0, NH_PROGRESS_SAFE, NH_PROGRESS_POLL } nh_progress;
 /* NHOOD_OVERLAP (overlap/overlap.h) */
 typedef enum { NH_OVERLAP_OFF = 0, NH_OVERLAP_REPORT, NH_OVERLAP_DEFER } nh_overlap_mode;
-/* How a neighborhood collective was called. */
-typedef enum {
-    NH_FORM_BLOCKING = 0,
-    NH_FORM_NONBLOCKING,
-    NH_FORM_PERSISTENT,
-    NH_FORM_COUNT
-} nh_form;
+/* nh_form: how a neighborhood collective was called (core/sched.h) */
 
 /* nh_cost: the cost model's parameters (core/model.h) */
 
@@ -110,7 +104,6 @@ extern int nh_active;
 int nh_config_load(char *msg, size_t len);
 /* Rank 0 warns about NHOOD_* variables that name no setting (typos). */
 void nh_config_warn_unknown(void);
-int nh_parse_algo(const char *v, nh_algo *out);
 int nh_parse_binding(const char *v, nh_binding *out);
 int nh_parse_ports(const char *v, int *out); /* auto (0) or 1..NH_MAX_PORTS */
 const char *nh_binding_name(nh_binding b);

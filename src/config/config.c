@@ -57,43 +57,10 @@ int nh_config_load(char *msg, size_t len)
     return 0;
 }
 
-/* The cost file's keys are the parameters' names (core/model.h: alpha,
- * o, beta, ...); validation.* keys carry nhood-calibrate's figures for
- * people and are not read. */
-static int cost_key(void *ctx, const char *key, const char *v, char *msg, size_t len)
-{
-    nh_cost *c = ctx;
-    if (strncmp(key, "validation.", 11) == 0)
-        return 0;
-    for (int i = 0; i < nh_cost_nparams; i++)
-        if (strcmp(nh_cost_params[i].key, key) == 0) {
-            if (nh_parse_real(v, nh_cost_at(c, &nh_cost_params[i]))) {
-                snprintf(msg, len, "%s = \"%s\": not a non-negative number", key, v);
-                return -1;
-            }
-            return 0;
-        }
-    size_t n = (size_t)snprintf(msg, len, "unknown key \"%s\" (parameters:", key);
-    for (int i = 0; i < nh_cost_nparams && n < len; i++)
-        n += (size_t)snprintf(msg + n, len - n, " %s%s", nh_cost_params[i].key,
-                              i + 1 < nh_cost_nparams ? "," : ";");
-    if (n < len)
-        snprintf(msg + n, len - n, " validation.*; fingerprint.*)");
-    return -1;
-}
-
 int nh_config_cost_parse(const char *text, const char *name, nh_cost *out, nh_fingerprint *fp,
                          char *msg, size_t len)
 {
-    *out = nh_cfg.cost;
-    out->o_recv = -1; /* not set by the file (yet) */
-    int rc = nh_kv_parse(text, name, "nhood-cost", 2, fp, cost_key, out, msg, len);
-    /* Format 1 predates the per-phase model: its o was a message's whole
-     * cost, its alpha a phase's, added; read so, without a receive
-     * overhead, they price about as they did (docs/tuning.md). */
-    if (out->o_recv < 0)
-        out->o_recv = fp->version == 1 ? 0 : nh_cfg.cost.o_recv;
-    return rc;
+    return nh_cost_file_parse(text, name, &nh_cfg.cost, out, fp, msg, len);
 }
 
 void nh_config_cost_use(const nh_cost *c, const char *name)

@@ -1,5 +1,6 @@
-/* Cost and tuning files: the fingerprint of a run, the key = value text
- * format, and reading a file on one rank for all (config/files.h). */
+/* Cost and tuning files under MPI: the fingerprint of a run, whether a
+ * file's fits it, and reading a file on one rank for all
+ * (config/files.h; their text: core/kvfile.c). */
 #define _GNU_SOURCE /* dladdr */
 #include <ctype.h>
 #include <dlfcn.h>
@@ -13,7 +14,6 @@
 
 #include "nh.h"
 #include "config/files.h"
-#include "core/parse.h"
 #include "util/resource.h"
 
 /* The host name with every run of digits made '*': nodes of one cluster
@@ -35,21 +35,6 @@ static void host_pattern(char *out, size_t len)
     out[n] = '\0';
 }
 
-/* Copies s (n bytes) with every run of blanks made one space: library
- * strings mix tabs and spaces, files written by hand may not. */
-static void squeeze(char *out, size_t len, const char *s, size_t n)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n && s[i] && k + 1 < len; i++)
-        if (!isspace((unsigned char)s[i]))
-            out[k++] = s[i];
-        else if (k > 0 && out[k - 1] != ' ')
-            out[k++] = ' ';
-    while (k > 0 && out[k - 1] == ' ')
-        k--;
-    out[k] = '\0';
-}
-
 static nh_fingerprint run_fp;
 static int run_fp_done;
 
@@ -66,7 +51,7 @@ int nh_fingerprint_run(nh_fingerprint *f)
     memset(&x, 0, sizeof(x));
     if ((rc = PMPI_Get_library_version(lib, &len)))
         return rc;
-    squeeze(x.mpi, sizeof(x.mpi), lib, strcspn(lib, "\r\n"));
+    nh_fingerprint_value(x.mpi, sizeof(x.mpi), lib, strcspn(lib, "\r\n"));
     host_pattern(x.host, sizeof(x.host));
     if ((rc = PMPI_Comm_size(MPI_COMM_WORLD, &x.ranks)))
         return rc;
@@ -98,14 +83,6 @@ cleanup:
     if (node != MPI_COMM_NULL)
         nh_comm_free(&node);
     return rc;
-}
-
-void nh_fingerprint_write(FILE *out, const nh_fingerprint *f)
-{
-    fprintf(out,
-            "fingerprint.mpi = %s\nfingerprint.host = %s\nfingerprint.ranks = %d\n"
-            "fingerprint.ranks_per_node = %d\nfingerprint.nodes = %d\nfingerprint.date = %s\n",
-            f->mpi, f->host, f->ranks, f->ranks_per_node, f->nodes, f->date);
 }
 
 int nh_fingerprint_match(const nh_fingerprint *f, const nh_fingerprint *run, char *why,
@@ -152,127 +129,6 @@ int nh_file_fits(const char *kind, const char *path, const nh_fingerprint *fp, i
                 mismatch == NH_MISMATCH_SKIP ? skip_says : use_says);
     *use = fits || mismatch == NH_MISMATCH_USE;
     return MPI_SUCCESS;
-}
-
-/* fingerprint.* keys; 1 where key is one (0 set, else -1 with msg). */
-static int fp_key(nh_fingerprint *f, const char *key, const char *v, char *msg, size_t len,
-                  int *err)
-{
-    static const char *const ints[] = {"fingerprint.ranks", "fingerprint.ranks_per_node",
-                                       "fingerprint.nodes"};
-    int *dst[] = {&f->ranks, &f->ranks_per_node, &f->nodes};
-    *err = 0;
-    if (strcmp(key, "fingerprint.mpi") == 0) {
-        squeeze(f->mpi, sizeof(f->mpi), v, strlen(v));
-        return 1;
-    }
-    if (strcmp(key, "fingerprint.host") == 0) {
-        snprintf(f->host, sizeof(f->host), "%s", v);
-        return 1;
-    }
-    if (strcmp(key, "fingerprint.date") == 0) {
-        snprintf(f->date, sizeof(f->date), "%s", v);
-        return 1;
-    }
-    for (int i = 0; i < 3; i++)
-        if (strcmp(key, ints[i]) == 0) {
-            long long x;
-            if (nh_parse_uint(v, 1 << 30, &x)) {
-                snprintf(msg, len, "%s must be a non-negative integer, not \"%s\"", key, v);
-                *err = 1;
-            } else {
-                *dst[i] = (int)x;
-            }
-            return 1;
-        }
-    if (strncmp(key, "fingerprint.", 12) == 0) {
-        snprintf(msg, len, "unknown key %s", key);
-        *err = 1;
-        return 1;
-    }
-    return 0;
-}
-
-static char *trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    size_t n = strlen(s);
-    while (n > 0 && isspace((unsigned char)s[n - 1]))
-        s[--n] = '\0';
-    return s;
-}
-
-int nh_kv_parse(const char *text, const char *name, const char *magic, int version,
-                nh_fingerprint *fp, nh_kv_fn fn, void *ctx, char *msg, size_t len)
-{
-    int rc = -1, lineno = 0, seen_magic = 0;
-    char *copy = strdup(text), *save = NULL, what[256] = "";
-    if (!copy) {
-        snprintf(msg, len, "%s: out of memory", name);
-        return -1;
-    }
-    memset(fp, 0, sizeof(*fp));
-    /* strtok_r would skip empty lines and miscount them */
-    for (char *line = copy; line; line = save) {
-        save = strchr(line, '\n');
-        if (save)
-            *save++ = '\0';
-        lineno++;
-        char *hash = strchr(line, '#');
-        if (hash && (hash == line || hash[-1] == ' ' || hash[-1] == '\t'))
-            *hash = '\0';
-        char *s = trim(line);
-        if (!*s)
-            continue;
-        if (!seen_magic) {
-            size_t m = strlen(magic);
-            long long v;
-            if (strncmp(s, magic, m) != 0 || s[m] != ' ' || nh_parse_uint(trim(s + m), 1000, &v)) {
-                snprintf(what, sizeof(what), "the first line must be \"%s %d\" (found \"%.60s\")",
-                         magic, version, s);
-                goto cleanup;
-            }
-            if (v < 1 || v > version) {
-                snprintf(what, sizeof(what), "format %s %lld is not known to this nhood (%d)",
-                         magic, v, version);
-                goto cleanup;
-            }
-            seen_magic = 1;
-            fp->version = (int)v;
-            continue;
-        }
-        char *eq = strchr(s, '=');
-        if (!eq) {
-            snprintf(what, sizeof(what), "expected key = value, found \"%.60s\"", s);
-            goto cleanup;
-        }
-        *eq = '\0';
-        char *key = trim(s), *value = trim(eq + 1);
-        int err;
-        if (!*key) {
-            snprintf(what, sizeof(what), "a value without a key");
-            goto cleanup;
-        }
-        if (fp_key(fp, key, value, what, sizeof(what), &err)) {
-            if (err)
-                goto cleanup;
-        } else if (fn(ctx, key, value, what, sizeof(what))) {
-            goto cleanup;
-        }
-    }
-    if (!seen_magic) {
-        lineno = 1;
-        snprintf(what, sizeof(what), "empty file: the first line must be \"%s %d\"", magic,
-                 version);
-        goto cleanup;
-    }
-    rc = 0;
-cleanup:
-    if (rc)
-        snprintf(msg, len, "%s, line %d: %s", name, lineno, what);
-    free(copy);
-    return rc;
 }
 
 void nh_site_cost_path(char *buf, size_t len)

@@ -1,14 +1,9 @@
 /* The files nhood reads at start-up and writes for the next run: the
  * cost file (NHOOD_COST_FILE, written by nhood-calibrate) and the tuning
- * file (NHOOD_TUNE_FILE, written by the autotuner).  Both are text:
- *
- *   nhood-cost 2                 first line: the format and its version
- *   # comment                    '#' to the end of the line, blank lines
- *   key = value                  one setting per line
- *
- * with the fingerprint of where they were written (fingerprint.mpi,
- * .host, .ranks, .ranks_per_node, .nodes, .date).  Rank 0 of
- * MPI_COMM_WORLD reads a file and broadcasts its text, so every rank
+ * file (NHOOD_TUNE_FILE, written by the autotuner), under MPI.  Their text
+ * (key = value lines after a "nhood-cost 2" line, with the fingerprint of
+ * where they were written) is parsed without MPI: core/kvfile.h.  Rank 0
+ * of MPI_COMM_WORLD reads a file and broadcasts its text, so every rank
  * parses the same bytes and decides alike (docs/tuning.md). */
 #ifndef NH_FILES_H
 #define NH_FILES_H
@@ -17,23 +12,11 @@
 #include <stdio.h>
 
 #include "nh.h"
-
-typedef struct nh_fingerprint {
-    char mpi[128]; /* first line of MPI_Get_library_version */
-    char host[64]; /* host name pattern (fnmatch): digit runs become '*' */
-    int ranks;     /* MPI_COMM_WORLD's size */
-    int ranks_per_node;
-    int nodes;
-    char date[16]; /* YYYY-MM-DD, when written */
-    int version;   /* the file's format version (nh_kv_parse) */
-} nh_fingerprint;
+#include "core/kvfile.h"
 
 /* This run's fingerprint (date: today).  Collective on MPI_COMM_WORLD
  * (one node split and one reduction); computed once, later calls copy. */
 int nh_fingerprint_run(nh_fingerprint *f);
-
-/* Writes f as fingerprint.* lines. */
-void nh_fingerprint_write(FILE *out, const nh_fingerprint *f);
 
 /* Whether f (read from a file) describes this run: the MPI library, the
  * host pattern, ranks per node and, where the file was fitted on one
@@ -51,17 +34,6 @@ int nh_fingerprint_match(const nh_fingerprint *f, const nh_fingerprint *run, cha
 int nh_file_fits(const char *kind, const char *path, const nh_fingerprint *fp, int mismatch,
                  const char *use_says, const char *skip_says, int *use, char *msg, size_t len);
 
-/* One key = value of a file: returns 0, or -1 with msg set (the caller
- * adds the file and line). */
-typedef int (*nh_kv_fn)(void *ctx, const char *key, const char *value, char *msg, size_t len);
-
-/* Parses text (a file named name, for messages) whose first line must be
- * "magic VERSION" with VERSION <= version; fingerprint.* keys fill *fp,
- * every other key goes to fn.  Returns 0, or -1 with msg naming the file
- * and line. */
-int nh_kv_parse(const char *text, const char *name, const char *magic, int version,
-                nh_fingerprint *fp, nh_kv_fn fn, void *ctx, char *msg, size_t len);
-
 /* Rank 0 of MPI_COMM_WORLD reads path and every rank gets its text
  * (malloc'ed, NUL-terminated) in *text.  Collective.  Returns
  * MPI_SUCCESS with *text = NULL where the file does not exist (or
@@ -74,8 +46,8 @@ int nh_file_bcast(const char *path, char **text, char *msg, size_t len);
 void nh_site_cost_path(char *buf, size_t len);
 
 /* The cost file (config/config.c): parses text into *out, starting from
- * the current parameters (keys: the NHOOD_COST_* names' tails in lower
- * case); returns 0, or -1 with msg naming the line. */
+ * the current parameters (nh_cost_file_parse); returns 0, or -1 with msg
+ * naming the line. */
 int nh_config_cost_parse(const char *text, const char *name, nh_cost *out, nh_fingerprint *fp,
                          char *msg, size_t len);
 /* Makes c the parameters, the NHOOD_COST_* variables still winning each

@@ -115,7 +115,8 @@ const nh_setting nh_settings[] = {
     /* clang-format on */
     {"NHOOD_TUNE_FILE", NULL, LIB, K_PATH, CFG(tune_file), 0,
      "under NHOOD_AUTOTUNE=1: the autotuner's decisions, read at MPI_Init (a missing file is "
-     "the first run) and saved by rank 0 at MPI_Finalize"},
+     "the first run) and saved by rank 0 at MPI_Finalize (a new file renamed over it: readers "
+     "never see half a file, no link is followed)"},
     {"NHOOD_MISMATCH", NULL, LIB, K_MISMATCH, CFG(mismatch), 0,
      "a cost or tuning file written elsewhere (its fingerprint differs: MPI library, hosts, "
      "ranks per node): warn and use it, warn and ignore it, or stop"},
@@ -166,16 +167,6 @@ const nh_setting nh_settings[] = {
      "scripts/sim-calibrate.sh: the simulated nhood-calibrate to run"},
 };
 const int nh_nsettings = (int)(sizeof(nh_settings) / sizeof(nh_settings[0]));
-
-int nh_parse_algo(const char *v, nh_algo *out)
-{
-    for (int i = 0; i < NH_ALGO_COUNT; i++)
-        if (strcmp(v, nh_algos[i].name) == 0) {
-            *out = (nh_algo)i;
-            return 0;
-        }
-    return -1;
-}
 
 int nh_parse_ports(const char *v, int *out)
 {

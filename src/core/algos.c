@@ -1,6 +1,8 @@
 /* Names of nhood's algorithms, schedule families and collectives, and the
  * builder behind each algorithm name: the one table the configuration,
  * selection and report read. */
+#include <string.h>
+
 #include "sched.h"
 
 const nh_algo_info nh_algos[NH_ALGO_COUNT] = {
@@ -12,6 +14,16 @@ const nh_algo_info nh_algos[NH_ALGO_COUNT] = {
     [NH_ALGO_BRUCK] = {"bruck", nh_build_bruck},
     [NH_ALGO_STFW] = {"stfw", NULL}, /* built from all ranks' lists: core/stfw.c */
 };
+
+int nh_parse_algo(const char *v, nh_algo *out)
+{
+    for (int i = 0; i < NH_ALGO_COUNT; i++)
+        if (strcmp(v, nh_algos[i].name) == 0) {
+            *out = (nh_algo)i;
+            return 0;
+        }
+    return -1;
+}
 
 const char *nh_op_name(nh_op op)
 {

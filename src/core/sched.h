@@ -45,6 +45,14 @@ typedef struct nh_round {
 
 typedef enum { NH_OP_ALLTOALL = 0, NH_OP_ALLGATHER, NH_OP_COUNT } nh_op;
 
+/* How a neighborhood collective was called. */
+typedef enum {
+    NH_FORM_BLOCKING = 0,
+    NH_FORM_NONBLOCKING,
+    NH_FORM_PERSISTENT,
+    NH_FORM_COUNT
+} nh_form;
+
 typedef enum {
     NH_ALGO_AUTO = 0,
     NH_ALGO_PMPI,
@@ -166,6 +174,8 @@ typedef struct nh_algo_info {
 } nh_algo_info;
 
 extern const nh_algo_info nh_algos[NH_ALGO_COUNT];
+/* The algorithm named v (nh_algos' names): 0, or -1. */
+int nh_parse_algo(const char *v, nh_algo *out);
 const char *nh_op_name(nh_op op);
 
 /* The five neighborhood collectives.  Each belongs to a schedule family

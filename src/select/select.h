@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "core/tunetext.h"
 #include "exec/engine.h"
 
 /* Why auto's nonblocking or persistent call does not forward where a
@@ -107,15 +108,7 @@ int nh_stfw_form_allows(const nh_plan *p, nh_op op, nh_form form);
  * (afterwards: what it decided); the VPT dimension, or 0 without STFW. */
 int nh_stfw_predict(const nh_plan *p, nh_op op, int block_bytes);
 
-/* A decision of the autotuner: the algorithm chosen and, where known,
- * every candidate's time (the slowest rank's fastest call, in
- * microseconds; ncand 0 where a tuning file gave none). */
-typedef struct nh_tune_dec {
-    nh_algo algo;
-    int ncand;
-    nh_algo cand[NH_ALGO_COUNT];
-    double us[NH_ALGO_COUNT];
-} nh_tune_dec;
+/* nh_tune_dec: a decision of the autotuner (core/tunetext.h) */
 
 /* NHOOD_AUTOTUNE (autotune.c): whether it applies to p's regular calls
  * (isomorphic, coupled block sizes). */

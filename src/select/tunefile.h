@@ -3,20 +3,12 @@
  * keyed by everything the measured time depends on that nhood can name:
  * the operation, the form, the neighborhood template (the plan's
  * normalized, sorted offsets), the grid, the block size and the rank
- * count.  File format: docs/algorithms.md, "The tuning file". */
+ * count (nh_tune_key, core/tunetext.h, which reads and writes the text).
+ * File format: docs/tuning.md, "The tuning file". */
 #ifndef NH_TUNEFILE_H
 #define NH_TUNEFILE_H
 
 #include "select/select.h"
-
-typedef struct nh_tune_key {
-    nh_op op;
-    nh_form form;
-    size_t m;  /* block size in bytes */
-    nh_grid g; /* dims, periods; g.size: the communicator's size */
-    int s;     /* template entries */
-    int *off;  /* s * g.ndims offsets (a lookup's may be borrowed) */
-} nh_tune_key;
 
 /* Reads NHOOD_TUNE_FILE on rank 0 of MPI_COMM_WORLD and gives every rank
  * its decisions (a missing file: none).  Collective over MPI_COMM_WORLD;
@@ -29,9 +21,11 @@ int nh_tune_file_lookup(const nh_tune_key *k, nh_tune_dec *d);
 /* A decision measured in this run, to be saved (kept on rank 0 of
  * MPI_COMM_WORLD, which writes the file; a no-op elsewhere). */
 void nh_tune_file_put(const nh_tune_key *k, const nh_tune_dec *d);
-/* Rank 0 writes the file (path.tmp, then renamed) where this run measured
- * something: the file's decisions, those measured now replacing them.  A
- * failure is a warning.  Then every rank frees the decisions. */
+/* Rank 0 writes the file where this run measured something: the file's
+ * decisions, those measured now replacing them; into a temporary file
+ * beside it, renamed over it (nh_file_replace: atomic, no link followed).
+ * A failure is a one-line warning naming the file and the reason; the
+ * run ends normally.  Then every rank frees the decisions. */
 void nh_tune_file_save(void);
 
 #endif

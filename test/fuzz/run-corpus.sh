@@ -7,7 +7,7 @@
 : "${TOP_BUILDDIR:=.}"
 pass=0
 fail=0
-for t in offsets graph parse; do
+for t in offsets graph parse costfile tunefile; do
     if out=$("$TOP_BUILDDIR/test/fuzz/replay_$t" "$srcdir/test/fuzz/corpus/$t" 2>&1); then
         pass=$((pass + 1))
         echo "ok $((pass + fail)) - fuzz corpus $t: $out"

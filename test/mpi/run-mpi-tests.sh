@@ -796,8 +796,9 @@ fi
 # reads it at MPI_Init, makes no trial and runs what run 1 measured, per
 # operation and block size, in every form (under poll nonblocking calls
 # take the blocking decision whole); test_autotune checks every result.
-tune=${TMPDIR:-/tmp}/nhood-tune-test.$$
-rm -f "$tune" "$tune.tmp"
+# (in a directory of its own: nothing but the file may be left there)
+tunedir=$(mktemp -d "${TMPDIR:-/tmp}/nhood-tune-test.XXXXXX")
+tune=$tunedir/app.tune
 # tune_same RUN1_STDERR: run 2 (this $log) chose per key what run 1
 # measured: test_autotune's "chosen" lines (blocking and nonblocking) and
 # the report's algorithms per operation.
@@ -823,7 +824,7 @@ tune_same() {
 }
 name="tune file np=4: run 1 measures and writes NHOOD_TUNE_FILE"
 if run "$name" 4 "NHOOD_AUTOTUNE=1 NHOOD_TUNE_FILE=$tune NHOOD_PROGRESS=poll NHOOD_REPORT=1" "$t/test_autotune" &&
-    cp "$log.err" "$tune.run1" && [ -f "$tune" ] && [ ! -e "$tune.tmp" ] &&
+    [ -f "$tune" ] && [ "$(ls -A "$tunedir")" = app.tune ] && cp "$log.err" "$tune.run1" &&
     [ "$(head -n 1 "$tune")" = "nhood-tune 1" ] &&
     grep -q '^fingerprint\.mpi *= *[^ ]' "$tune" && grep -Eq '^fingerprint\.ranks *= *4$' "$tune" &&
     [ "$(grep -Ec '^decision = op:(alltoall|allgather) form:blocking ranks:4 dims:2x2 periods:1,1 bytes:(8|4096|64) template:[-0-9]+,[-0-9]+(;[-0-9]+,[-0-9]+){7} algorithm:(direct|torus|torus_direct|bruck) times_us:direct:[0-9.]+,torus:[0-9.]+,torus_direct:[0-9.]+,bruck:[0-9.]+$' "$tune")" -eq 3 ] &&
@@ -887,7 +888,44 @@ elif grep -q '^nhood: error: .*Other MPI 9.9.*NHOOD_MISMATCH=error' "$log.err" &
 else
     bad "$name"
 fi
-rm -f "$tune" "$tune.tmp" "$tune.run1" "$tune.bad" "$tune.fp" "$log.keys"
+# Written safely in a shared directory (nh_file_replace): a file beside
+# it, renamed over it, so links planted at the file and at the fixed name
+# path.tmp (where nhood once wrote) stay links to a file nhood leaves
+# alone; no temporary file is left behind.
+grep -v '^decision' "$tune" >"$tunedir/victim"
+cp "$tunedir/victim" "$tunedir/victim.orig"
+ln -s "$tunedir/victim" "$tunedir/link.tune"
+ln -s "$tunedir/victim" "$tunedir/link.tune.tmp"
+name="tune file np=4 behind planted links: replaced, the linked file untouched"
+if run "$name" 4 "NHOOD_AUTOTUNE=1 NHOOD_TUNE_FILE=$tunedir/link.tune" "$t/test_autotune" &&
+    cmp -s "$tunedir/victim" "$tunedir/victim.orig" &&
+    [ -f "$tunedir/link.tune" ] && [ ! -L "$tunedir/link.tune" ] && [ -L "$tunedir/link.tune.tmp" ] &&
+    [ "$(grep -c '^decision = ' "$tunedir/link.tune")" -eq 3 ] &&
+    [ -z "$(ls -A "$tunedir" | grep '^\.')" ]; then
+    ok "$name"
+else
+    bad "$name"
+fi
+# A directory that cannot be written: one warning naming the file and
+# the reason, the run ends normally (as root, where every directory is
+# writable, one that does not exist).
+mkdir "$tunedir/ro" && chmod 555 "$tunedir/ro"
+if [ "$(id -u)" -eq 0 ]; then
+    rodir=$tunedir/missing why="No such file or directory"
+else
+    rodir=$tunedir/ro why="Permission denied"
+fi
+name="tune file np=2 in a directory that cannot be written ($why): one warning naming it"
+if run "$name" 2 "NHOOD_AUTOTUNE=1 NHOOD_TUNE_FILE=$rodir/app.tune" "$t/test_autotune" &&
+    [ "$(grep -cFx "nhood: warning: could not write the tuning file $rodir/app.tune: cannot create a file in $rodir: $why; this run's decisions are not saved" "$log.err")" -eq 1 ] &&
+    [ "$(grep -c '^nhood: warning' "$log.err")" -eq 1 ] && [ -z "$(ls -A "$tunedir/ro")" ]; then
+    ok "$name"
+else
+    bad "$name"
+fi
+chmod 755 "$tunedir/ro"
+rm -rf "$tunedir"
+rm -f "$log.keys"
 # NHOOD_COST_FILE: rank 0 reads it, its parameters decide auto, the
 # environment wins per parameter, the report names the source; bad
 # files stop the run naming the line; a file from elsewhere warns.
