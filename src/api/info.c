@@ -26,10 +26,10 @@ NH_EXPORT int nhood_setting_get(int i, nhood_setting *s)
     s->valid = 1;
     if (s->value && t->cfg) { /* parsed into a scratch copy of the configuration */
         nh_config scratch = nh_cfg;
-        s->valid = nh_setting_parse(t, s->value, (char *)&scratch + t->cfg - 1) == 0;
+        s->valid = nh_setting_parse(t, s->value, (char *)&scratch + t->cfg - 1, 0) == 0;
     }
     nh_setting_default(t, s->def, sizeof(s->def));
-    nh_setting_allowed(t, s->allowed, sizeof(s->allowed));
+    nh_setting_allowed(t, s->allowed, sizeof(s->allowed), 0);
     return 1;
 }
 

@@ -18,7 +18,7 @@ void nh_config_help(char *buf, size_t len, const char *var)
 {
     const nh_setting *s = nh_setting_find(var);
     if (s)
-        nh_setting_allowed(s, buf, len);
+        nh_setting_allowed(s, buf, len, 0);
     else
         snprintf(buf, len, "?");
 }
@@ -46,9 +46,9 @@ int nh_config_load(char *msg, size_t len)
             continue;
         if (s->group == NH_SET_COST)
             cost_env = 1;
-        if (nh_setting_parse(s, v, (char *)&nh_cfg + s->cfg - 1)) {
+        if (nh_setting_parse(s, v, (char *)&nh_cfg + s->cfg - 1, 0)) {
             char allowed[128];
-            nh_setting_allowed(s, allowed, sizeof(allowed));
+            nh_setting_allowed(s, allowed, sizeof(allowed), 0);
             snprintf(msg, len, "%s=\"%s\" is not valid (%s); allowed: %s", s->env, v, s->help,
                      allowed);
             return -1;

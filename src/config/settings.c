@@ -261,7 +261,7 @@ static int find_name(int kind, const char *v)
     return -1;
 }
 
-int nh_setting_parse(const nh_setting *s, const char *v, void *dst)
+int nh_setting_parse(const nh_setting *s, const char *v, void *dst, int info)
 {
     long long x;
     double d;
@@ -309,7 +309,7 @@ int nh_setting_parse(const nh_setting *s, const char *v, void *dst)
         ip[0] = i;
         return 0;
     case K_BOOL: /* 0|1 in the environment, MPI_Info's words as info keys */
-        for (i = 0; i < 2 && strcmp(v, (s->env ? bool_names : bool_words)[i]) != 0; i++)
+        for (i = 0; i < 2 && strcmp(v, (info ? bool_words : bool_names)[i]) != 0; i++)
             ;
         if (i == 2)
             return -1;
@@ -323,7 +323,7 @@ int nh_setting_parse(const nh_setting *s, const char *v, void *dst)
     }
 }
 
-void nh_setting_allowed(const nh_setting *s, char *buf, size_t len)
+void nh_setting_allowed(const nh_setting *s, char *buf, size_t len, int info)
 {
     size_t n = 0;
     buf[0] = '\0';
@@ -359,7 +359,10 @@ void nh_setting_allowed(const nh_setting *s, char *buf, size_t len)
         snprintf(buf, len, "one 0 or 1 per entry of nhood_dims, separated by commas");
         return;
     case K_BOOL: /* an info key's words are MPI's */
-        snprintf(buf, len, s->env ? "0|1" : "true|false");
+        snprintf(buf, len, "%s",
+                 info || !s->env ? "true|false"
+                 : s->info       ? "0|1 (info key: true|false)"
+                                 : "0|1");
         return;
     case K_ISO_REDUCE: /* auto (stored after the algorithms) first */
         n = (size_t)snprintf(buf, len, "auto");

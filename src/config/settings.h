@@ -38,12 +38,15 @@ extern const char *const nh_set_group_names[NH_SET_GROUPS];
 const nh_setting *nh_setting_find(const char *name);
 
 /* Parses v as s's value into dst (a field of s's type: in nh_cfg at
- * s->cfg - 1, in an nh_hint at s->hint - 1).  Returns 0, or -1 where v is
- * not one of its allowed values. */
-int nh_setting_parse(const nh_setting *s, const char *v, void *dst);
+ * s->cfg - 1, in an nh_hint at s->hint - 1), as its environment variable
+ * (info 0) or its info key (info 1: MPI's words true and false for a
+ * boolean, where the variable takes 0 and 1).  Returns 0, or -1 where v
+ * is not one of its allowed values. */
+int nh_setting_parse(const nh_setting *s, const char *v, void *dst, int info);
 
-/* The allowed values of s, for messages and the docs. */
-void nh_setting_allowed(const nh_setting *s, char *buf, size_t len);
+/* The allowed values of s (as parsed with info), for messages and the
+ * docs. */
+void nh_setting_allowed(const nh_setting *s, char *buf, size_t len, int info);
 
 /* s's value in this process's environment, or NULL (config/config.c: the
  * library's one reader of its environment). */

@@ -81,9 +81,9 @@ int nh_hint_parse(MPI_Info info, nh_hint *h, char *msg, size_t len)
             continue;
         if ((got = info_get(info, s->info, v, msg, len)) < 0)
             return -1;
-        if (got && nh_setting_parse(s, v, (char *)h + s->hint - 1)) {
+        if (got && nh_setting_parse(s, v, (char *)h + s->hint - 1, 1)) {
             char allowed[128];
-            nh_setting_allowed(s, allowed, sizeof(allowed));
+            nh_setting_allowed(s, allowed, sizeof(allowed), 1);
             snprintf(msg, len, "info %s=\"%s\" is not valid; allowed: %s", s->info, v, allowed);
             return -1;
         }
