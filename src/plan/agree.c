@@ -428,6 +428,10 @@ int nh_det_agree_start(det *d, const nh_hint *h, int order, int *native, int no_
     memcpy(d->words + GW_SL, sl, sizeof(sl));
     memcpy(d->words + GW_STFW, d->stfw, sizeof(d->stfw));
     offset_masks(d, !h->bad && order, d->words + GW_MASK, d->words + GW_HASH);
+    /* (malloc'ed for the ranks there are: a creation's cost at 2 ranks is
+     * a few microseconds, and zeroing room for NH_DET_GATHER was a tenth) */
+    if (!(d->all = malloc((size_t)d->size * GW_COUNT * sizeof(uint64_t))))
+        return MPI_ERR_NO_MEM;
     return PMPI_Iallgather(d->words, GW_COUNT, MPI_UINT64_T, d->all, GW_COUNT, MPI_UINT64_T, comm,
                            &d->req);
 }
@@ -461,4 +465,5 @@ void nh_det_fini(det *d)
     drop_fits(d);
     free(d->mine);
     free(d->perm);
+    free(d->all);
 }

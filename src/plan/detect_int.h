@@ -48,7 +48,7 @@ typedef struct det {
     int gpu;
     uint64_t v[3];
     MPI_Request req;
-    uint64_t words[NH_DET_WORDS], all[NH_DET_GATHER * NH_DET_WORDS];
+    uint64_t words[NH_DET_WORDS], *all; /* all: size * NH_DET_WORDS, or NULL */
 } det;
 
 /* The agreement on which candidate (if any) every rank's lists fit
