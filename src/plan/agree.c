@@ -232,8 +232,8 @@ enum {
     GW_SL = 3,
     GW_STFW = GW_SL + SL_COUNT,
     GW_MASK = GW_STFW + NH_STFW_PRE,
-    GW_HASH = GW_MASK + NH_MAXCAND,
-    GW_COUNT = GW_HASH + NH_MAXCAND
+    GW_HASH = GW_MASK + NH_DET_SUMMED,
+    GW_COUNT = GW_HASH + NH_DET_SUMMED
 };
 _Static_assert(GW_COUNT == NH_DET_WORDS, "detect_int.h sizes the gathered words");
 _Static_assert(SL_COUNT == 8, "NH_DET_WORDS counts 8 general words");
@@ -248,7 +248,7 @@ static void offset_masks(det *d, int ok, uint64_t *mask, uint64_t *hash)
         all &= d->fit[k] && d->pending[k];
     if (!all)
         mem = local_offsets(d);
-    for (int k = 0; k < NH_MAXCAND; k++) {
+    for (int k = 0; k < NH_DET_SUMMED; k++) {
         mask[k] = hash[k] = 0;
         if (mem || k >= d->ncand || !(all || d->local_ok[k]))
             continue;
@@ -284,7 +284,7 @@ static int tori_settled(det *d, int *chosen, int *s)
     int agreed[NH_MAXCAND] = {0}, any = 0;
     if (d->ncand == 0 || strcmp(d->c[0].source, "inferred") != 0)
         return 0;
-    for (int k = 0; k < d->ncand; k++) {
+    for (int k = 0; k < d->ncand && k < NH_DET_SUMMED; k++) {
         uint64_t h = d->all[GW_HASH + k];
         agreed[k] = h != 0 && is_torus(&d->c[k]);
         for (int i = 1; i < d->size && agreed[k]; i++)
@@ -345,6 +345,10 @@ static int agree_all(det *d, const nh_hint *h, int *native, int *no_stfw, int *c
     int top = d->size - 1 - (int)(-sl[SL_TOP] % d->size);
     long long tdeg = -sl[SL_TOP] / d->size;
     for (int k = 0; k < NH_MAXCAND; k++) {
+        if (k >= NH_DET_SUMMED) { /* no summary: the general agreement's own test */
+            may[k] = k < d->ncand;
+            continue;
+        }
         uint64_t tm = d->all[(size_t)top * GW_COUNT + GW_MASK + k];
         int torus = k < d->ncand && is_torus(&d->c[k]);
         may[k] = k < d->ncand && (tm >> 63);

@@ -19,7 +19,11 @@ typedef struct cand {
 /* The one-collective agreement (agree.c): graphs of up to NH_DET_GATHER
  * ranks, NH_DET_WORDS 64-bit words a rank. */
 #define NH_DET_GATHER 64
-#define NH_DET_WORDS (3 + 8 + NH_STFW_PRE + 2 * NH_MAXCAND)
+/* The candidates whose offset summaries and template hashes travel in
+ * it (the first ones: inferred grids rarely number more; the rest are
+ * left to the general agreement, which decides alike). */
+#define NH_DET_SUMMED 8
+#define NH_DET_WORDS (3 + 8 + NH_STFW_PRE + 2 * NH_DET_SUMMED)
 
 /* One creation's analysis state. */
 typedef struct det {
