@@ -15,6 +15,17 @@
 /* A parse of a whole text: 0, or -1 with msg. */
 typedef int (*fz_parse_fn)(const char *text, char *msg, size_t len);
 
+/* A NUL-terminated copy of the first n bytes at p. */
+static inline char *fz_copy(const void *p, size_t n)
+{
+    char *t = malloc(n + 1);
+    if (!t)
+        FZ_FAIL("out of memory");
+    memcpy(t, p, n);
+    t[n] = '\0';
+    return t;
+}
+
 /* The input up to its first NUL (the files are read as text: nhood
  * refuses a file holding a NUL before parsing it), NUL-terminated. */
 static inline char *fz_text(const uint8_t *data, size_t size)
@@ -22,12 +33,7 @@ static inline char *fz_text(const uint8_t *data, size_t size)
     size_t n = 0;
     while (n < size && data[n])
         n++;
-    char *t = malloc(n + 1);
-    if (!t)
-        FZ_FAIL("out of memory");
-    memcpy(t, data, n);
-    t[n] = '\0';
-    return t;
+    return fz_copy(data, n);
 }
 
 static inline int fz_lines(const char *t)
@@ -47,13 +53,7 @@ static inline char *fz_head(const char *t, int k)
         if (c && i + 1 < k)
             c++;
     }
-    size_t n = k == 0 ? 0 : c ? (size_t)(c - t) : strlen(t);
-    char *h = malloc(n + 1);
-    if (!h)
-        FZ_FAIL("out of memory");
-    memcpy(h, t, n);
-    h[n] = '\0';
-    return h;
+    return fz_copy(t, k == 0 ? 0 : c ? (size_t)(c - t) : strlen(t));
 }
 
 /* A rejected text's message (msg, from parse) names a line of it, and the
