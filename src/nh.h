@@ -104,10 +104,8 @@ extern int nh_active;
 int nh_config_load(char *msg, size_t len);
 /* Rank 0 warns about NHOOD_* variables that name no setting (typos). */
 void nh_config_warn_unknown(void);
-int nh_parse_binding(const char *v, nh_binding *out);
 int nh_parse_ports(const char *v, int *out); /* auto (0) or 1..NH_MAX_PORTS */
 const char *nh_binding_name(nh_binding b);
-void nh_config_help(char *buf, size_t len, const char *var); /* allowed values of a knob */
 
 /* ---- per-communicator plan (plan/: detect.c, plan_sched.c, hint.c) ---- */
 typedef struct nh_bind nh_bind;

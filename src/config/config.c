@@ -14,15 +14,6 @@
 /* Whether nhood runs (set at start-up from NHOOD_DISABLE). */
 int nh_active;
 
-void nh_config_help(char *buf, size_t len, const char *var)
-{
-    const nh_setting *s = nh_setting_find(var);
-    if (s)
-        nh_setting_allowed(s, buf, len, 0);
-    else
-        snprintf(buf, len, "?");
-}
-
 /* Where the cost parameters come from, for the report. */
 static char cost_source[300] = "defaults";
 static int cost_env; /* some NHOOD_COST_* is set */
@@ -79,13 +70,12 @@ void nh_config_warn_unknown(void)
     for (char **e = environ; e && *e; e++) {
         const char *eq = strchr(*e, '=');
         size_t n = eq ? (size_t)(eq - *e) : strlen(*e);
-        int known = 0;
+        char name[64];
         if (strncmp(*e, "NHOOD_", 6) != 0)
             continue;
-        for (int i = 0; i < nh_nsettings && !known; i++)
-            known = nh_settings[i].env && strlen(nh_settings[i].env) == n &&
-                    strncmp(nh_settings[i].env, *e, n) == 0;
-        if (!known)
+        snprintf(name, sizeof(name), "%.*s", (int)n, *e);
+        const nh_setting *s = n < sizeof(name) ? nh_setting_find(name) : NULL;
+        if (!s || !s->env)
             nh_warn("%.*s is not an nhood setting and is ignored (nhood-info lists them; "
                     "docs/configuration.md)",
                     (int)n, *e);

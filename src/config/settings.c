@@ -177,16 +177,6 @@ int nh_parse_ports(const char *v, int *out)
     return nh_parse_uint_list(v, out, 1, 1, NH_MAX_PORTS) == 1 ? 0 : -1;
 }
 
-int nh_parse_binding(const char *v, nh_binding *out)
-{
-    for (int i = 0; i < NH_BIND_COUNT; i++)
-        if (strcmp(v, binding_names[i]) == 0) {
-            *out = (nh_binding)i;
-            return 0;
-        }
-    return -1;
-}
-
 const char *nh_binding_name(nh_binding b)
 {
     return binding_names[b];
@@ -377,10 +367,10 @@ void nh_setting_allowed(const nh_setting *s, char *buf, size_t len, int info)
 void nh_setting_default(const nh_setting *s, char *buf, size_t len)
 {
     const void *p = (const char *)&defaults + s->cfg - 1;
-    int i = s->cfg ? *(const int *)p : 0;
     buf[0] = '\0';
     if (!s->cfg)
         return;
+    int i = 0; /* the int kinds' value (read below only for them) */
     switch (s->kind) {
     case K_DOUBLE:
         snprintf(buf, len, "%g", *(const double *)p);
@@ -401,9 +391,11 @@ void nh_setting_default(const nh_setting *s, char *buf, size_t len)
     case K_PORTS:
     case K_STFW_DIMS:
     case K_NODE_SIZE: /* 0: nhood decides (the cost model; real nodes) */
+        i = *(const int *)p;
         snprintf(buf, len, i ? "%d" : "auto", i);
         return;
-    default:
+    default: /* enumerated, stored as an int */
+        i = *(const int *)p;
         snprintf(buf, len, "%s", value_name(s->kind, i) ? value_name(s->kind, i) : "?");
         return;
     }
