@@ -259,7 +259,7 @@ static void offset_masks(det *d, int ok, uint64_t *mask, uint64_t *hash)
             mask[k] |= 1ull << (hash62(fnv64(0xcbf29ce484222325ull, o + (size_t)i * nd,
                                              (size_t)nd)) %
                                 63);
-        if (ok)
+        if (ok && d->fit[k]) /* agreed, every rank has its neighborhood at hand */
             hash[k] =
                 hash62(fnv64(fnv64(0xcbf29ce484222325ull, head, 3), o, (size_t)d->outdeg * nd));
     }
@@ -289,14 +289,7 @@ static int tori_settled(det *d, int *chosen, int *s)
         agreed[k] = h != 0 && is_torus(&d->c[k]);
         for (int i = 1; i < d->size && agreed[k]; i++)
             agreed[k] = d->all[(size_t)i * GW_COUNT + GW_HASH + k] == h;
-        /* its neighborhood, where this rank's first fits stopped short */
-        if (agreed[k] && !d->fit[k]) {
-            if (nh_nbhd_torus_dests(&d->nbs[k], &d->c[k].g, d->rank, d->outdeg, d->dsts,
-                                    d->indeg) != 0)
-                return 0; /* out of memory: the general agreement decides */
-            d->fit[k] = d->pending[k] = 1;
-        }
-        any |= agreed[k];
+        any |= agreed[k]; /* (a hash is sent only beside a built neighborhood) */
     }
     if (!any)
         return 0;
@@ -392,11 +385,15 @@ int nh_det_agree_start(det *d, const nh_hint *h, int order, int *native, int no_
     uint64_t x = 0;
     d->req = MPI_REQUEST_NULL;
     /* Inferred candidates are all tried (the cheapest fit wins), others
-     * until the first fit, and inferred ones too where the lists repeat a
-     * peer (a property of the lists: every grid's template repeats it, and
-     * pick then keeps the first fit). */
-    int every = d->ncand > 0 && strcmp(d->c[0].source, "inferred") == 0;
-    for (int k = 0; k < d->ncand && (every || kf < 0); k++)
+     * until the first fit; where the lists repeat a peer (a property of
+     * the lists: every grid's template repeats it, and pick then keeps the
+     * first fit), inferred meshes are not, but inferred tori still are:
+     * their template hashes may settle the agreement (tori_settled), which
+     * takes only neighborhoods every rank has built. */
+    int inferred = d->ncand > 0 && strcmp(d->c[0].source, "inferred") == 0, every = inferred;
+    for (int k = 0; k < d->ncand && (inferred || kf < 0); k++) {
+        if (!every && kf >= 0 && !is_torus(&d->c[k]))
+            continue;
         if ((d->pending[k] = nh_nbhd_torus_dests(&d->nbs[k], &d->c[k].g, d->rank, d->outdeg,
                                                  d->dsts, d->indeg) == 0) ||
             nh_nbhd_init(&d->nbs[k], &d->c[k].g, d->rank, d->outdeg, NULL, d->outdeg, d->dsts,
@@ -404,6 +401,7 @@ int nh_det_agree_start(det *d, const nh_hint *h, int order, int *native, int no_
             d->fit[kf = k] = 1;
             every = every && !nh_det_repeats_offset(&d->nbs[k]);
         }
+    }
     if (kf >= 0)
         kf = nh_det_pick(d->c, d->ncand, d->fit, d->nbs);
     /* Repeated sources: the fit saw them where it sorted its lists. */
