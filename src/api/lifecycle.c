@@ -154,6 +154,8 @@ static void shut_down(void)
     nh_prog_fini();
     nh_plan_fini();
     nh_inplace_fini();
+    if (nh_world_priv != MPI_COMM_NULL)
+        nh_comm_free(&nh_world_priv);
     nh_active = 0; /* under Sessions, calls after the last session go to MPI */
 }
 
@@ -174,6 +176,8 @@ static int hook_shut_down(void)
 
 /* This rank's progress backend (Sessions: agreed per graph, session_agree). */
 static int prog_mine;
+/* The thread level the program asked for (-1: MPI started past nhood). */
+static int app_threads = -1;
 
 /* nhood's start-up once MPI runs.  scope: MPI_COMM_WORLD, where it is
  * collective; or, in a program that uses only Sessions, the communicator
@@ -193,16 +197,21 @@ static int after_init(int provided, MPI_Comm scope)
     PMPI_Comm_size(scope, &size);
     /* The first rank with a bad setting explains (usually rank 0: all
      * ranks normally see the same environment). */
-    int mine[2], all[2];
+    int mine[3], all[3];
     read_config();
     mine[0] = cfg_bad ? nh_world_rank : size;
     /* Whether forwarding may run in nonblocking calls must be the same
      * everywhere: every rank needs a progress backend (exec/progress.c). */
     mine[1] = prog_mine = mine[0] < size || nh_prog_init(provided, nh_req_progress_from_mpi);
+    /* Graph creation's point-to-point agreement takes one thread at a
+     * time calling MPI (plan/agree.c): the level the program asked for
+     * (nhood's progress thread makes no graphs). */
+    mine[2] =
+        (app_threads >= 0 && app_threads < provided ? app_threads : provided) < MPI_THREAD_MULTIPLE;
     if (nh_no_world)
-        all[0] = mine[0], all[1] = mine[1];
+        all[0] = mine[0], all[1] = mine[1], all[2] = 0;
     else
-        PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        PMPI_Allreduce(mine, all, 3, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     first = all[0];
     nh_prog_agree(all[1]);
     if (first < size) {
@@ -235,6 +244,8 @@ static int after_init(int provided, MPI_Comm scope)
         /* Sessions: a rank's start-up is local (its first graph's
          * communicator need not be anyone else's), so not agreed there */
         if ((rc = nh_oversub_agree(MPI_COMM_WORLD)))
+            return rc;
+        if (all[2] && size <= NH_PAIRWISE_MAX && (rc = nh_comm_dup(MPI_COMM_WORLD, &nh_world_priv)))
             return rc;
     }
     rc = nh_plan_init(scope);
@@ -295,6 +306,7 @@ static int start_with(MPI_Comm comm)
 int nh_impl_MPI_Init(int *argc, char ***argv)
 {
     int provided, level = thread_level(MPI_THREAD_SINGLE);
+    app_threads = MPI_THREAD_SINGLE;
     int rc = level == MPI_THREAD_SINGLE ? PMPI_Init(argc, argv)
                                         : PMPI_Init_thread(argc, argv, level, &provided);
     if (rc || (rc = PMPI_Query_thread(&provided)))
@@ -304,6 +316,7 @@ int nh_impl_MPI_Init(int *argc, char ***argv)
 
 int nh_impl_MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    app_threads = required;
     int rc = PMPI_Init_thread(argc, argv, thread_level(required), provided);
     return rc ? rc : after_init(*provided, MPI_COMM_WORLD);
 }

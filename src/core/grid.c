@@ -183,6 +183,62 @@ static long long offset_key(const nh_grid *g, const int *me, int r, int sign, in
     return key;
 }
 
+/* One bit of 0-62 for an offset's key (unique on its grid). */
+static uint64_t key_bit(long long key)
+{
+    uint64_t x = (uint64_t)key * 0x9e3779b97f4a7c15ull;
+    return 1ull << ((x >> 32) % 63);
+}
+
+void nh_dests_summaries(const nh_grid *const *g, int ng, int rank, int n, const int *dests,
+                        uint64_t *sum)
+{
+    int me[NH_MAXDIMS], d = g[0]->ndims;
+    nh_grid_coords(g[0], rank, me);
+    for (int k = 0; k < ng; k++)
+        sum[k] = 1ull << 63;
+    for (int i = 0; i < n; i++) {
+        int r = dests[i], x[NH_MAXDIMS];
+        if (r < 0 || r >= g[0]->size) {
+            for (int k = 0; k < ng; k++)
+                sum[k] = 0;
+            return;
+        }
+        for (int j = d - 1; j >= 0; j--) { /* offset_key's, before normalizing */
+            int p = g[0]->dims[j], q = j == 0 || p == 1 ? r : r / p;
+            x[j] = (j == 0 ? r : p == 1 ? 0 : r - q * p) - me[j];
+            r = q;
+        }
+        for (int k = 0; k < ng; k++) {
+            long long key = 0, stride = 1;
+            for (int j = d - 1; j >= 0; j--) {
+                int p = g[k]->dims[j], y = x[j];
+                if (g[k]->periods[j]) { /* nh_grid_normalize */
+                    y += y < 0 ? p : 0;
+                    y -= 2 * y > p ? p : 0;
+                }
+                key += stride * (y + p - 1);
+                stride *= 2LL * p - 1;
+            }
+            sum[k] |= key_bit(key);
+        }
+    }
+}
+
+uint64_t nh_offsets_summary(const nh_grid *g, int n, const int *off)
+{
+    uint64_t m = 1ull << 63;
+    for (int i = 0; i < n; i++) {
+        long long key = 0, stride = 1;
+        for (int j = g->ndims - 1; j >= 0; j--) { /* offset_key's */
+            key += stride * (off[(size_t)i * g->ndims + j] + g->dims[j] - 1);
+            stride *= 2LL * g->dims[j] - 1;
+        }
+        m |= key_bit(key);
+    }
+    return m;
+}
+
 int nh_local_offsets(const nh_grid *g, int rank, int n, const int *ranks, int sign, int *off_sorted,
                      int *perm)
 {

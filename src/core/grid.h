@@ -8,6 +8,7 @@
 #define NH_GRID_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define NH_MAXDIMS 8
 #define NH_NONE (-1) /* no rank / no slot (MPI_PROC_NULL semantics) */
@@ -59,6 +60,16 @@ int nh_offset_cmp(int ndims, const int *a, const int *b);
  * the list holds 2^24 entries or more, or memory runs out. */
 int nh_local_offsets(const nh_grid *g, int rank, int n, const int *ranks, int sign, int *off_sorted,
                      int *perm);
+
+/* A summary of the set of a rank's destination offsets (as
+ * nh_local_offsets normalizes them), order and repeats aside: one of bits
+ * 0-62 per distinct offset, bit 63 set; 0 where a rank is out of range.
+ * nh_dests_summaries fills sum[i] for each of ng grids g[i] with the
+ * same dimensions (periods may differ: the ranks' coordinates are found
+ * once); nh_offsets_summary summarizes n offsets already computed. */
+void nh_dests_summaries(const nh_grid *const *g, int ng, int rank, int n, const int *dests,
+                        uint64_t *sum);
+uint64_t nh_offsets_summary(const nh_grid *g, int n, const int *off);
 
 /* Checks that a rank's sorted offsets equal the template filtered to the
  * entries whose peer (me + sign*off) exists, and fills slot[t].  The k-th

@@ -20,6 +20,15 @@ static int cmp_int(const void *a, const void *b)
 /* Does a rank appear twice in the list?  (1 also when out of memory.) */
 int nh_det_repeats(const int *ranks, int n)
 {
+    uint64_t seen = 0; /* ranks 0 to 63, the small graphs' ranks: a bit each */
+    int i = 0;
+    for (; i < n && ranks[i] >= 0 && ranks[i] < 64; i++) {
+        if (seen >> ranks[i] & 1)
+            return 1;
+        seen |= 1ull << ranks[i];
+    }
+    if (i == n)
+        return 0;
     int small[64], *v = n <= 64 ? small : malloc((size_t)n * sizeof(int)), r = 0;
     if (!v)
         return 1;
@@ -231,37 +240,49 @@ static int fast_settled(det *d, const uint64_t *v, int kf, int *native, int *no_
 enum {
     GW_SL = 3,
     GW_STFW = GW_SL + SL_COUNT,
-    GW_MASK = GW_STFW + NH_STFW_PRE,
-    GW_HASH = GW_MASK + NH_DET_SUMMED,
-    GW_COUNT = GW_HASH + NH_DET_SUMMED
+    GW_SUMMARY = GW_STFW + NH_STFW_PRE, /* candidate k's mask, then its hash */
+    GW_COUNT = GW_SUMMARY + 2 * NH_DET_SUMMED
 };
 _Static_assert(GW_COUNT == NH_DET_WORDS, "detect_int.h sizes the gathered words");
+#define GW_MASK(k) (GW_SUMMARY + 2 * (k))
+#define GW_HASH(k) (GW_SUMMARY + 2 * (k) + 1)
 _Static_assert(SL_COUNT == 8, "NH_DET_WORDS counts 8 general words");
 
 /* Each candidate's offset summary (mask) and template hash (hash; 0
- * where none may agree: ok 0). */
-static void offset_masks(det *d, int ok, uint64_t *mask, uint64_t *hash)
+ * where none may agree: ok 0).  A summary is of the set of offsets, so it
+ * needs no sorting: a fit's are at hand, the others are computed as they
+ * come, once for the grids of the same dimensions (sorting them for every
+ * candidate cost 3 us of a 4-rank creation). */
+static void offset_masks(det *d, int ok, uint64_t *sum)
 {
-    int mem = 0, all = 1;
-    /* a torus fit's template is this rank's sorted offsets already */
-    for (int k = 0; k < d->ncand; k++)
-        all &= d->fit[k] && d->pending[k];
-    if (!all)
-        mem = local_offsets(d);
-    for (int k = 0; k < NH_DET_SUMMED; k++) {
-        mask[k] = hash[k] = 0;
-        if (mem || k >= d->ncand || !(all || d->local_ok[k]))
+    int nk = d->ncand < NH_DET_SUMMED ? d->ncand : NH_DET_SUMMED, done[NH_DET_SUMMED] = {0};
+    memset(sum, 0, 2 * NH_DET_SUMMED * sizeof(uint64_t));
+    for (int k = 0; k < nk; k++) {
+        const nh_grid *g = &d->c[k].g;
+        if (d->fit[k]) { /* a fit's template is this rank's sorted offsets */
+            int nd = g->ndims, head[3] = {(int)d->hash, d->outdeg, k};
+            const int *o = d->nbs[k].off;
+            sum[2 * k] = nh_offsets_summary(g, d->outdeg, o);
+            if (ok) /* agreed, every rank has its neighborhood at hand */
+                sum[2 * k + 1] =
+                    hash62(fnv64(fnv64(0xcbf29ce484222325ull, head, 3), o, (size_t)d->outdeg * nd));
             continue;
-        int nd = d->c[k].g.ndims, head[3] = {(int)d->hash, d->outdeg, k};
-        const int *o = all ? d->nbs[k].off : own_offsets(d, k);
-        mask[k] = 1ull << 63;
-        for (int i = 0; i < d->outdeg; i++)
-            mask[k] |= 1ull << (hash62(fnv64(0xcbf29ce484222325ull, o + (size_t)i * nd,
-                                             (size_t)nd)) %
-                                63);
-        if (ok && d->fit[k]) /* agreed, every rank has its neighborhood at hand */
-            hash[k] =
-                hash62(fnv64(fnv64(0xcbf29ce484222325ull, head, 3), o, (size_t)d->outdeg * nd));
+        }
+        if (done[k])
+            continue;
+        const nh_grid *gs[NH_DET_SUMMED];
+        int of[NH_DET_SUMMED], ng = 0;
+        for (int j = k; j < nk; j++)
+            if (!d->fit[j] && !done[j] && d->c[j].g.ndims == g->ndims &&
+                memcmp(d->c[j].g.dims, g->dims, (size_t)g->ndims * sizeof(int)) == 0) {
+                gs[ng] = &d->c[j].g;
+                of[ng++] = j;
+                done[j] = 1;
+            }
+        uint64_t m[NH_DET_SUMMED];
+        nh_dests_summaries(gs, ng, d->rank, d->outdeg, d->dsts, m);
+        for (int i = 0; i < ng; i++)
+            sum[2 * of[i]] = m[i];
     }
 }
 
@@ -285,10 +306,10 @@ static int tori_settled(det *d, int *chosen, int *s)
     if (d->ncand == 0 || strcmp(d->c[0].source, "inferred") != 0)
         return 0;
     for (int k = 0; k < d->ncand && k < NH_DET_SUMMED; k++) {
-        uint64_t h = d->all[GW_HASH + k];
+        uint64_t h = d->all[GW_HASH(k)];
         agreed[k] = h != 0 && is_torus(&d->c[k]);
         for (int i = 1; i < d->size && agreed[k]; i++)
-            agreed[k] = d->all[(size_t)i * GW_COUNT + GW_HASH + k] == h;
+            agreed[k] = d->all[(size_t)i * GW_COUNT + GW_HASH(k)] == h;
         any |= agreed[k]; /* (a hash is sent only beside a built neighborhood) */
     }
     if (!any)
@@ -342,18 +363,64 @@ static int agree_all(det *d, const nh_hint *h, int *native, int *no_stfw, int *c
             may[k] = k < d->ncand;
             continue;
         }
-        uint64_t tm = d->all[(size_t)top * GW_COUNT + GW_MASK + k];
+        uint64_t tm = d->all[(size_t)top * GW_COUNT + GW_MASK(k)];
         int torus = k < d->ncand && is_torus(&d->c[k]);
         may[k] = k < d->ncand && (tm >> 63);
         for (int i = 0; i < d->size && may[k]; i++) {
             const uint64_t *w = d->all + (size_t)i * GW_COUNT;
             long long x;
             memcpy(&x, w + GW_SL + SL_TOP, sizeof(x));
-            uint64_t m = w[GW_MASK + k];
+            uint64_t m = w[GW_MASK(k)];
             may[k] = (m >> 63) && !(m & ~tm) && (!torus || (m == tm && -x / d->size == tdeg));
         }
     }
     return general_finish(d, h, sl, may, native, no_stfw, chosen, s);
+}
+
+/* The one collective's words travel point to point on nhood's private
+ * duplicate of MPI_COMM_WORLD where comm's ranks are its own, up to
+ * NH_PAIRWISE_MAX of them: posting MPI_Iallgather costs more than a
+ * whole exchange there (MPICH 4.0.2 at 2 ranks: 0.8 us; MPI's creation
+ * and free took 3.0-3.3 us, 3.4-3.9 beside the exchange and 4.0-4.6
+ * beside the allgather).
+ * Each pair of ranks meets once per creation, and creations over the
+ * same ranks come in the same order on each of them (one thread at a
+ * time calls MPI: nh_world_priv exists only then), so a fixed tag
+ * matches each message with its own creation's receive. */
+enum { AGREE_TAG = 1 };
+
+static int pairwise(const det *d, MPI_Comm comm)
+{
+    int same = MPI_UNEQUAL, world;
+    if (nh_world_priv == MPI_COMM_NULL || d->size > NH_PAIRWISE_MAX || d->size < 2)
+        return 0;
+    if (comm == MPI_COMM_WORLD)
+        return 1;
+    return PMPI_Comm_size(MPI_COMM_WORLD, &world) == MPI_SUCCESS && world == d->size &&
+           PMPI_Comm_compare(comm, MPI_COMM_WORLD, &same) == MPI_SUCCESS &&
+           (same == MPI_IDENT || same == MPI_CONGRUENT);
+}
+
+static int exchange(det *d)
+{
+    /* the summaries of the candidates there are (2 ranks have one): a
+     * rank with other candidates (a hint that differs) sends fewer or
+     * more, and the candidate lists' hash then fails the agreement; a
+     * receive takes up to all of them and is zeroed past what came */
+    int rc = MPI_SUCCESS, n = GW_MASK(d->ncand < NH_DET_SUMMED ? d->ncand : NH_DET_SUMMED);
+    memset(d->all, 0, (size_t)d->size * GW_COUNT * sizeof(uint64_t));
+    memcpy(d->all + (size_t)d->rank * GW_COUNT, d->words, sizeof(d->words));
+    for (int i = 0; i < d->size && !rc; i++) {
+        if (i == d->rank)
+            continue;
+        if (!(rc = nh_irecv(d->all + (size_t)i * GW_COUNT, GW_COUNT, MPI_UINT64_T, i, AGREE_TAG,
+                            nh_world_priv, &d->pair[d->npair])))
+            d->npair++;
+        if (!rc && !(rc = nh_isend(d->words, n, MPI_UINT64_T, i, AGREE_TAG, nh_world_priv,
+                                   &d->pair[d->npair])))
+            d->npair++;
+    }
+    return rc;
 }
 
 /* Which candidate grid (if any) every rank's lists fit, identically
@@ -429,11 +496,13 @@ int nh_det_agree_start(det *d, const nh_hint *h, int order, int *native, int no_
     general_words(d, h, order, hash, !nh_det_repeats(d->srcs, d->indeg), no_stfw, sl);
     memcpy(d->words + GW_SL, sl, sizeof(sl));
     memcpy(d->words + GW_STFW, d->stfw, sizeof(d->stfw));
-    offset_masks(d, !h->bad && order, d->words + GW_MASK, d->words + GW_HASH);
+    offset_masks(d, !h->bad && order, d->words + GW_SUMMARY);
     /* (malloc'ed for the ranks there are: a creation's cost at 2 ranks is
      * a few microseconds, and zeroing room for NH_DET_GATHER was a tenth) */
     if (!(d->all = malloc((size_t)d->size * GW_COUNT * sizeof(uint64_t))))
         return MPI_ERR_NO_MEM;
+    if (pairwise(d, comm))
+        return exchange(d);
     return PMPI_Iallgather(d->words, GW_COUNT, MPI_UINT64_T, d->all, GW_COUNT, MPI_UINT64_T, comm,
                            &d->req);
 }
@@ -442,8 +511,10 @@ int nh_det_agree_finish(det *d, const nh_hint *h, int *native, int *no_stfw, int
 {
     int rc;
     if (d->size <= NH_DET_GATHER) {
-        if ((rc = PMPI_Wait(&d->req, MPI_STATUS_IGNORE)))
+        if ((rc = d->npair ? nh_waitall(d->npair, d->pair, MPI_STATUSES_IGNORE)
+                           : PMPI_Wait(&d->req, MPI_STATUS_IGNORE)))
             return rc;
+        d->npair = 0;
         return agree_all(d, h, native, no_stfw, chosen, s);
     }
     if ((rc = and_all(d->v, d->graph, d->size)))
@@ -464,6 +535,8 @@ void nh_det_fini(det *d)
 {
     if (d->req != MPI_REQUEST_NULL) /* every rank started it: it completes */
         PMPI_Wait(&d->req, MPI_STATUS_IGNORE);
+    if (d->npair)
+        nh_waitall(d->npair, d->pair, MPI_STATUSES_IGNORE);
     drop_fits(d);
     free(d->mine);
     free(d->perm);

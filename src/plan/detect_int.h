@@ -3,6 +3,7 @@
 #ifndef NH_DETECT_INT_H
 #define NH_DETECT_INT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "nh.h"
@@ -30,12 +31,10 @@ typedef struct det {
     MPI_Comm graph;
     int rank, size, indeg, outdeg, ncand;
     const int *srcs, *dsts;
-    cand c[NH_MAXCAND];
     int done;                 /* candidates whose local offsets are known */
     int local_ok[NH_MAXCAND]; /* this rank's lists lie on candidate k's grid */
     int fit[NH_MAXCAND];      /* nbs[k] holds a neighborhood */
     int pending[NH_MAXCAND];  /* ... whose sources' half waits (nh_nbhd_torus_dests) */
-    nh_nbhd nbs[NH_MAXCAND];
     int *mine; /* per candidate: this rank's sorted destination offsets */
     int *perm;
     int win; /* the window bucket: this rank's, then the largest (util/window.h) */
@@ -52,8 +51,17 @@ typedef struct det {
     int gpu;
     uint64_t v[3];
     MPI_Request req;
+    /* ... or its point-to-point exchange on nh_world_priv (npair requests) */
+    MPI_Request pair[2 * (NH_PAIRWISE_MAX - 1)];
+    int npair;
     uint64_t words[NH_DET_WORDS], *all; /* all: size * NH_DET_WORDS, or NULL */
+    /* Last, and not zeroed before use (nh_plan_start's allocation): the
+     * candidates (the first ncand are filled), their neighborhoods (each
+     * built before fit[k] is set) */
+    cand c[NH_MAXCAND];
+    nh_nbhd nbs[NH_MAXCAND];
 } det;
+#define NH_DET_ZEROED offsetof(det, c)
 
 /* The agreement on which candidate (if any) every rank's lists fit
  * (agree.c).  start: this rank's part, and on up to NH_DET_GATHER ranks

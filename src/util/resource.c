@@ -23,6 +23,7 @@ long nh_res_live(nh_res kind)
 }
 
 __thread int nh_in_dup;
+MPI_Comm nh_world_priv = MPI_COMM_NULL;
 
 int nh_comm_dup(MPI_Comm comm, MPI_Comm *out)
 {

@@ -19,6 +19,12 @@ int nh_comm_dup(MPI_Comm comm, MPI_Comm *out);
  * leave nhood's own duplicates plain. */
 extern __thread int nh_in_dup;
 int nh_comm_free(MPI_Comm *comm);
+/* A private duplicate of MPI_COMM_WORLD on which graph creation's
+ * agreement travels point to point (plan/agree.c), made at start-up where
+ * every rank allows it (api/lifecycle.c); MPI_COMM_NULL elsewhere. */
+extern MPI_Comm nh_world_priv;
+/* ... where MPI_COMM_WORLD has at most this many ranks. */
+#define NH_PAIRWISE_MAX 8
 /* MPI_Comm_split_type without info (counted unless MPI_COMM_NULL). */
 int nh_comm_split_type(MPI_Comm comm, int type, int key, MPI_Comm *out);
 /* The lowest rank of comm that shares the caller's node (collective).

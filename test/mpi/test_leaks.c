@@ -118,6 +118,9 @@ int main(int argc, char **argv)
     int s = tc_offsets("moore", 2, 1, &off);
 
     nhood_resources base = counts(), peak = base, now = base;
+    /* one communicator lives from the start: nhood's private duplicate of
+     * MPI_COMM_WORLD for graph creation's agreement, up to 8 ranks */
+    CHECK(base.comms == (p <= 8), "%ld communicators live at the start on %d ranks", base.comms, p);
     for (int i = 0; i < n; i++) {
         cycle(2, dims, periods, s, off, i, &peak);
         if ((i + 1) % 1000 == 0 || i + 1 == n) {

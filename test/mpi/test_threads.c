@@ -20,6 +20,7 @@
 
 #include "../check.h"
 #include "../common.h"
+#include "nhood.h"
 #include "../ops.h"
 
 #define NT 3
@@ -137,6 +138,14 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 0;
     }
+    /* Graph creation's point-to-point agreement needs one thread at a
+     * time: under MPI_THREAD_MULTIPLE nhood makes no private duplicate of
+     * MPI_COMM_WORLD for it (its collective stands in). */
+    int (*counts_fn)(nhood_resources *) =
+        (int (*)(nhood_resources *))dlsym(RTLD_DEFAULT, "nhood_resource_counts");
+    nhood_resources live = {0, 0, 0, 0};
+    CHECK(counts_fn && counts_fn(&live) == 0 && live.comms == 0,
+          "%ld communicators live at the start under MPI_THREAD_MULTIPLE", live.comms);
     algo_for = (tc_algo_for_fn)dlsym(RTLD_DEFAULT, "nhood_algorithm_for");
     progress = (void (*)(void))dlsym(RTLD_DEFAULT, "nhood_progress");
     int *off, s = tc_offsets("moore", 3, 1, &off), dims[TC_MAXD] = {0},

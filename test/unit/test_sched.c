@@ -399,6 +399,48 @@ static void test_split_nbhd(void)
     CHECK(nh_nbhd_torus_dests(&nb, &g, 2, 1, dst, 1) == 1, "not for meshes");
 }
 
+/* Graph creation's offset summaries: those of a rank's destinations,
+ * computed for grids of one shape with different periods at once, equal
+ * those of its offsets as nh_local_offsets normalizes them; a rank out of
+ * range gives 0, and the summary of a sublist is a subset. */
+static void test_summaries(void)
+{
+    const int shapes[][3] = {{4, 1, 1}, {2, 2, 1}, {3, 4, 1}, {5, 3, 2}, {4, 4, 4}};
+    const int pers[][3] = {{1, 1, 1}, {0, 0, 0}, {1, 0, 1}, {0, 1, 0}};
+    int checked = 0;
+    for (size_t k = 0; k < sizeof(shapes) / sizeof(shapes[0]); k++) {
+        nh_grid gs[4];
+        const nh_grid *gp[4];
+        for (int p = 0; p < 4; p++) {
+            nh_grid_init(&gs[p], 3, shapes[k], pers[p]);
+            gp[p] = &gs[p];
+        }
+        for (int rank = 0; rank < gs[0].size; rank += 1 + gs[0].size / 7) {
+            int dst[40], off[40 * 3], perm[40], n = 1 + (int)(rnd() % 40u);
+            for (int i = 0; i < n; i++)
+                dst[i] = (int)(rnd() % (unsigned)gs[0].size);
+            uint64_t sum[4], part[4];
+            nh_dests_summaries(gp, 4, rank, n, dst, sum);
+            nh_dests_summaries(gp, 4, rank, n / 2, dst, part);
+            for (int p = 0; p < 4; p++) {
+                int ok = nh_local_offsets(&gs[p], rank, n, dst, +1, off, perm) == 0;
+                uint64_t want = ok ? nh_offsets_summary(&gs[p], n, off) : 0;
+                CHECK(ok && sum[p] == want && sum[p] >> 63 && !(part[p] & ~sum[p]),
+                      "%dx%dx%d periods %d%d%d rank %d, %d destinations: summary %llx, of the "
+                      "sorted offsets %llx, of half %llx",
+                      shapes[k][0], shapes[k][1], shapes[k][2], pers[p][0], pers[p][1], pers[p][2],
+                      rank, n, (unsigned long long)sum[p], (unsigned long long)want,
+                      (unsigned long long)part[p]);
+                checked++;
+            }
+            dst[n - 1] = gs[0].size; /* out of range */
+            nh_dests_summaries(gp, 4, rank, n, dst, sum);
+            CHECK(sum[0] == 0 && sum[3] == 0, "a rank out of range gives no summary");
+        }
+    }
+    CHECK(checked > 40, "summaries checked on %d grids and ranks", checked);
+}
+
 static void test_node_stats(void)
 {
     int dims[2] = {4, 4}, per[2] = {1, 1};
@@ -552,6 +594,7 @@ int main(int argc, char **argv)
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     test_canon();
     test_split_nbhd();
+    test_summaries();
     test_node_stats();
     test_node_distance();
     test_bruck();
