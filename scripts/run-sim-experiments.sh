@@ -337,6 +337,27 @@ boxhalo() {
     done
 }
 
+# At scale: the isomorphic 3-D Moore alltoall at 8 B from 1024 to 16384
+# ranks, block placement (16 ranks per torus node, 24 per dragonfly node).
+# Up to 4096 ranks every algorithm; beyond, auto and direct (= MPI's own
+# exchange here) with native's timed call its only one.  Each log ends with
+# the simulation's wall-clock time and peak memory; scripts/plot-scale.sh
+# makes docs/sim/scale.csv and scale.png from them.  8192 ranks need
+# vm.max_map_count above 65530 (nhood-sim says so).
+scale() {
+    for pf in torus dragonfly; do
+        for P in 1024 2048 4096 8192 16384; do
+            if [ "$P" -le 4096 ]; then
+                exp "scale-moore-d3r1-p$P-$pf" --platform $pf --procs $P --op alltoall --nbhd moore \
+                    --dims 3 --radius 1 --bytes 8 --algos auto,direct,torus,torus_direct,bruck --reps 1
+            else
+                exp "scale-moore-d3r1-p$P-$pf" --platform $pf --procs $P --op alltoall --nbhd moore \
+                    --dims 3 --radius 1 --bytes 8 --algos auto,direct --reps 1 --warmup 0
+            fi
+        done
+    done
+}
+
 if [ "$auto_only" -eq 1 ] && [ "$report_only" -eq 0 ]; then
     experiments auto
 elif [ "$report_only" -eq 0 ]; then
@@ -345,8 +366,10 @@ elif [ "$report_only" -eq 0 ]; then
         experiments auto
         nonblocking
         boxhalo
+        scale
     fi
     experiments bruck
 fi
 "$here/sim-report.sh" "$out"
 "$here/sim-bruck-report.sh" "$out" >"$out/bruck.md"
+"$here/plot-scale.sh" "$out" >/dev/null
