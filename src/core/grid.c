@@ -163,27 +163,45 @@ static void key_sort(unsigned long long *v, int n)
 
 #define NH_LOCAL_STACK 64 /* neighbor lists up to this long sort without malloc */
 
-/* The offset from rank me (coordinates) to rank r (sign +1) or from r
- * (sign -1), normalized, into c; returns its sort key. */
-static long long offset_key(const nh_grid *g, const int *me, int r, int sign, int *c)
+/* The coordinate differences from rank me (coordinates) to rank r (sign
+ * +1) or from r (sign -1), not yet normalized, into x (in [-(p-1), p-1]). */
+static void raw_offset(const nh_grid *g, const int *me, int r, int sign, int *x)
+{
+    for (int j = g->ndims - 1; j >= 0; j--) {
+        int p = g->dims[j], q = j == 0 || p == 1 ? r : r / p; /* divide only where needed */
+        x[j] = sign * ((j == 0 ? r : p == 1 ? 0 : r - q * p) - me[j]);
+        r = q;
+    }
+}
+
+/* x normalized on g (nh_grid_normalize; a normalized x stays as it is)
+ * into c; returns its sort key, unique on g. */
+static long long norm_key(const nh_grid *g, const int *x, int *c)
 {
     long long key = 0, stride = 1;
     for (int j = g->ndims - 1; j >= 0; j--) {
-        int p = g->dims[j], q = j == 0 || p == 1 ? r : r / p; /* divide only where needed */
-        int x = sign * ((j == 0 ? r : p == 1 ? 0 : r - q * p) - me[j]); /* in [-(p-1), p-1] */
-        r = q;
-        if (g->periods[j]) { /* nh_grid_normalize */
-            x += x < 0 ? p : 0;
-            x -= 2 * x > p ? p : 0;
+        int p = g->dims[j], y = x[j];
+        if (g->periods[j]) {
+            y += y < 0 ? p : 0;
+            y -= 2 * y > p ? p : 0;
         }
-        c[j] = x;
-        key += stride * (x + p - 1);
+        c[j] = y;
+        key += stride * (y + p - 1);
         stride *= 2LL * p - 1;
     }
     return key;
 }
 
-/* One bit of 0-62 for an offset's key (unique on its grid). */
+/* The offset from rank me to rank r (sign +1) or from r (sign -1),
+ * normalized, into c; returns its sort key. */
+static long long offset_key(const nh_grid *g, const int *me, int r, int sign, int *c)
+{
+    int x[NH_MAXDIMS];
+    raw_offset(g, me, r, sign, x);
+    return norm_key(g, x, c);
+}
+
+/* One bit of 0-62 for an offset's key. */
 static uint64_t key_bit(long long key)
 {
     uint64_t x = (uint64_t)key * 0x9e3779b97f4a7c15ull;
@@ -193,49 +211,28 @@ static uint64_t key_bit(long long key)
 void nh_dests_summaries(const nh_grid *const *g, int ng, int rank, int n, const int *dests,
                         uint64_t *sum)
 {
-    int me[NH_MAXDIMS], d = g[0]->ndims;
+    int me[NH_MAXDIMS], x[NH_MAXDIMS], c[NH_MAXDIMS];
     nh_grid_coords(g[0], rank, me);
     for (int k = 0; k < ng; k++)
         sum[k] = 1ull << 63;
     for (int i = 0; i < n; i++) {
-        int r = dests[i], x[NH_MAXDIMS];
-        if (r < 0 || r >= g[0]->size) {
+        if (dests[i] < 0 || dests[i] >= g[0]->size) {
             for (int k = 0; k < ng; k++)
                 sum[k] = 0;
             return;
         }
-        for (int j = d - 1; j >= 0; j--) { /* offset_key's, before normalizing */
-            int p = g[0]->dims[j], q = j == 0 || p == 1 ? r : r / p;
-            x[j] = (j == 0 ? r : p == 1 ? 0 : r - q * p) - me[j];
-            r = q;
-        }
-        for (int k = 0; k < ng; k++) {
-            long long key = 0, stride = 1;
-            for (int j = d - 1; j >= 0; j--) {
-                int p = g[k]->dims[j], y = x[j];
-                if (g[k]->periods[j]) { /* nh_grid_normalize */
-                    y += y < 0 ? p : 0;
-                    y -= 2 * y > p ? p : 0;
-                }
-                key += stride * (y + p - 1);
-                stride *= 2LL * p - 1;
-            }
-            sum[k] |= key_bit(key);
-        }
+        raw_offset(g[0], me, dests[i], +1, x); /* once for the grids of one shape */
+        for (int k = 0; k < ng; k++)
+            sum[k] |= key_bit(norm_key(g[k], x, c));
     }
 }
 
 uint64_t nh_offsets_summary(const nh_grid *g, int n, const int *off)
 {
     uint64_t m = 1ull << 63;
-    for (int i = 0; i < n; i++) {
-        long long key = 0, stride = 1;
-        for (int j = g->ndims - 1; j >= 0; j--) { /* offset_key's */
-            key += stride * (off[(size_t)i * g->ndims + j] + g->dims[j] - 1);
-            stride *= 2LL * g->dims[j] - 1;
-        }
-        m |= key_bit(key);
-    }
+    int c[NH_MAXDIMS];
+    for (int i = 0; i < n; i++)
+        m |= key_bit(norm_key(g, off + (size_t)i * g->ndims, c));
     return m;
 }
 

@@ -253,18 +253,19 @@ _Static_assert(SL_COUNT == 8, "NH_DET_WORDS counts 8 general words");
  * needs no sorting: a fit's are at hand, the others are computed as they
  * come, once for the grids of the same dimensions (sorting them for every
  * candidate cost 3 us of a 4-rank creation). */
-static void offset_masks(det *d, int ok, uint64_t *sum)
+static void offset_masks(det *d, int ok)
 {
+    uint64_t *w = d->words;
     int nk = d->ncand < NH_DET_SUMMED ? d->ncand : NH_DET_SUMMED, done[NH_DET_SUMMED] = {0};
-    memset(sum, 0, 2 * NH_DET_SUMMED * sizeof(uint64_t));
+    memset(w + GW_SUMMARY, 0, 2 * NH_DET_SUMMED * sizeof(uint64_t));
     for (int k = 0; k < nk; k++) {
         const nh_grid *g = &d->c[k].g;
         if (d->fit[k]) { /* a fit's template is this rank's sorted offsets */
             int nd = g->ndims, head[3] = {(int)d->hash, d->outdeg, k};
             const int *o = d->nbs[k].off;
-            sum[2 * k] = nh_offsets_summary(g, d->outdeg, o);
+            w[GW_MASK(k)] = nh_offsets_summary(g, d->outdeg, o);
             if (ok) /* agreed, every rank has its neighborhood at hand */
-                sum[2 * k + 1] =
+                w[GW_HASH(k)] =
                     hash62(fnv64(fnv64(0xcbf29ce484222325ull, head, 3), o, (size_t)d->outdeg * nd));
             continue;
         }
@@ -282,7 +283,7 @@ static void offset_masks(det *d, int ok, uint64_t *sum)
         uint64_t m[NH_DET_SUMMED];
         nh_dests_summaries(gs, ng, d->rank, d->outdeg, d->dsts, m);
         for (int i = 0; i < ng; i++)
-            sum[2 * of[i]] = m[i];
+            w[GW_MASK(of[i])] = m[i];
     }
 }
 
@@ -496,7 +497,7 @@ int nh_det_agree_start(det *d, const nh_hint *h, int order, int *native, int no_
     general_words(d, h, order, hash, !nh_det_repeats(d->srcs, d->indeg), no_stfw, sl);
     memcpy(d->words + GW_SL, sl, sizeof(sl));
     memcpy(d->words + GW_STFW, d->stfw, sizeof(d->stfw));
-    offset_masks(d, !h->bad && order, d->words + GW_SUMMARY);
+    offset_masks(d, !h->bad && order);
     /* (malloc'ed for the ranks there are: a creation's cost at 2 ranks is
      * a few microseconds, and zeroing room for NH_DET_GATHER was a tenth) */
     if (!(d->all = malloc((size_t)d->size * GW_COUNT * sizeof(uint64_t))))
