@@ -167,11 +167,12 @@ typedef struct nh_plan {
     /* the original's: schedules a copy's first blocking call built, which
      * the original adopts at its own (until then it must not use them) */
     struct nh_stfw *stfw_built;
-    /* The node of every rank (its lowest rank) where the cost model charges
-     * traffic leaving nodes (NHOOD_COST_NODE/LINK), with scratch for
-     * nh_sched_node_stats; NULL otherwise, on every rank alike. */
+    /* The node of every rank, numbered from 0 in the order of their lowest
+     * ranks (nh_node_number), where the cost model charges traffic leaving
+     * nodes (NHOOD_COST_NODE/LINK/HOP); NULL otherwise, on every rank
+     * alike.  One int per rank: nnodes numbers the nodes. */
     int *node_of;
-    long *node_scratch;
+    int nnodes;
     double create_us, create_mpi_us; /* the graph creation, and MPI's part of it */
     /* A duplicate's plan (plan/detect.c) shares the analysis of root: nb,
      * schedules, node map and store-and-forward schedules are root's. */

@@ -157,6 +157,8 @@ const nh_setting nh_settings[] = {
      "the SimGrid build of nhood the simulation scripts use (make smpi)"},
     {"NHOOD_SIM_CFG", NULL, NH_SET_DEV, K_TEXT, 0, 0,
      "extra SimGrid --cfg options for scripts/nhood-sim"},
+    {"NHOOD_SIM_SGFAST", NULL, NH_SET_DEV, K_TEXT, 0, 0,
+     "scripts/nhood-sim: 0 runs SimGrid without src/smpi/sgfast.c preloaded"},
     {"NHOOD_MPICH_SRC", NULL, NH_SET_DEV, K_TEXT, 0, 0,
      "scripts/check-mpich.sh: MPICH's source tree with its test suite"},
     {"NHOOD_MPICH_MODES", NULL, NH_SET_DEV, K_TEXT, 0, 0,

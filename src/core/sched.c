@@ -312,31 +312,29 @@ static long loads_peak(long *d, size_t lines, int len)
 
 /* The most blocks the ranks of one node send off it in one phase, and
  * the busiest link's, kept in s->node_ph[phase]. */
-static void phase_peak(nh_sched *s, int phase, long *cur, link_loads *l, int p)
+static void phase_peak(nh_sched *s, int phase, long *cur, link_loads *l, int nnodes)
 {
     nh_node_phase *ph = &s->node_ph[phase];
-    for (int q = 0; q < p; q++) {
-        if (cur[q] > ph->blocks)
-            ph->blocks = cur[q];
-        cur[q] = 0;
+    for (int n = 0; n < nnodes; n++) {
+        if (cur[n] > ph->blocks)
+            ph->blocks = cur[n];
+        cur[n] = 0;
     }
     long a = loads_peak(l->along, (size_t)2 * l->rows, l->ring),
          b = loads_peak(l->across, (size_t)2 * l->ring, l->rows);
     ph->link_blocks = a > b ? a : b;
 }
 
-/* Each node's place among the job's nodes, in the order of their lowest
- * ranks: ord[node_of[q]] (from 0); returns how many there are. */
-static int node_order(const int *node_of, int p, int *ord)
+int nh_node_number(int *node_of, int p, int *ord)
 {
     int n = 0;
     for (int r = 0; r < p; r++)
-        ord[r] = 0;
-    for (int q = 0; q < p; q++)
-        ord[node_of[q]] = -1;
-    for (int r = 0; r < p; r++)
-        if (ord[r] < 0)
-            ord[r] = n++;
+        ord[r] = -1;
+    for (int q = 0; q < p; q++) {
+        if (ord[node_of[q]] < 0)
+            ord[node_of[q]] = n++;
+        node_of[q] = ord[node_of[q]];
+    }
     return n;
 }
 
@@ -347,42 +345,42 @@ int nh_node_hops(int a, int b, int ring, int *up)
     return (*up ? along : ring - along) + rows;
 }
 
-void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, int ring, long *scratch)
+void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, int nnodes, int ring)
 {
     int p = g->size, d = g->ndims, lastphase = -1, curph = -1;
     s->node_phases = 0;
     s->node_blocks = 0;
     free(s->node_ph);
     s->node_ph = calloc((size_t)s->nphases + 1, sizeof(*s->node_ph));
-    long *cur = calloc((size_t)p, sizeof(long));
-    int *ord = malloc(sizeof(int) * (size_t)p);
+    /* off: the blocks each node sends off it in the whole schedule; cur:
+     * in the current phase */
+    long *off = calloc((size_t)nnodes + 1, sizeof(long)),
+         *cur = calloc((size_t)nnodes + 1, sizeof(long));
     link_loads l = {0, 0, NULL, NULL};
-    int whole = s->node_ph && cur && ord;
+    int whole = s->node_ph && cur;
     if (whole) {
         /* a ring of twice the nodes or more never takes the way round:
          * the same hops and loads as any larger one, in O(nodes) memory */
-        int nnodes = node_order(node_of, p, ord);
         if (ring <= 0)
             ring = nnodes;
         else if (ring > 2 * nnodes)
             ring = 2 * nnodes;
         whole = loads_init(&l, nnodes, ring) == 0;
     }
-    memset(scratch, 0, (size_t)p * sizeof(long));
-    for (int i = 0; i < s->nrounds; i++) {
+    for (int i = 0; off && i < s->nrounds; i++) {
         const nh_round *r = &s->rounds[i];
         if (r->copy || !r->has_hop)
             continue;
         if (whole && curph >= 0 && r->phase != curph)
-            phase_peak(s, curph, cur, &l, p);
+            phase_peak(s, curph, cur, &l, nnodes);
         curph = r->phase;
         int c[NH_MAXDIMS] = {0}, cross = 0;
         for (int q = 0; q < p; q++) { /* c: coordinates of q, row-major */
             int t = nh_grid_shift(g, c, r->hop, +1);
             if (t != NH_NONE && node_of[t] != node_of[q]) {
-                scratch[node_of[q]] += r->tmpl_blocks;
+                off[node_of[q]] += r->tmpl_blocks;
                 if (whole) {
-                    int h = loads_add(&l, ord[node_of[q]], ord[node_of[t]], r->tmpl_blocks);
+                    int h = loads_add(&l, node_of[q], node_of[t], r->tmpl_blocks);
                     cur[node_of[q]] += r->tmpl_blocks;
                     if (h - 1 > s->node_ph[r->phase].far)
                         s->node_ph[r->phase].far = h - 1;
@@ -398,16 +396,16 @@ void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, int 
         }
     }
     if (whole && curph >= 0)
-        phase_peak(s, curph, cur, &l, p);
-    for (int q = 0; q < p; q++)
-        if (scratch[q] > s->node_blocks)
-            s->node_blocks = scratch[q];
-    if (!whole) { /* without the per-phase peaks, the node's blocks spread evenly */
+        phase_peak(s, curph, cur, &l, nnodes);
+    for (int n = 0; off && n < nnodes; n++)
+        if (off[n] > s->node_blocks)
+            s->node_blocks = off[n];
+    if (!whole || !off) { /* without the per-phase peaks, the node's blocks spread evenly */
         free(s->node_ph);
         s->node_ph = NULL;
     }
+    free(off);
     free(cur);
-    free(ord);
     free(l.along);
     free(l.across);
 }

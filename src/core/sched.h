@@ -131,18 +131,23 @@ int nh_sched_add_alt(nh_sched *s, const nh_nbhd *nb, int per_dim);
  * the hops, and *up whether the ring is taken upwards. */
 int nh_node_hops(int a, int b, int ring, int *up);
 
+/* Numbers the nodes of a placement in the order of their lowest ranks:
+ * node_of[r] in [0, p) names rank r's node (its lowest rank, say) and
+ * becomes that node's number, from 0; ord is scratch for p ints.
+ * Returns how many nodes there are. */
+int nh_node_number(int *node_of, int p, int *ord);
+
 /* Fills node_phases, node_blocks and node_ph of a finished grid
- * schedule for a placement of the grid's ranks on nodes: node_of[r] in
- * [0, g->size) names rank r's node (its lowest rank, say).  The nodes,
- * in the order of their lowest ranks, lie along rings of `ring` nodes
- * one after the other (a torus's first dimension; 0: one ring of them
- * all); a block from one node to another takes the shorter way round
- * its ring, plus a hop per ring between at its destination's place, and
- * loads each link on that way (each direction a link of its own).
- * Interior-rank block counts, so the result is the same on every rank.
- * scratch holds g->size longs.  O(size * message rounds + nodes * phases). */
-void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, int ring,
-                         long *scratch);
+ * schedule for a placement of the grid's ranks on nnodes nodes:
+ * node_of[r] is rank r's node, numbered as nh_node_number does.  The
+ * nodes, in that order, lie along rings of `ring` nodes one after the
+ * other (a torus's first dimension; 0: one ring of them all); a block
+ * from one node to another takes the shorter way round its ring, plus a
+ * hop per ring between at its destination's place, and loads each link
+ * on that way (each direction a link of its own).  Interior-rank block
+ * counts, so the result is the same on every rank.  O(size * message
+ * rounds + nodes * phases) time, O(nodes) memory. */
+void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, int nnodes, int ring);
 
 /* The eager split, one rule for the engine and the cost model: how many
  * of the n blocks of sizes sz[] go in the next message so that it stays

@@ -349,13 +349,11 @@ int nh_sim_offsets(const nh_grid *g, int s, const int *off, unsigned seed, nh_op
     st->node_far = 0;
     st->node_link_blocks = 0;
     if (ppn > 0) {
-        int *node_of = malloc(sizeof(int) * (size_t)p);
-        long *scratch = malloc(sizeof(long) * (size_t)p);
-        int got = node_of && scratch;
+        int *node_of = malloc(sizeof(int) * (size_t)p), got = node_of != NULL;
         if (got) {
             for (int r = 0; r < p; r++)
-                node_of[r] = r / ppn * ppn;
-            nh_sched_node_stats(sch[0], g, node_of, 0, scratch);
+                node_of[r] = r / ppn;
+            nh_sched_node_stats(sch[0], g, node_of, (p + ppn - 1) / ppn, 0);
             st->node_phases = sch[0]->node_phases;
             st->node_blocks = sch[0]->node_blocks;
             for (int ph = 0; sch[0]->node_ph && ph < sch[0]->nphases; ph++) {
@@ -366,7 +364,6 @@ int nh_sim_offsets(const nh_grid *g, int s, const int *off, unsigned seed, nh_op
             }
         }
         free(node_of);
-        free(scratch);
         if (!got)
             goto out;
     }

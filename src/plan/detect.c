@@ -86,7 +86,6 @@ void nh_plan_unref(nh_plan *p)
         nh_stfw_free(p);
         nh_stfw_pend_free(p);
         free(p->node_of);
-        free(p->node_scratch);
     }
     free(p);
     nh_res_add(NH_RES_PLAN, -1);
@@ -145,6 +144,7 @@ static int plan_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out
     p->stfw_when = from->stfw_when;
     p->stfw = st; /* the re-check's state so far: the same on every rank at the copy */
     p->node_of = root->node_of;
+    p->nnodes = root->nnodes;
     p->create_us = from->create_us;
     p->create_mpi_us = from->create_mpi_us;
     *(nh_plan **)out = p;
@@ -205,17 +205,17 @@ static int node_map(nh_plan *p, MPI_Comm graph, int size)
     int rc, node, ok;
     if ((rc = nh_node_leader(graph, &node)))
         return rc;
-    int *map = malloc((size_t)size * sizeof(int));
-    long *scratch = malloc((size_t)size * sizeof(long));
-    ok = map && scratch;
+    /* the map, then room to number its nodes (one int per rank kept) */
+    int *map = malloc((2 * (size_t)size + 1) * sizeof(int));
+    ok = map != NULL;
     if (!(rc = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, graph)) && ok &&
         !(rc = PMPI_Allgather(&node, 1, MPI_INT, map, 1, MPI_INT, graph))) {
-        p->node_of = map;
-        p->node_scratch = scratch;
+        p->nnodes = nh_node_number(map, size, map + size);
+        int *fit = realloc(map, ((size_t)size + 1) * sizeof(int));
+        p->node_of = fit ? fit : map;
         return MPI_SUCCESS;
     }
     free(map);
-    free(scratch);
     return rc;
 }
 

@@ -76,7 +76,7 @@ const nh_sched *nh_plan_sched_ports(nh_plan *p, nh_op op, int k)
         nb.ports = k;
         nh_build_bruck(&nb, op, &s);
         if (s && p->node_of)
-            nh_sched_node_stats(s, &p->nb.g, p->node_of, ring_size(), p->node_scratch);
+            nh_sched_node_stats(s, &p->nb.g, p->node_of, p->nnodes, ring_size());
         __atomic_store_n(&p->bruck[op][k - 1], s, __ATOMIC_RELEASE);
     }
     nh_unlock(NH_LOCK_MISC);
@@ -109,7 +109,7 @@ const nh_sched *nh_plan_sched(nh_plan *p, nh_op op, nh_algo a)
     if (!(s = p->sched[op][a])) {
         nh_algos[a].build(&p->nb, op, &s);
         if (s && p->node_of)
-            nh_sched_node_stats(s, &p->nb.g, p->node_of, ring_size(), p->node_scratch);
+            nh_sched_node_stats(s, &p->nb.g, p->node_of, p->nnodes, ring_size());
         __atomic_store_n(&p->sched[op][a], s, __ATOMIC_RELEASE);
     }
     nh_unlock(NH_LOCK_MISC);
@@ -133,7 +133,7 @@ const nh_sched *nh_plan_sched_split(nh_plan *p, nh_algo a)
             s = NULL;
         }
         if (s && p->node_of)
-            nh_sched_node_stats(s, &p->nb.g, p->node_of, ring_size(), p->node_scratch);
+            nh_sched_node_stats(s, &p->nb.g, p->node_of, p->nnodes, ring_size());
         __atomic_store_n(&p->split[a], s, __ATOMIC_RELEASE);
     }
     nh_unlock(NH_LOCK_MISC);

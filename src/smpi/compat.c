@@ -11,8 +11,9 @@
  *    the adjacency stored in an attribute; the neighbor queries read it.
  *  - The neighborhood collectives are MPICH's linear algorithm
  *    (MPIR_Ineighbor_*_sched_linear): one message per destination and one
- *    per source in list order, one tag, one MPI_Waitall, on a private
- *    duplicate.  This is the "native" baseline of the simulated benchmarks.
+ *    per source in list order, one tag, one MPI_Waitall, in a private
+ *    context (a duplicate of the old communicator, shared by its graphs,
+ *    each graph with its own tag).  This is the "native" baseline of the simulated benchmarks.
  *    MPICH posts the sends first; with eager-sized messages that costs
  *    nothing on a real network (early data waits in the unexpected queue),
  *    but SimGrid starts a transfer only once its receive is posted unless
@@ -40,17 +41,76 @@ typedef struct graph {
     int refs;
     int indeg, outdeg, weighted;
     int *srcs, *sw, *dsts, *dw;
-    MPI_Comm pcomm; /* private context for the linear collectives */
+    struct pctx *px; /* private context for the linear collectives */
+    int tag;         /* this graph's messages in it */
 } graph;
 
-static int graph_keyval = MPI_KEYVAL_INVALID;
+/* The linear collectives of every graph made from one communicator share
+ * one private duplicate of it, each graph with a tag of its own: SMPI
+ * copies the group at each duplicate (12 bytes per rank), so a duplicate
+ * per graph cost 3 GiB at 16,384 ranks.  A duplicate of a graph
+ * communicator shares its graph, tag included, as before. */
+typedef struct pctx {
+    int refs, next_tag;
+    MPI_Comm comm;
+} pctx;
+
+static int graph_keyval = MPI_KEYVAL_INVALID, pctx_keyval = MPI_KEYVAL_INVALID;
+
+static void pctx_unref(pctx *c)
+{
+    if (!c || --c->refs > 0)
+        return;
+    PMPI_Comm_free(&c->comm);
+    free(c);
+}
+
+static int pctx_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void)comm;
+    (void)keyval;
+    (void)extra;
+    pctx_unref(attr);
+    return MPI_SUCCESS;
+}
+
+/* comm's private context, made at its first graph (collective over comm,
+ * as the graph's creation is); a reference for the caller */
+static int pctx_get(MPI_Comm comm, pctx **out)
+{
+    void *v;
+    int rc, flag = 0;
+    pctx *c;
+    if (pctx_keyval == MPI_KEYVAL_INVALID &&
+        (rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, pctx_delete, &pctx_keyval, NULL)))
+        return rc;
+    if ((rc = PMPI_Comm_get_attr(comm, pctx_keyval, &v, &flag)))
+        return rc;
+    if (flag) {
+        c = v;
+    } else {
+        if (!(c = calloc(1, sizeof(*c))))
+            return MPI_ERR_NO_MEM;
+        if ((rc = PMPI_Comm_dup(comm, &c->comm))) {
+            free(c);
+            return rc;
+        }
+        c->refs = 1; /* the attribute's */
+        if ((rc = PMPI_Comm_set_attr(comm, pctx_keyval, c))) {
+            pctx_unref(c);
+            return rc;
+        }
+    }
+    c->refs++;
+    *out = c;
+    return MPI_SUCCESS;
+}
 
 static void graph_unref(graph *g)
 {
     if (!g || --g->refs > 0)
         return;
-    if (g->pcomm != MPI_COMM_NULL)
-        PMPI_Comm_free(&g->pcomm);
+    pctx_unref(g->px);
     free(g->srcs);
     free(g->sw);
     free(g->dsts);
@@ -126,14 +186,16 @@ static int graph_attach(MPI_Comm comm_old, int indeg, int *srcs, int *sw, int ou
     g->sw = sw;
     g->dsts = dsts;
     g->dw = dw;
-    g->pcomm = MPI_COMM_NULL;
+    g->px = NULL;
     if (graph_keyval == MPI_KEYVAL_INVALID &&
         (rc = PMPI_Comm_create_keyval(graph_copy, graph_delete, &graph_keyval, NULL)))
         goto fail;
+    if ((rc = pctx_get(comm_old, &g->px)))
+        goto fail;
+    g->tag = g->px->next_tag++ & 0xfffff; /* every rank makes comm_old's graphs in one order */
     if ((rc = PMPI_Comm_dup(comm_old, out)))
         goto fail;
-    if ((rc = PMPI_Comm_dup(comm_old, &g->pcomm)) ||
-        (rc = PMPI_Comm_set_attr(*out, graph_keyval, g))) {
+    if ((rc = PMPI_Comm_set_attr(*out, graph_keyval, g))) {
         PMPI_Comm_free(out);
         goto fail;
     }
@@ -415,7 +477,7 @@ int nh_smpi_linear_post(MPI_Comm comm, const lin_args *a, MPI_Request **req_out,
             b += a->rdispl_ext[l] * rext;
         else
             b += (MPI_Aint)l * a->rcount * rext;
-        rc = PMPI_Irecv(b, count, t, g->srcs[l], 0, g->pcomm, &req[n++]);
+        rc = PMPI_Irecv(b, count, t, g->srcs[l], g->tag, g->px->comm, &req[n++]);
     }
     for (int k = 0; k < g->outdeg && !rc; k++) {
         const char *b = a->sbuf;
@@ -427,7 +489,7 @@ int nh_smpi_linear_post(MPI_Comm comm, const lin_args *a, MPI_Request **req_out,
             b += a->sdispl_ext[k] * sext;
         else if (!a->gather)
             b += (MPI_Aint)k * a->scount * sext;
-        rc = PMPI_Isend(b, count, t, g->dsts[k], 0, g->pcomm, &req[n++]);
+        rc = PMPI_Isend(b, count, t, g->dsts[k], g->tag, g->px->comm, &req[n++]);
     }
     *req_out = req;
     *n_out = n;

@@ -33,8 +33,16 @@ HEADERS = $(wildcard $(top_srcdir)/src/*.h $(top_srcdir)/src/smpi/*.h $(top_srcd
 	$(top_srcdir)/test/*.h $(top_srcdir)/test/bench/*.h)
 
 PROGS = $(OUT)/nhood-simbench $(OUT)/nhood-simcalib $(OUT)/nhood-calibrate $(OUT)/nhood-bench $(OUT)/nhood-bench-inplace $(OUT)/test_neighbor
+# Preloaded into the simulator by scripts/nhood-sim (src/smpi/sgfast.c):
+# a plain shared library, not an SMPI program.
+CC ?= cc
+SGFAST = $(OUT)/libnhood-sgfast.so
 
-all: $(PROGS)
+all: $(PROGS) $(SGFAST)
+
+$(SGFAST): $(top_srcdir)/src/smpi/sgfast.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -Wall -Wextra -Wmissing-prototypes -fPIC -shared -o $@ $< -ldl
 
 $(NHOOD_OBJ) $(COMPAT_OBJ) $(MAT_OBJ): $(OUT)/%.o: $(top_srcdir)/%.c $(HEADERS)
 	@mkdir -p $(@D)

@@ -505,7 +505,6 @@ static void test_node_distance(void)
      * first rings (12 -> 1: 3 rings back at place 1); two of those cross
      * the link from ring 2 to ring 1 at place 0 (11 -> 0, 15 -> 4) */
     int tmpl[1] = {5}, src[1] = {11}, node_of[16];
-    long scratch[16];
     nh_nbhd nb;
     nh_sched *s = NULL;
     for (int q = 0; q < 16; q++)
@@ -514,7 +513,7 @@ static void test_node_distance(void)
               nh_build_direct(&nb, NH_OP_ALLTOALL, &s) == 0,
           "a direct schedule to +5");
     if (s) {
-        nh_sched_node_stats(s, &g, node_of, 4, scratch);
+        nh_sched_node_stats(s, &g, node_of, 16, 4);
         CHECK(s->node_ph && s->node_ph[0].far == 3 && s->node_ph[0].link_blocks == 2 &&
                   s->node_ph[0].blocks == 1,
               "rings of 4: far %d, busiest link %ld, blocks %ld (want 3, 2, 1)",
@@ -522,9 +521,9 @@ static void test_node_distance(void)
               s->node_ph ? s->node_ph[0].blocks : -1);
         /* rings of twice the nodes or more never go the way round: a
          * million-node ring counts as one of 32 */
-        nh_sched_node_stats(s, &g, node_of, 32, scratch);
+        nh_sched_node_stats(s, &g, node_of, 16, 32);
         nh_node_phase r32 = s->node_ph ? s->node_ph[0] : (nh_node_phase){0, 0, -1};
-        nh_sched_node_stats(s, &g, node_of, 1000000, scratch);
+        nh_sched_node_stats(s, &g, node_of, 16, 1000000);
         CHECK(s->node_ph && r32.far == 10 && s->node_ph[0].far == r32.far &&
                   s->node_ph[0].link_blocks == r32.link_blocks && r32.link_blocks == 5,
               "a ring of 32 or a million: far %d, busiest link %ld (want 10, 5)",
@@ -532,6 +531,13 @@ static void test_node_distance(void)
         nh_sched_free(s);
     }
     nh_nbhd_fini(&nb);
+    /* nodes named by their lowest ranks become 0, 1, ... in that order,
+     * whatever the ranks' order on them */
+    int leaders[8] = {0, 0, 2, 2, 0, 5, 5, 2}, want[8] = {0, 0, 1, 1, 0, 2, 2, 1}, ord[8], same = 1;
+    int nn = nh_node_number(leaders, 8, ord);
+    for (int q = 0; q < 8; q++)
+        same &= leaders[q] == want[q];
+    CHECK(nn == 3 && same, "node numbering: %d nodes (want 3), ranks in order %d", nn, same);
 }
 
 /* --quick: 1-D and 2-D neighborhoods and a few random lists only, for
