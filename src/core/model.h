@@ -40,8 +40,9 @@
  *            is paid once per phase and hides behind the posting of many
  *            messages; leaving the node adds to it, and so does each node
  *            the farthest message passes beyond the first (the nodes in
- *            the order of their ranks lie along rings of `ring`:
- *            core/sched.h);
+ *            the order of their ranks lie along rings of `ring`, or in
+ *            the units of tier1..tier3 of a hierarchical network such as
+ *            a dragonfly: core/sched.h);
  *   inject = link n[LINK]: the bytes all ranks of the busiest node send
  *            off it in the phase, through the node's own link;
  *   net    = hop_link n[HOP_LINK]: the bytes on the busiest directed link
@@ -102,7 +103,13 @@
     X(FWD, fwd, 0.0008, -1, "us per byte a store-and-forward stage packs, sends on and unpacks")   \
     X(RING, ring, 0, -1,                                                                           \
       "nodes per ring of the network, for hop: the job's nodes in rank order lie along rings of "  \
-      "this many (a torus's first dimension); 0: one ring of them all")
+      "this many (a torus's first dimension); 0: one ring of them all")                            \
+    X(TIER1, tier1, 0, -1,                                                                         \
+      "nodes per unit of a hierarchical network's first tier (a dragonfly's router), in rank "     \
+      "order; set, it replaces the rings: a message passes one node beyond the first per tier "    \
+      "whose units its two nodes differ in, and no link is shared; 0: rings")                      \
+    X(TIER2, tier2, 0, -1, "nodes per unit of the second tier (a dragonfly's chassis); 0: none")   \
+    X(TIER3, tier3, 0, -1, "nodes per unit of the third tier (a dragonfly's group); 0: none")
 
 #define NH_COST_FIELD_(N, key, def, group, help) double key;
 typedef struct nh_cost {

@@ -345,9 +345,21 @@ int nh_node_hops(int a, int b, int ring, int *up)
     return (*up ? along : ring - along) + rows;
 }
 
-void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, int nnodes, int ring)
+/* A block's hops in a hierarchy: one, plus one per tier whose units the
+ * two nodes differ in */
+static int tier_hops(const nh_net *net, int a, int b)
 {
-    int p = g->size, d = g->ndims, lastphase = -1, curph = -1;
+    int h = 1;
+    for (int k = 0; k < NH_NET_TIERS && net->tier[k] > 0; k++)
+        h += a / net->tier[k] != b / net->tier[k];
+    return h;
+}
+
+void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, int nnodes,
+                         const nh_net *net)
+{
+    int p = g->size, d = g->ndims, lastphase = -1, curph = -1, ring = net->ring,
+        tiers = net->tier[0] > 0;
     s->node_phases = 0;
     s->node_blocks = 0;
     free(s->node_ph);
@@ -365,7 +377,7 @@ void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, int 
             ring = nnodes;
         else if (ring > 2 * nnodes)
             ring = 2 * nnodes;
-        whole = loads_init(&l, nnodes, ring) == 0;
+        whole = tiers || loads_init(&l, nnodes, ring) == 0;
     }
     for (int i = 0; off && i < s->nrounds; i++) {
         const nh_round *r = &s->rounds[i];
@@ -380,7 +392,8 @@ void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, int 
             if (t != NH_NONE && node_of[t] != node_of[q]) {
                 off[node_of[q]] += r->tmpl_blocks;
                 if (whole) {
-                    int h = loads_add(&l, node_of[q], node_of[t], r->tmpl_blocks);
+                    int h = tiers ? tier_hops(net, node_of[q], node_of[t])
+                                  : loads_add(&l, node_of[q], node_of[t], r->tmpl_blocks);
                     cur[node_of[q]] += r->tmpl_blocks;
                     if (h - 1 > s->node_ph[r->phase].far)
                         s->node_ph[r->phase].far = h - 1;

@@ -137,17 +137,30 @@ int nh_node_hops(int a, int b, int ring, int *up);
  * Returns how many nodes there are. */
 int nh_node_number(int *node_of, int p, int *ord);
 
+/* The network between nodes, for nh_sched_node_stats: rings of `ring`
+ * nodes (a torus), or, where tier[0] > 0, a hierarchy (a dragonfly)
+ * whose tier k groups tier[k] nodes (0: no such tier). */
+#define NH_NET_TIERS 3
+typedef struct {
+    int ring;
+    int tier[NH_NET_TIERS];
+} nh_net;
+
 /* Fills node_phases, node_blocks and node_ph of a finished grid
  * schedule for a placement of the grid's ranks on nnodes nodes:
- * node_of[r] is rank r's node, numbered as nh_node_number does.  The
- * nodes, in that order, lie along rings of `ring` nodes one after the
- * other (a torus's first dimension; 0: one ring of them all); a block
- * from one node to another takes the shorter way round its ring, plus a
- * hop per ring between at its destination's place, and loads each link
- * on that way (each direction a link of its own).  Interior-rank block
- * counts, so the result is the same on every rank.  O(size * message
- * rounds + nodes * phases) time, O(nodes) memory. */
-void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, int nnodes, int ring);
+ * node_of[r] is rank r's node, numbered as nh_node_number does.  On
+ * rings, the nodes in that order lie along rings of net->ring nodes one
+ * after the other (a torus's first dimension; 0: one ring of them all); a
+ * block from one node to another takes the shorter way round its ring,
+ * plus a hop per ring between at its destination's place, and loads each
+ * link on that way (each direction a link of its own).  In a hierarchy, a
+ * block passes one hop per tier whose units its nodes differ in, plus
+ * one, and the tiers' links are all-to-all: no link is shared (link
+ * loads 0).  Interior-rank block counts, so the result is the same on
+ * every rank.  O(size * message rounds + nodes * phases) time, O(nodes)
+ * memory. */
+void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, int nnodes,
+                         const nh_net *net);
 
 /* The eager split, one rule for the engine and the cost model: how many
  * of the n blocks of sizes sz[] go in the next message so that it stays

@@ -353,7 +353,7 @@ int nh_sim_offsets(const nh_grid *g, int s, const int *off, unsigned seed, nh_op
         if (got) {
             for (int r = 0; r < p; r++)
                 node_of[r] = r / ppn;
-            nh_sched_node_stats(sch[0], g, node_of, (p + ppn - 1) / ppn, 0);
+            nh_sched_node_stats(sch[0], g, node_of, (p + ppn - 1) / ppn, &(nh_net){0, {0, 0, 0}});
             st->node_phases = sch[0]->node_phases;
             st->node_blocks = sch[0]->node_blocks;
             for (int ph = 0; sch[0]->node_ph && ph < sch[0]->nphases; ph++) {

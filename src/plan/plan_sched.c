@@ -6,12 +6,27 @@
 #include "nh.h"
 #include "util/sync.h"
 
-/* NHOOD_COST_RING as a ring size for nh_sched_node_stats (0: all the
- * job's nodes; beyond a million nodes as good as a line). */
-static int ring_size(void)
+/* The network of the cost model's distance terms: NHOOD_COST_RING as a
+ * ring size (0: all the job's nodes; beyond a million nodes as good as a
+ * line), or NHOOD_COST_TIER1..3 where set. */
+static int net_size(double v)
 {
-    double r = nh_cfg.cost.ring;
-    return r >= 1 ? (int)(r < 1e6 ? r : 1e6) : 0;
+    return v >= 1 ? (int)(v < 1e6 ? v : 1e6) : 0;
+}
+
+static const nh_net *net_of_cost(nh_net *net)
+{
+    net->ring = net_size(nh_cfg.cost.ring);
+    net->tier[0] = net_size(nh_cfg.cost.tier1);
+    net->tier[1] = net->tier[0] ? net_size(nh_cfg.cost.tier2) : 0;
+    net->tier[2] = net->tier[1] ? net_size(nh_cfg.cost.tier3) : 0;
+    return net;
+}
+
+static void node_stats(const nh_plan *p, nh_sched *s)
+{
+    nh_net net;
+    nh_sched_node_stats(s, &p->nb.g, p->node_of, p->nnodes, net_of_cost(&net));
 }
 
 /* The sources' half of a neighborhood (pend_sources), once, whoever asks
@@ -76,7 +91,7 @@ const nh_sched *nh_plan_sched_ports(nh_plan *p, nh_op op, int k)
         nb.ports = k;
         nh_build_bruck(&nb, op, &s);
         if (s && p->node_of)
-            nh_sched_node_stats(s, &p->nb.g, p->node_of, p->nnodes, ring_size());
+            node_stats(p, s);
         __atomic_store_n(&p->bruck[op][k - 1], s, __ATOMIC_RELEASE);
     }
     nh_unlock(NH_LOCK_MISC);
@@ -109,7 +124,7 @@ const nh_sched *nh_plan_sched(nh_plan *p, nh_op op, nh_algo a)
     if (!(s = p->sched[op][a])) {
         nh_algos[a].build(&p->nb, op, &s);
         if (s && p->node_of)
-            nh_sched_node_stats(s, &p->nb.g, p->node_of, p->nnodes, ring_size());
+            node_stats(p, s);
         __atomic_store_n(&p->sched[op][a], s, __ATOMIC_RELEASE);
     }
     nh_unlock(NH_LOCK_MISC);
@@ -133,7 +148,7 @@ const nh_sched *nh_plan_sched_split(nh_plan *p, nh_algo a)
             s = NULL;
         }
         if (s && p->node_of)
-            nh_sched_node_stats(s, &p->nb.g, p->node_of, p->nnodes, ring_size());
+            node_stats(p, s);
         __atomic_store_n(&p->split[a], s, __ATOMIC_RELEASE);
     }
     nh_unlock(NH_LOCK_MISC);

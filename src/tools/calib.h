@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "core/model.h"
+#include "core/sched.h"
 
 #define CAL_NPARAM NH_NTERMS /* the cost model's terms (NHOOD_COST_TERMS) */
 #define CAL_MAXCAND 12       /* pmpi, direct, torus, torus_direct, bruck:1..8 */
@@ -45,13 +46,17 @@ void cal_phase_fit(const double *k, const double *T, int n, double o_s, double *
  * equal); also nhood-simcalib's (src/smpi/calib.c). */
 void cal_line_fit(const double *x, const double *y, int n, double *a, double *b);
 
-/* The nodes' rings from one-way times t[d] from the first node to node
- * d (d = 1 .. n - 1, in rank order; t[0] unused): the ring size R (2 to
- * n; core/sched.h's nh_node_hops) and the latency per hop beyond the
- * first whose least-squares line fits the times best; *hop = 0 and
- * *ring = 0 (no distance) where no R's line grows over the nodes by more
- * than `noise` times t[1]. */
-void cal_ring_fit(const double *t, int n, double noise, double *hop, int *ring);
+/* The network between nodes from one-way times t[d] from the first node
+ * to node d (d = 1 .. n - 1, in rank order; t[0] unused), as
+ * core/sched.h's nh_net: where `given` names tiers (given[0] > 0, up to
+ * NH_NET_TIERS nodes per unit), those, and the latency per tier crossed;
+ * otherwise the ring size R (2 to n; nh_node_hops) whose least-squares
+ * line of the latency per hop beyond the first fits the times best, or
+ * one tier of T nodes (a step at node T and flat beyond: a dragonfly's
+ * router) where that fits clearly better.  *hop = 0 and *net all 0 (no
+ * distance) where no line grows over the nodes by more than `noise`
+ * times t[1]. */
+void cal_dist_fit(const double *t, int n, double noise, const int *given, double *hop, nh_net *net);
 
 /* Fits the parameters p (in: the measured ones; out: the fitted ones)
  * to the training calls, telling ratios apart in steps of step (0.005:
@@ -77,6 +82,7 @@ void cal_print_table(FILE *out, const double p[CAL_NPARAM], const cal_set *set, 
 /* Everything a run measured (calib_io.c). */
 typedef struct cal_result {
     double measured[CAL_NPARAM], fitted[CAL_NPARAM], eager, ring;
+    double tier[NH_NET_TIERS]; /* nodes per unit of each tier (0: rings, or none) */
     double spread[CAL_NPARAM]; /* (max - min) / median over the repetitions; < 0: one */
     double step;               /* the fit's resolution of ratios (0: 0.005) */
     cal_set train, valid;
@@ -96,6 +102,7 @@ int cal_rows_read(const char *path, cal_result *r);
 #include <mpi.h>
 
 extern int rank, nprocs, quick;    /* in MPI_COMM_WORLD; --quick */
+extern int tiers[NH_NET_TIERS];    /* --tiers (0: not given) */
 extern double rse_target, t_start; /* the relative standard error sought; MPI_Wtime at start */
 extern int max_reps;               /* repetitions at most */
 extern const int sim_reps;         /* under simulation: repetitions (times repeat exactly) */

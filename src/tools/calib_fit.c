@@ -40,31 +40,68 @@ void cal_line_fit(const double *x, const double *y, int n, double *a, double *b)
     *a = (sy - *b * sx) / n;
 }
 
-void cal_ring_fit(const double *t, int n, double noise, double *hop, int *ring)
+/* The line through (x[d - 1], t[d]), d = 1 .. n - 1: its slope *b and
+ * squared error; -1 where it does not grow over the nodes by more than
+ * noise times t[1] (no distance to see). */
+static double dist_line(const double *x, const double *t, int n, double noise, double *b)
 {
-    double best = -1, x[1024];
+    double a, sse = 0, far = 0;
+    cal_line_fit(x, t + 1, n - 1, &a, b); /* t[1 .. n - 1] */
+    for (int d = 0; d < n - 1; d++) {
+        sse += (a + *b * x[d] - t[d + 1]) * (a + *b * x[d] - t[d + 1]);
+        far = x[d] > far ? x[d] : far;
+    }
+    return *b > 0 && *b * far > noise * t[1] ? sse : -1;
+}
+
+void cal_dist_fit(const double *t, int n, double noise, const int *given, double *hop, nh_net *net)
+{
+    double best = -1, x[1024], b;
+    int up;
     *hop = 0;
-    *ring = 0;
+    memset(net, 0, sizeof(*net));
     if (n < 3 || n > 1024)
         return;
+    if (given && given[0] > 0) { /* the tiers are known: the latency per tier */
+        nh_net g = {0, {given[0], given[1], given[2]}};
+        for (int d = 1; d < n; d++) /* hops beyond the first (core/sched.h) */
+            x[d - 1] = (d / g.tier[0] != 0) + (g.tier[1] > 0 && d / g.tier[1] != 0) +
+                       (g.tier[2] > 0 && d / g.tier[2] != 0);
+        if (dist_line(x, t, n, noise, &b) >= 0) {
+            *hop = b;
+            *net = g;
+        }
+        return;
+    }
     for (int R = n; R >= 2; R--) { /* ties to the larger ring */
-        int up;
-        double a, b, sse = 0;
         for (int d = 1; d < n; d++)
             x[d - 1] = nh_node_hops(0, d, R, &up) - 1;
-        cal_line_fit(x, t + 1, n - 1, &a, &b); /* t[1 .. n - 1] */
-        for (int d = 0; d < n - 1; d++)
-            sse += (a + b * x[d] - t[d + 1]) * (a + b * x[d] - t[d + 1]);
-        if (b > 0 && (best < 0 || sse < best * (1 - 1e-9))) {
-            double far = 0;
-            for (int d = 0; d < n - 1; d++)
-                far = x[d] > far ? x[d] : far;
-            if (b * far > noise * t[1]) {
-                best = sse;
-                *hop = b;
-                *ring = R;
-            }
+        double sse = dist_line(x, t, n, noise, &b);
+        if (sse >= 0 && (best < 0 || sse < best * (1 - 1e-9))) {
+            best = sse;
+            *hop = b;
+            net->ring = R;
         }
+    }
+    /* One tier of T nodes (a dragonfly's router): a step at node T, and
+     * flat beyond it, as no ring gives; taken where it fits clearly
+     * better (a tenth of the ring's error, or none where the ring has some). */
+    double tbest = -1, thop = 0;
+    int T0 = 0;
+    for (int T = 2; T < n; T++) {
+        for (int d = 1; d < n; d++)
+            x[d - 1] = d >= T;
+        double sse = dist_line(x, t, n, noise, &b);
+        if (sse >= 0 && (tbest < 0 || sse < tbest * (1 - 1e-9))) {
+            tbest = sse;
+            thop = b;
+            T0 = T;
+        }
+    }
+    if (T0 && (best < 0 || tbest < 0.1 * best)) {
+        *hop = thop;
+        net->ring = 0;
+        net->tier[0] = T0;
     }
 }
 

@@ -7,8 +7,8 @@
 
 #include "calib.h"
 
-/* Rows file: "# measured" with the measured parameters, the eager limit
- * and the ring size, "# spread" their spreads, "# step" the fit's resolution, "# note"
+/* Rows file: "# measured" with the measured parameters, the eager limit,
+ * the ring size and the tiers, "# spread" their spreads, "# step" the fit's resolution, "# note"
  * lines with the measurements' comments, "# fingerprint" lines, then CSV
  * rows set,group,algorithm,us,phases and each phase's counts (as many
  * columns as parameters, phase after phase). */
@@ -20,7 +20,10 @@ int cal_rows_write(const char *path, const cal_result *r)
     fprintf(f, "# measured");
     for (int i = 0; i < CAL_NPARAM; i++)
         fprintf(f, ",%.9g", r->measured[i]);
-    fprintf(f, ",%.0f,%.0f\n# spread", r->eager, r->ring);
+    fprintf(f, ",%.0f,%.0f", r->eager, r->ring);
+    for (int k = 0; k < NH_NET_TIERS; k++)
+        fprintf(f, ",%.0f", r->tier[k]);
+    fprintf(f, "\n# spread");
     for (int i = 0; i < CAL_NPARAM; i++)
         fprintf(f, ",%.4g", r->spread[i]);
     fprintf(f, "\n# step,%g\n", r->step);
@@ -72,14 +75,16 @@ int cal_rows_read(const char *path, cal_result *r)
         line[strcspn(line, "\n")] = '\0';
         if (strncmp(line, "# measured,", 11) == 0) {
             char *c = line + 10;
-            for (int i = 0; i <= CAL_NPARAM + 1 && c && *c == ','; i++) {
+            for (int i = 0; i <= CAL_NPARAM + 1 + NH_NET_TIERS && c && *c == ','; i++) {
                 double x = strtod(c + 1, &c);
                 if (i < CAL_NPARAM)
                     r->measured[i] = x;
                 else if (i == CAL_NPARAM)
                     r->eager = x;
-                else
+                else if (i == CAL_NPARAM + 1)
                     r->ring = x;
+                else
+                    r->tier[i - CAL_NPARAM - 2] = x;
             }
         } else if (strncmp(line, "# spread,", 9) == 0) {
             char *c = line + 8;
@@ -166,6 +171,9 @@ int cal_finish(cal_result *r, const char *out, const char *how)
     fprintf(f, "eager = %.0f\n", r->eager);
     if (r->ring > 0)
         fprintf(f, "ring = %.0f\n", r->ring);
+    for (int k = 0; k < NH_NET_TIERS; k++)
+        if (r->tier[k] > 0)
+            fprintf(f, "tier%d = %.0f\n", k + 1, r->tier[k]);
     fprintf(f, "# each measured parameter's spread over the repetitions, (max - min) / median\n");
     for (int i = 0; i < CAL_NPARAM; i++)
         if (r->spread[i] >= 0 && nh_cost_params[i].group >= 0 && nh_cost_params[i].group < 3)

@@ -16,6 +16,7 @@
 #endif
 
 int rank, nprocs, quick;
+int tiers[NH_NET_TIERS];
 double rse_target = 0.01, t_start;
 int max_reps = 1000;
 #ifdef NHOOD_SMPI

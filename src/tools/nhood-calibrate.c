@@ -188,21 +188,32 @@ static void note(const char *fmt, ...)
  * has a link each way, drains both at once: half the first; a network
  * behind one link per node, the same as the first).  Nothing with fewer
  * than three nodes. */
-static void ring_fit(const int *lead, int nlead, int quick, double *p, double *ring)
+static void ring_fit(const int *lead, int nlead, int quick, double *p, cal_result *res)
 {
     double t[64];
     int n = nlead < 64 ? nlead : 64, r = 0;
-    *ring = 0;
+    nh_net net;
+    res->ring = 0;
     if (n < 3)
         return;
     progress("[1/5] ping-pong to %d nodes", n - 1);
     for (int d = 1; d < n; d++)
         t[d] = pingpong(lead[d], 8);
-    cal_ring_fit(t, n, quick ? 0.1 : 0.05, &p[NH_TERM_HOP], &r);
-    *ring = r;
+    cal_dist_fit(t, n, quick ? 0.1 : 0.05, tiers, &p[NH_TERM_HOP], &net);
+    res->ring = r = net.ring;
+    for (int k = 0; k < NH_NET_TIERS; k++)
+        res->tier[k] = net.tier[k];
     note("# ping-pong 8 B to nodes 1..%d: one-way", n - 1);
     for (int d = 1; d < n; d++)
         note(" %.3f", t[d]);
+    if (net.tier[0] > 0) { /* all-to-all tiers: no link is shared */
+        note(" us; hop %.4g us per tier crossed, tiers of %d", p[NH_TERM_HOP], net.tier[0]);
+        for (int k = 1; k < NH_NET_TIERS && net.tier[k] > 0; k++)
+            note(", %d", net.tier[k]);
+        note(" nodes%s\n", tiers[0] > 0 ? " (--tiers)" : "");
+        p[NH_TERM_HOP_LINK] = 0;
+        return;
+    }
     note(" us; hop %.4g us per node beyond the first along rings of %d\n", p[NH_TERM_HOP], r);
     p[NH_TERM_HOP_LINK] = p[NH_TERM_HOP] > 0 ? p[NH_TERM_LINK] : 0;
     if (p[NH_TERM_HOP] <= 0 || r < 3)
@@ -217,6 +228,23 @@ static void ring_fit(const int *lead, int nlead, int quick, double *p, double *r
     }
 }
 
+/* --tiers A[,B[,C]]: growing unit sizes, each a multiple of the last */
+static int parse_tiers(const char *v)
+{
+    char *end;
+    for (int k = 0; k < NH_NET_TIERS; k++) {
+        long x = strtol(v, &end, 10);
+        if (end == v || x < 2 || x > 1000000 || (k > 0 && x % tiers[k - 1] != 0) ||
+            (*end && *end != ','))
+            return 1;
+        tiers[k] = (int)x;
+        if (!*end)
+            return 0;
+        v = end + 1;
+    }
+    return 1;
+}
+
 static void usage(void)
 {
     fprintf(stderr,
@@ -227,6 +255,9 @@ static void usage(void)
             "  --quick       a fit in about a minute (fewer sizes and repetitions)\n"
             "  --rows CSV    also keep every measured call there\n"
             "  --refit CSV   fit again to the calls kept by --rows, without measuring\n"
+            "  --tiers A[,B[,C]]  the network is a hierarchy of A nodes per first-tier unit\n"
+            "                (a dragonfly's router), B per second (its chassis), C per third\n"
+            "                (its group): fit the latency per tier crossed, not rings\n"
             "Fits nhood's cost model to this machine (docs/tuning.md).\n");
 }
 
@@ -357,7 +388,7 @@ static int measure_all(cal_result *res)
         p[LK] = (t_out[i64] - t_out[i16]) / (65536 - 16384);
         p[LK] = p[LK] > 0 ? p[LK] : 0;
     }
-    ring_fit(lead, nlead, quick, p, &res->ring);
+    ring_fit(lead, nlead, quick, p, res);
     free(lead);
 
     /* One phase of k messages (core/model.h), NREP times: the send
@@ -523,6 +554,8 @@ int main(int argc, char **argv)
             rows = argv[++i];
         else if (strcmp(argv[i], "--refit") == 0 && i + 1 < argc)
             refit = argv[++i];
+        else if (strcmp(argv[i], "--tiers") == 0 && i + 1 < argc)
+            bad |= parse_tiers(argv[++i]);
         else
             bad = 1;
     }

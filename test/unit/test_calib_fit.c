@@ -124,7 +124,7 @@ int main(void)
     }
     /* distance: one-way times to the other nodes along rings (a torus's
      * first dimension, then a hop per ring), on a crossbar (flat) and with
-     * a growth under the noise */
+     * a growth under the noise: no tier fits them better */
     static const struct {
         int n, ring;
         double hop, grow; /* grow: the times' growth per node instead (not rings) */
@@ -137,15 +137,40 @@ int main(void)
               {16, 0, 0, 0.001, 0, 0}};
     for (size_t i = 0; i < sizeof(rc) / sizeof(rc[0]); i++) {
         double t[64], hop;
-        int ring, up;
+        int up;
+        nh_net net;
         for (int d = 1; d < rc[i].n; d++)
             t[d] = 1.0 + (rc[i].ring ? rc[i].hop * (nh_node_hops(0, d, rc[i].ring, &up) - 1)
                                      : rc[i].grow * d);
-        cal_ring_fit(t, rc[i].n, 0.05, &hop, &ring);
-        printf("ring fit, %d nodes: ring %d hop %.4f (true %d, %.4f)\n", rc[i].n, ring, hop,
+        cal_dist_fit(t, rc[i].n, 0.05, NULL, &hop, &net);
+        printf("ring fit, %d nodes: ring %d hop %.4f (true %d, %.4f)\n", rc[i].n, net.ring, hop,
                rc[i].want_ring, rc[i].want_hop);
-        if (ring != rc[i].want_ring || fabs(hop - rc[i].want_hop) > 1e-9) {
+        if (net.ring != rc[i].want_ring || net.tier[0] != 0 || fabs(hop - rc[i].want_hop) > 1e-9) {
             fprintf(stderr, "the ring fit misses\n");
+            fails++;
+        }
+    }
+    /* a dragonfly's routers: 4 nodes each, 0.15 us more beyond (the
+     * simulated platform's times); with the tiers given, the same hop, and
+     * the tiers kept; a torus's times with tiers given still fit a line */
+    {
+        double t[11], hop;
+        nh_net net;
+        int given[NH_NET_TIERS] = {4, 64, 384};
+        for (int d = 1; d < 11; d++)
+            t[d] = d < 4 ? 0.909 : 1.059;
+        cal_dist_fit(t, 11, 0.05, NULL, &hop, &net);
+        printf("tier fit: ring %d, tier %d, hop %.4f (true 0, 4, 0.15)\n", net.ring, net.tier[0],
+               hop);
+        if (net.ring != 0 || net.tier[0] != 4 || net.tier[1] != 0 || fabs(hop - 0.15) > 1e-9) {
+            fprintf(stderr, "the tier fit misses\n");
+            fails++;
+        }
+        cal_dist_fit(t, 11, 0.05, given, &hop, &net);
+        if (net.ring != 0 || net.tier[0] != 4 || net.tier[1] != 64 || net.tier[2] != 384 ||
+            fabs(hop - 0.15) > 1e-9) {
+            fprintf(stderr, "the given tiers' fit misses: tiers %d,%d,%d hop %.4f\n", net.tier[0],
+                    net.tier[1], net.tier[2], hop);
             fails++;
         }
     }

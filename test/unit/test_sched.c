@@ -513,7 +513,7 @@ static void test_node_distance(void)
               nh_build_direct(&nb, NH_OP_ALLTOALL, &s) == 0,
           "a direct schedule to +5");
     if (s) {
-        nh_sched_node_stats(s, &g, node_of, 16, 4);
+        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){4, {0, 0, 0}});
         CHECK(s->node_ph && s->node_ph[0].far == 3 && s->node_ph[0].link_blocks == 2 &&
                   s->node_ph[0].blocks == 1,
               "rings of 4: far %d, busiest link %ld, blocks %ld (want 3, 2, 1)",
@@ -521,13 +521,23 @@ static void test_node_distance(void)
               s->node_ph ? s->node_ph[0].blocks : -1);
         /* rings of twice the nodes or more never go the way round: a
          * million-node ring counts as one of 32 */
-        nh_sched_node_stats(s, &g, node_of, 16, 32);
+        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){32, {0, 0, 0}});
         nh_node_phase r32 = s->node_ph ? s->node_ph[0] : (nh_node_phase){0, 0, -1};
-        nh_sched_node_stats(s, &g, node_of, 16, 1000000);
+        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){1000000, {0, 0, 0}});
         CHECK(s->node_ph && r32.far == 10 && s->node_ph[0].far == r32.far &&
                   s->node_ph[0].link_blocks == r32.link_blocks && r32.link_blocks == 5,
               "a ring of 32 or a million: far %d, busiest link %ld (want 10, 5)",
               s->node_ph ? s->node_ph[0].far : -1, s->node_ph ? s->node_ph[0].link_blocks : -1);
+        /* tiers of 4 and 8 nodes: 0 -> 5 differs in the first (one hop
+         * beyond the first), 3 -> 8 in both (two); no link is shared */
+        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){0, {4, 8, 0}});
+        nh_node_phase t48 = s->node_ph ? s->node_ph[0] : (nh_node_phase){0, 0, -1};
+        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){0, {4, 0, 0}});
+        CHECK(s->node_ph && t48.far == 2 && t48.link_blocks == 0 && t48.blocks == 1 &&
+                  s->node_ph[0].far == 1 && s->node_ph[0].link_blocks == 0,
+              "tiers of 4 and 8: far %d, busiest link %ld, blocks %ld (want 2, 0, 1); of 4: far %d "
+              "(want 1)",
+              t48.far, t48.link_blocks, t48.blocks, s->node_ph ? s->node_ph[0].far : -1);
         nh_sched_free(s);
     }
     nh_nbhd_fini(&nb);
