@@ -265,8 +265,15 @@ experiments() {
     # auto decides by nhood's model.  4096 ranks: dragonfly only (Table 3's
     # XC40), auto and two forced dimensions, in two simulations at once.
     for pf in dragonfly torus flat; do
-        for K in 64 128 256 512 4096; do
-            case "$pf,$K" in torus,4096 | flat,4096) continue ;; esac
+        for K in 64 128 256 512 4096 8192 16384; do
+            case "$pf,$K" in torus,4096 | flat,4096 | dragonfly,8192 | dragonfly,16384 | flat,8192 | flat,16384) continue ;; esac
+            # Table 3's Cray XK7 sizes on the torus: auto against native
+            # (BL), native's timed call its only one.
+            if [ "$K" -gt 4096 ]; then
+                [ "$1" = exp ] && exp "stfw-p$K-$pf" --platform $pf --procs $K --op spmv \
+                    --matrix powerlaw:200000:8:2.2:0 --algos auto --reps 1 --warmup 0
+                continue
+            fi
             lg=0 k=$K
             while [ "$k" -gt 1 ]; do k=$((k / 2)); lg=$((lg + 1)); done
             algos=auto,stfw:2,stfw:3,stfw:4,stfw:$lg
@@ -304,6 +311,12 @@ experiments() {
 # (wnative); auto prices the window it measured on a first phase.  Its
 # own CSV columns (nbspmv-*.csv); scripts/sim-report.sh tabulates them.
 nonblocking() {
+    # 8192 and 16384 ranks: the torus, the big matrix, no computation
+    # between start and wait (beside the blocking stfw-p8192/16384-torus).
+    for K in 8192 16384; do
+        exp "nbspmv-big-p$K-torus-w0" --platform torus --procs $K --op spmv \
+            --matrix powerlaw:200000:8:2.2:0 --algos auto --reps 1 --warmup 0 --window-us 0
+    done
     for pf in dragonfly torus; do
         for K in 512 4096; do
             [ "$pf,$K" = torus,4096 ] && continue
