@@ -62,6 +62,15 @@ static void (*activity_release)(void *);
 static void (*node_delete)(void *, size_t);
 static int state; /* 0: not yet, 1: on, -1: off (SimGrid alone) */
 static int depth;
+static unsigned long indexed, hidden; /* said at exit, into the simulation's log */
+
+static void stats(void)
+{
+    if (state == 1)
+        fprintf(stderr,
+                "nhood-sgfast: %lu eager messages indexed, %lu finish() calls walked nothing\n",
+                indexed, hidden);
+}
 
 /* Communication -> its node: open addressing, linear probing, deletion by
  * shifting back (no tombstones). */
@@ -159,6 +168,7 @@ static void init(void)
         abort(); /* nothing to forward to: cannot happen inside SimGrid */
     }
     state = 1;
+    atexit(stats);
     if (!version || !engine_instance || !activity_release || !node_delete)
         off("a SimGrid or C++ symbol is missing");
     else if ((version(&major, &minor, &patch), major != 3 || minor != 32))
@@ -185,6 +195,8 @@ void *sg_detach(void *comm)
             off("the engine's list is not where SimGrid 3.32 keeps it");
         else if (put(comm, last))
             off("out of memory");
+        else
+            indexed++;
     }
     return r;
 }
@@ -207,6 +219,7 @@ void sg_finish(void *comm)
         abort(); /* SimGrid 3.32 never does; the hidden list would be lost */
     }
     list_head *l = maestro_list();
+    hidden++;
     if (n) {
         n->prev->next = n->next;
         n->next->prev = n->prev;

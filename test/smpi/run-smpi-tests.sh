@@ -81,6 +81,22 @@ if "$sim" --platform flat --procs 64 --ppn 4 --op alltoall --nbhd moore --dims 3
     ok "$name"
 else cat "$log.out" >>"$log.err"; bad "$name"; fi
 
+# src/smpi/sgfast.c, preloaded by nhood-sim: it indexes SimGrid's list of
+# eager messages (says how many at exit) and changes no simulated time:
+# the same CSV without it (NHOOD_SIM_SGFAST=0, which also drops its line).
+# On the dragonfly, whose cost file prices tiers, not rings.
+name="nhood-sim with SimGrid's eager list indexed: the same times as without, messages indexed"
+if [ -f "$NHOOD_SMPI_DIR/libnhood-sgfast.so" ] &&
+    "$sim" --platform dragonfly --procs 96 --op alltoall --nbhd moore --dims 3 --radius 1 \
+        --bytes 8,512 --algos auto,direct,torus,bruck >"$log.out" 2>"$log.err" &&
+    NHOOD_SIM_SGFAST=0 "$sim" --platform dragonfly --procs 96 --op alltoall --nbhd moore --dims 3 \
+        --radius 1 --bytes 8,512 --algos auto,direct,torus,bruck >"$log.out0" 2>"$log.err0" &&
+    cmp -s "$log.out" "$log.out0" && [ "$(wc -l <"$log.out")" -eq 9 ] &&
+    grep -Eq '^nhood-sgfast: [1-9][0-9]* eager messages indexed, [1-9][0-9]* finish' "$log.err" &&
+    ! grep -q 'nhood-sgfast' "$log.err0" && ! grep -q 'nhood-sgfast: off' "$log.err"; then
+    ok "$name"
+else cat "$log.out" "$log.out0" "$log.err0" >>"$log.err" 2>/dev/null; bad "$name"; fi
+
 # The cost model's node terms (platforms/flat.cost: NHOOD_COST_NODE/LINK):
 # on a 24x20 grid, 16 ranks per node, both torus phases leave nodes and
 # direct (2.41 us) beats torus (2.73 us) at 64 B; without the terms auto
