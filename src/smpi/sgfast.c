@@ -60,7 +60,8 @@ static void (*real_finish)(void *);
 static void *(*engine_instance)(void);
 static void (*activity_release)(void *);
 static void (*node_delete)(void *, size_t);
-static int state; /* 0: not yet, 1: on, -1: off (SimGrid alone) */
+static int state;    /* 0: not yet, 1: on, -1: off (SimGrid alone) */
+static int verified; /* a detach() appended where the offsets say */
 static int depth;
 static unsigned long indexed, hidden; /* said at exit, into the simulation's log */
 
@@ -196,7 +197,7 @@ void *sg_detach(void *comm)
         else if (put(comm, last))
             off("out of memory");
         else
-            indexed++;
+            verified = 1, indexed++;
     }
     return r;
 }
@@ -205,12 +206,12 @@ void sg_finish(void *comm)
 {
     if (!state)
         init();
-    /* While on, every detached communication in the list is in the table:
+    /* While on (and the list found), every detached communication in the list is in the table:
      * one that is not (finished before, or never detached) is not in the
      * list, and SimGrid's walk would find nothing.  finish() is called
      * again at each MPI_Wait*'s test of a finished message. */
     node *n = take(comm);
-    if (!n && state != 1) {
+    if (!n && !(state == 1 && verified)) {
         real_finish(comm);
         return;
     }
