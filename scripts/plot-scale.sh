@@ -33,8 +33,8 @@ for pf in torus dragonfly; do
     done
 done
 # The table docs/simulation.md shows (on stdout): per platform and size,
-# auto's ratio and choice, the fastest algorithm simulated and auto's time
-# against it, and the simulation's cost.
+# auto's ratio and choice, the fastest algorithm simulated (auto's own run
+# among them) and auto's time against it, and the simulation's cost.
 echo "| platform | ranks | auto / MPI's own | fastest (µs) | auto / fastest | wall-clock, peak memory |"
 echo "|---|---|---|---|---|---|"
 awk -F, 'NR > 1 && $4 == 8 {
@@ -46,6 +46,8 @@ awk -F, 'NR > 1 && $4 == 8 {
     END {
         for (i = 1; i <= n; i++) {
             k = keys[i]; split(k, p, ",")
+            # beyond 4096 ranks auto and direct alone: the auto run counts
+            if (!(k in bt) || at[k] < bt[k]) { bt[k] = at[k]; ba[k] = ch[k] }
             printf "| %s | %s | %.3f (%s) | %s (%.2f) | %.3f | %d s, %.1f GiB |\n", p[1], p[2], ar[k], ch[k],
                 ba[k], bt[k], at[k] / bt[k], w[k], m[k] / 1024
         }
