@@ -345,9 +345,7 @@ int nh_node_hops(int a, int b, int ring, int *up)
     return (*up ? along : ring - along) + rows;
 }
 
-/* A block's hops in a hierarchy: one, plus one per tier whose units the
- * two nodes differ in */
-static int tier_hops(const nh_net *net, int a, int b)
+int nh_tier_hops(const nh_net *net, int a, int b)
 {
     int h = 1;
     for (int k = 0; k < NH_NET_TIERS && net->tier[k] > 0; k++)
@@ -392,7 +390,7 @@ void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, int 
             if (t != NH_NONE && node_of[t] != node_of[q]) {
                 off[node_of[q]] += r->tmpl_blocks;
                 if (whole) {
-                    int h = tiers ? tier_hops(net, node_of[q], node_of[t])
+                    int h = tiers ? nh_tier_hops(net, node_of[q], node_of[t])
                                   : loads_add(&l, node_of[q], node_of[t], r->tmpl_blocks);
                     cur[node_of[q]] += r->tmpl_blocks;
                     if (h - 1 > s->node_ph[r->phase].far)

@@ -146,6 +146,11 @@ typedef struct {
     int tier[NH_NET_TIERS];
 } nh_net;
 
+/* A block's hops from node a to another node b in net's hierarchy
+ * (net->tier[0] > 0): one, plus one per tier whose units the two nodes
+ * differ in (the tiers up to the first 0). */
+int nh_tier_hops(const nh_net *net, int a, int b);
+
 /* Fills node_phases, node_blocks and node_ph of a finished grid
  * schedule for a placement of the grid's ranks on nnodes nodes:
  * node_of[r] is rank r's node, numbered as nh_node_number does.  On

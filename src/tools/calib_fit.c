@@ -64,9 +64,8 @@ void cal_dist_fit(const double *t, int n, double noise, const int *given, double
         return;
     if (given && given[0] > 0) { /* the tiers are known: the latency per tier */
         nh_net g = {0, {given[0], given[1], given[2]}};
-        for (int d = 1; d < n; d++) /* hops beyond the first (core/sched.h) */
-            x[d - 1] = (d / g.tier[0] != 0) + (g.tier[1] > 0 && d / g.tier[1] != 0) +
-                       (g.tier[2] > 0 && d / g.tier[2] != 0);
+        for (int d = 1; d < n; d++) /* hops beyond the first, as the model counts them */
+            x[d - 1] = nh_tier_hops(&g, 0, d) - 1;
         if (dist_line(x, t, n, noise, &b) >= 0) {
             *hop = b;
             *net = g;
@@ -89,8 +88,9 @@ void cal_dist_fit(const double *t, int n, double noise, const int *given, double
     double tbest = -1, thop = 0;
     int T0 = 0;
     for (int T = 2; T < n; T++) {
+        nh_net one = {0, {T, 0, 0}};
         for (int d = 1; d < n; d++)
-            x[d - 1] = d >= T;
+            x[d - 1] = nh_tier_hops(&one, 0, d) - 1;
         double sse = dist_line(x, t, n, noise, &b);
         if (sse >= 0 && (tbest < 0 || sse < tbest * (1 - 1e-9))) {
             tbest = sse;
