@@ -53,6 +53,20 @@ int nh_grid_shift(const nh_grid *g, const int *coords, const int *off, int sign)
     return rank;
 }
 
+long long nh_grid_edges(const nh_grid *g, int s, const int *tmpl)
+{
+    long long e = 0;
+    for (int t = 0; t < s; t++) {
+        long long n = 1;
+        for (int j = 0; j < g->ndims; j++) {
+            int c = tmpl[(size_t)t * g->ndims + j], a = c < 0 ? -c : c;
+            n *= g->periods[j] ? g->dims[j] : a < g->dims[j] ? g->dims[j] - a : 0;
+        }
+        e += n;
+    }
+    return e;
+}
+
 int nh_grid_step(const nh_grid *g, const int *coords, int dim, int k)
 {
     int off[NH_MAXDIMS] = {0};

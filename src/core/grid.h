@@ -31,6 +31,10 @@ int nh_grid_step(const nh_grid *g, const int *coords, int dim, int k);
 /* Periodic dimensions: map each coordinate to (-p/2, p/2], so offsets that
  * name the same rank become equal and hop counts are minimal. */
 void nh_grid_normalize(const nh_grid *g, int *off);
+/* The edges a grid neighborhood with template tmpl (s offsets of
+ * g->ndims ints) has over all ranks: each offset once per rank it leads
+ * to a rank from, p where every dimension is periodic. */
+long long nh_grid_edges(const nh_grid *g, int s, const int *tmpl);
 /* Removes size-1 dimensions; two grids are equivalent if reduced equal. */
 int nh_grid_equiv(const nh_grid *a, const nh_grid *b);
 void nh_grid_format(const nh_grid *g, char *buf, size_t len); /* "4x4x2" */

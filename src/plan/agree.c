@@ -88,9 +88,19 @@ static int all_same(const long long *v, int i)
 enum { SL_BAD, SL_ORDER, SL_CH, SL_NCH, SL_NATIVE, SL_NOSTFW, SL_TOP, SL_WIN, SL_COUNT };
 
 
+/* Where candidate k's offsets start in a list of n offsets for each
+ * candidate, each at its grid's dimensions. */
+static size_t cand_at(const det *d, int k, size_t n)
+{
+    size_t at = 0;
+    for (int j = 0; j < k; j++)
+        at += (size_t)d->c[j].g.ndims;
+    return at * n;
+}
+
 static int *own_offsets(det *d, int k)
 {
-    return d->mine + (size_t)k * d->outdeg * NH_MAXDIMS;
+    return d->mine + cand_at(d, k, (size_t)d->outdeg);
 }
 
 /* The general agreement's inputs, for every candidate. */
@@ -98,7 +108,7 @@ static int local_offsets(det *d)
 {
     if (!d->mine) {
         d->perm = malloc(((size_t)d->outdeg + 1) * sizeof(int));
-        d->mine = malloc(((size_t)NH_MAXCAND * d->outdeg * NH_MAXDIMS + 1) * sizeof(int));
+        d->mine = malloc((cand_at(d, d->ncand, (size_t)d->outdeg) + 1) * sizeof(int));
         if (!d->perm || !d->mine)
             return MPI_ERR_NO_MEM;
     }
@@ -133,11 +143,21 @@ static void general_words(const det *d, const nh_hint *h, int order, unsigned ha
     v[SL_WIN] = -d->win;
 }
 
+/* Templates of up to this many ints (every candidate's) travel whole in
+ * one broadcast beside which candidates the top rank vouches for.  Larger
+ * ones, where a rank has very many peers (an irregular graph's hub: at
+ * 16K ranks its template would be 12 MB to every rank), wait for the
+ * edge count: a candidate's template must give the graph's edges
+ * (nh_grid_edges), which a hub's rarely does, and only the candidates
+ * that pass travel, after their flags. */
+#define NH_TEMPLATE_WHOLE 4096
+
 /* The rest once the words v are reduced.  may[k] (NULL: unknown) rules
  * candidates out beforehand, identically everywhere; where it rules out
- * every one, nothing more is exchanged. */
+ * every one, nothing more is exchanged.  edges: the graph's edge count,
+ * or -1 (then reduced here where the templates are large). */
 static int general_finish(det *d, const nh_hint *h, const long long *v, const int *may,
-                          int *native, int *no_stfw, int *chosen, int *s)
+                          long long edges, int *native, int *no_stfw, int *chosen, int *s)
 {
     int rc, *tbuf = NULL, any = !may;
     if (v[SL_BAD] < d->size) { /* a malformed hint (api/lifecycle.c): the first such rank says why */
@@ -156,33 +176,47 @@ static int general_finish(det *d, const nh_hint *h, const long long *v, const in
     *s = (int)(-v[SL_TOP] / d->size);
     /* Collective from here on: a rank short of memory still takes part
      * (it fits nothing). */
-    int mem = local_offsets(d);
-    /* The top rank broadcasts its sorted offsets for every candidate. */
-    size_t per = (size_t)*s * NH_MAXDIMS;
-    tbuf = malloc((NH_MAXCAND * per + NH_MAXCAND) * sizeof(int));
-    if (!tbuf)
-        return MPI_ERR_NO_MEM;
-    if (mem)
+    if (local_offsets(d))
         for (int k = 0; k < NH_MAXCAND; k++)
             d->local_ok[k] = 0;
-    if (d->rank == top)
-        for (int k = 0; k < NH_MAXCAND; k++) {
-            tbuf[NH_MAXCAND * per + k] = k < d->ncand && d->local_ok[k];
-            if (k < d->ncand && d->local_ok[k])
-                memcpy(tbuf + k * per, own_offsets(d, k),
-                       (size_t)*s * d->c[k].g.ndims * sizeof(int));
-        }
-    if ((rc = PMPI_Bcast(tbuf, (int)(NH_MAXCAND * per + NH_MAXCAND), MPI_INT, top, d->graph)))
-        goto out;
-    /* Does every rank fit?  One MIN reduction over the fit flags. */
-    int agree[NH_MAXCAND];
-    for (int k = 0; k < NH_MAXCAND; k++) {
-        agree[k] = 0;
-        if (k < d->ncand && d->local_ok[k] && tbuf[NH_MAXCAND * per + k] && (!may || may[k]))
-            agree[k] = nh_nbhd_init(&d->nbs[k], &d->c[k].g, d->rank, *s, tbuf + k * per, d->outdeg,
-                                    d->dsts, d->indeg, d->srcs) == 0;
-        d->fit[k] = agree[k];
+    size_t every = cand_at(d, d->ncand, (size_t)*s), at[NH_MAXCAND], n = 0;
+    int whole = every <= NH_TEMPLATE_WHOLE, flag[NH_MAXCAND] = {0};
+    if (!whole && edges < 0) {
+        long long mine = d->outdeg;
+        if ((rc = PMPI_Allreduce(&mine, &edges, 1, MPI_LONG_LONG, MPI_SUM, d->graph)))
+            return rc;
     }
+    if (d->rank == top)
+        for (int k = 0; k < d->ncand; k++)
+            flag[k] = d->local_ok[k] && (!may || may[k]) &&
+                      (edges < 0 || nh_grid_edges(&d->c[k].g, *s, own_offsets(d, k)) == edges);
+    if (!whole && (rc = PMPI_Bcast(flag, NH_MAXCAND, MPI_INT, top, d->graph)))
+        return rc;
+    for (int k = 0; k < d->ncand; k++) {
+        at[k] = n;
+        n += whole || flag[k] ? (size_t)*s * d->c[k].g.ndims : 0;
+    }
+    if (n + NH_MAXCAND > INT32_MAX) /* (agreed: n follows from agreed values) */
+        return MPI_SUCCESS;
+    if (!(tbuf = malloc((n + NH_MAXCAND) * sizeof(int))))
+        return MPI_ERR_NO_MEM;
+    if (d->rank == top) {
+        for (int k = 0; k < d->ncand; k++)
+            if (flag[k])
+                memcpy(tbuf + at[k], own_offsets(d, k), (size_t)*s * d->c[k].g.ndims * sizeof(int));
+        memcpy(tbuf + n, flag, sizeof(flag));
+    }
+    if ((whole || n > 0) &&
+        (rc = PMPI_Bcast(tbuf, (int)(whole ? n + NH_MAXCAND : n), MPI_INT, top, d->graph)))
+        goto out;
+    if (whole)
+        memcpy(flag, tbuf + n, sizeof(flag));
+    /* Does every rank fit?  One MIN reduction over the fit flags. */
+    int agree[NH_MAXCAND] = {0};
+    for (int k = 0; k < d->ncand; k++)
+        if (d->local_ok[k] && flag[k] && (!may || may[k]))
+            agree[k] = d->fit[k] = nh_nbhd_init(&d->nbs[k], &d->c[k].g, d->rank, *s, tbuf + at[k],
+                                                d->outdeg, d->dsts, d->indeg, d->srcs) == 0;
     if ((rc = PMPI_Allreduce(MPI_IN_PLACE, agree, NH_MAXCAND, MPI_INT, MPI_MIN, d->graph)))
         goto out;
     *chosen = nh_det_pick(d->c, d->ncand, agree, d->nbs);
@@ -375,7 +409,7 @@ static int agree_all(det *d, const nh_hint *h, int *native, int *no_stfw, int *c
             may[k] = (m >> 63) && !(m & ~tm) && (!torus || (m == tm && -x / d->size == tdeg));
         }
     }
-    return general_finish(d, h, sl, may, native, no_stfw, chosen, s);
+    return general_finish(d, h, sl, may, st[NH_STFW_PRE - 1], native, no_stfw, chosen, s);
 }
 
 /* The one collective's words travel point to point on nhood's private
@@ -529,7 +563,7 @@ int nh_det_agree_finish(det *d, const nh_hint *h, int *native, int *no_stfw, int
     general_words(d, h, d->order, d->hash, *native, *no_stfw, sl);
     if ((rc = PMPI_Allreduce(MPI_IN_PLACE, sl, SL_COUNT, MPI_LONG_LONG, MPI_MIN, d->graph)))
         return rc;
-    return general_finish(d, h, sl, NULL, native, no_stfw, chosen, s);
+    return general_finish(d, h, sl, NULL, -1, native, no_stfw, chosen, s);
 }
 
 void nh_det_fini(det *d)

@@ -605,10 +605,40 @@ static void test_bruck(void)
     }
 }
 
+/* nh_grid_edges against a count over every rank, on random grids with
+ * and without periods and random templates (repeats, zero, offsets as
+ * long as a dimension and longer): the general agreement rules a
+ * candidate out where the count differs from the graph's edges. */
+static void test_grid_edges(void)
+{
+    for (int iter = 0; iter < 200; iter++) {
+        int d = 1 + (int)(rnd() % 4), dims[NH_MAXDIMS], per[NH_MAXDIMS], s = (int)(rnd() % 9);
+        int tmpl[8 * NH_MAXDIMS], coords[NH_MAXDIMS];
+        nh_grid g;
+        for (int j = 0; j < d; j++) {
+            dims[j] = 1 + (int)(rnd() % 5);
+            per[j] = (int)(rnd() % 2);
+        }
+        nh_grid_init(&g, d, dims, per);
+        for (int t = 0; t < s * d; t++)
+            tmpl[t] = (int)(rnd() % 11) - 5;
+        long long want = 0;
+        for (int r = 0; r < g.size; r++) {
+            nh_grid_coords(&g, r, coords);
+            for (int t = 0; t < s; t++)
+                want += nh_grid_shift(&g, coords, tmpl + t * d, +1) != NH_NONE;
+        }
+        long long got = nh_grid_edges(&g, s, tmpl);
+        CHECK(got == want, "grid edges #%d (d=%d s=%d): %lld, counted %lld", iter, d, s, got,
+              want);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     test_canon();
+    test_grid_edges();
     test_split_nbhd();
     test_summaries();
     test_node_stats();
