@@ -55,29 +55,74 @@ static int distinct_peers(int n, const int *list, int self)
     return c;
 }
 
+/* Simulation (nh_host_simulated) only: rank 0 reads every rank's list
+ * where it lies, since all simulated ranks share one address space.  A
+ * gather into one rank is the simulator's slowest collective (K flows
+ * through one link, each re-solved at every other's start and end: 21 s
+ * of a 2048-rank run for the four of the lists), and the set-up is not
+ * what a simulation times.  Rank 0 broadcasts a table's address, each
+ * rank writes its degree and list there, and after a barrier rank 0
+ * reads them; each list stays where it is while its rank is in the
+ * set-up (build_on_0's barrier comes after rank 0 has built).  Where
+ * rank 0 has no memory it gets no lists, and the build fails on it. */
+typedef struct list_ref {
+    int deg;
+    int *list;
+} list_ref;
+
+static int lists_by_address(MPI_Comm graph, int K, int rank, int deg, const int *list,
+                            int **degs_out, int ***rows_out)
+{
+    list_ref *t = NULL;
+    MPI_Aint addr = 0;
+    int rc, *degs = NULL, **rows = NULL;
+    *degs_out = NULL;
+    *rows_out = NULL;
+    if (rank == 0 && (t = malloc((size_t)K * sizeof(*t))))
+        addr = (MPI_Aint)(uintptr_t)t;
+    if ((rc = PMPI_Bcast(&addr, 1, MPI_AINT, 0, graph)))
+        goto out;
+    if (addr)
+        ((list_ref *)(uintptr_t)addr)[rank] = (list_ref){deg, (int *)(uintptr_t)list};
+    if ((rc = PMPI_Barrier(graph)) || rank != 0 || !t)
+        goto out;
+    degs = malloc((size_t)K * sizeof(int));
+    rows = malloc((size_t)K * sizeof(int *));
+    if (degs && rows) {
+        for (int r = 0; r < K; r++) {
+            degs[r] = t[r].deg;
+            rows[r] = t[r].list;
+        }
+        *degs_out = degs;
+        *rows_out = rows;
+        degs = NULL;
+        rows = NULL;
+    }
+out:
+    free(t);
+    free(degs);
+    free(rows);
+    return rc;
+}
+
 /* Every rank's lists, gathered (counts first, then the lists) on every
- * rank, or on rank 0 only when root0 is set (the others get NULLs). */
+ * rank; in a simulation (root0) on rank 0 only, by address (the others
+ * get NULLs). */
 static int gather_lists(MPI_Comm graph, int K, int deg, const int *list, int root0, int **degs_out,
                         int **all_out, int ***rows_out)
 {
     int rank, rc;
     if ((rc = PMPI_Comm_rank(graph, &rank)))
         return rc;
-    if (root0 && rank != 0) {
-        *degs_out = NULL;
-        *all_out = NULL;
-        *rows_out = NULL;
-        if ((rc = PMPI_Gather(&deg, 1, MPI_INT, NULL, 1, MPI_INT, 0, graph)))
-            return rc;
-        return PMPI_Gatherv(list, deg, MPI_INT, NULL, NULL, NULL, MPI_INT, 0, graph);
-    }
+    *all_out = NULL;
+    if (root0)
+        return lists_by_address(graph, K, rank, deg, list, degs_out, rows_out);
     rc = MPI_ERR_NO_MEM;
     int *degs = malloc((size_t)K * sizeof(int)), *displs = malloc((size_t)K * sizeof(int));
     int *all = NULL, **rows = malloc((size_t)K * sizeof(int *));
     if (!degs || !displs || !rows)
         goto out;
-    if ((rc = root0 ? PMPI_Gather(&deg, 1, MPI_INT, degs, 1, MPI_INT, 0, graph)
-                    : PMPI_Allgather(&deg, 1, MPI_INT, degs, 1, MPI_INT, graph)))
+    if ((rc = PMPI_Allgather(&deg, 1, MPI_INT, degs, 1, MPI_INT, graph)))
         goto out;
     long tot = 0;
     for (int r = 0; r < K; r++) {
@@ -87,8 +132,7 @@ static int gather_lists(MPI_Comm graph, int K, int deg, const int *list, int roo
     rc = MPI_ERR_NO_MEM;
     if (tot > INT32_MAX || !(all = malloc(((size_t)tot + 1) * sizeof(int))))
         goto out;
-    if ((rc = root0 ? PMPI_Gatherv(list, deg, MPI_INT, all, degs, displs, MPI_INT, 0, graph)
-                    : PMPI_Allgatherv(list, deg, MPI_INT, all, degs, displs, MPI_INT, graph)))
+    if ((rc = PMPI_Allgatherv(list, deg, MPI_INT, all, degs, displs, MPI_INT, graph)))
         goto out;
     for (int r = 0; r < K; r++)
         rows[r] = all + displs[r];
@@ -109,7 +153,7 @@ out:
 /* Simulation (nh_host_simulated) only: every simulated rank lives in one
  * address space, and K ranks each building its schedule from all K
  * ranks' lists costs the simulator O(K * edges).  There rank 0 alone
- * gathers the lists and builds every rank's schedule in one pass of the
+ * reads the lists (lists_by_address) and builds every rank's schedule in one pass of the
  * same builder (me < 0), and hands each rank its own by address.  The
  * schedules are the ones each rank would have built. */
 static int build_on_0(MPI_Comm graph, const nh_stfw_graph *g, const nh_vpt *v, nh_op op, int rank,
@@ -420,7 +464,8 @@ static int build(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int out
      * VPT dimension not forced; the same inputs on every rank). */
     nh_vpt agg;
     int applied = 0, agg_ok = 0, nrc = nh_vpt_node(graph, n, &st->v, &agg, &applied, &agg_ok);
-    ok = nrc == MPI_SUCCESS && (applied || nh_vpt_init(&st->v, K, n, 0) == 0);
+    ok = nrc == MPI_SUCCESS && (applied || nh_vpt_init(&st->v, K, n, 0) == 0) &&
+         (!on_0 || rank != 0 || (odeg && ideg)); /* (rank 0 of a simulation: the lists) */
     if (ok && agg_ok &&
         (force_agg || (hint_dims <= 0 && nh_cfg.stfw_dims <= 0 &&
                        nh_stfw_agg_beats(&nh_cfg.cost, &agg, &st->v, sh)))) {
