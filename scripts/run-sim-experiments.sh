@@ -267,11 +267,12 @@ experiments() {
     for pf in dragonfly torus flat; do
         for K in 64 128 256 512 4096 8192 16384; do
             case "$pf,$K" in torus,4096 | flat,4096 | dragonfly,8192 | dragonfly,16384 | flat,8192 | flat,16384) continue ;; esac
-            # Table 3's Cray XK7 sizes on the torus: auto against native
-            # (BL), native's timed call its only one.
+            # Table 3's Cray XK7 sizes on the torus: auto and the paper's
+            # 4-dimensional VPT against native (BL), native's timed call
+            # its only one.
             if [ "$K" -gt 4096 ]; then
                 [ "$1" = exp ] && exp "stfw-p$K-$pf" --platform $pf --procs $K --op spmv \
-                    --matrix powerlaw:200000:8:2.2:0 --algos auto --reps 1 --warmup 0
+                    --matrix powerlaw:200000:8:2.2:0 --algos auto,stfw:4 --reps 1 --warmup 0
                 continue
             fi
             lg=0 k=$K

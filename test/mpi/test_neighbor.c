@@ -343,6 +343,40 @@ static void test_irregular(void)
     free(src);
 }
 
+/* Templates over 4096 ints (plan/agree.c): they wait for the edge
+ * count, and only candidates that give it travel.  A 2-D Moore mesh
+ * listing every edge 300 times is still found where some rank sees the
+ * whole stencil, a hub listing every rank 300 times is not; results
+ * right either way. */
+static void test_big_template(void)
+{
+    enum { R = 300 };
+    int *off, s = tc_offsets("moore", 2, 1, &off), dims[2] = {0, 0}, per[2] = {0, 0};
+    int *rep = malloc(sizeof(int) * 2 * (size_t)s * R), outdeg, indeg;
+    for (int k = 0; k < R; k++)
+        memcpy(rep + (size_t)2 * s * k, off, sizeof(int) * 2 * (size_t)s);
+    MPI_Dims_create(p, 2, dims);
+    int interior = dims[0] >= 3 && dims[1] >= 3;
+    MPI_Comm g;
+    tc_graph(MPI_COMM_WORLD, 2, dims, per, s * R, rep, MPI_INFO_NULL, 1, &g, &outdeg, &indeg);
+    expect_pattern("mesh, each edge 300 times", g, interior ? 1 : -1,
+                   interior ? "inferred" : NULL);
+    check_ops("mesh, each edge 300 times", g, outdeg, indeg);
+    MPI_Comm_free(&g);
+    /* Rank 0 names every rank 300 times, the others rank 0 as often. */
+    int n = rank == 0 ? p * R : R, *list = malloc(sizeof(int) * (size_t)n);
+    for (int k = 0; k < n; k++)
+        list[k] = rank == 0 ? k % p : 0;
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, n, list, MPI_UNWEIGHTED, n, list,
+                                   MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g);
+    expect_pattern("hub, each edge 300 times", g, p >= 3 ? 0 : -1, NULL);
+    check_ops("hub, each edge 300 times", g, n, n);
+    MPI_Comm_free(&g);
+    free(list);
+    free(rep);
+    free(off);
+}
+
 int main(int argc, char **argv)
 {
     int provided = MPI_THREAD_SINGLE, multiple = getenv("NH_TEST_THREAD_MULTIPLE") != NULL;
@@ -365,6 +399,10 @@ int main(int argc, char **argv)
           provided);
     if (argc == 6 && strcmp(argv[1], "grid") == 0) {
         test_grid_only(argv);
+        return check_finish_mpi();
+    }
+    if (argc == 2 && strcmp(argv[1], "template") == 0) {
+        test_big_template();
         return check_finish_mpi();
     }
     if (argc == 4 && (strcmp(argv[1], "mesh") == 0 || strcmp(argv[1], "channel") == 0)) {
