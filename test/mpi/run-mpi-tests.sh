@@ -104,6 +104,17 @@ openmpi)
     if run "$name" 25 "NHOOD_ALGO=bruck NHOOD_PORTS=3 NHOOD_REPORT=1" "$t/test_neighbor" grid moore 2 2 5x5 &&
         grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic source=inferred dims=5x5 .*algorithm=bruck .*rounds=3 messages=9 ' "$log.err" &&
         grep -Eq '^nhood: comm=[0-9]+ op=allgather pattern=isomorphic source=inferred dims=5x5 .*algorithm=bruck .*rounds=3 messages=9 ' "$log.err"; then ok "$name"; else bad "$name"; fi
+    # Templates of 2400 offsets, past the agreement's whole broadcast
+    # (plan/agree.c): a mesh listing each edge 300 times is still found
+    # (4x3), a hub listing every rank 300 times is not.
+    name="neighbor np=12 templates of 2400 offsets: the mesh found, the hub not"
+    if run "$name" 12 "NHOOD_REPORT=1 NHOOD_FALLBACK=silent" "$t/test_neighbor" template &&
+        grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic source=inferred dims=4x3 ' "$log.err" &&
+        grep -Eq '^nhood: comm=[0-9]+ op=alltoall pattern=irregular ' "$log.err"; then ok "$name"; else bad "$name"; fi
+    ;;
+*)
+    name="neighbor np=4 templates of 2400 offsets"
+    if run "$name" 4 "NHOOD_FALLBACK=silent" "$t/test_neighbor" template; then ok "$name"; else bad "$name"; fi
     ;;
 esac
 for np in 2 4; do
