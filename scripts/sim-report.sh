@@ -86,13 +86,16 @@ FNR > 1 && $1 ~ /^stfw-/ {
 }
 function stfwpaper(K, pf) {
     # Best STFW communication time / BL, store-and-forward paper: Table 2
-    # (BlueGene/Q, 5-D torus) and Table 3 (Cray XC40 dragonfly, 4096).
+    # (BlueGene/Q, 5-D torus) and Table 3 (Cray XC40 dragonfly, 4096;
+    # Cray XK7 3-D torus, 8192 and 16384: 260/4420 and 391/8220 us).
     if (K == 64) return "0.50 (STFW6, BG/Q)"
     if (K == 128) return "0.45 (STFW7, BG/Q)"
     if (K == 256) return "0.39 (STFW8, BG/Q)"
     if (K == 512) return "0.28 (STFW9, BG/Q)"
     if (K == 4096 && pf == "dragonfly") return "0.14 (STFW7, XC40)"
     if (K == 4096 && pf == "torus") return "-; XK7 torus 8K: 0.06 (STFW4)"
+    if (K == 8192 && pf == "torus") return "0.06 (STFW4, XK7)"
+    if (K == 16384 && pf == "torus") return "0.05 (STFW4, XK7)"
     return "-"
 }
 FNR > 1 && $1 ~ /^inplace-/ {
