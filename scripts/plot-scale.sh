@@ -3,7 +3,8 @@
 # one table of every algorithm's ratio to MPI's own exchange against the
 # ranks, with each simulation's wall-clock time and peak memory, into
 # OUT/scale.csv, and its plot, OUT/scale.png (needs gnuplot): ratio against
-# ranks, one panel per platform, one line per algorithm.
+# ranks, one panel per platform and case (3-D Moore at 8 B and 512 B, 5-D
+# Moore at 8 B), one line per algorithm.
 #
 #   scripts/plot-scale.sh [OUT]      (default docs/sim)
 set -eu
@@ -11,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 out=${1:-$top/docs/sim}
 csv=$out/scale.csv
-echo "experiment,platform,procs,bytes,algorithm,native_us,nhood_us,ratio,wall_s,peak_mib,choice" >"$csv"
+echo "experiment,platform,case,procs,bytes,algorithm,native_us,nhood_us,ratio,wall_s,peak_mib,choice" >"$csv"
 for f in "$out"/scale-*.csv; do
     [ -e "$f" ] || continue
     name=$(basename "$f" .csv)
@@ -20,27 +21,28 @@ for f in "$out"/scale-*.csv; do
     peak=$(sed -n 's/^# simulation peak memory \([0-9]*\) MiB.*/\1/p' "$log" 2>/dev/null | sort -n | tail -n 1)
     awk -F, -v OFS=, -v n="$name" -v w="$wall" -v m="${peak:-}" \
         '$1 != "op" { c = $7; sub(/^auto:/, "", c); sub(/^auto:.*/, "auto", $7)
-            print n, $11, $5, $6, $7, $8, $9, $10, w, m, c }' "$f"
-done | sort -t, -k2,2 -k4,4n -k5,5 -k3,3n >>"$csv"
+            print n, $11, "d" $3 "-" $6, $5, $6, $7, $8, $9, $10, w, m, c }' "$f"
+done | sort -t, -k2,2 -k3,3 -k6,6 -k4,4n >>"$csv"
 dat=$(mktemp -d)
 trap 'rm -rf "$dat"' EXIT
+cases=$(awk -F, 'NR > 1 { print $3 }' "$csv" | sort -u | tr '\n' ' ')
 for pf in torus dragonfly; do
-    for b in $(awk -F, -v p=$pf 'NR > 1 && $2 == p { print $4 }' "$csv" | sort -nu); do
+    for c in $cases; do
         for a in auto direct torus torus_direct bruck; do
-            awk -F, -v p=$pf -v b="$b" -v a=$a 'NR > 1 && $2 == p && $4 == b && $5 == a { print $3, $8 }' \
-                "$csv" | sort -n >"$dat/$pf-$b-$a.dat"
+            awk -F, -v p=$pf -v c="$c" -v a=$a 'NR > 1 && $2 == p && $3 == c && $6 == a { print $4, $9 }' \
+                "$csv" | sort -n >"$dat/$pf-$c-$a.dat"
         done
     done
 done
 # The table docs/simulation.md shows (on stdout): per platform and size,
 # auto's ratio and choice, the fastest algorithm simulated (auto's own run
 # among them) and auto's time against it, and the simulation's cost.
-echo "| platform | ranks | auto / MPI's own | fastest (µs) | auto / fastest | wall-clock, peak memory |"
-echo "|---|---|---|---|---|---|"
-awk -F, 'NR > 1 && $4 == 8 {
-        k = $2 "," $3
-        if ($5 == "auto") { ar[k] = $8; at[k] = $7; w[k] = $9; m[k] = $10; ch[k] = $11 }
-        else if (!(k in bt) || $7 < bt[k]) { bt[k] = $7; ba[k] = $5 }
+echo "| case | platform | ranks | auto / MPI's own | fastest (µs) | auto / fastest | wall-clock, peak memory |"
+echo "|---|---|---|---|---|---|---|"
+awk -F, 'NR > 1 {
+        k = $3 "," $2 "," $4
+        if ($6 == "auto") { ar[k] = $9; at[k] = $8; w[k] = $10; m[k] = $11; ch[k] = $12 }
+        else if (!(k in bt) || $8 < bt[k]) { bt[k] = $8; ba[k] = $6 }
         if (!(k in seen)) { seen[k] = 1; keys[++n] = k }
     }
     END {
@@ -48,10 +50,12 @@ awk -F, 'NR > 1 && $4 == 8 {
             k = keys[i]; split(k, p, ",")
             # beyond 4096 ranks auto and direct alone: the auto run counts
             if (!(k in bt) || at[k] < bt[k]) { bt[k] = at[k]; ba[k] = ch[k] }
-            printf "| %s | %s | %.3f (%s) | %s (%.2f) | %.3f | %d s, %.1f GiB |\n", p[1], p[2], ar[k], ch[k],
-                ba[k], bt[k], at[k] / bt[k], w[k], m[k] / 1024
+            split(p[1], c, "-")
+            printf "| %s-D Moore, %s B | %s | %s | %.3f (%s) | %s (%.2f) | %.3f | %d s, %.1f GiB |\n",
+                substr(c[1], 2), c[2], p[2], p[3], ar[k], ch[k], ba[k], bt[k], at[k] / bt[k], w[k],
+                m[k] / 1024
         }
     }' "$csv"
 echo "$csv" >&2
 command -v gnuplot >/dev/null 2>&1 || { echo "gnuplot not found: $csv only" >&2; exit 0; }
-gnuplot -e "dir='$dat'; outfile='$out/scale.png'" "$here/plot-scale.gp"
+gnuplot -e "dir='$dat'; outfile='$out/scale.png'; cases='$cases'" "$here/plot-scale.gp"

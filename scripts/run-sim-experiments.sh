@@ -359,15 +359,21 @@ boxhalo() {
 # makes docs/sim/scale.csv and scale.png from them.  8192 ranks need
 # vm.max_map_count above 65530 (nhood-sim says so).
 scale() {
+    # 3-D Moore at 8 B and 512 B, 5-D Moore at 8 B (242 neighbors: ten
+    # times the messages, so up to 2048 ranks); every algorithm up to 4096
+    # ranks, auto and MPI's own beyond.
     for pf in torus dragonfly; do
         for P in 1024 2048 4096 8192 16384; do
-            if [ "$P" -le 4096 ]; then
-                exp "scale-moore-d3r1-p$P-$pf" --platform $pf --procs $P --op alltoall --nbhd moore \
-                    --dims 3 --radius 1 --bytes 8 --algos auto,direct,torus,torus_direct,bruck --reps 1
-            else
-                exp "scale-moore-d3r1-p$P-$pf" --platform $pf --procs $P --op alltoall --nbhd moore \
-                    --dims 3 --radius 1 --bytes 8 --algos auto,direct --reps 1 --warmup 0
-            fi
+            for c in d3r1:8 d3r1:512 d5r1:8; do
+                d=${c%%r*} d=${d#d} b=${c#*:} name=scale-moore-${c%%:*}
+                [ "$b" = 8 ] || name=$name-b$b
+                [ "$d" = 5 ] && [ "$P" -gt 2048 ] && continue
+                algos=auto,direct,torus,torus_direct,bruck warm=
+                [ "$P" -gt 4096 ] && algos=auto,direct warm="--warmup 0"
+                # shellcheck disable=SC2086
+                exp "$name-p$P-$pf" --platform $pf --procs $P --op alltoall --nbhd moore \
+                    --dims "$d" --radius 1 --bytes "$b" --algos $algos --reps 1 $warm
+            done
         done
     done
 }
