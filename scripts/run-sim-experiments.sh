@@ -351,17 +351,16 @@ boxhalo() {
     done
 }
 
-# At scale: the isomorphic 3-D Moore alltoall at 8 B from 1024 to 16384
-# ranks, block placement (16 ranks per torus node, 24 per dragonfly node).
-# Up to 4096 ranks every algorithm; beyond, auto and direct (= MPI's own
-# exchange here) with native's timed call its only one.  Each log ends with
+# At scale: the isomorphic Moore alltoall from 1024 to 16384 ranks, block
+# placement (16 ranks per torus node, 24 per dragonfly node).  Up to 4096
+# ranks every algorithm; beyond, auto and direct (= MPI's own exchange
+# here) with native's timed call its only one.  Each log ends with
 # the simulation's wall-clock time and peak memory; scripts/plot-scale.sh
 # makes docs/sim/scale.csv and scale.png from them.  8192 ranks need
 # vm.max_map_count above 65530 (nhood-sim says so).
 scale() {
     # 3-D Moore at 8 B and 512 B, 5-D Moore at 8 B (242 neighbors: ten
-    # times the messages, so up to 2048 ranks); every algorithm up to 4096
-    # ranks, auto and MPI's own beyond.
+    # times the messages, so up to 2048 ranks).
     for pf in torus dragonfly; do
         for P in 1024 2048 4096 8192 16384; do
             for c in d3r1:8 d3r1:512 d5r1:8; do
