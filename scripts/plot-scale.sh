@@ -22,7 +22,7 @@ for f in "$out"/scale-*.csv; do
     awk -F, -v OFS=, -v n="$name" -v w="$wall" -v m="${peak:-}" \
         '$1 != "op" { c = $7; sub(/^auto:/, "", c); sub(/^auto:.*/, "auto", $7)
             print n, $11, "d" $3 "-" $6, $5, $6, $7, $8, $9, $10, w, m, c }' "$f"
-done | sort -t, -k2,2 -k3,3 -k6,6 -k4,4n >>"$csv"
+done | sort -t, -k2,2 -k5,5n -k3,3 -k6,6 -k4,4n >>"$csv"
 dat=$(mktemp -d)
 trap 'rm -rf "$dat"' EXIT
 cases=$(awk -F, 'NR > 1 { print $3 }' "$csv" | sort -u | tr '\n' ' ')
