@@ -60,46 +60,39 @@ static int distinct_peers(int n, const int *list, int self)
  * gather into one rank is the simulator's slowest collective (K flows
  * through one link, each re-solved at every other's start and end: 21 s
  * of a 2048-rank run for the four of the lists), and the set-up is not
- * what a simulation times.  Rank 0 broadcasts a table's address, each
- * rank writes its degree and list there, and after a barrier rank 0
- * reads them; each list stays where it is while its rank is in the
- * set-up (build_on_0's barrier comes after rank 0 has built).  Where
- * rank 0 has no memory it gets no lists, and the build fails on it. */
-typedef struct list_ref {
-    int deg;
-    int *list;
-} list_ref;
-
+ * what a simulation times.  Rank 0 broadcasts the addresses of its
+ * degree and row arrays, each rank writes its own entries there, and
+ * after a barrier rank 0 has them; each list stays where it is while its
+ * rank is in the set-up (build_on_0's barrier comes after rank 0 has
+ * built).  Where rank 0 has no memory it gets no lists, and the build
+ * fails on it. */
 static int lists_by_address(MPI_Comm graph, int K, int rank, int deg, const int *list,
                             int **degs_out, int ***rows_out)
 {
-    list_ref *t = NULL;
-    MPI_Aint addr = 0;
     int rc, *degs = NULL, **rows = NULL;
+    MPI_Aint addr[2] = {0, 0};
     *degs_out = NULL;
     *rows_out = NULL;
-    if (rank == 0 && (t = malloc((size_t)K * sizeof(*t))))
-        addr = (MPI_Aint)(uintptr_t)t;
-    if ((rc = PMPI_Bcast(&addr, 1, MPI_AINT, 0, graph)))
-        goto out;
-    if (addr)
-        ((list_ref *)(uintptr_t)addr)[rank] = (list_ref){deg, (int *)(uintptr_t)list};
-    if ((rc = PMPI_Barrier(graph)) || rank != 0 || !t)
-        goto out;
-    degs = malloc((size_t)K * sizeof(int));
-    rows = malloc((size_t)K * sizeof(int *));
-    if (degs && rows) {
-        for (int r = 0; r < K; r++) {
-            degs[r] = t[r].deg;
-            rows[r] = t[r].list;
+    if (rank == 0) {
+        degs = malloc((size_t)K * sizeof(int));
+        rows = malloc((size_t)K * sizeof(int *));
+        if (degs && rows) {
+            addr[0] = (MPI_Aint)(uintptr_t)degs;
+            addr[1] = (MPI_Aint)(uintptr_t)rows;
         }
-        *degs_out = degs;
-        *rows_out = rows;
-        degs = NULL;
-        rows = NULL;
     }
+    if ((rc = PMPI_Bcast(addr, 2, MPI_AINT, 0, graph)))
+        goto out;
+    if (addr[0]) {
+        ((int *)(uintptr_t)addr[0])[rank] = deg;
+        ((int **)(uintptr_t)addr[1])[rank] = (int *)(uintptr_t)list;
+    }
+    if ((rc = PMPI_Barrier(graph)) || !addr[0])
+        goto out;
+    *degs_out = degs; /* (rank 0; NULL elsewhere) */
+    *rows_out = rows;
+    return MPI_SUCCESS;
 out:
-    free(t);
     free(degs);
     free(rows);
     return rc;
@@ -153,9 +146,9 @@ out:
 /* Simulation (nh_host_simulated) only: every simulated rank lives in one
  * address space, and K ranks each building its schedule from all K
  * ranks' lists costs the simulator O(K * edges).  There rank 0 alone
- * reads the lists (lists_by_address) and builds every rank's schedule in one pass of the
- * same builder (me < 0), and hands each rank its own by address.  The
- * schedules are the ones each rank would have built. */
+ * reads the lists (lists_by_address) and builds every rank's schedule in
+ * one pass of the same builder (me < 0), and hands each rank its own by
+ * address.  The schedules are the ones each rank would have built. */
 static int build_on_0(MPI_Comm graph, const nh_stfw_graph *g, const nh_vpt *v, nh_op op, int rank,
                       int *ok, nh_sched **mine)
 {
