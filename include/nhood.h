@@ -63,6 +63,7 @@ enum {
     NHOOD_TERM_CALL,         /* calls nhood runs itself (NHOOD_COST_CALL) */
     NHOOD_TERM_HOP,      /* nodes the farthest message passes beyond the first (NHOOD_COST_HOP) */
     NHOOD_TERM_HOP_LINK, /* bytes on the busiest link between nodes (NHOOD_COST_HOP_LINK) */
+    NHOOD_TERM_LATE,     /* messages posted before the busiest link's first (NHOOD_COST_LATE) */
     NHOOD_COST_TERMS
 };
 

@@ -19,8 +19,15 @@ for f in "$out"/scale-*.csv; do
     log=$out/$name.log
     wall=$(sed -n 's/^# simulation took \([0-9]*\) s wall-clock.*/\1/p' "$log" 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
     peak=$(sed -n 's/^# simulation peak memory \([0-9]*\) MiB.*/\1/p' "$log" 2>/dev/null | sort -n | tail -n 1)
-    awk -F, -v OFS=, -v n="$name" -v w="$wall" -v m="${peak:-}" \
-        '$1 != "op" { c = $7; sub(/^auto:/, "", c); sub(/^auto:.*/, "auto", $7)
+    # auto run again after the cost parameters changed (NAME.auto.csv,
+    # without native: its time and ratio against NAME.csv's native)
+    re=$out/$name.auto.csv
+    [ -s "$re" ] && [ "$re" -nt "$f" ] || re=/dev/null
+    awk -F, -v OFS=, -v n="$name" -v w="$wall" -v m="${peak:-}" -v rf="$re" \
+        'BEGIN { while ((getline l < rf) > 0) { split(l, x, ","); if (x[7] ~ /^auto/) re[x[6]] = l } }
+        $1 != "op" { if ($7 ~ /^auto/ && ($6 in re)) { nat = $8; split(re[$6], x, ",")
+                $7 = x[7]; $9 = x[9]; $10 = nat > 0 ? sprintf("%.3f", $9 / nat) : $10 }
+            c = $7; sub(/^auto:/, "", c); sub(/^auto:.*/, "auto", $7)
             print n, $11, "d" $3 "-" $6, $5, $6, $7, $8, $9, $10, w, m, c }' "$f"
 done | sort -t, -k2,2 -k5,5n -k3,3 -k6,6 -k4,4n >>"$csv"
 dat=$(mktemp -d)

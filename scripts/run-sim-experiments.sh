@@ -269,10 +269,13 @@ experiments() {
             case "$pf,$K" in torus,4096 | flat,4096 | dragonfly,8192 | dragonfly,16384 | flat,8192 | flat,16384) continue ;; esac
             # Table 3's Cray XK7 sizes on the torus: auto and the paper's
             # 4-dimensional VPT against native (BL), native's timed call
-            # its only one.
+            # its only one.  16384: auto alone (a second set-up would not
+            # fit in 24 GiB beside the first).
             if [ "$K" -gt 4096 ]; then
+                algos=auto,stfw:4
+                [ "$K" -gt 8192 ] && algos=auto
                 [ "$1" = exp ] && exp "stfw-p$K-$pf" --platform $pf --procs $K --op spmv \
-                    --matrix powerlaw:200000:8:2.2:0 --algos auto,stfw:4 --reps 1 --warmup 0
+                    --matrix powerlaw:200000:8:2.2:0 --algos $algos --reps 1 --warmup 0
                 continue
             fi
             lg=0 k=$K
@@ -356,8 +359,10 @@ boxhalo() {
 # ranks every algorithm; beyond, auto and direct (= MPI's own exchange
 # here) with native's timed call its only one.  Each log ends with
 # the simulation's wall-clock time and peak memory; scripts/plot-scale.sh
-# makes docs/sim/scale.csv and scale.png from them.  8192 ranks need
-# vm.max_map_count above 65530 (nhood-sim says so).
+# makes docs/sim/scale.csv and scale.png from them (auto's rows from
+# NAME.auto.csv where the cost parameters changed after NAME.csv: `scale
+# auto`, --auto-only).  8192 ranks need vm.max_map_count above 65530
+# (nhood-sim says so).
 scale() {
     # 3-D Moore at 8 B and 512 B, 5-D Moore at 8 B (242 neighbors: ten
     # times the messages, so up to 2048 ranks).
@@ -370,7 +375,7 @@ scale() {
                 algos=auto,direct,torus,torus_direct,bruck warm=
                 [ "$P" -gt 4096 ] && algos=auto,direct warm="--warmup 0"
                 # shellcheck disable=SC2086
-                exp "$name-p$P-$pf" --platform $pf --procs $P --op alltoall --nbhd moore \
+                $1 "$name-p$P-$pf" --platform $pf --procs $P --op alltoall --nbhd moore \
                     --dims "$d" --radius 1 --bytes "$b" --algos $algos --reps 1 $warm
             done
         done
@@ -379,13 +384,14 @@ scale() {
 
 if [ "$auto_only" -eq 1 ] && [ "$report_only" -eq 0 ]; then
     experiments auto
+    scale auto
 elif [ "$report_only" -eq 0 ]; then
     if [ "$bruck_only" -eq 0 ]; then
         experiments exp
         experiments auto
         nonblocking
         boxhalo
-        scale
+        scale exp
     fi
     experiments bruck
 fi

@@ -207,13 +207,17 @@ int nh_cost_file_parse(const char *text, const char *name, const nh_cost *base, 
                        nh_fingerprint *fp, char *msg, size_t len)
 {
     *out = *base;
-    out->o_recv = -1; /* not set by the file (yet) */
+    out->o_recv = out->late = -1; /* not set by the file (yet) */
     int rc = nh_kv_parse(text, name, NH_COST_MAGIC, NH_COST_VERSION, fp, cost_key, out, msg, len);
     /* Format 1 predates the per-phase model: its o was a message's whole
      * cost, its alpha a phase's, added; read so, without a receive
      * overhead, they price about as they did (docs/tuning.md). */
     if (out->o_recv < 0)
         out->o_recv = fp->version == 1 ? 0 : base->o_recv;
+    /* the posting before a link's first message: the file's o, unless
+     * it names its own */
+    if (out->late < 0)
+        out->late = out->o;
     return rc;
 }
 

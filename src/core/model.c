@@ -37,10 +37,13 @@ double nh_cost_phase(const double par[NH_NTERMS], const double n[NH_NTERMS], dou
         [NH_TERM_DELTA] = POST,  [NH_TERM_RNDV] = POST,
         [NH_TERM_NODE] = WIRE,   [NH_TERM_LINK] = INJECT,
         [NH_TERM_CORE] = -1,     [NH_TERM_CALL] = -1,
-        [NH_TERM_HOP] = WIRE,    [NH_TERM_HOP_LINK] = NET};
+        [NH_TERM_HOP] = WIRE,    [NH_TERM_HOP_LINK] = NET,
+        [NH_TERM_LATE] = NET};
     double br[NBR] = {0}, after = 0;
+    /* a link that costs nothing waits for nothing */
+    int late = par[NH_TERM_HOP_LINK] * n[NH_TERM_HOP_LINK] > 0;
     for (int i = 0; i < NH_NTERMS; i++)
-        if (place[i] >= 0)
+        if (place[i] >= 0 && (i != NH_TERM_LATE || late))
             br[place[i]] += par[i] * n[i];
         else if (place[i] == -1 && i != NH_TERM_ALPHA)
             after += par[i] * n[i];
@@ -62,7 +65,8 @@ double nh_cost_phase(const double par[NH_NTERMS], const double n[NH_NTERMS], dou
     if (lin) {
         for (int i = 0; i < NH_NTERMS; i++)
             if (place[i] == -1 ? i != NH_TERM_ALPHA
-                               : place[i] == k || (place[i] == WIRE && k > WIRE && drain))
+                               : (place[i] == k && (i != NH_TERM_LATE || late)) ||
+                                     (place[i] == WIRE && k > WIRE && drain))
                 lin[i] += n[i];
         lin[NH_TERM_O_RECV] += recv[k];
         if (k >= WIRE) {
@@ -148,6 +152,11 @@ void nh_cost_node_counts(const nh_node_phase *ph, size_t m, double n[NH_NTERMS])
     n[NH_TERM_LINK] = (double)m * (double)ph->blocks;
     n[NH_TERM_HOP] = ph->far;
     n[NH_TERM_HOP_LINK] = (double)m * (double)ph->link_blocks;
+    /* the busiest link waits for the messages posted before its first,
+     * and its own messages, arriving as it drains, are handled after it
+     * (all but the last, which `last` holds) */
+    n[NH_TERM_LATE] =
+        ph->link_blocks > 0 ? ph->link_after + (ph->link_recv > 1 ? ph->link_recv - 1 : 0) : 0;
 }
 
 /* A phase's node counts: whether some message leaves its node, the

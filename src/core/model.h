@@ -45,12 +45,14 @@
  *            a dragonfly: core/sched.h);
  *   inject = link n[LINK]: the bytes all ranks of the busiest node send
  *            off it in the phase, through the node's own link;
- *   net    = hop_link n[HOP_LINK]: the bytes on the busiest directed link
- *            between nodes, where messages from several nodes share the
- *            links on their way (a torus: a node has a link each way, far
- *            messages cross the links of the nodes between);
- *            a link drains from the first message's posting, and its last
- *            byte arrives a latency (wire) later; a phase without latency
+ *   net    = hop_link n[HOP_LINK] + late n[LATE]: the bytes on the busiest
+ *            directed link between nodes, where messages from several nodes
+ *            share the links on their way (a torus: a node has a link each
+ *            way, far messages cross the links of the nodes between; a
+ *            dragonfly's routers and chassis); a link drains from the
+ *            posting of its first message, after the n[LATE] messages each
+ *            rank posts before it in the phase, and its last byte arrives
+ *            a latency (wire) later; a phase without latency
  *            of its own (n[ALPHA] = 0: a store-and-forward stage, whose
  *            latency `stage` holds) adds no wire there;
  *   recv   = o_recv n[O_RECV]: the receiver handles every message after
@@ -95,7 +97,11 @@
       "nodes along rings of `ring`)")                                                              \
     X(HOP_LINK, hop_link, 0, -1,                                                                   \
       "us per byte on a link between nodes, the busiest one way in a phase (the messages of "      \
-      "several nodes share the links on their way; nodes along rings of `ring`)")
+      "several nodes share the links on their way; nodes along rings of `ring`)")                  \
+    X(LATE, late, 0.125, -1,                                                                       \
+      "us per message a rank posts in a phase before the first on the phase's busiest link "       \
+      "between nodes, which drains from then on (the sender's o: a cost file without it takes "    \
+      "its o)")
 
 #define NH_COST_OTHERS(X)                                                                          \
     X(EAGER, eager, 8192, -1, "bytes: larger contiguous messages use the rendezvous protocol")     \
@@ -107,9 +113,16 @@
     X(TIER1, tier1, 0, -1,                                                                         \
       "nodes per unit of a hierarchical network's first tier (a dragonfly's router), in rank "     \
       "order; set, it replaces the rings: a message passes one node beyond the first per tier "    \
-      "whose units its two nodes differ in, and no link is shared; 0: rings")                      \
+      "whose units its two nodes differ in, and loads one link per tier; 0: rings")                \
     X(TIER2, tier2, 0, -1, "nodes per unit of the second tier (a dragonfly's chassis); 0: none")   \
-    X(TIER3, tier3, 0, -1, "nodes per unit of the third tier (a dragonfly's group); 0: none")
+    X(TIER3, tier3, 0, -1, "nodes per unit of the third tier (a dragonfly's group); 0: none")      \
+    X(TIER1_LINKS, tier1_links, 1, -1,                                                             \
+      "links between two routers of one second-tier unit (a dragonfly's green links), for "        \
+      "hop_link")                                                                                  \
+    X(TIER2_LINKS, tier2_links, 1, -1,                                                             \
+      "links between a router and its place's router in another second-tier unit (black links)")   \
+    X(TIER3_LINKS, tier3_links, 1, -1,                                                             \
+      "links between two third-tier units (blue links, one bundle)")
 
 #define NH_COST_FIELD_(N, key, def, group, help) double key;
 typedef struct nh_cost {

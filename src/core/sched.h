@@ -67,7 +67,11 @@ typedef enum {
 /* One phase's traffic off the nodes (nh_sched_node_stats). */
 typedef struct nh_node_phase {
     long blocks;     /* the most blocks the ranks of one node send off it */
-    long link_blocks; /* the blocks on the busiest directed link between nodes */
+    double link_blocks; /* the blocks on the busiest directed link between nodes (per
+                         * link of a bundle) */
+    int link_after;     /* the messages a rank posts in the phase before the first on
+                         * that link (of links as busy, the latest to start) */
+    int link_recv;      /* the most messages one rank receives over that link */
     int far;         /* the most hops beyond the first a message of the phase takes */
 } nh_node_phase;
 
@@ -139,11 +143,14 @@ int nh_node_number(int *node_of, int p, int *ord);
 
 /* The network between nodes, for nh_sched_node_stats: rings of `ring`
  * nodes (a torus), or, where tier[0] > 0, a hierarchy (a dragonfly)
- * whose tier k groups tier[k] nodes (0: no such tier). */
+ * whose tier k groups tier[k] nodes (0: no such tier), each a multiple
+ * of the last; links[k]: how many links tier k's link between two units
+ * stands for (0: one). */
 #define NH_NET_TIERS 3
 typedef struct {
     int ring;
     int tier[NH_NET_TIERS];
+    int links[NH_NET_TIERS];
 } nh_net;
 
 /* A block's hops from node a to another node b in net's hierarchy
@@ -160,10 +167,13 @@ int nh_tier_hops(const nh_net *net, int a, int b);
  * plus a hop per ring between at its destination's place, and loads each
  * link on that way (each direction a link of its own).  In a hierarchy, a
  * block passes one hop per tier whose units its nodes differ in, plus
- * one, and the tiers' links are all-to-all: no link is shared (link
- * loads 0).  Interior-rank block counts, so the result is the same on
- * every rank.  O(size * message rounds + nodes * phases) time, O(nodes)
- * memory. */
+ * one; between routers (first-tier units) it sets its router's place in
+ * each tier from the first up, a link each, as a dragonfly routes within
+ * a group (sched.c, tier_loads; a third tier's links between two units
+ * form one bundle), and loads those links.  Interior-rank block counts,
+ * so the result is the same on every rank.  O(size * message rounds +
+ * (nodes + links) * phases) time, O(nodes + links) memory (a hierarchy
+ * of over 4M links between routers gets no loads). */
 void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, int nnodes,
                          const nh_net *net);
 
@@ -232,21 +242,35 @@ typedef struct nh_sched_stats {
     int node_phases; /* with ppn > 0: see nh_sched_node_stats */
     long node_blocks;
     int node_far;         /* the most of a phase's nh_node_phase.far */
-    long node_link_blocks; /* the most of a phase's nh_node_phase.link_blocks */
+    double node_link_blocks; /* the most of a phase's nh_node_phase.link_blocks */
+    /* with nodes->cost: the schedule's price, the cheaper binding's, and
+     * MPI's own exchange's (one phase of one message per neighbor, as
+     * select/select.c prices it), in microseconds */
+    double model_us, model_native_us;
 } nh_sched_stats;
+
+/* Where nh_sim_offsets places the ranks, and what it prices. */
+struct nh_cost;
+typedef struct nh_sim_nodes {
+    int ppn;                    /* consecutive ranks per node (0: no node statistics) */
+    nh_net net;                 /* the network between the nodes */
+    const struct nh_cost *cost; /* where not NULL, with ppn: price the schedule ... */
+    size_t bytes;               /* ... for blocks of this many bytes (core/model.h) */
+} nh_sim_nodes;
 
 /* End to end without MPI: the neighbor lists every rank of g would pass
  * for the user's offsets (shuffled per rank when seed != 0), the template
  * agreement and canonicalization detection performs, algo's schedule on
  * every rank (k-ported builders with ports messages per phase), and the
  * simulation (skipped when simulate is 0, for quick
- * statistics at large scale; then only rank 0 is built).  ppn > 0: node
- * statistics for ppn consecutive ranks per node as well.  Returns 0 and
+ * statistics at large scale; then only rank 0 is built).  nodes (may be
+ * NULL): node statistics and the model's prices as well.  Returns 0 and
  * fills res and st; 1 if detection would decline (no rank sees the whole
  * neighborhood, or some rank's lists do not fit); -1 on allocation or
  * build failure. */
 int nh_sim_offsets(const nh_grid *g, int s, const int *off, unsigned seed, nh_op op, nh_algo algo,
-                   int ports, int simulate, int ppn, nh_sim_result *res, nh_sched_stats *st);
+                   int ports, int simulate, const nh_sim_nodes *nodes, nh_sim_result *res,
+                   nh_sched_stats *st);
 
 /* dests[r], srcs[r]: rank r's neighbor lists (as the user gave them). */
 void nh_sim_run(int p, const nh_nbhd *nbs, nh_sched *const *scheds, int *const *dests,

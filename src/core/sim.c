@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model.h"
+
 typedef long long val_t;
 
 typedef struct simrank {
@@ -280,9 +282,42 @@ static void shuffle(int *v, int n, unsigned *seed)
     }
 }
 
-int nh_sim_offsets(const nh_grid *g, int s, const int *off, unsigned seed, nh_op op, nh_algo algo,
-                   int ports, int simulate, int ppn, nh_sim_result *res, nh_sched_stats *st)
+static void price_phase(void *ctx, const double n[NH_NTERMS])
 {
+    double *a = ctx; /* the parameters, then the sum */
+    a[NH_NTERMS] += nh_cost_phase(a, n, NULL);
+}
+
+/* The model's prices of rank 0's schedule sc (node statistics filled) of
+ * an s-neighbor template, and of MPI's own exchange, for blocks of m
+ * bytes, into st. */
+static void sim_price(const nh_sched *sc, int s, const nh_cost *c, size_t m, nh_sched_stats *st)
+{
+    double a[NH_NTERMS + 1], n[NH_NTERMS] = {0};
+    nh_cost_vec(c, a);
+    st->model_us = -1;
+    for (int packed = 0; packed < 2; packed++) {
+        a[NH_NTERMS] = 0;
+        nh_sched_phases(sc, m, packed, c->eager, 0, price_phase, a);
+        if (st->model_us < 0 || a[NH_NTERMS] < st->model_us)
+            st->model_us = a[NH_NTERMS];
+    }
+    /* MPI's own: one phase, a message per neighbor, crossing the nodes as
+     * the direct schedule's blocks do (what select/select.c prices) */
+    n[NH_TERM_ALPHA] = 1;
+    n[NH_TERM_O] = n[NH_TERM_O_RECV] = s;
+    n[NH_TERM_BETA] = s * (double)m;
+    n[NH_TERM_RNDV] = (double)m > c->eager ? s : 0;
+    if (sc->algo == NH_ALGO_DIRECT && sc->node_ph)
+        nh_cost_node_counts(&sc->node_ph[0], m, n);
+    st->model_native_us = sc->algo == NH_ALGO_DIRECT ? nh_cost_phase(a, n, NULL) : -1;
+}
+
+int nh_sim_offsets(const nh_grid *g, int s, const int *off, unsigned seed, nh_op op, nh_algo algo,
+                   int ports, int simulate, const nh_sim_nodes *nodes, nh_sim_result *res,
+                   nh_sched_stats *st)
+{
+    int ppn = nodes ? nodes->ppn : 0;
     int p = g->size, d = g->ndims, rc = -1, ninit = 0, nbuild = simulate ? p : 1;
     int **dests = calloc((size_t)p, sizeof(int *)), **srcs = calloc((size_t)p, sizeof(int *));
     int *outdeg = calloc((size_t)p, sizeof(int)), *indeg = calloc((size_t)p, sizeof(int));
@@ -348,12 +383,13 @@ int nh_sim_offsets(const nh_grid *g, int s, const int *off, unsigned seed, nh_op
     st->node_blocks = 0;
     st->node_far = 0;
     st->node_link_blocks = 0;
+    st->model_us = st->model_native_us = -1;
     if (ppn > 0) {
         int *node_of = malloc(sizeof(int) * (size_t)p), got = node_of != NULL;
         if (got) {
             for (int r = 0; r < p; r++)
                 node_of[r] = r / ppn;
-            nh_sched_node_stats(sch[0], g, node_of, (p + ppn - 1) / ppn, &(nh_net){0, {0, 0, 0}});
+            nh_sched_node_stats(sch[0], g, node_of, (p + ppn - 1) / ppn, &nodes->net);
             st->node_phases = sch[0]->node_phases;
             st->node_blocks = sch[0]->node_blocks;
             for (int ph = 0; sch[0]->node_ph && ph < sch[0]->nphases; ph++) {
@@ -362,6 +398,8 @@ int nh_sim_offsets(const nh_grid *g, int s, const int *off, unsigned seed, nh_op
                 if (n->link_blocks > st->node_link_blocks)
                     st->node_link_blocks = n->link_blocks;
             }
+            if (nodes->cost)
+                sim_price(sch[0], nbs[0].s, nodes->cost, nodes->bytes, st);
         }
         free(node_of);
         if (!got)

@@ -20,6 +20,9 @@ static const nh_net *net_of_cost(nh_net *net)
     net->tier[0] = net_size(nh_cfg.cost.tier1);
     net->tier[1] = net->tier[0] ? net_size(nh_cfg.cost.tier2) : 0;
     net->tier[2] = net->tier[1] ? net_size(nh_cfg.cost.tier3) : 0;
+    net->links[0] = net_size(nh_cfg.cost.tier1_links);
+    net->links[1] = net_size(nh_cfg.cost.tier2_links);
+    net->links[2] = net_size(nh_cfg.cost.tier3_links);
     return net;
 }
 

@@ -14,7 +14,7 @@ OUT ?= build-smpi
 SMPI_CFLAGS ?= -O2
 CF = $(SMPI_CFLAGS) -Wall -Wextra -Wmissing-prototypes -DNHOOD_SMPI -I$(top_srcdir)/include -I$(top_srcdir)/src
 
-NHOOD_SRC = src/core/grid.c src/core/model.c src/core/parse.c src/core/kvfile.c src/core/tunetext.c src/core/sched.c src/core/algos.c src/core/direct.c \
+NHOOD_SRC = src/core/grid.c src/core/model.c src/core/parse.c src/core/kvfile.c src/core/tunetext.c src/core/sched.c src/core/netload.c src/core/algos.c src/core/direct.c \
 	src/core/dimwise.c src/core/torus.c src/core/torus_direct.c src/core/bruck.c src/core/bruck_digits.c src/core/sim.c src/core/vpt.c src/core/stfw.c src/core/stfw_sim.c \
 	src/core/reduce.c src/core/inplace_lsa.c src/core/inplace_hsa.c src/core/inplace_steps.c \
 	src/util/log.c src/util/resource.c src/util/pack.c src/util/sync.c src/util/window.c src/util/gpu.c src/util/objects.c src/smpi/host.c src/config/config.c src/config/settings.c src/config/files.c \

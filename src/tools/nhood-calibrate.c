@@ -201,17 +201,19 @@ static void ring_fit(const int *lead, int nlead, int quick, double *p, cal_resul
         t[d] = pingpong(lead[d], 8);
     cal_dist_fit(t, n, quick ? 0.1 : 0.05, tiers, &p[NH_TERM_HOP], &net);
     res->ring = r = net.ring;
-    for (int k = 0; k < NH_NET_TIERS; k++)
+    for (int k = 0; k < NH_NET_TIERS; k++) {
         res->tier[k] = net.tier[k];
+        res->tier_links[k] = net.tier[k] > 0 ? tier_links[k] : 0;
+    }
     note("# ping-pong 8 B to nodes 1..%d: one-way", n - 1);
     for (int d = 1; d < n; d++)
         note(" %.3f", t[d]);
-    if (net.tier[0] > 0) { /* all-to-all tiers: no link is shared */
+    if (net.tier[0] > 0) { /* tiers: links between routers, as a node's own */
         note(" us; hop %.4g us per tier crossed, tiers of %d", p[NH_TERM_HOP], net.tier[0]);
         for (int k = 1; k < NH_NET_TIERS && net.tier[k] > 0; k++)
             note(", %d", net.tier[k]);
         note(" nodes%s\n", tiers[0] > 0 ? " (--tiers)" : "");
-        p[NH_TERM_HOP_LINK] = 0;
+        p[NH_TERM_HOP_LINK] = p[NH_TERM_LINK];
         return;
     }
     note(" us; hop %.4g us per node beyond the first along rings of %d\n", p[NH_TERM_HOP], r);
@@ -228,16 +230,26 @@ static void ring_fit(const int *lead, int nlead, int quick, double *p, cal_resul
     }
 }
 
-/* --tiers A[,B[,C]]: growing unit sizes, each a multiple of the last */
+/* --tiers A[:LA][,B[:LB][,C[:LC]]]: growing unit sizes, each a multiple
+ * of the last, and the links each tier's link between two units stands
+ * for (tier_links; default one) */
 static int parse_tiers(const char *v)
 {
     char *end;
     for (int k = 0; k < NH_NET_TIERS; k++) {
-        long x = strtol(v, &end, 10);
-        if (end == v || x < 2 || x > 1000000 || (k > 0 && x % tiers[k - 1] != 0) ||
-            (*end && *end != ','))
+        long x = strtol(v, &end, 10), l = 1;
+        if (end == v || x < 2 || x > 1000000 || (k > 0 && x % tiers[k - 1] != 0))
+            return 1;
+        if (*end == ':') {
+            v = end + 1;
+            l = strtol(v, &end, 10);
+            if (end == v || l < 1 || l > 1000)
+                return 1;
+        }
+        if (*end && *end != ',')
             return 1;
         tiers[k] = (int)x;
+        tier_links[k] = (int)l;
         if (!*end)
             return 0;
         v = end + 1;
@@ -255,9 +267,11 @@ static void usage(void)
             "  --quick       a fit in about a minute (fewer sizes and repetitions)\n"
             "  --rows CSV    also keep every measured call there\n"
             "  --refit CSV   fit again to the calls kept by --rows, without measuring\n"
-            "  --tiers A[,B[,C]]  the network is a hierarchy of A nodes per first-tier unit\n"
-            "                (a dragonfly's router), B per second (its chassis), C per third\n"
-            "                (its group): fit the latency per tier crossed, not rings\n"
+            "  --tiers A[:LA][,B[:LB][,C[:LC]]]  the network is a hierarchy of A nodes per\n"
+            "                first-tier unit (a dragonfly's router), B per second (its\n"
+            "                chassis), C per third (its group), LA links joining two routers\n"
+            "                of a chassis, LB a router to its place's in another chassis, LC\n"
+            "                two groups (default 1): fit the latency per tier crossed, not rings\n"
             "Fits nhood's cost model to this machine (docs/tuning.md).\n");
 }
 
@@ -447,6 +461,7 @@ static int measure_all(cal_result *res)
     }
     note("# phase: alpha %.4g, o %.4g, o_recv %.4g, beta %.4g (medians of %d)\n", p[A], p[O],
          p[OR], p[B], NREP);
+    p[NH_TERM_LATE] = p[O]; /* posting before a link's first message */
     MPI_Comm_free(&node);
 
     /* local copies and struct datatypes */

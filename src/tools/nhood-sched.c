@@ -7,11 +7,15 @@
  * that every block lands exactly once in the right slot; --ppn K adds what
  * leaves a node with K consecutive ranks per node (the cost model's node
  * terms): phases in which some message does, and the most blocks one node
- * sends off it.  bruck is listed once per port count (`bruck` with one
- * port, `bruck:K` with K messages per phase; --ports K: that one only).
- * CSV:
+ * sends off it.  --cost FILE (with --ppn) prices each schedule for blocks
+ * of --bytes M (default 8) with that cost file's model, over its network
+ * (rings or tiers), and MPI's own exchange beside direct's: what auto
+ * weighs, without running anything.  bruck is listed once per port count
+ * (`bruck` with one port, `bruck:K` with K messages per phase; --ports K:
+ * that one only).  CSV:
  * nbhd,dims,radius,procs,grid,periodic,op,algorithm,neighbors,rounds,messages,volume,copies,temp,verified
- * (with --ppn: ,ppn,node_phases,node_blocks)
+ * (with --ppn: ,ppn,node_phases,node_blocks,link_blocks; with --cost:
+ * ,bytes,model_us,model_native_us, the last empty but on direct's rows)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +23,8 @@
 
 #include "../../test/nbhd.h"
 #include "core/inplace.h"
+#include "core/kvfile.h"
+#include "core/model.h"
 #include "core/sched.h"
 
 static void usage(void)
@@ -26,21 +32,21 @@ static void usage(void)
     fprintf(stderr,
             "usage: nhood-sched --nbhd moore|vonneumann|octant|shales --dims D --radius R\n"
             "                   --procs P[,P...] [--mesh] [--verify] [--ppn K] [--ports K]\n"
-            "                   [--no-header]\n"
+            "                   [--cost FILE [--bytes M]] [--no-header]\n"
             "       nhood-sched --inplace --procs P[,P...] [--no-header]\n");
 }
 
 /* One CSV row: algorithm a (with k ports) on grid g; 1 if it fails. */
 static int row(const char *nbhd, int d, int r, int p, const nh_grid *g, const char *gs, int s,
-               const int *off, nh_op op, nh_algo a, int k, int verify, int ppn, int mesh,
-               const char *name)
+               const int *off, nh_op op, nh_algo a, int k, int verify, const nh_sim_nodes *nodes,
+               int mesh, const char *name)
 {
     nh_sim_result res;
     nh_sched_stats st;
-    int rc = nh_sim_offsets(g, s, off, 0, op, a, k, verify, ppn, &res, &st);
+    int ppn = nodes->ppn, rc = nh_sim_offsets(g, s, off, 0, op, a, k, verify, nodes, &res, &st);
     if (rc == 1) {
-        printf("%s,%d,%d,%d,%s,%d,%s,%s,%d,,,,,,declined%s\n", nbhd, d, r, p, gs, !mesh,
-               nh_op_name(op), name, s, ppn ? ",,," : "");
+        printf("%s,%d,%d,%d,%s,%d,%s,%s,%d,,,,,,declined%s%s\n", nbhd, d, r, p, gs, !mesh,
+               nh_op_name(op), name, s, ppn ? ",,,," : "", nodes->cost ? ",,," : "");
         return 0;
     }
     if (rc || !res.ok) {
@@ -52,8 +58,50 @@ static int row(const char *nbhd, int d, int r, int p, const nh_grid *g, const ch
            nh_op_name(op), name, s, st.rounds, st.msgs, st.blocks, st.copies, st.ntemp,
            verify ? "yes" : "no");
     if (ppn)
-        printf(",%d,%d,%ld", ppn, st.node_phases, st.node_blocks);
+        printf(",%d,%d,%ld,%g", ppn, st.node_phases, st.node_blocks, st.node_link_blocks);
+    if (nodes->cost) {
+        printf(",%zu,%.3f,", nodes->bytes, st.model_us);
+        if (st.model_native_us >= 0)
+            printf("%.3f", st.model_native_us);
+    }
     printf("\n");
+    return 0;
+}
+
+/* The cost file at path into *c (over nhood's defaults) and its network
+ * into *net (rings, or tiers where tier1 is set; plan/plan_sched.c reads
+ * them alike).  0, or -1 with a message. */
+static int load_cost(const char *path, nh_cost *c, nh_net *net)
+{
+    FILE *f = fopen(path, "r");
+    char *text = NULL, msg[256];
+    long n = -1;
+    nh_fingerprint fp;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (text = malloc((size_t)n + 1)) && fread(text, 1, (size_t)n, f) == (size_t)n)
+        text[n] = '\0';
+    else
+        n = -1;
+    if (f)
+        fclose(f);
+    if (n < 0) {
+        fprintf(stderr, "nhood-sched: cannot read the cost file %s\n", path);
+        free(text);
+        return -1;
+    }
+    int rc = nh_cost_file_parse(text, path, &nh_cost_defaults, c, &fp, msg, sizeof(msg));
+    free(text);
+    if (rc) {
+        fprintf(stderr, "nhood-sched: %s\n", msg);
+        return -1;
+    }
+    const double *v[] = {&c->tier1, &c->tier2, &c->tier3},
+                 *w[] = {&c->tier1_links, &c->tier2_links, &c->tier3_links};
+    net->ring = c->ring >= 1 ? (int)c->ring : 0;
+    for (int k = 0; k < NH_NET_TIERS; k++) {
+        net->tier[k] = *v[k] >= 1 && (k == 0 || net->tier[k - 1]) ? (int)*v[k] : 0;
+        net->links[k] = *w[k] >= 1 ? (int)*w[k] : 0;
+    }
     return 0;
 }
 
@@ -61,7 +109,10 @@ int main(int argc, char **argv)
 {
     const char *nbhd = "moore";
     char procs[256] = "480";
-    int d = 3, r = 1, mesh = 0, verify = 0, header = 1, inplace = 0, ppn = 0, ports = 0;
+    int d = 3, r = 1, mesh = 0, verify = 0, header = 1, inplace = 0, ports = 0;
+    const char *costfile = NULL;
+    nh_sim_nodes nodes = {.bytes = 8};
+    nh_cost cost;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--mesh") == 0)
@@ -79,7 +130,11 @@ int main(int argc, char **argv)
         else if (v && strcmp(a, "--radius") == 0)
             r = atoi(argv[++i]);
         else if (v && strcmp(a, "--ppn") == 0 && atoi(v) > 0)
-            ppn = atoi(argv[++i]);
+            nodes.ppn = atoi(argv[++i]);
+        else if (v && strcmp(a, "--cost") == 0)
+            costfile = argv[++i];
+        else if (v && strcmp(a, "--bytes") == 0 && atoi(v) > 0)
+            nodes.bytes = (size_t)atoi(argv[++i]);
         else if (v && strcmp(a, "--ports") == 0 && atoi(v) >= 1 && atoi(v) <= NH_MAX_PORTS)
             ports = atoi(argv[++i]);
         else if (v && strcmp(a, "--procs") == 0)
@@ -89,6 +144,9 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (costfile && (!nodes.ppn || load_cost(costfile, &cost, &nodes.net)))
+        return 2;
+    nodes.cost = costfile ? &cost : NULL;
     if (inplace) {
         if (header)
             printf("op,procs,algorithm,steps,swaps_per_rank,bound\n");
@@ -119,8 +177,9 @@ int main(int argc, char **argv)
     }
     if (header)
         printf("nbhd,dims,radius,procs,grid,periodic,op,algorithm,neighbors,rounds,messages,volume,"
-               "copies,temp,verified%s\n",
-               ppn ? ",ppn,node_phases,node_blocks" : "");
+               "copies,temp,verified%s%s\n",
+               nodes.ppn ? ",ppn,node_phases,node_blocks,link_blocks" : "",
+               nodes.cost ? ",bytes,model_us,model_native_us" : "");
     int status = 0;
     for (char *tok = strtok(procs, ","); tok; tok = strtok(NULL, ",")) {
         int p = atoi(tok), dims[NH_MAXDIMS], per[NH_MAXDIMS];
@@ -146,7 +205,7 @@ int main(int argc, char **argv)
                 for (int k = k0; k <= k1; k++) {
                     char name[32];
                     snprintf(name, sizeof(name), k > 1 ? "%s:%d" : "%s", nh_algos[a].name, k);
-                    if (row(nbhd, d, r, p, &g, gs, s, off, (nh_op)op, (nh_algo)a, k, verify, ppn,
+                    if (row(nbhd, d, r, p, &g, gs, s, off, (nh_op)op, (nh_algo)a, k, verify, &nodes,
                             mesh, name))
                         status = 1;
                 }

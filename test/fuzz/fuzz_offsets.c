@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             /* k-ported builders: a port count from the input too */
             int ports = 1 + (int)(seed % NH_MAX_PORTS);
             int rc =
-                nh_sim_offsets(&g, s, off, seed, (nh_op)op, (nh_algo)a, ports, 1, 0, &res, &st);
+                nh_sim_offsets(&g, s, off, seed, (nh_op)op, (nh_algo)a, ports, 1, NULL, &res, &st);
             if (rc < 0)
                 FZ_FAIL("%s %s: setup or build failed", nh_op_name((nh_op)op), nh_algos[a].name);
             if (rc == 1 && full)

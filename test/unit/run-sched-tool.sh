@@ -59,7 +59,20 @@ check "shales d2 at 100 verified" "$(echo "$out" | grep -c ',yes$' | grep -qx 22
 # the node (24 blocks per node); a process count per node below 1 is refused.
 out=$("$tool" --nbhd moore --dims 2 --radius 1 --procs 16 --ppn 4 --no-header)
 check "moore d2 r1, 4 ranks per node: direct leaves nodes in 1 phase, 24 blocks" \
-    "$(echo "$out" | grep -q '^moore,2,1,16,4x4,1,alltoall,direct,.*,4,1,24$' ; echo $?)"
+    "$(echo "$out" | grep -q '^moore,2,1,16,4x4,1,alltoall,direct,.*,4,1,24,[0-9.]*$' ; echo $?)"
+# --cost: each schedule priced with a cost file over its network, MPI's
+# own exchange beside direct's row only; a cost file that cannot be read,
+# or --cost without --ppn, is refused.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=$("$tool" --nbhd moore --dims 3 --radius 1 --procs 1024 --ppn 24 --cost "$top/platforms/dragonfly.cost" \
+    --bytes 512 --no-header)
+check "--cost: a price on every row, MPI's own on direct's" "$(echo "$out" | awk -F, '
+    $8 == "direct" && !($21 > 0 && $22 > 0) { bad = 1 }
+    $8 != "direct" && !($21 > 0 && $22 == "") { bad = 1 }
+    $20 != 512 { bad = 1 }
+    END { exit bad || NR != 22 }'; echo $?)"
+check "--cost without --ppn refused" "$("$tool" --procs 64 --cost "$top/platforms/dragonfly.cost" >/dev/null 2>&1; [ $? -eq 2 ]; echo $?)"
+check "--cost of a missing file refused" "$("$tool" --procs 64 --ppn 8 --cost /nonexistent 2>&1 >/dev/null | grep -q 'cannot read the cost file'; echo $?)"
 check "--ppn 0 refused" "$("$tool" --nbhd moore --dims 2 --procs 16 --ppn 0 >/dev/null 2>&1; [ $? -eq 2 ]; echo $?)"
 echo "$pass passed, $fail failed"
 echo "1..$((pass + fail))"

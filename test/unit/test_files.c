@@ -57,6 +57,9 @@ static void test_cost(void)
               strcmp(fp.date, "2026-11-27") == 0 && fp.version == 2,
           "fingerprint: \"%s\" \"%s\" %d %d %d \"%s\" version %d", fp.mpi, fp.host, fp.ranks,
           fp.ranks_per_node, fp.nodes, fp.date, fp.version);
+    CHECK(c.late == 0.25, "late without a key of its own: the file's o (%g)", c.late);
+    CHECK(cost("nhood-cost 2\no = 0.5\nlate = 0.2\n", &c, &fp) == 0 && c.late == 0.2,
+          "late named: %g", c.late);
     CHECK(cost("nhood-cost 1\no = 3\n", &c, &fp) == 0 && c.o_recv == 0 && c.o == 3,
           "format 1 without o_recv: o_recv %g (0), %s", c.o_recv, msg);
     CHECK(cost("nhood-cost 2\nhop = 1#2\n", &c, &fp) == -1, "'#' inside a value is no comment");

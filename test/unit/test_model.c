@@ -132,11 +132,29 @@ int main(void)
     CHECK(tl > 2 + 0.89 + 0.3 + 0.15 - 1e-9 && tl < 2 + 0.89 + 0.3 + 0.15 + 1e-9 &&
               lin[NH_TERM_HOP_LINK] == 2e4 && lin[NH_TERM_LINK] == 0 && lin[NH_TERM_HOP] == 3,
           "the busiest link between nodes bounds, not the node's own: %g", tl);
-    nh_node_phase np = {.blocks = 100, .link_blocks = 250, .far = 4};
+    /* that link starts after 5 messages are posted: it drains 5 o later */
+    n[NH_TERM_LATE] = 5;
+    par[NH_TERM_LATE] = 0.15;
+    memset(lin, 0, sizeof(lin));
+    double tlate = nh_cost_phase(par, n, lin), xl = 0;
+    for (int j = 0; j < NH_NTERMS; j++)
+        xl += lin[j] * par[j];
+    CHECK(tlate > tl + 0.75 - 1e-9 && tlate < tl + 0.75 + 1e-9 && lin[NH_TERM_LATE] == 5 &&
+              xl > tlate - 1e-12 && xl < tlate + 1e-12,
+          "a link that starts late: %g", tlate);
+    /* a link that costs nothing waits for nothing */
+    par[NH_TERM_HOP_LINK] = 0;
+    n[NH_TERM_LINK] = 0;
+    memset(lin, 0, sizeof(lin));
+    tlate = nh_cost_phase(par, n, lin);
+    CHECK(tlate < 2 && lin[NH_TERM_LATE] == 0, "no late start without the link's cost: %g", tlate);
+    n[NH_TERM_LATE] = par[NH_TERM_LATE] = 0;
+    nh_node_phase np = {
+        .blocks = 100, .link_blocks = 250, .far = 4, .link_after = 3, .link_recv = 4};
     memset(n, 0, sizeof(n));
     nh_cost_node_counts(&np, 8, n);
     CHECK(n[NH_TERM_NODE] == 1 && n[NH_TERM_LINK] == 800 && n[NH_TERM_HOP] == 4 &&
-              n[NH_TERM_HOP_LINK] == 2000,
+              n[NH_TERM_HOP_LINK] == 2000 && n[NH_TERM_LATE] == 3 + 3,
           "a phase's node counts");
     /* without a map of their ways, a node's bytes take the slower of its
      * own link and one between nodes; a phase whose latency another

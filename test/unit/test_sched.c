@@ -98,8 +98,8 @@ static int run_case(const nbhd_def *n, const nh_grid *g, int permute, nh_op op, 
 {
     nh_sim_result res;
     nh_sched_stats st;
-    int rc =
-        nh_sim_offsets(g, n->s, n->off, permute ? rnd() | 1 : 0, op, algo, ports, 1, 0, &res, &st);
+    int rc = nh_sim_offsets(g, n->s, n->off, permute ? rnd() | 1 : 0, op, algo, ports, 1, NULL,
+                            &res, &st);
     if (rc == 1) {
         out->msgs = -1;
         return 0;
@@ -457,8 +457,9 @@ static void test_node_stats(void)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         nh_sim_result res;
         nh_sched_stats st;
-        int rc = nh_sim_offsets(&g, 8, moore, 0, NH_OP_ALLTOALL, cases[i].algo, 1, 0, cases[i].ppn,
-                                &res, &st);
+        nh_sim_nodes nodes = {.ppn = cases[i].ppn};
+        int rc =
+            nh_sim_offsets(&g, 8, moore, 0, NH_OP_ALLTOALL, cases[i].algo, 1, 0, &nodes, &res, &st);
         CHECK(rc == 0 && st.node_phases == cases[i].phases &&
                   (cases[i].blocks < 0 || st.node_blocks == cases[i].blocks),
               "%s, %d ranks per node: %d phases leave nodes, %ld blocks per node (want %d, %ld)",
@@ -481,7 +482,8 @@ static void test_node_distance(void)
     CHECK(nh_grid_init(&g, 1, dims, per) == 0, "1-D grid of 16");
     static const struct {
         int off[2], n, far;
-        long link_blocks, blocks;
+        double link_blocks;
+        long blocks;
     } cases[] = {
         {{4, -4}, 2, 1, 4, 4}, /* 2 nodes up and down: each link carries 2 nodes' blocks */
         {{6, 0}, 1, 2, 6, 2},  /* 3 nodes up: 3 nodes' 2 blocks on each link */
@@ -492,11 +494,12 @@ static void test_node_distance(void)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         nh_sim_result res;
         nh_sched_stats st;
+        nh_sim_nodes nodes = {.ppn = 2};
         int rc = nh_sim_offsets(&g, cases[i].n, cases[i].off, 0, NH_OP_ALLTOALL, NH_ALGO_DIRECT, 1,
-                                0, 2, &res, &st);
+                                0, &nodes, &res, &st);
         CHECK(rc == 0 && st.node_far == cases[i].far &&
                   st.node_link_blocks == cases[i].link_blocks && st.node_blocks == cases[i].blocks,
-              "offsets %d,%d: far %d, busiest link %ld, blocks %ld (want %d, %ld, %ld)",
+              "offsets %d,%d: far %d, busiest link %g, blocks %ld (want %d, %g, %ld)",
               cases[i].off[0], cases[i].off[1], st.node_far, st.node_link_blocks, st.node_blocks,
               cases[i].far, cases[i].link_blocks, cases[i].blocks);
     }
@@ -513,31 +516,77 @@ static void test_node_distance(void)
               nh_build_direct(&nb, NH_OP_ALLTOALL, &s) == 0,
           "a direct schedule to +5");
     if (s) {
-        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){4, {0, 0, 0}});
+        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){4, {0, 0, 0}, {0, 0, 0}});
         CHECK(s->node_ph && s->node_ph[0].far == 3 && s->node_ph[0].link_blocks == 2 &&
                   s->node_ph[0].blocks == 1,
-              "rings of 4: far %d, busiest link %ld, blocks %ld (want 3, 2, 1)",
+              "rings of 4: far %d, busiest link %g, blocks %ld (want 3, 2, 1)",
               s->node_ph ? s->node_ph[0].far : -1, s->node_ph ? s->node_ph[0].link_blocks : -1,
               s->node_ph ? s->node_ph[0].blocks : -1);
         /* rings of twice the nodes or more never go the way round: a
          * million-node ring counts as one of 32 */
-        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){32, {0, 0, 0}});
-        nh_node_phase r32 = s->node_ph ? s->node_ph[0] : (nh_node_phase){0, 0, -1};
-        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){1000000, {0, 0, 0}});
+        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){32, {0, 0, 0}, {0, 0, 0}});
+        nh_node_phase r32 = s->node_ph ? s->node_ph[0] : (nh_node_phase){0, 0, -1, 0, 0};
+        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){1000000, {0, 0, 0}, {0, 0, 0}});
         CHECK(s->node_ph && r32.far == 10 && s->node_ph[0].far == r32.far &&
                   s->node_ph[0].link_blocks == r32.link_blocks && r32.link_blocks == 5,
-              "a ring of 32 or a million: far %d, busiest link %ld (want 10, 5)",
+              "a ring of 32 or a million: far %d, busiest link %g (want 10, 5)",
               s->node_ph ? s->node_ph[0].far : -1, s->node_ph ? s->node_ph[0].link_blocks : -1);
-        /* tiers of 4 and 8 nodes: 0 -> 5 differs in the first (one hop
-         * beyond the first), 3 -> 8 in both (two); no link is shared */
-        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){0, {4, 8, 0}});
-        nh_node_phase t48 = s->node_ph ? s->node_ph[0] : (nh_node_phase){0, 0, -1};
-        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){0, {4, 0, 0}});
-        CHECK(s->node_ph && t48.far == 2 && t48.link_blocks == 0 && t48.blocks == 1 &&
-                  s->node_ph[0].far == 1 && s->node_ph[0].link_blocks == 0,
-              "tiers of 4 and 8: far %d, busiest link %ld, blocks %ld (want 2, 0, 1); of 4: far %d "
-              "(want 1)",
-              t48.far, t48.link_blocks, t48.blocks, s->node_ph ? s->node_ph[0].far : -1);
+        /* tiers of 4 and 8 nodes (routers of 4, chassis of 2 routers):
+         * 0 -> 5 differs in the first (one hop beyond the first), 3 -> 8
+         * in both (two).  Routers 0 -> 1 carry nodes 0, 1, 2's blocks
+         * (green); router 0's link to chassis 1 carries node 3's, and
+         * node 4, 5, 6's after their green hop from router 1 to 0 (4) */
+        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){0, {4, 8, 0}, {0, 0, 0}});
+        nh_node_phase t48 = s->node_ph ? s->node_ph[0] : (nh_node_phase){0, 0, -1, 0, 0};
+        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){0, {4, 8, 0}, {1, 2, 0}});
+        nh_node_phase t48w = s->node_ph ? s->node_ph[0] : (nh_node_phase){0, 0, -1, 0, 0};
+        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){0, {4, 0, 0}, {0, 0, 0}});
+        CHECK(s->node_ph && t48.far == 2 && t48.link_blocks == 4 && t48.blocks == 1 &&
+                  t48w.link_blocks == 3 && s->node_ph[0].far == 1 && s->node_ph[0].link_blocks == 3,
+              "tiers of 4 and 8: far %d, busiest link %g, blocks %ld (want 2, 4, 1), 2 links "
+              "between chassis %g (want 3); of 4: far %d, busiest %g (want 1, 3)",
+              t48.far, t48.link_blocks, t48.blocks, t48w.link_blocks,
+              s->node_ph ? s->node_ph[0].far : -1, s->node_ph ? s->node_ph[0].link_blocks : -1);
+        /* tiers of 2, 4 and 8 nodes: groups 0 and 1 trade 5 blocks each
+         * way through one bundle; beside it the busiest link joins
+         * chassis (2: nodes 1 and 2 from router 1), then routers (1) */
+        double want[3] = {5, 2, 1}, got[3];
+        static const nh_net t248[3] = {
+            {0, {2, 4, 8}, {0, 0, 0}}, {0, {2, 4, 8}, {1, 1, 5}}, {0, {2, 4, 8}, {1, 2, 5}}};
+        for (int k = 0; k < 3; k++) {
+            nh_sched_node_stats(s, &g, node_of, 16, &t248[k]);
+            got[k] = s->node_ph ? s->node_ph[0].link_blocks : -1;
+        }
+        CHECK(got[0] == want[0] && got[1] == want[1] && got[2] == want[2],
+              "tiers of 2, 4, 8: busiest link %g, %g, %g (want 5, 2, 1)", got[0], got[1], got[2]);
+        nh_sched_free(s);
+    }
+    nh_nbhd_fini(&nb);
+    /* When the busiest link starts, and what one rank receives over it: a
+     * ring of 8 nodes of one rank, each sending to -1, +2 and +3 in one
+     * phase.  Every upward link carries 2 + 3 blocks from the +2 and +3
+     * messages (the -1 ones go down), so it starts with the first of those
+     * the schedule posts; node 2 receives two over the link 0 -> 1 (from
+     * nodes 0 and 7), as do the others over theirs. */
+    int dims8[1] = {8}, per8[1] = {1}, tmpl3[3] = {-1, 2, 3}, dst3[3] = {7, 2, 3},
+        src3[3] = {1, 6, 5};
+    nh_grid g8;
+    s = NULL;
+    CHECK(nh_grid_init(&g8, 1, dims8, per8) == 0 &&
+              nh_nbhd_init(&nb, &g8, 0, 3, tmpl3, 3, dst3, 3, src3) == 0 &&
+              nh_build_direct(&nb, NH_OP_ALLTOALL, &s) == 0,
+          "a direct schedule to -1, +2, +3");
+    if (s) {
+        int first = -1, k = 0;
+        for (int i = 0; i < s->nrounds && first < 0; i++)
+            if (!s->rounds[i].copy && s->rounds[i].has_hop)
+                first = s->rounds[i].hop[0] > 0 ? k : (k++, -1);
+        nh_sched_node_stats(s, &g8, node_of, 8, &(nh_net){0, {0, 0, 0}, {0, 0, 0}});
+        nh_node_phase ph = s->node_ph ? s->node_ph[0] : (nh_node_phase){0, 0, -1, -1, -1};
+        CHECK(ph.link_blocks == 5 && ph.link_after == first && ph.link_recv == 2,
+              "-1, +2, +3 round a ring of 8: busiest link %g after %d messages, %d received "
+              "over it (want 5, %d, 2)",
+              ph.link_blocks, ph.link_after, ph.link_recv, first);
         nh_sched_free(s);
     }
     nh_nbhd_fini(&nb);
