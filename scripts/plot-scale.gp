@@ -4,9 +4,12 @@ set terminal pngcairo size 1200,(420 * words(cases)) noenhanced
 set output outfile
 set multiplot layout words(cases),2 title "Moore alltoall, simulated (SimGrid SMPI): nhood / MPI's own exchange"
 set logscale x 2
+# every panel on the same ranks, whatever it has simulated (one size, or none yet)
+set xrange [724:23170]
+set xtics (1024, 2048, 4096, 8192, 16384)
 set xlabel "ranks"
 set ylabel "time / MPI's own exchange"
-set yrange [0:1.1]
+set yrange [0:1.4]
 set grid
 set key bottom right
 algos = "auto direct torus torus_direct bruck"

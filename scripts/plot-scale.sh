@@ -14,6 +14,7 @@ out=${1:-$top/docs/sim}
 csv=$out/scale.csv
 echo "experiment,platform,case,procs,bytes,algorithm,native_us,nhood_us,ratio,wall_s,peak_mib,choice" >"$csv"
 for f in "$out"/scale-*.csv; do
+    case "$f" in *.auto.csv) continue ;; esac
     [ -e "$f" ] || continue
     name=$(basename "$f" .csv)
     log=$out/$name.log
