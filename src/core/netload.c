@@ -244,8 +244,6 @@ static void loads_mark(link_loads *l, int msg, int clear, link_peak *pk)
     loads_scan(l->across, l->first_across, (size_t)2 * l->ring, l->rows, msg, clear, pk, 1);
 }
 
-/* The most blocks the ranks of one node send off it in one phase, and
- * the busiest link's, kept in s->node_ph[phase]. */
 /* A phase's walk over the placement (nh_sched_node_stats). */
 typedef struct {
     nh_sched *s;

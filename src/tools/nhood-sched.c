@@ -144,7 +144,11 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (costfile && (!nodes.ppn || load_cost(costfile, &cost, &nodes.net)))
+    if (costfile && !nodes.ppn) {
+        fprintf(stderr, "nhood-sched: --cost prices a placement: give --ppn K (ranks per node)\n");
+        return 2;
+    }
+    if (costfile && load_cost(costfile, &cost, &nodes.net))
         return 2;
     nodes.cost = costfile ? &cost : NULL;
     if (inplace) {
