@@ -113,6 +113,40 @@ double nh_cost_phases(const double par[NH_NTERMS], int nph, const double (*ph)[N
     return t;
 }
 
+void nh_native_counts(int s, size_t m, double eager, double excess, const nh_sched *d,
+                      double n[NH_NTERMS])
+{
+    memset(n, 0, sizeof(double) * NH_NTERMS);
+    n[NH_TERM_ALPHA] = 1;
+    n[NH_TERM_CORE] = excess;
+    n[NH_TERM_O] = n[NH_TERM_O_RECV] = s;
+    n[NH_TERM_BETA] = s * (double)m;
+    n[NH_TERM_RNDV] = (double)m > eager ? s : 0;
+    if (d && d->node_ph)
+        nh_cost_node_counts(&d->node_ph[0], m, n);
+    else if (d && d->node_phases > 0) {
+        n[NH_TERM_NODE] = 1;
+        n[NH_TERM_LINK] = (double)m * (double)d->node_blocks;
+    }
+}
+
+/* a node count from the cost file: at least 1, at most a million; 0: none */
+static int net_size(double v)
+{
+    return v >= 1 ? (int)(v < 1e6 ? v : 1e6) : 0;
+}
+
+void nh_cost_net(const nh_cost *c, nh_net *net)
+{
+    const double tier[NH_NET_TIERS] = {c->tier1, c->tier2, c->tier3},
+                 links[NH_NET_TIERS] = {c->tier1_links, c->tier2_links, c->tier3_links};
+    net->ring = net_size(c->ring);
+    for (int k = 0; k < NH_NET_TIERS; k++) {
+        net->tier[k] = k == 0 || net->tier[k - 1] ? net_size(tier[k]) : 0;
+        net->links[k] = net_size(links[k]);
+    }
+}
+
 double nh_cost_excess(int ranks, int cpus)
 {
     return ranks > 0 && cpus > 0 && ranks > cpus ? (double)ranks / cpus - 1 : 0;

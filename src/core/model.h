@@ -212,6 +212,21 @@ void nh_sched_phases(const struct nh_sched *s, size_t m, int packed, double eage
 struct nh_node_phase;
 void nh_cost_node_counts(const struct nh_node_phase *ph, size_t m, double n[NH_NTERMS]);
 
+/* MPI's own exchange as one phase of counts n: one message per neighbor
+ * each way for s neighbors (self-messages included) of m bytes, a
+ * rendezvous each above eager, excess times the wait for a core, crossing
+ * the nodes as the direct schedule d's blocks do (d may be NULL: no node
+ * terms).  One rule for auto (select/select.c) and nhood-sched. */
+struct nh_sched;
+void nh_native_counts(int s, size_t m, double eager, double excess, const struct nh_sched *d,
+                      double n[NH_NTERMS]);
+
+/* The network of the cost model's distance terms in c: rings of `ring`
+ * nodes (0: all the job's nodes; beyond a million nodes as good as a
+ * line), or the tiers where tier1 is set, with their links. */
+struct nh_net;
+void nh_cost_net(const nh_cost *c, struct nh_net *net);
+
 /* Ranks beyond one per core: ranks / cpus - 1 where the busiest node's
  * ranks outnumber the CPUs they may run on, else 0 (also where either is
  * unknown).  Each phase waits that many times `core` for a core. */

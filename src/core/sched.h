@@ -147,7 +147,7 @@ int nh_node_number(int *node_of, int p, int *ord);
  * of the last; links[k]: how many links tier k's link between two units
  * stands for (0: one). */
 #define NH_NET_TIERS 3
-typedef struct {
+typedef struct nh_net {
     int ring;
     int tier[NH_NET_TIERS];
     int links[NH_NET_TIERS];

@@ -293,7 +293,7 @@ static void price_phase(void *ctx, const double n[NH_NTERMS])
  * bytes, into st. */
 static void sim_price(const nh_sched *sc, int s, const nh_cost *c, size_t m, nh_sched_stats *st)
 {
-    double a[NH_NTERMS + 1], n[NH_NTERMS] = {0};
+    double a[NH_NTERMS + 1], n[NH_NTERMS];
     nh_cost_vec(c, a);
     st->model_us = -1;
     for (int packed = 0; packed < 2; packed++) {
@@ -302,15 +302,12 @@ static void sim_price(const nh_sched *sc, int s, const nh_cost *c, size_t m, nh_
         if (st->model_us < 0 || a[NH_NTERMS] < st->model_us)
             st->model_us = a[NH_NTERMS];
     }
-    /* MPI's own: one phase, a message per neighbor, crossing the nodes as
-     * the direct schedule's blocks do (what select/select.c prices) */
-    n[NH_TERM_ALPHA] = 1;
-    n[NH_TERM_O] = n[NH_TERM_O_RECV] = s;
-    n[NH_TERM_BETA] = s * (double)m;
-    n[NH_TERM_RNDV] = (double)m > c->eager ? s : 0;
-    if (sc->algo == NH_ALGO_DIRECT && sc->node_ph)
-        nh_cost_node_counts(&sc->node_ph[0], m, n);
-    st->model_native_us = sc->algo == NH_ALGO_DIRECT ? nh_cost_phase(a, n, NULL) : -1;
+    /* MPI's own, crossing the nodes as direct's blocks do */
+    st->model_native_us = -1;
+    if (sc->algo == NH_ALGO_DIRECT) {
+        nh_native_counts(s, m, c->eager, 0, sc, n);
+        st->model_native_us = nh_cost_phase(a, n, NULL);
+    }
 }
 
 int nh_sim_offsets(const nh_grid *g, int s, const int *off, unsigned seed, nh_op op, nh_algo algo,

@@ -6,30 +6,12 @@
 #include "nh.h"
 #include "util/sync.h"
 
-/* The network of the cost model's distance terms: NHOOD_COST_RING as a
- * ring size (0: all the job's nodes; beyond a million nodes as good as a
- * line), or NHOOD_COST_TIER1..3 where set. */
-static int net_size(double v)
-{
-    return v >= 1 ? (int)(v < 1e6 ? v : 1e6) : 0;
-}
-
-static const nh_net *net_of_cost(nh_net *net)
-{
-    net->ring = net_size(nh_cfg.cost.ring);
-    net->tier[0] = net_size(nh_cfg.cost.tier1);
-    net->tier[1] = net->tier[0] ? net_size(nh_cfg.cost.tier2) : 0;
-    net->tier[2] = net->tier[1] ? net_size(nh_cfg.cost.tier3) : 0;
-    net->links[0] = net_size(nh_cfg.cost.tier1_links);
-    net->links[1] = net_size(nh_cfg.cost.tier2_links);
-    net->links[2] = net_size(nh_cfg.cost.tier3_links);
-    return net;
-}
-
+/* The cost model's network (NHOOD_COST_RING, or NHOOD_COST_TIER1..3). */
 static void node_stats(const nh_plan *p, nh_sched *s)
 {
     nh_net net;
-    nh_sched_node_stats(s, &p->nb.g, p->node_of, p->nnodes, net_of_cost(&net));
+    nh_cost_net(&nh_cfg.cost, &net);
+    nh_sched_node_stats(s, &p->nb.g, p->node_of, p->nnodes, &net);
 }
 
 /* The sources' half of a neighborhood (pend_sources), once, whoever asks

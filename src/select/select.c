@@ -127,19 +127,8 @@ static double cost_in_window(const nh_sched *s, nh_binding b, size_t m, double w
  * same blocks in one phase). */
 static void native_counts(nh_plan *p, nh_op op, size_t m, double n[NH_NTERMS])
 {
-    const nh_sched *d = nh_plan_sched(p, op, NH_ALGO_DIRECT);
-    memset(n, 0, sizeof(double) * NH_NTERMS);
-    n[NH_TERM_ALPHA] = 1;
-    n[NH_TERM_CORE] = nh_cost_excess(nh_node_ranks, nh_node_cpus);
-    n[NH_TERM_O] = n[NH_TERM_O_RECV] = p->nb.s;
-    n[NH_TERM_BETA] = p->nb.s * (double)m;
-    n[NH_TERM_RNDV] = (double)m > nh_cfg.cost.eager ? p->nb.s : 0;
-    if (d && d->node_ph)
-        nh_cost_node_counts(&d->node_ph[0], m, n);
-    else if (d && d->node_phases > 0) {
-        n[NH_TERM_NODE] = 1;
-        n[NH_TERM_LINK] = (double)m * (double)d->node_blocks;
-    }
+    nh_native_counts(p->nb.s, m, nh_cfg.cost.eager, nh_cost_excess(nh_node_ranks, nh_node_cpus),
+                     nh_plan_sched(p, op, NH_ALGO_DIRECT), n);
 }
 
 int nh_native_phase_counts(nh_plan *p, nh_op op, size_t m, double (*ph)[NH_NTERMS], int max)

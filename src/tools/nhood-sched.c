@@ -69,8 +69,8 @@ static int row(const char *nbhd, int d, int r, int p, const nh_grid *g, const ch
 }
 
 /* The cost file at path into *c (over nhood's defaults) and its network
- * into *net (rings, or tiers where tier1 is set; plan/plan_sched.c reads
- * them alike).  0, or -1 with a message. */
+ * into *net (nh_cost_net, as the library reads them).  0, or -1 with a
+ * message. */
 static int load_cost(const char *path, nh_cost *c, nh_net *net)
 {
     FILE *f = fopen(path, "r");
@@ -95,13 +95,7 @@ static int load_cost(const char *path, nh_cost *c, nh_net *net)
         fprintf(stderr, "nhood-sched: %s\n", msg);
         return -1;
     }
-    const double *v[] = {&c->tier1, &c->tier2, &c->tier3},
-                 *w[] = {&c->tier1_links, &c->tier2_links, &c->tier3_links};
-    net->ring = c->ring >= 1 ? (int)c->ring : 0;
-    for (int k = 0; k < NH_NET_TIERS; k++) {
-        net->tier[k] = *v[k] >= 1 && (k == 0 || net->tier[k - 1]) ? (int)*v[k] : 0;
-        net->links[k] = *w[k] >= 1 ? (int)*w[k] : 0;
-    }
+    nh_cost_net(c, net);
     return 0;
 }
 
