@@ -382,6 +382,19 @@ scale() {
     done
 }
 
+# Placement: the 3-D Moore alltoall at 8 B on the torus with each node's
+# 16 ranks on a compact 4x2x2 sub-box of the grid (nhood-sim --place box),
+# as a reorder=1 layout fitted to the nodes would place them, beside block
+# placement (scale-moore-d3r1-*).  Not the dragonfly: its 24 ranks per node
+# make no box of a 2^k-rank grid.
+placement() {
+    for P in 1024 2048 4096; do
+        $1 "place-moore-d3r1-p$P-torus" --platform torus --procs $P --op alltoall --nbhd moore \
+            --dims 3 --radius 1 --bytes 8 --algos auto,direct,torus,torus_direct,bruck --reps 1 \
+            --place box
+    done
+}
+
 if [ "$auto_only" -eq 1 ] && [ "$report_only" -eq 0 ]; then
     experiments auto
     scale auto
@@ -392,6 +405,7 @@ elif [ "$report_only" -eq 0 ]; then
         nonblocking
         boxhalo
         scale exp
+        placement exp
     fi
     experiments bruck
 fi

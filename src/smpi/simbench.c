@@ -54,7 +54,7 @@
 const char *const op_names[] = {"alltoall",  "allgather",         "alltoallv",
                                 "alltoallw", "inplace_alltoallv", "spmv"};
 
-int sb_rank, sb_p;
+int sb_rank, sb_p, sb_grank;
 
 double max_time(double t)
 {
@@ -116,6 +116,7 @@ static void usage(void)
         "         [--nbhd moore|vonneumann|octant|shales] [--dims D] [--radius R]\n"
         "         [--bytes 8,64] [--algos auto,direct,torus,torus_direct | auto,lsa,hsa]\n"
         "         [--reps N] [--warmup N] [--platform NAME] [--no-header] [--no-native]\n"
+        "         [--place block|box:K]   (node boxes of K ranks on the grid)\n"
         "         [--mesh] [--box]   (no periodic dimension; alltoallv/w: box halos of edge\n"
         "                             n = each --bytes value, n^(D-k) doubles per block)\n"
         "         [--matrix SPEC] [--part rowblock|nnz|metis|file:PATH]   (spmv)\n"
@@ -141,6 +142,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &sb_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &sb_p);
+    sb_grank = sb_rank;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--no-header") == 0) {
@@ -187,7 +189,10 @@ int main(int argc, char **argv)
             o.matrix = v;
         else if (strcmp(a, "--part") == 0)
             o.part = v;
-        else if (strcmp(a, "--window-us") == 0) {
+        else if (strcmp(a, "--place") == 0) {
+            o.place = strncmp(v, "box:", 4) == 0 ? atoi(v + 4) : strcmp(v, "block") == 0 ? 0 : -1;
+            bad |= o.place < 0 || (o.place == 0 && strcmp(v, "block") != 0);
+        } else if (strcmp(a, "--window-us") == 0) {
             o.window = strcmp(v, "native") == 0 ? -2 : atof(v);
             bad |= o.window < 0 && strcmp(v, "native") != 0;
         } else
@@ -196,6 +201,7 @@ int main(int argc, char **argv)
     int *off;
     bad |= o.window != -1 && (o.op != OP_SPMV || (o.window == -2 && o.no_native));
     bad |= o.box && o.op != OP_ALLTOALLV && o.op != OP_ALLTOALLW;
+    bad |= o.place > 0 && (o.op >= OP_INPLACE || sb_p % o.place != 0);
     if (bad || !op_given || o.reps < 1 || o.warmup < 0 || o.d < 1 || o.d > TC_MAXD || o.r < 1 ||
         (o.op < OP_INPLACE && tc_offsets(o.nbhd, o.d, o.r, &off) < 0)) {
         if (sb_rank == 0)

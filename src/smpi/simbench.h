@@ -10,6 +10,7 @@ enum { OP_ALLTOALL, OP_ALLGATHER, OP_ALLTOALLV, OP_ALLTOALLW, OP_INPLACE, OP_SPM
 
 extern const char *const op_names[]; /* by the enum above */
 extern int sb_rank, sb_p;            /* this rank, number of ranks (MPI_COMM_WORLD) */
+extern int sb_grank;                 /* this rank on the grid (run_neighbor; sb_rank elsewhere) */
 
 typedef struct opts {
     int op;
@@ -19,6 +20,11 @@ typedef struct opts {
      * edge n: a block holds n^(D - k) doubles in a direction with k nonzero
      * coordinates); mesh: no periodic dimension */
     int box, mesh;
+    /* neighborhood ops: 0 block placement (the grid's ranks in the job's
+     * order); K > 0 node boxes: each run of K ranks of the job (a node, at
+     * K ranks per node) holds a compact sub-box of the grid, as a
+     * reorder=1 layout fitted to the nodes would place them */
+    int place;
     char bytes[256], algos[256];
     /* spmv: nonblocking exchange with this compute window (us) between
      * start and wait; -1 blocking, -2 as long as native's blocking call */

@@ -86,6 +86,74 @@ static void grid(const opts *o, int *dims, int *periods)
     MPI_Dims_create(sb_p, o->d, dims);
 }
 
+/* The communicator the grid's ranks are numbered on: MPI_COMM_WORLD
+ * (block placement), or, with node boxes of K = o->place ranks, WORLD
+ * reordered so that node q's K ranks (WORLD ranks qK .. qK + K - 1) hold
+ * one sub-box of the grid.  The box's sides divide the grid's, growing
+ * the shortest side first (a dimension that divides it, the longest
+ * remaining first): 4x2x2 for 16 ranks on a 16x16x8 grid.  Boxes and the
+ * ranks within each are row-major. */
+static MPI_Comm grid_comm; /* place_ranks sets it */
+
+static int node_box(const opts *o, const int *dims, int *box)
+{
+    int k = o->place;
+    for (int j = 0; j < o->d; j++)
+        box[j] = 1;
+    for (int f = 2; k > 1;) {
+        if (k % f) {
+            f++;
+            continue;
+        }
+        int best = -1;
+        for (int j = 0; j < o->d; j++)
+            if ((dims[j] / box[j]) % f == 0 &&
+                (best < 0 || box[j] < box[best] ||
+                 (box[j] == box[best] && dims[j] / box[j] > dims[best] / box[best])))
+                best = j;
+        if (best < 0)
+            return -1;
+        box[best] *= f;
+        k /= f;
+    }
+    return 0;
+}
+
+static int place_ranks(const opts *o)
+{
+    int dims[TC_MAXD], periods[TC_MAXD], box[TC_MAXD], nd[TC_MAXD], c[TC_MAXD];
+    grid_comm = MPI_COMM_WORLD;
+    if (o->place <= 0)
+        return 0;
+    grid(o, dims, periods);
+    if (node_box(o, dims, box)) {
+        if (sb_rank == 0)
+            fprintf(stderr, "nhood-simbench: no box of %d ranks divides the grid\n", o->place);
+        return 1;
+    }
+    int q = sb_rank / o->place, l = sb_rank % o->place, key = 0;
+    for (int j = o->d - 1; j >= 0; j--) {
+        nd[j] = dims[j] / box[j];
+        c[j] = (q % nd[j]) * box[j] + l % box[j];
+        q /= nd[j];
+        l /= box[j];
+    }
+    for (int j = 0; j < o->d; j++)
+        key = key * dims[j] + c[j];
+    if (sb_rank == 0) {
+        fprintf(stderr, "# placement: node boxes of");
+        for (int j = 0; j < o->d; j++)
+            fprintf(stderr, "%s%d", j ? "x" : " ", box[j]);
+        fprintf(stderr, " ranks on a");
+        for (int j = 0; j < o->d; j++)
+            fprintf(stderr, "%s%d", j ? "x" : " ", dims[j]);
+        fprintf(stderr, " grid\n");
+    }
+    MPI_Comm_split(MPI_COMM_WORLD, 0, key, &grid_comm);
+    MPI_Comm_rank(grid_comm, &sb_grank);
+    return 0;
+}
+
 static int make_graph(const opts *o, int s, const int *off, const char *algo, nbr *n)
 {
     int dims[TC_MAXD], periods[TC_MAXD];
@@ -96,8 +164,8 @@ static int make_graph(const opts *o, int s, const int *off, const char *algo, nb
         MPI_Info_set(info, "nhood_algorithm", algo);
     }
     memset(n, 0, sizeof(*n));
-    int rc = tc_graph(MPI_COMM_WORLD, o->d, dims, periods, s, off, info, 0, &n->g, &n->outdeg,
-                      &n->indeg);
+    int rc =
+        tc_graph(grid_comm, o->d, dims, periods, s, off, info, 0, &n->g, &n->outdeg, &n->indeg);
     if (info != MPI_INFO_NULL)
         MPI_Info_free(&info);
     return rc;
@@ -190,7 +258,7 @@ static void box_layout(const opts *o, const int *off, int s, nbr *nb, int n, siz
 {
     int dims[TC_MAXD], periods[TC_MAXD], coords[TC_MAXD], ks = 0, kr = 0;
     *sb = *rb = 0;
-    coords_of(o, sb_rank, dims, periods, coords);
+    coords_of(o, sb_grank, dims, periods, coords);
     for (int t = 0; t < s; t++) {
         const int *v = off + (size_t)t * o->d;
         int b = box_bytes(o, v, n);
@@ -218,7 +286,7 @@ static void box_expected(const opts *o, const int *off, int s, const nbr *nb, in
     int dims[TC_MAXD], periods[TC_MAXD], coords[TC_MAXD], i = 0;
     MPI_Dist_graph_neighbors(nb->g, nb->indeg, src, MPI_UNWEIGHTED, nb->outdeg, dst,
                              MPI_UNWEIGHTED);
-    coords_of(o, sb_rank, dims, periods, coords);
+    coords_of(o, sb_grank, dims, periods, coords);
     for (int t = 0; t < s && i < nb->indeg; t++) {
         if (tc_shift(o->d, dims, periods, coords, off + (size_t)t * o->d, -1) == MPI_PROC_NULL)
             continue;
@@ -273,6 +341,8 @@ int run_neighbor(const opts *o)
     snprintf(alist, sizeof(alist), "%s", o->algos);
     for (char *a = strtok_r(alist, ",", &save); a && nalgo < 16; a = strtok_r(NULL, ",", &save))
         algos[nalgo++] = a;
+    if (place_ranks(o))
+        return 1;
     nbr *g = calloc((size_t)nalgo + 1, sizeof(nbr));
     for (int a = 0; a < nalgo; a++)
         make_graph(o, s, off, algos[a], &g[a]);
@@ -292,7 +362,7 @@ int run_neighbor(const opts *o)
         lay(o, off, s, &g[0], edge, m, &sb, &rb);
         char *sbuf = malloc(sb), *rbuf = malloc(rb), *ref = malloc(rb);
         for (size_t i = 0; i < sb; i++)
-            sbuf[i] = (char)(sb_rank * 31 + i * 7);
+            sbuf[i] = (char)(sb_grank * 31 + i * 7);
         /* native, once per size, on the first communicator, checked like
          * the others; with --no-native not called at all */
         if (o->box)
@@ -384,8 +454,8 @@ int run_neighbor(const opts *o)
                 }
                 if (sb_rank == 0) {
                     char nbhd[64];
-                    snprintf(nbhd, sizeof(nbhd), "%s%s%s", o->nbhd, o->box ? "-box" : "",
-                             o->mesh ? "-mesh" : "");
+                    snprintf(nbhd, sizeof(nbhd), "%s%s%s%s", o->nbhd, o->box ? "-box" : "",
+                             o->mesh ? "-mesh" : "", o->place ? "-nodebox" : "");
                     printf("%s,%s,%d,%d,%d,%d,%s,%.3f,%.3f,%.3f,%s,%ld,%ld,%ld\n", op_names[o->op],
                            nbhd, o->d, o->r, sb_p, edge, name, native, us,
                            native > 0 ? us / native : 0, o->platform, rounds, msgs, vol);
@@ -418,5 +488,7 @@ int run_neighbor(const opts *o)
         free_nbr(&g[a]);
     free(g);
     free(off);
+    if (grid_comm != MPI_COMM_WORLD)
+        MPI_Comm_free(&grid_comm);
     return bad;
 }

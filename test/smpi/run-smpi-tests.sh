@@ -229,6 +229,25 @@ if "$sim" --platform torus --procs 128 --op alltoallv --box --mesh --bytes 32 --
     ok "$name"
 else cat "$log.out" >>"$log.err"; bad "$name"; fi
 
+# Node boxes (--place box): the grid's ranks reordered so that each node's
+# 16 hold a 4x2x2 box; every result is checked against the expected
+# blocks, which follow the reordered ranks, and MPI's own exchange (26
+# messages a rank, all leaving the node either way on 4x4x4) keeps its time.
+name="nhood-sim --place box: node boxes of 4x2x2 on a 4x4x4 grid, results right, native's time unchanged"
+if "$sim" --platform torus --procs 64 --op alltoall --bytes 8 --algos auto,torus --reps 1 \
+    --place box >"$log.out" 2>"$log.err" &&
+    grep -q 'node boxes of 4x2x2 ranks on a 4x4x4 grid' "$log.err" &&
+    grep -q '^alltoall,moore-nodebox,3,1,64,8,auto:' "$log.out" &&
+    "$sim" --platform torus --procs 64 --op alltoall --bytes 8 --algos direct --reps 1 \
+        >"$log.out2" 2>>"$log.err" &&
+    [ "$(awk -F, 'NR == 2 { print $8 }' "$log.out")" = "$(awk -F, 'NR == 2 { print $8 }' "$log.out2")" ]; then
+    ok "$name"
+else cat "$log.out" "$log.out2" >>"$log.err"; bad "$name"; fi
+
+name="nhood-sim --place box refuses a job of part of a node"
+if ! "$sim" --platform torus --procs 24 --op alltoall --place box >"$log.out" 2>"$log.err" &&
+    grep -q 'needs whole nodes' "$log.err"; then ok "$name"; else bad "$name"; fi
+
 name="nhood-sim spmv rejects a bad matrix spec, naming the field"
 if ! "$sim" --platform flat --procs 4 --op spmv --matrix powerlaw:4096:8:0.5 >"$log.out" 2>"$log.err" &&
     grep -q 'field 3 (EXP)' "$log.err"; then ok "$name"; else bad "$name"; fi
