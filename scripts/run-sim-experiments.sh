@@ -343,14 +343,17 @@ nonblocking() {
 }
 
 # Box-stencil halos as structured codes write them: a 3-D Moore stencil on
-# a non-periodic 8x8x8 grid of 512 ranks (no Cartesian parent, no hint),
-# MPI_Neighbor_alltoallv with n^2 / n / 1 doubles per face / edge / corner
-# (n = 4 and 32): MPI's own exchange against auto and the forced ones.
-# scripts/sim-report.sh tabulates them (box-*.csv).
+# a non-periodic 8x8x8 grid of 512 ranks and a 16x16x16 grid of 4096 (no
+# Cartesian parent, no hint), MPI_Neighbor_alltoallv with n^2 / n / 1
+# doubles per face / edge / corner (n = 4 and 32): MPI's own exchange
+# against auto and the forced ones.  scripts/sim-report.sh tabulates them
+# (box-*.csv).
 boxhalo() {
-    for pf in torus dragonfly; do
-        exp "box-alltoallv-mesh-p512-$pf" --platform $pf --procs 512 --op alltoallv --box --mesh \
-            --dims 3 --bytes 4,32 --algos auto,direct,torus,torus_direct --reps 1
+    for P in 512 4096; do
+        for pf in torus dragonfly; do
+            exp "box-alltoallv-mesh-p$P-$pf" --platform $pf --procs $P --op alltoallv --box --mesh \
+                --dims 3 --bytes 4,32 --algos auto,direct,torus,torus_direct --reps 1
+        done
     done
 }
 
