@@ -341,8 +341,10 @@ int run_neighbor(const opts *o)
     snprintf(alist, sizeof(alist), "%s", o->algos);
     for (char *a = strtok_r(alist, ",", &save); a && nalgo < 16; a = strtok_r(NULL, ",", &save))
         algos[nalgo++] = a;
-    if (place_ranks(o))
+    if (place_ranks(o)) {
+        free(off);
         return 1;
+    }
     nbr *g = calloc((size_t)nalgo + 1, sizeof(nbr));
     for (int a = 0; a < nalgo; a++)
         make_graph(o, s, off, algos[a], &g[a]);
