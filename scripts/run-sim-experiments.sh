@@ -48,11 +48,13 @@ fi
 # with a ring allgather and loops over ranks times nodes; that cost 20 s
 # of simulation per MPI_Comm_dup at 1024 ranks, 6x per doubling.
 simcfg() {
+    spmv="--cfg=maxmin/precision:1e-4 --cfg=smpi/coll-selector:ompi --cfg=smpi/bcast:binomial_tree"
     case "$1" in
     # The blocking 16384-rank SpMV did not finish in 2.5 h with SMPI's
-    # default probes (docs/simulation.md): the nonblocking runs' cheap ones.
-    stfw-p16384-*) echo "${NHOOD_SIM_CFG:-} --cfg=maxmin/precision:1e-4 --cfg=smpi/coll-selector:ompi --cfg=smpi/bcast:binomial_tree --cfg=smpi/iprobe:2e-7 --cfg=smpi/test:2e-7 --cfg=smpi/grow-injected-times:no" ;;
-    stfw-* | nbspmv-* | agg-*) echo "${NHOOD_SIM_CFG:-} --cfg=maxmin/precision:1e-4 --cfg=smpi/coll-selector:ompi --cfg=smpi/bcast:binomial_tree" ;;
+    # default probes (docs/simulation.md): the nonblocking runs' cheap ones
+    # (nhood-sim's probe_cfg under --window-us).
+    stfw-p16384-*) echo "${NHOOD_SIM_CFG:-} $spmv --cfg=smpi/iprobe:2e-7 --cfg=smpi/test:2e-7 --cfg=smpi/grow-injected-times:no" ;;
+    stfw-* | nbspmv-* | agg-*) echo "${NHOOD_SIM_CFG:-} $spmv" ;;
     *) echo "${NHOOD_SIM_CFG:-}" ;;
     esac
 }
