@@ -184,9 +184,12 @@ END {
             for (j = i; j > 1 && (smat[es[j - 1]] "," spf[es[j - 1]] "," sprintf("%06d", sK[es[j - 1]]) > smat[es[j]] "," spf[es[j]] "," sprintf("%06d", sK[es[j]])); j--) { x = es[j]; es[j] = es[j - 1]; es[j - 1] = x }
         for (i = 1; i <= m; i++) {
             e = es[i]
-            b = sbest[e] < snat[e] ? sbest[e] : snat[e]
-            printf "| %s | %d | %s | %s | %s | %s | %.1f | %s | %d | %.1f | %.3f | %s | %s | %s | %s |\n", smat[e], sK[e], spf[e], sbytes[e],
-                blmmax[e], blmavg[e], snat[e], sbestalg[e], sbestm[e], sbest[e], sbest[e] / snat[e], sauto[e],
+            # auto alone (no forced VPT simulated): against native only
+            f = sbestalg[e] != ""
+            b = f && sbest[e] < snat[e] ? sbest[e] : snat[e]
+            printf "| %s | %d | %s | %s | %s | %s | %.1f | %s | %s | %s | %s | %s | %s | %s | %s |\n", smat[e], sK[e], spf[e], sbytes[e],
+                blmmax[e], blmavg[e], snat[e], f ? sbestalg[e] : "-", f ? sprintf("%d", sbestm[e]) : "-",
+                f ? sprintf("%.1f", sbest[e]) : "-", f ? sprintf("%.3f", sbest[e] / snat[e]) : "-", sauto[e],
                 sautous[e] == "" ? "-" : sprintf("%.3f", sautous[e] / snat[e]),
                 sautous[e] == "" ? "-" : sprintf("%.3f%s", sautous[e] / b, sautous[e] / b > 1.10 ? " **>10 %**" : ""),
                 stfwpaper(sK[e], spf[e])
