@@ -187,9 +187,9 @@ END {
             # auto alone (no forced VPT simulated): against native only
             f = sbestalg[e] != ""
             b = f && sbest[e] < snat[e] ? sbest[e] : snat[e]
-            printf "| %s | %d | %s | %s | %s | %s | %.1f | %s | %s | %s | %s | %s | %s | %s | %s |\n", smat[e], sK[e], spf[e], sbytes[e],
-                blmmax[e], blmavg[e], snat[e], f ? sbestalg[e] : "-", f ? sprintf("%d", sbestm[e]) : "-",
-                f ? sprintf("%.1f", sbest[e]) : "-", f ? sprintf("%.3f", sbest[e] / snat[e]) : "-", sauto[e],
+            bestcols = f ? sprintf("%s | %d | %.1f | %.3f", sbestalg[e], sbestm[e], sbest[e], sbest[e] / snat[e]) : "- | - | - | -"
+            printf "| %s | %d | %s | %s | %s | %s | %.1f | %s | %s | %s | %s | %s |\n", smat[e], sK[e], spf[e], sbytes[e],
+                blmmax[e], blmavg[e], snat[e], bestcols, sauto[e],
                 sautous[e] == "" ? "-" : sprintf("%.3f", sautous[e] / snat[e]),
                 sautous[e] == "" ? "-" : sprintf("%.3f%s", sautous[e] / b, sautous[e] / b > 1.10 ? " **>10 %**" : ""),
                 stfwpaper(sK[e], spf[e])
