@@ -21,9 +21,11 @@ for f in "$out"/scale-*.csv; do
     wall=$(sed -n 's/^# simulation took \([0-9]*\) s wall-clock.*/\1/p' "$log" 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
     peak=$(sed -n 's/^# simulation peak memory \([0-9]*\) MiB.*/\1/p' "$log" 2>/dev/null | sort -n | tail -n 1)
     # auto run again after the cost parameters changed (NAME.auto.csv,
-    # without native: its time and ratio against NAME.csv's native)
+    # without native: its time and ratio against NAME.csv's native); a
+    # whole run of NAME removes it, so it is newer wherever it exists
+    # (files' times are not: a clone sets them in checkout order)
     re=$out/$name.auto.csv
-    [ -s "$re" ] && [ "$re" -nt "$f" ] || re=/dev/null
+    [ -s "$re" ] || re=/dev/null
     awk -F, -v OFS=, -v n="$name" -v w="$wall" -v m="${peak:-}" -v rf="$re" \
         'BEGIN { while ((getline l < rf) > 0) { split(l, x, ","); if (x[7] ~ /^auto/) re[x[6]] = l } }
         $1 != "op" { if ($7 ~ /^auto/ && ($6 in re)) { nat = $8; split(re[$6], x, ",")

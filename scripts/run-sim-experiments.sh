@@ -73,6 +73,8 @@ exp() {
     start=$(date +%s)
     if NHOOD_SIM_CFG=$(simcfg "$name") "$here/nhood-sim" "$@" >"$out/$name.csv.tmp" 2>"$out/$name.log"; then
         mv "$out/$name.csv.tmp" "$out/$name.csv"
+        # a whole run supersedes an earlier auto-only one
+        rm -f "$out/$name.auto.csv" "$out/$name.auto.log"
     else
         echo "   failed, see $out/$name.log" >&2
         rm -f "$out/$name.csv.tmp"
@@ -112,6 +114,7 @@ pair() {
             cat "$out/$name.forced.log"
             echo "# both simulations took $(($(date +%s) - start)) s wall-clock"
         } >>"$out/$name.log"
+        rm -f "$out/$name.auto.csv" "$out/$name.auto.log"
     else
         echo "   failed, see $out/$name.log and $out/$name.forced.log" >&2
         rm -f "$out/$name.csv"
@@ -373,13 +376,13 @@ boxhalo() {
 # (nhood-sim says so).
 scale() {
     # 3-D Moore at 8 B and 512 B, 5-D Moore at 8 B (242 neighbors: ten
-    # times the messages, so up to 2048 ranks).
+    # times the messages, so up to 4096 ranks: 15 GiB there).
     for pf in torus dragonfly; do
         for P in 1024 2048 4096 8192 16384; do
             for c in d3r1:8 d3r1:512 d5r1:8; do
                 d=${c%%r*} d=${d#d} b=${c#*:} name=scale-moore-${c%%:*}
                 [ "$b" = 8 ] || name=$name-b$b
-                [ "$d" = 5 ] && [ "$P" -gt 2048 ] && continue
+                [ "$d" = 5 ] && [ "$P" -gt 4096 ] && continue
                 algos=auto,direct,torus,torus_direct,bruck warm=
                 [ "$P" -gt 4096 ] && algos=auto,direct warm="--warmup 0"
                 # shellcheck disable=SC2086
