@@ -173,6 +173,7 @@ typedef struct nh_plan {
      * alike.  One int per rank: nnodes numbers the nodes. */
     int *node_of;
     int nnodes;
+    int node_ranks; /* the most ranks on one node (0 without node_of) */
     double create_us, create_mpi_us; /* the graph creation, and MPI's part of it */
     /* A duplicate's plan (plan/detect.c) shares the analysis of root: nb,
      * schedules, node map and store-and-forward schedules are root's. */

@@ -1,6 +1,7 @@
 /* The cost model's parameter table and its arithmetic (core/model.h). */
 #include "core/model.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "core/sched.h"
@@ -128,6 +129,17 @@ void nh_native_counts(int s, size_t m, double eager, double excess, const nh_sch
         n[NH_TERM_NODE] = 1;
         n[NH_TERM_LINK] = (double)m * (double)d->node_blocks;
     }
+}
+
+size_t nh_cost_split_limit(const nh_cost *c, int hops, int node_ranks)
+{
+    double net = c->link > c->hop_link ? c->link : c->hop_link,
+           per = 2 * c->pack + hops * (c->beta + net) + 2 * (hops - 1) * c->gamma +
+                 (hops - 1) * (double)node_ranks * c->link;
+    if (hops <= 0 || per <= 0)
+        return SIZE_MAX;
+    double n = (c->o + c->o_recv) / per;
+    return n < (double)SIZE_MAX ? (size_t)n : SIZE_MAX;
 }
 
 /* a node count from the cost file: at least 1, at most a million; 0: none */

@@ -221,6 +221,26 @@ struct nh_sched;
 void nh_native_counts(int s, size_t m, double eager, double excess, const struct nh_sched *d,
                       double n[NH_NTERMS]);
 
+/* Split routes (exec/engine.h): the largest block, in bytes, worth
+ * forwarding along a route of `hops` message phases (SIZE_MAX: any).
+ * Forwarded, a block of n bytes is packed and unpacked (pack per byte
+ * each), copied in and out at each of its hops - 1 intermediates (2 gamma
+ * per byte) and transferred in each phase, one after the other (beta per
+ * byte each); between nodes each phase also sends it through the links
+ * (the slower of link and hop_link per byte), where alone it leaves
+ * beside the phases.  And each hop beyond the first may leave a node the
+ * straight message would not: that node's link carries the block once
+ * more for each of its node_ranks ranks that forwards its own block of
+ * the entry alike, as a stencil's ranks all do (link per byte each;
+ * node_ranks = 0 on one node or without a node map).  Alone, its one
+ * message costs o to send and o_recv to receive, off the phases' path.
+ * A block is forwarded while n times those per-byte costs stays under
+ * o + o_recv: small blocks save messages, large ones keep MPI's
+ * concurrency and the nodes' links.  Both terms count even where the
+ * other side hides them (posting behind a busy link, the link behind
+ * posting), so a block is forwarded only where that pays either way. */
+size_t nh_cost_split_limit(const nh_cost *c, int hops, int node_ranks);
+
 /* The network of the cost model's distance terms in c: rings of `ring`
  * nodes (0: all the job's nodes; beyond a million nodes as good as a
  * line), or the tiers where tier1 is set, with their links. */

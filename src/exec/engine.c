@@ -325,33 +325,18 @@ static int bind_persist(nh_bind *b, int slot)
 }
 
 /* Split schedules (nh_sched_add_alt): the largest block of each template
- * entry worth forwarding.  Along the forwarding route a block of n bytes
- * is packed and unpacked (pack per byte each), copied in and out at each
- * of its hops - 1 intermediates (2 gamma per byte) and transferred in each
- * of its h message phases, which run one after the other (beta per byte
- * each); alone, its one message (o to send it, o_recv to receive it)
- * runs beside the phases, off their path.  Between nodes each of the
- * phases also sends its bytes through the links (the slower of link and
- * hop_link per byte), where alone they would leave beside the phases.
- * So it is forwarded while 2 pack + h beta + 2 (h - 1) gamma +
- * h max(link, hop_link) per byte stays under o + o_recv: small blocks
- * save messages, large ones keep MPI's concurrency (a box halo's faces
- * of 8 KiB go alone, their 26 messages spread over all of a torus
- * node's links, where three phases would load two at a time).  The cost
- * constants are the same on every rank, the sizes the same at both ends
+ * entry worth forwarding, by the cost model's rule (nh_cost_split_limit)
+ * for the entry's hops and the plan's nodes.  The cost constants and the
+ * node map are the same on every rank, the sizes the same at both ends
  * of a block. */
-static int split_limits(nh_bind *b)
+static int split_limits(nh_bind *b, const nh_plan *p)
 {
-    const nh_cost *c = &nh_cfg.cost;
-    double net = c->link > c->hop_link ? c->link : c->hop_link;
+    int node_ranks = p->nnodes > 1 ? p->node_ranks : 0;
     b->limit = malloc(((size_t)b->nb->s + 1) * sizeof(size_t));
     if (!b->limit)
         return MPI_ERR_NO_MEM;
-    for (int t = 0; t < b->nb->s; t++) {
-        int h = b->s->hops[t];
-        double per = 2 * c->pack + h * c->beta + 2 * (h - 1) * c->gamma + h * net;
-        b->limit[t] = h == 0 || per <= 0 ? SIZE_MAX : (size_t)((c->o + c->o_recv) / per);
-    }
+    for (int t = 0; t < b->nb->s; t++)
+        b->limit[t] = nh_cost_split_limit(&nh_cfg.cost, b->s->hops[t], node_ranks);
     return MPI_SUCCESS;
 }
 
@@ -380,7 +365,7 @@ static int bind_new(nh_plan *p, const nh_sched *s, const nh_call *c, const nh_bi
     } else if (s->ntemp > 0 && (rc = nh_temps_layout(b))) {
         goto fail;
     }
-    if (s->hops && (rc = split_limits(b)))
+    if (s->hops && (rc = split_limits(b, p)))
         goto fail;
     if ((rc = plan_msgs(b)) || (rc = nh_moves_build(b)) ||
         (persistent && (rc = bind_persist(b, slot))))

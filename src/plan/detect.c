@@ -145,6 +145,7 @@ static int plan_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out
     p->stfw = st; /* the re-check's state so far: the same on every rank at the copy */
     p->node_of = root->node_of;
     p->nnodes = root->nnodes;
+    p->node_ranks = root->node_ranks;
     p->create_us = from->create_us;
     p->create_mpi_us = from->create_mpi_us;
     *(nh_plan **)out = p;
@@ -211,6 +212,11 @@ static int node_map(nh_plan *p, MPI_Comm graph, int size)
     if (!(rc = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, graph)) && ok &&
         !(rc = PMPI_Allgather(&node, 1, MPI_INT, map, 1, MPI_INT, graph))) {
         p->nnodes = nh_node_number(map, size, map + size);
+        int *count = map + size; /* the numbering's room, free again */
+        memset(count, 0, (size_t)p->nnodes * sizeof(int));
+        for (int r = 0; r < size; r++)
+            if (++count[map[r]] > p->node_ranks)
+                p->node_ranks = count[map[r]];
         int *fit = realloc(map, ((size_t)size + 1) * sizeof(int));
         p->node_of = fit ? fit : map;
         return MPI_SUCCESS;

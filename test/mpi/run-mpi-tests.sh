@@ -290,7 +290,11 @@ esac
 # blocking, nonblocking and persistent): split schedules whose blocks all
 # forward (NHOOD_COST_O=1000), all go straight (0; NHOOD_COST_O_RECV=0
 # too: a block goes straight where its message, o + o_recv, costs less
-# than its forwarding), or both (0.0012), on
+# than its forwarding), or both: by size and hops (0.0012), and on nodes
+# of 2 ranks whose links cost 0.0075 us a byte, by the node's load too
+# (core/model.h: nh_cost_split_limit; 128-byte faces and 24-byte edges
+# straight, 72-byte faces and corners forwarded, where on one node the
+# edges would be forwarded), on
 # meshes, channels and tori; at 27 ranks (Open MPI) the report shows the
 # inferred mesh and a combining schedule for the v and w calls where each
 # rank has a core (NHOOD_COST_CORE=0), and MPI's own exchange at 27 ranks
@@ -299,7 +303,8 @@ case "$launcher" in openmpi) bnps="8 12 16" ;; *) bnps="1 3 4" ;; esac
 for np in $bnps; do
     for shape in "3 mesh" "3 channel" "2 mesh"; do
         for bvars in "NHOOD_ALGO=auto" "NHOOD_PROGRESS=poll NHOOD_ALGO=torus NHOOD_COST_O=0.0012 NHOOD_COST_O_RECV=0" \
-            "NHOOD_ALGO=torus_direct NHOOD_COST_O=0 NHOOD_COST_O_RECV=0" "NHOOD_PROGRESS=poll NHOOD_ALGO=torus NHOOD_COST_O=1000"; do
+            "NHOOD_ALGO=torus_direct NHOOD_COST_O=0 NHOOD_COST_O_RECV=0" "NHOOD_PROGRESS=poll NHOOD_ALGO=torus NHOOD_COST_O=1000" \
+            "NHOOD_PROGRESS=poll NHOOD_ALGO=torus NHOOD_NODE_SIZE=2 NHOOD_COST_O=0.3 NHOOD_COST_O_RECV=0.3 NHOOD_COST_LINK=0.0075 NHOOD_COST_HOP_LINK=0.0075"; do
             d=${shape% *} kind=${shape#* }
             # inferred with its walls (Open MPI at 12 and 16 ranks: dimension
             # 0 has 3 or 4 ranks; a dimension of 2 ranks, whose one neighbor

@@ -4,6 +4,7 @@
  * rows'; the parameter vector, a phase's price (each branch of its max, and
  * the branch's terms pricing it exactly) and the oversubscription excess. */
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -218,6 +219,33 @@ int main(void)
               "an eager limit of one block: one message per block, none packed");
         nh_sched_free(sc);
     }
+    /* split routes: a box halo's blocks (n = 32 doubles: 8 KiB faces,
+     * 256-byte edges over 2 phases, 8-byte corners over 3) under the
+     * simulated dragonfly's fit, 24 ranks per node, and the torus's, 16 */
+    nh_cost df = d, tr = d;
+    df.o = 0.3, df.o_recv = 0.301052, df.beta = df.link = df.hop_link = 0.000190476;
+    df.pack = df.gamma = 0;
+    tr.o = 0.5, tr.o_recv = 0.501819, tr.beta = 2.5e-5, tr.link = 0.000106383;
+    tr.hop_link = 0.000212766, tr.pack = tr.gamma = 0;
+    CHECK(nh_cost_split_limit(&df, 0, 24) == SIZE_MAX, "the rank itself: no limit");
+    CHECK(nh_cost_split_limit(&df, 1, 24) == 1577 && nh_cost_split_limit(&df, 1, 0) == 1577,
+          "one phase: the node's ranks change nothing (%zu)", nh_cost_split_limit(&df, 1, 24));
+    CHECK(nh_cost_split_limit(&df, 2, 0) == 788,
+          "two phases on one node: a 256-byte edge forwarded (limit %zu)",
+          nh_cost_split_limit(&df, 2, 0));
+    CHECK(nh_cost_split_limit(&df, 2, 24) == 112,
+          "two phases, 24 ranks a node's link: the 256-byte edge alone, a 32-byte one "
+          "forwarded (limit %zu)",
+          nh_cost_split_limit(&df, 2, 24));
+    CHECK(nh_cost_split_limit(&df, 3, 24) == 58, "three phases: an 8-byte corner forwarded (%zu)",
+          nh_cost_split_limit(&df, 3, 24));
+    CHECK(nh_cost_split_limit(&tr, 2, 16) == 460,
+          "the torus's faster links: the 256-byte edge forwarded (limit %zu)",
+          nh_cost_split_limit(&tr, 2, 16));
+    nh_cost free_bytes = d;
+    free_bytes.beta = free_bytes.link = free_bytes.hop_link = free_bytes.pack = 0;
+    free_bytes.gamma = 0;
+    CHECK(nh_cost_split_limit(&free_bytes, 3, 24) == SIZE_MAX, "bytes that cost nothing: no limit");
     CHECK(nh_cost_excess(27, 2) == 12.5 && nh_cost_excess(8, 2) == 3, "excess 27/2, 8/2");
     CHECK(nh_cost_excess(2, 2) == 0 && nh_cost_excess(1, 16) == 0, "no excess at one per CPU");
     CHECK(nh_cost_excess(0, 0) == 0 && nh_cost_excess(4, 0) == 0, "no excess where unknown");
