@@ -9,7 +9,8 @@
 #    auto's node terms, in-place alltoallv against MPICH's order, the SpMV
 #    halo exchange of a generated matrix, forced store-and-forward
 #    (schedules built on rank 0);
-#  - scripts/plot-scale.sh's choice of auto's rows.
+#  - scripts/plot-scale.sh's choice of auto's rows, box-node-bytes.py's
+#    counts.
 # Prints "N passed, N failed".
 : "${NHOOD_SMPI_DIR:=build-smpi}"
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -265,6 +266,19 @@ if sh "$top/scripts/plot-scale.sh" "$d" >"$log.out" 2>"$log.err" &&
     ok "$name"
 else cat "$d/scale.csv" >>"$log.err"; bad "$name"; fi
 rm -rf "$d"
+
+# scripts/box-node-bytes.py (docs/simulation.md's box halo): on a 2x2x2
+# grid of nodes of 2 ranks (the last dimension within a node), 1-double
+# blocks, every rank sends 6 of its 7 blocks off its node (96 B a node);
+# a corner forwarded dimension by dimension leaves two nodes (+16 B a
+# node), an edge across the first two dimensions too (+16 more).
+name="box-node-bytes.py: a forwarded block's extra crossings, by route"
+if python3 "$top/scripts/box-node-bytes.py" --ppn 2 --n 1 2 2 2 >"$log.out" 2>"$log.err" &&
+    grep -qx 'straight,96,96,1.0000' "$log.out" && grep -qx 'corners,112,112,1.1667' "$log.out" &&
+    grep -qx 'edges+corners,128,128,1.3333' "$log.out" &&
+    ! python3 "$top/scripts/box-node-bytes.py" --ppn 0 2 2 2 >/dev/null 2>&1; then
+    ok "$name"
+else cat "$log.out" >>"$log.err"; bad "$name"; fi
 
 name="nhood-sim --place box refuses a job of part of a node"
 if ! "$sim" --platform torus --procs 24 --op alltoall --place box >"$log.out" 2>"$log.err" &&
