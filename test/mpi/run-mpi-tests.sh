@@ -292,7 +292,7 @@ esac
 # too: a block goes straight where its message, o + o_recv, costs less
 # than its forwarding), or both: by size and hops (0.0012), and on nodes
 # of 2 ranks whose links cost 0.0075 us a byte, by the node's load too
-# (core/model.h: nh_cost_split_limit; 128-byte faces and 24-byte edges
+# (core/model.h: nh_cost_split_limit; 128-byte faces and all edges (24, 32 B)
 # straight, 72-byte faces and corners forwarded, where on one node the
 # edges would be forwarded), on
 # meshes, channels and tori; at 27 ranks (Open MPI) the report shows the
