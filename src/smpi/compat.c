@@ -6,13 +6,14 @@
  * PMPI_* definitions below take the place of SMPI's for everything in the
  * program: nhood's own calls and the program's.
  *
- *  - A distributed-graph communicator is an MPI_Comm_dup of the old
- *    communicator (ranks kept: reordering is allowed, not required) with
- *    the adjacency stored in an attribute; the neighbor queries read it.
+ *  - A distributed-graph communicator is a new context on the old
+ *    communicator's group (ranks kept: reordering is allowed, not
+ *    required) with the adjacency stored in an attribute; the neighbor
+ *    queries read it.
  *  - The neighborhood collectives are MPICH's linear algorithm
  *    (MPIR_Ineighbor_*_sched_linear): one message per destination and one
  *    per source in list order, one tag, one MPI_Waitall, in a private
- *    context (a duplicate of the old communicator, shared by its graphs,
+ *    context (one on the old communicator's group, shared by its graphs,
  *    each graph with its own tag).  This is the "native" baseline of the simulated benchmarks.
  *    MPICH posts the sends first; with eager-sized messages that costs
  *    nothing on a real network (early data waits in the unexpected queue),
@@ -34,8 +35,33 @@
 
 #include "nhood.h"
 #include "smpi/compat.h"
+#include "util/resource.h"
 
 #define NH_WEAK __attribute__((weak))
+
+/* A new context on comm's ranks that shares comm's group: MPI_Comm_create
+ * with that group.  SMPI copies the group at every MPI_Comm_dup and
+ * MPI_Comm_split (12 bytes per rank of it, in every rank: O(ranks^2) in
+ * all, 3 GiB per copy at 16,384 ranks); a communicator made from a group
+ * holds a reference to it instead.  The error handler goes along, as with
+ * a duplicate; attributes do not (graph creation copies none). */
+static int share_group(MPI_Comm comm, MPI_Comm *out)
+{
+    MPI_Group grp = MPI_GROUP_NULL;
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    int rc;
+    *out = MPI_COMM_NULL;
+    if (!(rc = PMPI_Comm_group(comm, &grp)) && !(rc = PMPI_Comm_create(comm, grp, out)) &&
+        !(rc = PMPI_Comm_get_errhandler(comm, &eh)))
+        rc = PMPI_Comm_set_errhandler(*out, eh);
+    if (eh != MPI_ERRHANDLER_NULL)
+        PMPI_Errhandler_free(&eh);
+    if (grp != MPI_GROUP_NULL)
+        PMPI_Group_free(&grp);
+    if (rc && *out != MPI_COMM_NULL)
+        PMPI_Comm_free(out);
+    return rc;
+}
 
 typedef struct graph {
     int refs;
@@ -46,10 +72,9 @@ typedef struct graph {
 } graph;
 
 /* The linear collectives of every graph made from one communicator share
- * one private duplicate of it, each graph with a tag of its own: SMPI
- * copies the group at each duplicate (12 bytes per rank), so a duplicate
- * per graph cost 3 GiB at 16,384 ranks.  A duplicate of a graph
- * communicator shares its graph, tag included, as before. */
+ * one private context on it (share_group), each graph with a tag of its
+ * own.  A duplicate of a graph communicator shares its graph, tag
+ * included. */
 typedef struct pctx {
     int refs, next_tag;
     MPI_Comm comm;
@@ -91,7 +116,7 @@ static int pctx_get(MPI_Comm comm, pctx **out)
     } else {
         if (!(c = calloc(1, sizeof(*c))))
             return MPI_ERR_NO_MEM;
-        if ((rc = PMPI_Comm_dup(comm, &c->comm))) {
+        if ((rc = share_group(comm, &c->comm))) {
             free(c);
             return rc;
         }
@@ -149,6 +174,28 @@ static graph *graph_of(MPI_Comm comm)
     return v;
 }
 
+static int cart_marked(MPI_Comm comm);
+
+/* nhood's private duplicates in this build (util/resource.c): comm's
+ * group shared (share_group), and what nhood reads of a duplicate kept:
+ * the graph this file attaches.  A Cartesian communicator keeps SMPI's
+ * own topology only through a real duplicate. */
+int nh_smpi_comm_dup(MPI_Comm comm, MPI_Comm *out)
+{
+    graph *g = graph_of(comm);
+    int rc;
+    if (cart_marked(comm))
+        return PMPI_Comm_dup(comm, out);
+    if ((rc = share_group(comm, out)) || !g)
+        return rc;
+    g->refs++;
+    if ((rc = PMPI_Comm_set_attr(*out, graph_keyval, g))) {
+        graph_unref(g);
+        PMPI_Comm_free(out);
+    }
+    return rc;
+}
+
 static int *dup_ints(const int *v, int n, int fill)
 {
     int *out = malloc(sizeof(int) * ((size_t)n + 1));
@@ -193,7 +240,7 @@ static int graph_attach(MPI_Comm comm_old, int indeg, int *srcs, int *sw, int ou
     if ((rc = pctx_get(comm_old, &g->px)))
         goto fail;
     g->tag = g->px->next_tag++ & 0xfffff; /* every rank makes comm_old's graphs in one order */
-    if ((rc = PMPI_Comm_dup(comm_old, out)))
+    if ((rc = share_group(comm_old, out)))
         goto fail;
     if ((rc = PMPI_Comm_set_attr(*out, graph_keyval, g))) {
         PMPI_Comm_free(out);
@@ -359,93 +406,18 @@ static int mark_cart(MPI_Comm comm)
     return PMPI_Comm_set_attr(comm, cart_keyval, NULL);
 }
 
-int PMPI_Topo_test(MPI_Comm comm, int *status)
+static int cart_marked(MPI_Comm comm)
 {
     void *v;
     int flag = 0;
-    *status = MPI_UNDEFINED;
-    if (graph_of(comm))
-        *status = MPI_DIST_GRAPH;
-    else if (cart_keyval != MPI_KEYVAL_INVALID && comm != MPI_COMM_NULL &&
-             PMPI_Comm_get_attr(comm, cart_keyval, &v, &flag) == MPI_SUCCESS && flag)
-        *status = MPI_CART;
+    return cart_keyval != MPI_KEYVAL_INVALID && comm != MPI_COMM_NULL &&
+           PMPI_Comm_get_attr(comm, cart_keyval, &v, &flag) == MPI_SUCCESS && flag;
+}
+
+int PMPI_Topo_test(MPI_Comm comm, int *status)
+{
+    *status = graph_of(comm) ? MPI_DIST_GRAPH : cart_marked(comm) ? MPI_CART : MPI_UNDEFINED;
     return MPI_SUCCESS;
-}
-
-/* SMPI 3.32 lacks matched probes, which nhood's store-and-forward uses to
- * receive messages of unknown length.  Here a matched probe is a probe
- * that remembers the message's source and tag, and the matched receive
- * receives from that source with that tag: MPI's non-overtaking order
- * makes it the probed message as long as no other receive for that source
- * and tag comes in between, which holds on nhood's private communicators
- * (single-threaded, one operation at a time per tag). */
-typedef struct matched {
-    int source, tag;
-    MPI_Comm comm;
-} matched;
-
-/* The matched message of a successful probe (status st). */
-static int remember(const MPI_Status *st, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
-{
-    matched *m = malloc(sizeof(*m));
-    if (!m)
-        return MPI_ERR_NO_MEM;
-    m->source = st->MPI_SOURCE;
-    m->tag = st->MPI_TAG;
-    m->comm = comm;
-    *message = m;
-    if (status != MPI_STATUS_IGNORE)
-        *status = *st;
-    return MPI_SUCCESS;
-}
-
-int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
-{
-    MPI_Status st;
-    int rc = PMPI_Probe(source, tag, comm, &st);
-    return rc ? rc : remember(&st, comm, message, status);
-}
-
-int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
-                 MPI_Status *status)
-{
-    MPI_Status st;
-    int rc = PMPI_Iprobe(source, tag, comm, flag, &st);
-    return rc || !*flag ? rc : remember(&st, comm, message, status);
-}
-
-int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-               MPI_Status *status)
-{
-    matched *m = *message;
-    if (!m)
-        return MPI_ERR_REQUEST;
-    int rc = PMPI_Recv(buf, count, datatype, m->source, m->tag, m->comm, status);
-    free(m);
-    *message = NULL;
-    return rc;
-}
-
-/* SMPI 3.32 crashes when MPI_Comm_call_errhandler meets a predefined
- * handler (it calls the handler's null function pointer); nhood calls it
- * for every failed collective.  Predefined handlers are applied here, user
- * handlers go to SMPI. */
-int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
-{
-    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
-    int rc = PMPI_Comm_get_errhandler(comm, &eh);
-    if (rc)
-        return rc;
-    if (eh == MPI_ERRORS_RETURN)
-        return MPI_SUCCESS;
-    if (eh == MPI_ERRHANDLER_NULL || eh == MPI_ERRORS_ARE_FATAL)
-        return PMPI_Abort(comm, errorcode);
-    int (*smpi_call)(MPI_Comm, int) =
-        (int (*)(MPI_Comm, int))dlsym(RTLD_DEFAULT, "PMPI_Comm_call_errhandler");
-    rc = smpi_call && smpi_call != PMPI_Comm_call_errhandler ? smpi_call(comm, errorcode)
-                                                             : PMPI_Abort(comm, errorcode);
-    PMPI_Errhandler_free(&eh);
-    return rc;
 }
 
 /* ---- MPICH's linear neighborhood collectives ---- */

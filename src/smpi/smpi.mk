@@ -23,7 +23,7 @@ NHOOD_SRC = src/core/grid.c src/core/model.c src/core/parse.c src/core/kvfile.c 
 	src/select/select.c src/select/stfw_choice.c src/select/autotune.c src/select/tunefile.c \
 	src/api/neighbor.c src/api/call.c src/api/lifecycle.c src/api/report.c src/api/query.c src/api/info.c \
 	src/iso/iso.c src/iso/cart.c src/iso/iso_coll.c src/iso/iso_reduce.c src/intercept/intercept.c
-COMPAT_SRC = src/smpi/compat.c src/smpi/compat_nb.c
+COMPAT_SRC = src/smpi/compat.c src/smpi/compat_nb.c src/smpi/compat_p2p.c
 # The SpMV test matrices (no MPI), for nhood-simbench --op spmv.
 MAT_SRC = src/tools/matgen.c src/tools/matread.c src/tools/partition.c src/tools/triplets.c
 NHOOD_OBJ = $(NHOOD_SRC:%.c=$(OUT)/%.o)

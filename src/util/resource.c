@@ -28,7 +28,11 @@ MPI_Comm nh_world_priv = MPI_COMM_NULL;
 int nh_comm_dup(MPI_Comm comm, MPI_Comm *out)
 {
     nh_in_dup = 1;
+#ifdef NHOOD_SMPI
+    int rc = nh_smpi_comm_dup(comm, out);
+#else
     int rc = PMPI_Comm_dup(comm, out);
+#endif
     nh_in_dup = 0;
     if (rc == MPI_SUCCESS)
         nh_res_add(NH_RES_COMM, 1);

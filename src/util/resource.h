@@ -15,6 +15,11 @@ void nh_res_add(nh_res kind, long delta);
 long nh_res_live(nh_res kind);
 
 int nh_comm_dup(MPI_Comm comm, MPI_Comm *out);
+#ifdef NHOOD_SMPI
+/* The SMPI build's private duplicate (src/smpi/compat.c): one that shares
+ * comm's group, where SMPI's MPI_Comm_dup copies it per rank. */
+int nh_smpi_comm_dup(MPI_Comm comm, MPI_Comm *out);
+#endif
 /* Set while nh_comm_dup runs: attribute copy callbacks (plan/detect.c)
  * leave nhood's own duplicates plain. */
 extern __thread int nh_in_dup;
