@@ -44,8 +44,11 @@
  * MPI_Comm_split (12 bytes per rank of it, in every rank: O(ranks^2) in
  * all, 3 GiB per copy at 16,384 ranks); a communicator made from a group
  * holds a reference to it instead.  The error handler goes along, as with
- * a duplicate; attributes do not (graph creation copies none). */
-static int share_group(MPI_Comm comm, MPI_Comm *out)
+ * a duplicate; attributes do not (graph creation copies none).  Also
+ * nhood's private duplicates in this build (util/resource.c), on which
+ * nhood only sends, receives and runs collectives: it reads topologies
+ * from the program's communicators. */
+int nh_smpi_comm_dup(MPI_Comm comm, MPI_Comm *out)
 {
     MPI_Group grp = MPI_GROUP_NULL;
     MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
@@ -72,8 +75,8 @@ typedef struct graph {
 } graph;
 
 /* The linear collectives of every graph made from one communicator share
- * one private context on it (share_group), each graph with a tag of its
- * own.  A duplicate of a graph communicator shares its graph, tag
+ * one private context on it (nh_smpi_comm_dup), each graph with a tag of
+ * its own.  A duplicate of a graph communicator shares its graph, tag
  * included. */
 typedef struct pctx {
     int refs, next_tag;
@@ -116,7 +119,7 @@ static int pctx_get(MPI_Comm comm, pctx **out)
     } else {
         if (!(c = calloc(1, sizeof(*c))))
             return MPI_ERR_NO_MEM;
-        if ((rc = share_group(comm, &c->comm))) {
+        if ((rc = nh_smpi_comm_dup(comm, &c->comm))) {
             free(c);
             return rc;
         }
@@ -174,28 +177,6 @@ static graph *graph_of(MPI_Comm comm)
     return v;
 }
 
-static int cart_marked(MPI_Comm comm);
-
-/* nhood's private duplicates in this build (util/resource.c): comm's
- * group shared (share_group), and what nhood reads of a duplicate kept:
- * the graph this file attaches.  A Cartesian communicator keeps SMPI's
- * own topology only through a real duplicate. */
-int nh_smpi_comm_dup(MPI_Comm comm, MPI_Comm *out)
-{
-    graph *g = graph_of(comm);
-    int rc;
-    if (cart_marked(comm))
-        return PMPI_Comm_dup(comm, out);
-    if ((rc = share_group(comm, out)) || !g)
-        return rc;
-    g->refs++;
-    if ((rc = PMPI_Comm_set_attr(*out, graph_keyval, g))) {
-        graph_unref(g);
-        PMPI_Comm_free(out);
-    }
-    return rc;
-}
-
 static int *dup_ints(const int *v, int n, int fill)
 {
     int *out = malloc(sizeof(int) * ((size_t)n + 1));
@@ -240,7 +221,7 @@ static int graph_attach(MPI_Comm comm_old, int indeg, int *srcs, int *sw, int ou
     if ((rc = pctx_get(comm_old, &g->px)))
         goto fail;
     g->tag = g->px->next_tag++ & 0xfffff; /* every rank makes comm_old's graphs in one order */
-    if ((rc = share_group(comm_old, out)))
+    if ((rc = nh_smpi_comm_dup(comm_old, out)))
         goto fail;
     if ((rc = PMPI_Comm_set_attr(*out, graph_keyval, g))) {
         PMPI_Comm_free(out);
@@ -406,17 +387,16 @@ static int mark_cart(MPI_Comm comm)
     return PMPI_Comm_set_attr(comm, cart_keyval, NULL);
 }
 
-static int cart_marked(MPI_Comm comm)
+int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
     void *v;
     int flag = 0;
-    return cart_keyval != MPI_KEYVAL_INVALID && comm != MPI_COMM_NULL &&
-           PMPI_Comm_get_attr(comm, cart_keyval, &v, &flag) == MPI_SUCCESS && flag;
-}
-
-int PMPI_Topo_test(MPI_Comm comm, int *status)
-{
-    *status = graph_of(comm) ? MPI_DIST_GRAPH : cart_marked(comm) ? MPI_CART : MPI_UNDEFINED;
+    *status = MPI_UNDEFINED;
+    if (graph_of(comm))
+        *status = MPI_DIST_GRAPH;
+    else if (cart_keyval != MPI_KEYVAL_INVALID && comm != MPI_COMM_NULL &&
+             PMPI_Comm_get_attr(comm, cart_keyval, &v, &flag) == MPI_SUCCESS && flag)
+        *status = MPI_CART;
     return MPI_SUCCESS;
 }
 
