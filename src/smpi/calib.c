@@ -50,6 +50,7 @@ static double exchange(int k, int m, int stride, int reps)
     char *sbuf = calloc((size_t)k * m + 1, 1), *rbuf = calloc((size_t)k * m + 1, 1);
     MPI_Request *req = malloc(sizeof(MPI_Request) * 2 * (size_t)k);
     double best = 1e30;
+    static double hold = 1e-4; /* sync_stop's, for every exchange of the run */
     for (int r = 0; r < reps; r++) {
         double t0 = sync_start(MPI_COMM_WORLD);
         for (int i = 0; i < k; i++) {
@@ -63,9 +64,10 @@ static double exchange(int k, int m, int stride, int reps)
             MPI_Isend(sbuf + (size_t)i * m, m, MPI_BYTE, dst, i, MPI_COMM_WORLD, &req[k + i]);
         }
         MPI_Waitall(2 * k, req, MPI_STATUSES_IGNORE);
-        double t = (MPI_Wtime() - t0) * 1e6, tmax;
-        MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        if (tmax < best)
+        double tmax = sync_stop(t0, &hold);
+        if (tmax < 0)
+            r--; /* disturbed: again */
+        else if (tmax < best)
             best = tmax;
     }
     free(sbuf);

@@ -24,7 +24,8 @@
  * Method: all ranks start a measured call at the same simulated instant
  * (sync_start), the time of a call is the maximum over ranks of its
  * completion, the median over the repetitions after Tukey's fences is
- * reported.  nhood-bench on a real machine starts calls after a barrier,
+ * reported.  No rank sends anything after a call until the slowest rank's
+ * call is over (sync_stop), so the call is measured alone.  nhood-bench on a real machine starts calls after a barrier,
  * whose exit skew (several microseconds at hundreds of ranks) would enter
  * every measurement; the simulated clock is global, so here the start can
  * be exact.  With computation simulation off the simulator is
@@ -50,17 +51,20 @@
 #include "plan/stfw_setup.h"
 #include "select/select.h"
 #include "smpi/simbench.h"
+#include "smpi/sync.h"
 
 const char *const op_names[] = {"alltoall",  "allgather",         "alltoallv",
                                 "alltoallw", "inplace_alltoallv", "spmv"};
 
 int sb_rank, sb_p, sb_grank;
 
-double max_time(double t)
+/* sync_stop's hold, shared by every measurement of the run: it grows to
+ * twice the longest call seen, so at most one call per new maximum repeats. */
+static double sb_hold = 1e-4;
+
+double call_time(double t0)
 {
-    double m;
-    MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return m;
+    return sync_stop(t0, &sb_hold);
 }
 
 int differs_anywhere(const void *got, const void *ref, size_t n)

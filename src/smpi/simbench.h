@@ -36,8 +36,11 @@ typedef struct result {
     long rounds, msgs, volume;
 } result;
 
-/* Maximum over ranks of t.  Collective. */
-double max_time(double t);
+/* The time of a call measured from t0 = sync_start(): the maximum over
+ * ranks, in us, each rank first holding quiet past the slowest's end
+ * (sync_stop); -1: the call may have been disturbed, repeat it.
+ * Collective. */
+double call_time(double t0);
 /* Does got differ from ref (n bytes) on any rank?  Collective. */
 int differs_anywhere(const void *got, const void *ref, size_t n);
 /* Maximum over ranks of v.  Collective. */

@@ -36,4 +36,29 @@ static inline double sync_start(MPI_Comm comm)
     return target;
 }
 
+/* The end of a call measured from t0 (sync_start): every rank holds, not
+ * communicating, until t0 + *hold seconds, so the slowest rank's call never
+ * shares the network with a faster rank's next traffic (the reduction here,
+ * the next start's barrier); then the maximum over ranks of the call's time,
+ * in us.  Without the hold, ranks done early sent that traffic while others
+ * still exchanged: on the dragonfly platform it crossed the one router pair
+ * joining two groups and made an 8 B message of a slower rank take 18 us,
+ * not 1.4 (docs/simulation.md).  A call longer than the hold may have been
+ * disturbed: then *hold grows past it and this returns -1, and the caller
+ * repeats the call (the reduction is collective, so every rank does). */
+static inline double sync_stop(double t0, double *hold)
+{
+    double t = MPI_Wtime() - t0, tmax, wait = t0 + *hold - MPI_Wtime();
+    if (wait > 0) {
+        struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
+        nanosleep(&ts, NULL);
+    }
+    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (tmax >= *hold) {
+        *hold = 2 * tmax;
+        return -1;
+    }
+    return tmax * 1e6;
+}
+
 #endif

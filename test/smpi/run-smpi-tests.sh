@@ -3,6 +3,7 @@
 #  - test_neighbor (the MPI test of make check) at 8 ranks with every
 #    NHOOD_ALGO and at 27 ranks (3x3x3 torus: multi-hop schedules) with the
 #    torus algorithms, on the flat platform;
+#  - the harness's synchronized start and quiet end (test_sync);
 #  - the platforms give the latencies their files document (ping-pong);
 #  - nhood-sim end to end: results checked against native inside the run,
 #    native = direct on distinct neighbors, message combining wins at 8 B,
@@ -55,6 +56,14 @@ for algo in torus torus_direct bruck; do
     if smpi 27 NHOOD_ALGO=$algo NHOOD_FALLBACK=silent -- test_neighbor &&
         grep -q ' 0 failed' "$log.out"; then ok "$name"; else cat "$log.out" >>"$log.err"; bad "$name"; fi
 done
+
+# The harness's measurement window (src/smpi/sync.h): one start instant,
+# no rank sending again before the slowest rank's call is over.
+name="smpi test_sync np=8: synchronized start, quiet hold to the slowest rank's end"
+if smpi 8 -- test_sync && grep -q ' 0 failed' "$log.out"; then ok "$name"; else
+    cat "$log.out" >>"$log.err"
+    bad "$name"
+fi
 
 # 2. Platform sanity: the one-way latencies the platform files document.
 check_pingpong() { # PLATFORM PPN BETWEEN WITHIN (us, 8 B)
