@@ -157,6 +157,7 @@ void nh_cost_net(const nh_cost *c, nh_net *net)
         net->tier[k] = k == 0 || net->tier[k - 1] ? net_size(tier[k]) : 0;
         net->links[k] = net_size(links[k]);
     }
+    net->gateway = c->tier3_gateway >= 1;
 }
 
 double nh_cost_excess(int ranks, int cpus)

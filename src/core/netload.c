@@ -116,9 +116,13 @@ static int loads_add(link_loads *l, int a, int b, long blocks)
  * destination's slot of its own chassis, then to that slot's router in
  * the destination's chassis); the links of a third tier between two of
  * its units form one bundle.  Tier k's link carries net->links[k] links'
- * worth (0: one). */
+ * worth (0: one).  With net->gateway a block between top units first
+ * goes to its unit's router for the other unit (tier_gate), and leaves the
+ * bundle at the other unit's router for its own (SimGrid's dragonfly puts
+ * all links between two groups on one router pair). */
 typedef struct {
     int levels, routers;   /* tiers set; routers with a row (whole top units) */
+    int gateway;           /* nh_net's: top units joined by one router pair */
     int per[NH_NET_TIERS]; /* routers per unit of digit k's tier (per[0] = 1) */
     int n[NH_NET_TIERS];   /* values digit k takes */
     double width[NH_NET_TIERS];
@@ -141,6 +145,7 @@ static int tier_init(tier_loads *t, const nh_net *net, int nnodes)
         t->levels++;
     int R = (nnodes + net->tier[0] - 1) / net->tier[0];
     t->per[0] = 1;
+    t->gateway = net->gateway;
     for (int k = 1; k < t->levels; k++) {
         t->per[k] = net->tier[k] / net->tier[0];
         if (net->tier[k] % net->tier[k - 1] || t->per[k] <= t->per[k - 1]) {
@@ -170,22 +175,45 @@ static int tier_init(tier_loads *t, const nh_net *net, int nnodes)
     return 0;
 }
 
+/* The router of top unit u that holds its links to top unit v under a
+ * gateway: first-tier place v (modulo the places), place 0 above. */
+static int tier_gate(const tier_loads *t, int u, int v)
+{
+    return u * t->per[t->levels - 1] + v % t->n[0];
+}
+
+/* Digits [k0, k1) of router *cur set to b's, from the first up, a link
+ * each: adds blocks to those links; returns whether link idx of digit set
+ * is one of them. */
+static int tier_digits(tier_loads *t, int *cur, int b, int k0, int k1, long blocks, int set,
+                       size_t idx)
+{
+    int on = 0;
+    for (int k = k0; k < k1; k++) {
+        int from = tier_digit(t, k, *cur), to = tier_digit(t, k, b);
+        if (from == to)
+            continue;
+        size_t row = (size_t)(k == NH_TIER_BUNDLED ? *cur / t->per[k] : *cur),
+               at = row * (size_t)t->n[k] + (size_t)to;
+        t->load[k][at] += blocks;
+        on |= k == set && at == idx;
+        *cur += (to - from) * t->per[k];
+    }
+    return on;
+}
+
 /* The way from router a to router b: adds blocks to each link on it;
  * returns whether link idx of digit set is one of them. */
 static int tier_walk(tier_loads *t, int a, int b, long blocks, int set, size_t idx)
 {
-    int cur = a, on = 0;
-    for (int k = 0; k < t->levels; k++) {
-        int from = tier_digit(t, k, cur), to = tier_digit(t, k, b);
-        if (from == to)
-            continue;
-        size_t row = (size_t)(k == NH_TIER_BUNDLED ? cur / t->per[k] : cur),
-               at = row * (size_t)t->n[k] + (size_t)to;
-        t->load[k][at] += blocks;
-        on |= k == set && at == idx;
-        cur += (to - from) * t->per[k];
+    int cur = a, top = t->levels - 1, on = 0;
+    if (t->gateway && top > 0 && tier_digit(t, top, a) != tier_digit(t, top, b)) {
+        int su = tier_digit(t, top, a), du = tier_digit(t, top, b);
+        on |= tier_digits(t, &cur, tier_gate(t, su, du), 0, top, blocks, set, idx);
+        on |= tier_digits(t, &cur, b, top, top + 1, blocks, set, idx); /* the bundle */
+        cur = tier_gate(t, du, su);
     }
-    return on;
+    return on | tier_digits(t, &cur, b, 0, t->levels, blocks, set, idx);
 }
 
 /* loads_scan's work on a hierarchy: after message msg, links loaded for
@@ -325,10 +353,30 @@ int nh_node_hops(int a, int b, int ring, int *up)
     return (*up ? along : ring - along) + rows;
 }
 
+/* Routers changed on the way from router x to router y within a top unit
+ * (tiers [0, top) of net, in first-tier units): one per digit that differs. */
+static int gate_hops(const nh_net *net, int top, int x, int y)
+{
+    int h = 0;
+    for (int k = 0; k < top; k++) {
+        int span = net->tier[k + 1] / net->tier[0], per = net->tier[k] / net->tier[0];
+        h += x % span / per != y % span / per;
+    }
+    return h;
+}
+
 int nh_tier_hops(const nh_net *net, int a, int b)
 {
-    int h = 1;
-    for (int k = 0; k < NH_NET_TIERS && net->tier[k] > 0; k++)
+    int h = 1, top = 0;
+    while (top + 1 < NH_NET_TIERS && net->tier[top + 1] > 0)
+        top++;
+    if (net->gateway && top > 0 && a / net->tier[top] != b / net->tier[top]) {
+        int T = net->tier[0], per = net->tier[top] / T, places = net->tier[1] / T;
+        int su = a / net->tier[top], du = b / net->tier[top];
+        return 2 + gate_hops(net, top, a / T, su * per + du % places) +
+               gate_hops(net, top, du * per + su % places, b / T);
+    }
+    for (int k = 0; k <= top && net->tier[k] > 0; k++)
         h += a / net->tier[k] != b / net->tier[k];
     return h;
 }

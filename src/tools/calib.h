@@ -84,6 +84,7 @@ typedef struct cal_result {
     double measured[CAL_NPARAM], fitted[CAL_NPARAM], eager, ring;
     double tier[NH_NET_TIERS]; /* nodes per unit of each tier (0: rings, or none) */
     double tier_links[NH_NET_TIERS]; /* links a tier's link stands for (--tiers; 0: one) */
+    int gateway; /* --gateway: the top tier's links on one router pair (tier3_gateway) */
     double spread[CAL_NPARAM]; /* (max - min) / median over the repetitions; < 0: one */
     double step;               /* the fit's resolution of ratios (0: 0.005) */
     cal_set train, valid;
@@ -105,6 +106,7 @@ int cal_rows_read(const char *path, cal_result *r);
 extern int rank, nprocs, quick;    /* in MPI_COMM_WORLD; --quick */
 extern int tiers[NH_NET_TIERS];    /* --tiers (0: not given) */
 extern int tier_links[NH_NET_TIERS]; /* --tiers' links per tier (1 unless given) */
+extern int tier_gateway;             /* --gateway */
 extern double rse_target, t_start; /* the relative standard error sought; MPI_Wtime at start */
 extern int max_reps;               /* repetitions at most */
 extern const int sim_reps;         /* under simulation: repetitions (times repeat exactly) */

@@ -63,7 +63,7 @@ void cal_dist_fit(const double *t, int n, double noise, const int *given, double
     if (n < 3 || n > 1024)
         return;
     if (given && given[0] > 0) { /* the tiers are known: the latency per tier */
-        nh_net g = {0, {given[0], given[1], given[2]}, {0, 0, 0}};
+        nh_net g = {0, {given[0], given[1], given[2]}, {0, 0, 0}, 0};
         for (int d = 1; d < n; d++) /* hops beyond the first, as the model counts them */
             x[d - 1] = nh_tier_hops(&g, 0, d) - 1;
         if (dist_line(x, t, n, noise, &b) >= 0) {
@@ -88,7 +88,7 @@ void cal_dist_fit(const double *t, int n, double noise, const int *given, double
     double tbest = -1, thop = 0;
     int T0 = 0;
     for (int T = 2; T < n; T++) {
-        nh_net one = {0, {T, 0, 0}, {0, 0, 0}};
+        nh_net one = {0, {T, 0, 0}, {0, 0, 0}, 0};
         for (int d = 1; d < n; d++)
             x[d - 1] = nh_tier_hops(&one, 0, d) - 1;
         double sse = dist_line(x, t, n, noise, &b);

@@ -177,6 +177,8 @@ int cal_finish(cal_result *r, const char *out, const char *how)
     for (int k = 0; k < NH_NET_TIERS; k++)
         if (r->tier[k] > 0 && r->tier_links[k] > 1)
             fprintf(f, "tier%d_links = %.0f\n", k + 1, r->tier_links[k]);
+    if (r->gateway)
+        fprintf(f, "tier3_gateway = 1\n");
     fprintf(f, "# each measured parameter's spread over the repetitions, (max - min) / median\n");
     for (int i = 0; i < CAL_NPARAM; i++)
         if (r->spread[i] >= 0 && nh_cost_params[i].group >= 0 && nh_cost_params[i].group < 3)

@@ -18,6 +18,7 @@
 int rank, nprocs, quick;
 int tiers[NH_NET_TIERS];
 int tier_links[NH_NET_TIERS] = {1, 1, 1};
+int tier_gateway;
 double rse_target = 0.01, t_start;
 int max_reps = 1000;
 #ifdef NHOOD_SMPI

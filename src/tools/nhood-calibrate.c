@@ -205,6 +205,7 @@ static void ring_fit(const int *lead, int nlead, int quick, double *p, cal_resul
         res->tier[k] = net.tier[k];
         res->tier_links[k] = net.tier[k] > 0 ? tier_links[k] : 0;
     }
+    res->gateway = net.tier[1] > 0 && tier_gateway;
     note("# ping-pong 8 B to nodes 1..%d: one-way", n - 1);
     for (int d = 1; d < n; d++)
         note(" %.3f", t[d]);
@@ -272,6 +273,8 @@ static void usage(void)
             "                chassis), C per third (its group), LA links joining two routers\n"
             "                of a chassis, LB a router to its place's in another chassis, LC\n"
             "                two groups (default 1): fit the latency per tier crossed, not rings\n"
+            "  --gateway     with --tiers: all links between two top units leave from one\n"
+            "                router in each (SimGrid's dragonfly): tier3_gateway = 1\n"
             "Fits nhood's cost model to this machine (docs/tuning.md).\n");
 }
 
@@ -571,6 +574,8 @@ int main(int argc, char **argv)
             refit = argv[++i];
         else if (strcmp(argv[i], "--tiers") == 0 && i + 1 < argc)
             bad |= parse_tiers(argv[++i]);
+        else if (strcmp(argv[i], "--gateway") == 0)
+            tier_gateway = 1;
         else
             bad = 1;
     }

@@ -25,6 +25,49 @@ static void take(void *ctx, const double n[NH_NTERMS])
     g->n++;
 }
 
+/* SimGrid's dragonfly joins two groups by one router pair (tier3_gateway):
+ * 16 nodes of one rank, a router each, chassis of 4 routers, groups of 2
+ * chassis; every node sends a block to the node 5 on.  Spread over every
+ * router (0) the busiest link carries one block (5 between the groups,
+ * each way, on a bundle of 5); through the gateways, nodes 4 to 7 reach
+ * router 1 (group 0's for group 1) by the black link from router 5, and
+ * nodes 12 to 15 router 8 from 12: four blocks.  Hops: 4 -> 9 is green,
+ * black, blue, green (5 with the node's own), one fewer spread; the
+ * farthest, 15 -> 4, adds a black link at the end (6; spread 4). */
+static void check_gateway(void)
+{
+    int dims[1] = {16}, per[1] = {1}, tmpl[1] = {5}, src[1] = {11}, node_of[16];
+    nh_grid g;
+    nh_nbhd nb;
+    nh_sched *s = NULL;
+    for (int q = 0; q < 16; q++)
+        node_of[q] = q;
+    nh_net spread = {0, {1, 4, 8}, {1, 1, 5}, 0}, gate = spread;
+    gate.gateway = 1;
+    CHECK(nh_tier_hops(&spread, 4, 9) == 4 && nh_tier_hops(&gate, 4, 9) == 5 &&
+              nh_tier_hops(&gate, 1, 8) == 2 && nh_tier_hops(&gate, 4, 6) == 2 &&
+              nh_tier_hops(&spread, 4, 6) == 2,
+          "hops spread 4->9 %d (want 4); gateway 4->9 %d, 1->8 %d, 4->6 %d (want 5, 2, 2)",
+          nh_tier_hops(&spread, 4, 9), nh_tier_hops(&gate, 4, 9), nh_tier_hops(&gate, 1, 8),
+          nh_tier_hops(&gate, 4, 6));
+    CHECK(nh_grid_init(&g, 1, dims, per) == 0 &&
+              nh_nbhd_init(&nb, &g, 0, 1, tmpl, 1, tmpl, 1, src) == 0 &&
+              nh_build_direct(&nb, NH_OP_ALLTOALL, &s) == 0,
+          "a direct schedule to +5");
+    if (!s)
+        return;
+    nh_sched_node_stats(s, &g, node_of, 16, &spread);
+    double wide = s->node_ph ? s->node_ph[0].link_blocks : -1;
+    int far = s->node_ph ? s->node_ph[0].far : -1;
+    nh_sched_node_stats(s, &g, node_of, 16, &gate);
+    double one = s->node_ph ? s->node_ph[0].link_blocks : -1;
+    CHECK(wide == 1 && one == 4 && far == 3 && s->node_ph && s->node_ph[0].far == 5,
+          "busiest link spread %g, through the gateways %g (want 1, 4); far %d, %d (want 3, 5)",
+          wide, one, far, s->node_ph ? s->node_ph[0].far : -1);
+    nh_sched_free(s);
+    nh_nbhd_fini(&nb);
+}
+
 int main(void)
 {
     nh_cost d = NH_COST_DEFAULTS, probe;
@@ -249,6 +292,7 @@ int main(void)
     CHECK(nh_cost_excess(27, 2) == 12.5 && nh_cost_excess(8, 2) == 3, "excess 27/2, 8/2");
     CHECK(nh_cost_excess(2, 2) == 0 && nh_cost_excess(1, 16) == 0, "no excess at one per CPU");
     CHECK(nh_cost_excess(0, 0) == 0 && nh_cost_excess(4, 0) == 0, "no excess where unknown");
+    check_gateway();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
