@@ -122,10 +122,10 @@
     X(TIER2_LINKS, tier2_links, 1, -1,                                                             \
       "links between a router and its place's router in another second-tier unit (black links)")   \
     X(TIER3_LINKS, tier3_links, 1, -1,                                                             \
-      "links between two third-tier units (blue links, one bundle)")                              \
+      "links between two third-tier units (blue links, one bundle)")                               \
     X(TIER3_GATEWAY, tier3_gateway, 0, -1,                                                         \
-      "1: the links between two top units leave from one router in each (the one whose "         \
-      "first-tier place is the other unit's number, in the first unit of each lower tier: "       \
+      "1: the links between two third-tier units leave from one router in each (the one whose "    \
+      "first-tier place is the other unit's number, in the first unit of the second tier: "        \
       "SimGrid's dragonfly); 0: from every router")
 
 #define NH_COST_FIELD_(N, key, def, group, help) double key;

@@ -207,7 +207,7 @@ static int tier_digits(tier_loads *t, int *cur, int b, int k0, int k1, long bloc
 static int tier_walk(tier_loads *t, int a, int b, long blocks, int set, size_t idx)
 {
     int cur = a, top = t->levels - 1, on = 0;
-    if (t->gateway && top > 0 && tier_digit(t, top, a) != tier_digit(t, top, b)) {
+    if (t->gateway && top == NH_TIER_BUNDLED && tier_digit(t, top, a) != tier_digit(t, top, b)) {
         int su = tier_digit(t, top, a), du = tier_digit(t, top, b);
         on |= tier_digits(t, &cur, tier_gate(t, su, du), 0, top, blocks, set, idx);
         on |= tier_digits(t, &cur, b, top, top + 1, blocks, set, idx); /* the bundle */
@@ -370,7 +370,7 @@ int nh_tier_hops(const nh_net *net, int a, int b)
     int h = 1, top = 0;
     while (top + 1 < NH_NET_TIERS && net->tier[top + 1] > 0)
         top++;
-    if (net->gateway && top > 0 && a / net->tier[top] != b / net->tier[top]) {
+    if (net->gateway && top == NH_TIER_BUNDLED && a / net->tier[top] != b / net->tier[top]) {
         int T = net->tier[0], per = net->tier[top] / T, places = net->tier[1] / T;
         int su = a / net->tier[top], du = b / net->tier[top];
         return 2 + gate_hops(net, top, a / T, su * per + du % places) +

@@ -151,18 +151,18 @@ typedef struct nh_net {
     int ring;
     int tier[NH_NET_TIERS];
     int links[NH_NET_TIERS];
-    int gateway; /* the top tier's links between two units leave from one router
-                  * in each (SimGrid's dragonfly; nh_tier_hops) */
+    int gateway; /* the third tier's links between two units leave from one
+                  * router in each (SimGrid's dragonfly; nh_tier_hops) */
 } nh_net;
 
 /* A block's hops from node a to another node b in net's hierarchy
  * (net->tier[0] > 0): one, plus one per tier whose units the two nodes
- * differ in (the tiers up to the first 0).  With net->gateway, a block
- * between two top units goes by the router of its unit that holds their
- * links (the one whose first-tier place is the other unit's number, in
- * the first unit of every lower tier), and on from the router of the
- * other unit whose place is its own unit's number: one hop per router
- * changed on the way. */
+ * differ in (the tiers up to the first 0).  With net->gateway and three
+ * tiers, a block between two third-tier units goes by the router of its
+ * unit that holds their links (the one whose first-tier place is the
+ * other unit's number, in the unit's first second-tier unit), and on from
+ * the router of the other unit whose place is its own unit's number: one
+ * hop per router changed on the way. */
 int nh_tier_hops(const nh_net *net, int a, int b);
 
 /* Fills node_phases, node_blocks and node_ph of a finished grid

@@ -25,10 +25,11 @@
  * (sync_start), the time of a call is the maximum over ranks of its
  * completion, the median over the repetitions after Tukey's fences is
  * reported.  No rank sends anything after a call until the slowest rank's
- * call is over (sync_stop), so the call is measured alone.  nhood-bench on a real machine starts calls after a barrier,
- * whose exit skew (several microseconds at hundreds of ranks) would enter
- * every measurement; the simulated clock is global, so here the start can
- * be exact.  With computation simulation off the simulator is
+ * call is over (sync_stop), so the call is measured alone.  nhood-bench
+ * on a real machine starts calls after a barrier, whose exit skew
+ * (several microseconds at hundreds of ranks) would enter every
+ * measurement; the simulated clock is global, so here the start can be
+ * exact.  With computation simulation off the simulator is
  * deterministic: few repetitions suffice, and native is measured once per
  * size (shared by all rows).
  *

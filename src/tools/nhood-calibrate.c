@@ -205,7 +205,7 @@ static void ring_fit(const int *lead, int nlead, int quick, double *p, cal_resul
         res->tier[k] = net.tier[k];
         res->tier_links[k] = net.tier[k] > 0 ? tier_links[k] : 0;
     }
-    res->gateway = net.tier[1] > 0 && tier_gateway;
+    res->gateway = net.tier[2] > 0 && tier_gateway;
     note("# ping-pong 8 B to nodes 1..%d: one-way", n - 1);
     for (int d = 1; d < n; d++)
         note(" %.3f", t[d]);

@@ -51,7 +51,8 @@ int main(int argc, char **argv)
     t0 = sync_start(MPI_COMM_WORLD);
     pause_us(rank == 0 ? 150 : 0);
     us = sync_stop(t0, &hold);
-    check(us == -1 && hold >= 3e-4, "a call longer than the hold asks for a repeat, the hold grows");
+    check(us == -1 && hold >= 3e-4,
+          "a call longer than the hold asks for a repeat, the hold grows");
     t0 = sync_start(MPI_COMM_WORLD);
     pause_us(rank == 0 ? 150 : 0);
     us = sync_stop(t0, &hold);
