@@ -84,7 +84,7 @@ typedef struct cal_result {
     double measured[CAL_NPARAM], fitted[CAL_NPARAM], eager, ring;
     double tier[NH_NET_TIERS]; /* nodes per unit of each tier (0: rings, or none) */
     double tier_links[NH_NET_TIERS]; /* links a tier's link stands for (--tiers; 0: one) */
-    int gateway; /* --gateway: the top tier's links on one router pair (tier3_gateway) */
+    int gateway; /* --gateway: the third tier's links on one router pair (tier3_gateway) */
     double spread[CAL_NPARAM]; /* (max - min) / median over the repetitions; < 0: one */
     double step;               /* the fit's resolution of ratios (0: 0.005) */
     cal_set train, valid;
