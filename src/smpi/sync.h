@@ -6,6 +6,15 @@
 #include <stdio.h>
 #include <time.h>
 
+/* A (simulated) sleep of s seconds; none where s <= 0. */
+static inline void sync_sleep(double s)
+{
+    if (s <= 0)
+        return;
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
 /* Every rank returns from here at the same simulated instant, which it
  * returns: a barrier, the latest arrival time, and a (simulated) sleep until
  * a time past it that every rank has reached.  SMPI's clock is global
@@ -31,8 +40,7 @@ static inline double sync_start(MPI_Comm comm)
                 -wait, latest);
         MPI_Abort(MPI_COMM_WORLD, 3);
     }
-    struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
-    nanosleep(&ts, NULL);
+    sync_sleep(wait);
     return target;
 }
 
@@ -48,11 +56,8 @@ static inline double sync_start(MPI_Comm comm)
  * repeats the call (the reduction is collective, so every rank does). */
 static inline double sync_stop(double t0, double *hold)
 {
-    double t = MPI_Wtime() - t0, tmax, wait = t0 + *hold - MPI_Wtime();
-    if (wait > 0) {
-        struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
-        nanosleep(&ts, NULL);
-    }
+    double t = MPI_Wtime() - t0, tmax;
+    sync_sleep(t0 + *hold - MPI_Wtime());
     MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (tmax >= *hold) {
         *hold = 2 * tmax;
