@@ -406,9 +406,19 @@ placement() {
     done
 }
 
+# Two dragonfly groups at 4096 ranks (platforms/dragonfly2g.xml, 96-node
+# groups): all traffic between them crosses one router pair, as between the
+# groups of platforms/dragonfly.xml at 16384 ranks.  The harness's held end
+# and the cost model's tier3_gateway (docs/simulation.md).
+groups() {
+    $1 "groups-moore-d3r1-p4096-dragonfly2g" --platform dragonfly2g --procs 4096 --op alltoall \
+        --nbhd moore --dims 3 --radius 1 --bytes 8 --algos auto,direct,torus,torus_direct,bruck --reps 1
+}
+
 if [ "$auto_only" -eq 1 ] && [ "$report_only" -eq 0 ]; then
     experiments auto
     scale auto
+    groups auto
 elif [ "$report_only" -eq 0 ]; then
     if [ "$bruck_only" -eq 0 ]; then
         experiments exp
@@ -417,6 +427,7 @@ elif [ "$report_only" -eq 0 ]; then
         boxhalo
         scale exp
         placement exp
+        groups exp
     fi
     experiments bruck
 fi
