@@ -126,7 +126,8 @@
     X(TIER3_GATEWAY, tier3_gateway, 0, -1,                                                         \
       "1: the links between two third-tier units leave from one router in each (the one whose "    \
       "first-tier place is the other unit's number, in the first unit of the second tier: "        \
-      "SimGrid's dragonfly); 0: from every router")
+      "SimGrid's dragonfly), and a link drains from the last message a rank posts between "        \
+      "the units on it; 0: from every router")
 
 #define NH_COST_FIELD_(N, key, def, group, help) double key;
 typedef struct nh_cost {

@@ -119,15 +119,24 @@ static int loads_add(link_loads *l, int a, int b, long blocks)
  * worth (0: one).  With net->gateway a block between top units first
  * goes to its unit's router for the other unit (tier_gate), and leaves the
  * bundle at the other unit's router for its own (SimGrid's dragonfly puts
- * all links between two groups on one router pair). */
+ * all links between two groups on one router pair).  There a link drains
+ * from the last message that puts blocks between top units on it, not
+ * from the first: in SimGrid's dragonfly the messages between two groups
+ * arrive about as much later as a rank takes to post them (6 messages a
+ * rank against 2 of three times the size, the same bytes on every link:
+ * 1.3 us later at 4.6 KB and at 41 KB on the busiest link alike;
+ * docs/simulation.md, two groups). */
 typedef struct {
     int levels, routers;   /* tiers set; routers with a row (whole top units) */
     int gateway;           /* nh_net's: top units joined by one router pair */
     int per[NH_NET_TIERS]; /* routers per unit of digit k's tier (per[0] = 1) */
     int n[NH_NET_TIERS];   /* values digit k takes */
     double width[NH_NET_TIERS];
-    long *load[NH_NET_TIERS]; /* digit k: [router, or top unit of a bundle][digit] */
-    int *first[NH_NET_TIERS]; /* the message of the phase first on the link, + 1 */
+    long *load[NH_NET_TIERS];    /* digit k: [router, or top unit of a bundle][digit] */
+    int *first[NH_NET_TIERS];    /* the message of the phase first on the link, + 1 */
+    long *between[NH_NET_TIERS]; /* of load, the blocks between top units (gateway) */
+    long *seen[NH_NET_TIERS];    /* between at the last message's mark */
+    int *last[NH_NET_TIERS];     /* the message of the phase last to add to between, + 1 */
 } tier_loads;
 
 #define NH_TIER_LOADS_MAX (1 << 22) /* entries; beyond, no loads (0) */
@@ -169,7 +178,10 @@ static int tier_init(tier_loads *t, const nh_net *net, int nnodes)
         size_t rows = (size_t)(k == NH_TIER_BUNDLED ? units : t->routers);
         t->load[k] = calloc(rows * (size_t)t->n[k] + 1, sizeof(long));
         t->first[k] = calloc(rows * (size_t)t->n[k] + 1, sizeof(int));
-        if (!t->load[k] || !t->first[k])
+        t->between[k] = calloc(rows * (size_t)t->n[k] + 1, sizeof(long));
+        t->seen[k] = calloc(rows * (size_t)t->n[k] + 1, sizeof(long));
+        t->last[k] = calloc(rows * (size_t)t->n[k] + 1, sizeof(int));
+        if (!t->load[k] || !t->first[k] || !t->between[k] || !t->seen[k] || !t->last[k])
             return -1;
     }
     return 0;
@@ -183,10 +195,10 @@ static int tier_gate(const tier_loads *t, int u, int v)
 }
 
 /* Digits [k0, k1) of router *cur set to b's, from the first up, a link
- * each: adds blocks to those links; returns whether link idx of digit set
- * is one of them. */
-static int tier_digits(tier_loads *t, int *cur, int b, int k0, int k1, long blocks, int set,
-                       size_t idx)
+ * each: adds blocks to those links (and to their blocks between top units
+ * where `between`); returns whether link idx of digit set is one of them. */
+static int tier_digits(tier_loads *t, int *cur, int b, int k0, int k1, long blocks, int between,
+                       int set, size_t idx)
 {
     int on = 0;
     for (int k = k0; k < k1; k++) {
@@ -196,6 +208,8 @@ static int tier_digits(tier_loads *t, int *cur, int b, int k0, int k1, long bloc
         size_t row = (size_t)(k == NH_TIER_BUNDLED ? *cur / t->per[k] : *cur),
                at = row * (size_t)t->n[k] + (size_t)to;
         t->load[k][at] += blocks;
+        if (between)
+            t->between[k][at] += blocks;
         on |= k == set && at == idx;
         *cur += (to - from) * t->per[k];
     }
@@ -209,16 +223,18 @@ static int tier_walk(tier_loads *t, int a, int b, long blocks, int set, size_t i
     int cur = a, top = t->levels - 1, on = 0;
     if (t->gateway && top == NH_TIER_BUNDLED && tier_digit(t, top, a) != tier_digit(t, top, b)) {
         int su = tier_digit(t, top, a), du = tier_digit(t, top, b);
-        on |= tier_digits(t, &cur, tier_gate(t, su, du), 0, top, blocks, set, idx);
-        on |= tier_digits(t, &cur, b, top, top + 1, blocks, set, idx); /* the bundle */
+        on |= tier_digits(t, &cur, tier_gate(t, su, du), 0, top, blocks, 1, set, idx);
+        on |= tier_digits(t, &cur, b, top, top + 1, blocks, 1, set, idx); /* the bundle */
         cur = tier_gate(t, du, su);
+        return on | tier_digits(t, &cur, b, 0, t->levels, blocks, 1, set, idx);
     }
-    return on | tier_digits(t, &cur, b, 0, t->levels, blocks, set, idx);
+    return on | tier_digits(t, &cur, b, 0, t->levels, blocks, 0, set, idx);
 }
 
 /* loads_scan's work on a hierarchy: after message msg, links loaded for
- * the first time get msg + 1; with clear, the busiest (per link of its
- * bundle) into pk, and all cleared */
+ * the first time get msg + 1 in first, links given blocks between top
+ * units msg + 1 in last; with clear, the busiest (per link of its bundle,
+ * starting at the later of the two) into pk, and all cleared */
 static void tier_mark(tier_loads *t, int msg, int clear, link_peak *pk)
 {
     for (int k = 0; k < t->levels; k++) {
@@ -227,10 +243,15 @@ static void tier_mark(tier_loads *t, int msg, int clear, link_peak *pk)
         for (size_t i = 0; i < len; i++) {
             if (t->load[k][i] > 0 && !t->first[k][i])
                 t->first[k][i] = msg + 1;
+            if (t->between[k][i] != t->seen[k][i]) {
+                t->last[k][i] = msg + 1;
+                t->seen[k][i] = t->between[k][i];
+            }
             if (clear) {
-                peak_take(pk, t->load[k][i] / t->width[k], t->first[k][i], k, i);
-                t->load[k][i] = 0;
-                t->first[k][i] = 0;
+                int from = t->first[k][i] > t->last[k][i] ? t->first[k][i] : t->last[k][i];
+                peak_take(pk, t->load[k][i] / t->width[k], from, k, i);
+                t->load[k][i] = t->between[k][i] = t->seen[k][i] = 0;
+                t->first[k][i] = t->last[k][i] = 0;
             }
         }
     }
@@ -241,6 +262,9 @@ static void tier_free(tier_loads *t)
     for (int k = 0; k < NH_NET_TIERS; k++) {
         free(t->load[k]);
         free(t->first[k]);
+        free(t->between[k]);
+        free(t->seen[k]);
+        free(t->last[k]);
     }
 }
 

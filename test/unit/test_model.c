@@ -34,6 +34,32 @@ static void take(void *ctx, const double n[NH_NTERMS])
  * nodes 12 to 15 router 8 from 12: four blocks.  Hops: 4 -> 9 is green,
  * black, blue, green (5 with the node's own), one fewer spread; the
  * farthest, 15 -> 4, adds a black link at the end (6; spread 4). */
+/* Through the gateways a link drains from the last message that puts
+ * blocks between the groups on it: posting +1 (two blocks between the
+ * groups) before +5 (ten), the busiest link, which carries +5's, starts
+ * after one message; spread over every router (no gateway), from the
+ * first message on it, at once. */
+static void check_gateway_last(const nh_grid *g, const int *node_of, const nh_net *spread,
+                               const nh_net *gate)
+{
+    int tmpl[2] = {1, 5}, src[2] = {15, 11}, after[2] = {-1, -1};
+    nh_nbhd nb;
+    nh_sched *s = NULL;
+    if (nh_nbhd_init(&nb, g, 0, 2, tmpl, 2, tmpl, 2, src) == 0 &&
+        nh_build_direct(&nb, NH_OP_ALLTOALL, &s) == 0) {
+        for (int k = 0; k < 2; k++) {
+            nh_sched_node_stats(s, g, node_of, 16, k ? gate : spread);
+            after[k] = s->node_ph ? s->node_ph[0].link_after : -1;
+        }
+        nh_nbhd_fini(&nb);
+    }
+    nh_sched_free(s);
+    CHECK(after[0] == 0 && after[1] == 1,
+          "+1 then +5: the busiest link starts after %d messages spread, %d through the "
+          "gateways (want 0, 1)",
+          after[0], after[1]);
+}
+
 static void check_gateway(void)
 {
     int dims[1] = {16}, per[1] = {1}, tmpl[1] = {5}, src[1] = {11}, node_of[16];
@@ -66,6 +92,7 @@ static void check_gateway(void)
           wide, one, far, s->node_ph ? s->node_ph[0].far : -1);
     nh_sched_free(s);
     nh_nbhd_fini(&nb);
+    check_gateway_last(&g, node_of, &spread, &gate);
 }
 
 int main(void)
