@@ -25,15 +25,6 @@ static void take(void *ctx, const double n[NH_NTERMS])
     g->n++;
 }
 
-/* SimGrid's dragonfly joins two groups by one router pair (tier3_gateway):
- * 16 nodes of one rank, a router each, chassis of 4 routers, groups of 2
- * chassis; every node sends a block to the node 5 on.  Spread over every
- * router (0) the busiest link carries one block (5 between the groups,
- * each way, on a bundle of 5); through the gateways, nodes 4 to 7 reach
- * router 1 (group 0's for group 1) by the black link from router 5, and
- * nodes 12 to 15 router 8 from 12: four blocks.  Hops: 4 -> 9 is green,
- * black, blue, green (5 with the node's own), one fewer spread; the
- * farthest, 15 -> 4, adds a black link at the end (6; spread 4). */
 /* Through the gateways a link drains from the last message that puts
  * blocks between the groups on it: posting +1 (two blocks between the
  * groups) before +5 (ten), the busiest link, which carries +5's, starts
@@ -45,21 +36,30 @@ static void check_gateway_last(const nh_grid *g, const int *node_of, const nh_ne
     int tmpl[2] = {1, 5}, src[2] = {15, 11}, after[2] = {-1, -1};
     nh_nbhd nb;
     nh_sched *s = NULL;
-    if (nh_nbhd_init(&nb, g, 0, 2, tmpl, 2, tmpl, 2, src) == 0 &&
-        nh_build_direct(&nb, NH_OP_ALLTOALL, &s) == 0) {
+    int ok = nh_nbhd_init(&nb, g, 0, 2, tmpl, 2, tmpl, 2, src) == 0;
+    if (ok && nh_build_direct(&nb, NH_OP_ALLTOALL, &s) == 0)
         for (int k = 0; k < 2; k++) {
             nh_sched_node_stats(s, g, node_of, 16, k ? gate : spread);
             after[k] = s->node_ph ? s->node_ph[0].link_after : -1;
         }
-        nh_nbhd_fini(&nb);
-    }
     nh_sched_free(s);
+    if (ok)
+        nh_nbhd_fini(&nb);
     CHECK(after[0] == 0 && after[1] == 1,
           "+1 then +5: the busiest link starts after %d messages spread, %d through the "
           "gateways (want 0, 1)",
           after[0], after[1]);
 }
 
+/* SimGrid's dragonfly joins two groups by one router pair (tier3_gateway):
+ * 16 nodes of one rank, a router each, chassis of 4 routers, groups of 2
+ * chassis; every node sends a block to the node 5 on.  Spread over every
+ * router (0) the busiest link carries one block (5 between the groups,
+ * each way, on a bundle of 5); through the gateways, nodes 4 to 7 reach
+ * router 1 (group 0's for group 1) by the black link from router 5, and
+ * nodes 12 to 15 router 8 from 12: four blocks.  Hops: 4 -> 9 is green,
+ * black, blue, green (5 with the node's own), one fewer spread; the
+ * farthest, 15 -> 4, adds a black link at the end (6; spread 4). */
 static void check_gateway(void)
 {
     int dims[1] = {16}, per[1] = {1}, tmpl[1] = {5}, src[1] = {11}, node_of[16];
