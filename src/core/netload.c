@@ -132,11 +132,11 @@ typedef struct {
     int per[NH_NET_TIERS]; /* routers per unit of digit k's tier (per[0] = 1) */
     int n[NH_NET_TIERS];   /* values digit k takes */
     double width[NH_NET_TIERS];
-    long *load[NH_NET_TIERS];    /* digit k: [router, or top unit of a bundle][digit] */
-    int *first[NH_NET_TIERS];    /* the message of the phase first on the link, + 1 */
-    long *between[NH_NET_TIERS]; /* of load, the blocks between top units (gateway) */
-    long *seen[NH_NET_TIERS];    /* between at the last message's mark */
-    int *last[NH_NET_TIERS];     /* the message of the phase last to add to between, + 1 */
+    long *load[NH_NET_TIERS]; /* digit k: [router, or top unit of a bundle][digit] */
+    int *first[NH_NET_TIERS]; /* the message of the phase first on the link, + 1 */
+    int *last[NH_NET_TIERS];  /* the message of the phase last to put blocks between top units
+                               * on the link (gateway), + 1 */
+    int msg;                  /* the message being walked (nh_sched_node_stats) */
 } tier_loads;
 
 #define NH_TIER_LOADS_MAX (1 << 22) /* entries; beyond, no loads (0) */
@@ -178,10 +178,8 @@ static int tier_init(tier_loads *t, const nh_net *net, int nnodes)
         size_t rows = (size_t)(k == NH_TIER_BUNDLED ? units : t->routers);
         t->load[k] = calloc(rows * (size_t)t->n[k] + 1, sizeof(long));
         t->first[k] = calloc(rows * (size_t)t->n[k] + 1, sizeof(int));
-        t->between[k] = calloc(rows * (size_t)t->n[k] + 1, sizeof(long));
-        t->seen[k] = calloc(rows * (size_t)t->n[k] + 1, sizeof(long));
         t->last[k] = calloc(rows * (size_t)t->n[k] + 1, sizeof(int));
-        if (!t->load[k] || !t->first[k] || !t->between[k] || !t->seen[k] || !t->last[k])
+        if (!t->load[k] || !t->first[k] || !t->last[k])
             return -1;
     }
     return 0;
@@ -195,8 +193,9 @@ static int tier_gate(const tier_loads *t, int u, int v)
 }
 
 /* Digits [k0, k1) of router *cur set to b's, from the first up, a link
- * each: adds blocks to those links (and to their blocks between top units
- * where `between`); returns whether link idx of digit set is one of them. */
+ * each: adds blocks to those links (where `between` top units, marks them
+ * with the message in last); returns whether link idx of digit set is one
+ * of them. */
 static int tier_digits(tier_loads *t, int *cur, int b, int k0, int k1, long blocks, int between,
                        int set, size_t idx)
 {
@@ -208,8 +207,8 @@ static int tier_digits(tier_loads *t, int *cur, int b, int k0, int k1, long bloc
         size_t row = (size_t)(k == NH_TIER_BUNDLED ? *cur / t->per[k] : *cur),
                at = row * (size_t)t->n[k] + (size_t)to;
         t->load[k][at] += blocks;
-        if (between)
-            t->between[k][at] += blocks;
+        if (between && blocks > 0)
+            t->last[k][at] = t->msg + 1;
         on |= k == set && at == idx;
         *cur += (to - from) * t->per[k];
     }
@@ -232,9 +231,9 @@ static int tier_walk(tier_loads *t, int a, int b, long blocks, int set, size_t i
 }
 
 /* loads_scan's work on a hierarchy: after message msg, links loaded for
- * the first time get msg + 1 in first, links given blocks between top
- * units msg + 1 in last; with clear, the busiest (per link of its bundle,
- * starting at the later of the two) into pk, and all cleared */
+ * the first time get msg + 1 in first; with clear, the busiest (per link
+ * of its bundle, starting at the later of first and last) into pk, and
+ * all cleared */
 static void tier_mark(tier_loads *t, int msg, int clear, link_peak *pk)
 {
     for (int k = 0; k < t->levels; k++) {
@@ -243,14 +242,10 @@ static void tier_mark(tier_loads *t, int msg, int clear, link_peak *pk)
         for (size_t i = 0; i < len; i++) {
             if (t->load[k][i] > 0 && !t->first[k][i])
                 t->first[k][i] = msg + 1;
-            if (t->between[k][i] != t->seen[k][i]) {
-                t->last[k][i] = msg + 1;
-                t->seen[k][i] = t->between[k][i];
-            }
             if (clear) {
                 int from = t->first[k][i] > t->last[k][i] ? t->first[k][i] : t->last[k][i];
                 peak_take(pk, t->load[k][i] / t->width[k], from, k, i);
-                t->load[k][i] = t->between[k][i] = t->seen[k][i] = 0;
+                t->load[k][i] = 0;
                 t->first[k][i] = t->last[k][i] = 0;
             }
         }
@@ -262,8 +257,6 @@ static void tier_free(tier_loads *t)
     for (int k = 0; k < NH_NET_TIERS; k++) {
         free(t->load[k]);
         free(t->first[k]);
-        free(t->between[k]);
-        free(t->seen[k]);
         free(t->last[k]);
     }
 }
@@ -447,6 +440,7 @@ void nh_sched_node_stats(nh_sched *s, const nh_grid *g, const int *node_of, int 
         } else
             msg++;
         curph = r->phase;
+        w.t.msg = msg;
         int c[NH_MAXDIMS] = {0}, cross = 0;
         for (int q = 0; q < p; q++) { /* c: coordinates of q, row-major */
             int t = nh_grid_shift(g, c, r->hop, +1);
