@@ -24,15 +24,13 @@ static const int off2[2][2] = {{-1, 0}, {1, 0}};
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    if (argc != 6) {
+    int n = argc == 6 ? atoi(argv[4]) : 0;
+    if (n != 8 && n != 6 && n != 2) {
         fprintf(stderr, "usage: sim-phase-probe X Y Z 8|6|2 SIZE\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    int r, X = atoi(argv[1]), Y = atoi(argv[2]), Z = atoi(argv[3]), n = atoi(argv[4]),
-           sz = atoi(argv[5]);
+    int r, X = atoi(argv[1]), Y = atoi(argv[2]), Z = atoi(argv[3]), sz = atoi(argv[5]);
     const int(*off)[2] = n == 8 ? off8 : n == 6 ? off6 : off2;
-    if (n != 8 && n != 6 && n != 2)
-        n = 2;
     MPI_Comm_rank(MPI_COMM_WORLD, &r);
     int x = r / (Y * Z), y = r / Z % Y, z = r % Z;
     char *sb = calloc((size_t)n * (size_t)sz + 1, 1), *rb = calloc((size_t)n * (size_t)sz + 1, 1);
