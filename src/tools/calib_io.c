@@ -8,7 +8,9 @@
 #include "calib.h"
 
 /* Rows file: "# measured" with the measured parameters, the eager limit,
- * the ring size and the tiers, "# spread" their spreads, "# step" the fit's resolution, "# note"
+ * the ring size and the tiers, "# links" the links each tier's link
+ * stands for and the gateway flag (--tiers, --gateway; a file without
+ * the line: one link each, no gateway), "# spread" their spreads, "# step" the fit's resolution, "# note"
  * lines with the measurements' comments, "# fingerprint" lines, then CSV
  * rows set,group,algorithm,us,phases and each phase's counts (as many
  * columns as parameters, phase after phase). */
@@ -23,7 +25,10 @@ int cal_rows_write(const char *path, const cal_result *r)
     fprintf(f, ",%.0f,%.0f", r->eager, r->ring);
     for (int k = 0; k < NH_NET_TIERS; k++)
         fprintf(f, ",%.0f", r->tier[k]);
-    fprintf(f, "\n# spread");
+    fprintf(f, "\n# links");
+    for (int k = 0; k < NH_NET_TIERS; k++)
+        fprintf(f, ",%.0f", r->tier_links[k]);
+    fprintf(f, ",%d\n# spread", r->gateway);
     for (int i = 0; i < CAL_NPARAM; i++)
         fprintf(f, ",%.4g", r->spread[i]);
     fprintf(f, "\n# step,%g\n", r->step);
@@ -85,6 +90,15 @@ int cal_rows_read(const char *path, cal_result *r)
                     r->ring = x;
                 else
                     r->tier[i - CAL_NPARAM - 2] = x;
+            }
+        } else if (strncmp(line, "# links,", 8) == 0) {
+            char *c = line + 7;
+            for (int i = 0; i <= NH_NET_TIERS && c && *c == ','; i++) {
+                double x = strtod(c + 1, &c);
+                if (i < NH_NET_TIERS)
+                    r->tier_links[i] = x;
+                else
+                    r->gateway = x != 0;
             }
         } else if (strncmp(line, "# spread,", 9) == 0) {
             char *c = line + 8;

@@ -9,11 +9,13 @@
  * table must say so.  cal_phase_fit
  * must recover a phase's latency and receive overhead from exchanges of
  * k = 1 ... 32 messages, and cal_ring_fit the rings and latency per hop
- * behind one-way times to the other nodes (none on a crossbar). */
+ * behind one-way times to the other nodes (none on a crossbar); and
+ * the --rows file (calib_io.c) must keep the tiers' links and gateway. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/sched.h"
 #include "tools/calib.h"
@@ -173,6 +175,58 @@ int main(void)
                     net.tier[1], net.tier[2], hop);
             fails++;
         }
+    }
+    /* --rows and --refit: a dragonfly's links per tier and its gateway
+     * come back from the rows file (a refit that lost them priced every
+     * link between routers and groups as a single one); a file written
+     * before the "# links" line reads as one link each, no gateway. */
+    {
+        static cal_result w, r, old;
+        static cal_row row;
+        char path[512], path2[520], line[16384];
+        const char *tmp = getenv("TMPDIR");
+        snprintf(path, sizeof(path), "%s/nhood-test-calib.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        int fd = mkstemp(path);
+        snprintf(path2, sizeof(path2), "%s.old", path);
+        snprintf(row.group, sizeof(row.group), "alltoall m=8");
+        snprintf(row.algo, sizeof(row.algo), "direct");
+        row.nph = 1;
+        row.ph[0][A] = 1;
+        row.us = 1.5;
+        const double tier[3] = {4, 64, 384}, links[3] = {1, 3, 10};
+        for (int k = 0; k < 3; k++) {
+            w.tier[k] = tier[k];
+            w.tier_links[k] = links[k];
+        }
+        w.gateway = 1;
+        FILE *in = NULL, *out = NULL;
+        int ok = fd >= 0 && close(fd) == 0 && cal_set_add(&w.train, &row) == 0 &&
+                 cal_rows_write(path, &w) == 0 && cal_rows_read(path, &r) == 0;
+        for (int k = 0; ok && k < 3; k++)
+            ok = r.tier[k] == tier[k] && r.tier_links[k] == links[k];
+        if (!ok || r.gateway != 1 || r.train.n != 1) {
+            fprintf(stderr, "rows round trip: tier links %g,%g,%g gateway %d (want 1,3,10 and 1)\n",
+                    r.tier_links[0], r.tier_links[1], r.tier_links[2], r.gateway);
+            fails++;
+        }
+        /* the same file without its "# links" line */
+        ok = (in = fopen(path, "r")) && (out = fopen(path2, "w"));
+        while (ok && fgets(line, sizeof(line), in))
+            if (strncmp(line, "# links,", 8) != 0)
+                fputs(line, out);
+        ok = ok && fclose(out) == 0 && cal_rows_read(path2, &old) == 0;
+        if (!ok || old.tier[2] != 384 || old.tier_links[1] != 0 || old.gateway != 0) {
+            fprintf(stderr, "rows without links: tier3 %g links2 %g gateway %d\n", old.tier[2],
+                    old.tier_links[1], old.gateway);
+            fails++;
+        }
+        if (in)
+            fclose(in);
+        remove(path);
+        remove(path2);
+        free(w.train.rows);
+        free(r.train.rows);
+        free(old.train.rows);
     }
     printf("%s\n", fails ? "FAIL" : "PASS");
     return fails != 0;
