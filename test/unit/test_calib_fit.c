@@ -209,6 +209,23 @@ int main(void)
                     r.tier_links[0], r.tier_links[1], r.tier_links[2], r.gateway);
             fails++;
         }
+        /* the cost file the refit writes names them */
+        char cost[530], text[65536];
+        snprintf(cost, sizeof(cost), "%s.cost", path);
+        FILE *c = NULL;
+        size_t len = 0;
+        if (cal_finish(&r, cost, " --refit") == 0 && (c = fopen(cost, "r"))) {
+            len = fread(text, 1, sizeof(text) - 1, c);
+            fclose(c);
+        }
+        text[len] = '\0';
+        if (!strstr(text, "\ntier3 = 384\n") || !strstr(text, "\ntier2_links = 3\n") ||
+            !strstr(text, "\ntier3_links = 10\n") || !strstr(text, "\ntier3_gateway = 1\n") ||
+            strstr(text, "tier1_links")) {
+            fprintf(stderr, "the refit's cost file lacks the tiers' links or gateway\n");
+            fails++;
+        }
+        remove(cost);
         /* the same file without its "# links" line */
         ok = (in = fopen(path, "r")) && (out = fopen(path2, "w"));
         while (ok && fgets(line, sizeof(line), in))
