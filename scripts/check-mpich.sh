@@ -14,7 +14,27 @@ top=$(cd "$here/.." && pwd)
 lib=${NHOOD_LIB:-$top/.libs/libnhood.so}
 src=${NHOOD_MPICH_SRC:-$top/build-mpich-tests}
 mpiexec=${MPIEXEC:-mpiexec.mpich}
-modes=${NHOOD_MPICH_MODES:-"nhood NHOOD_ALGO=direct NHOOD_ALGO=torus NHOOD_ALGO=torus_direct NHOOD_ALGO=bruck NHOOD_ALGO=pmpi NHOOD_PROGRESS=poll NHOOD_PROGRESS=poll,NHOOD_ALGO=torus NHOOD_INPLACE_ALGO=lsa NHOOD_INPLACE_ALGO=pmpi NHOOD_INPLACE_AUXMEM=4096"}
+# Each test runs in the modes that change a path it takes (modes_for):
+# every test in the defaults, forced forwarding (torus: at MPI_Init nhood
+# asks for threads for its progress helper), pmpi and poll; a test that
+# calls a neighborhood collective also in every other algorithm and
+# poll with torus; one that calls MPI_Alltoall[vw] or MPI_Ialltoall[vw]
+# in the in-place settings (all modes where the source is not found).
+# NHOOD_MPICH_MODES replaces them all.
+base_modes="nhood NHOOD_ALGO=torus NHOOD_ALGO=pmpi NHOOD_PROGRESS=poll"
+nbr_modes="NHOOD_ALGO=direct NHOOD_ALGO=torus_direct NHOOD_ALGO=bruck NHOOD_PROGRESS=poll,NHOOD_ALGO=torus"
+a2a_modes="NHOOD_INPLACE_ALGO=lsa NHOOD_INPLACE_ALGO=pmpi NHOOD_INPLACE_AUXMEM=4096"
+modes_for() { # test source
+    if [ -n "${user_modes:-}" ] || [ ! -f "$1" ]; then
+        echo "${user_modes:-$base_modes $nbr_modes $a2a_modes}"
+        return
+    fi
+    m=$base_modes
+    grep -Eq 'MPI_I?[Nn]eighbor_' "$1" && m="$m $nbr_modes"
+    grep -Eq 'MPI_I?[Aa]lltoall[vw]?\(' "$1" && m="$m $a2a_modes"
+    echo "$m"
+}
+user_modes=${NHOOD_MPICH_MODES:-}
 # Script variables, not nhood settings: keep them away from the tests (nhood
 # warns about unknown NHOOD_* variables, and MPICH's runner fails on output).
 unset NHOOD_MPICH_SRC NHOOD_MPICH_MODES
@@ -78,7 +98,7 @@ while read -r d n np; do
         echo "skip $d/$n np=$np (fails natively: $(tail -1 "$log"))"
         continue
     fi
-    for mode in $modes; do
+    for mode in $(modes_for "$tests_dir/$d/$n.c"); do
         vars="LD_PRELOAD=$lib"
         [ "$mode" = nhood ] || vars="$vars $(echo "$mode" | tr ',' ' ')"
         # shellcheck disable=SC2086

@@ -15,7 +15,10 @@ pass=0
 fail=0
 ntap=0 # the TAP number (not n: the info keys case uses n)
 # Open MPI runs 8..16 ranks on two cores (oversubscribed, yielding);
-# MPICH busy-polls, so it stays at 4.
+# MPICH busy-polls, so it stays at 4, and its loops over nps skip 3 ranks,
+# which Open MPI's run (make check-openmpi) covers: on two cores each
+# MPICH run at 3 ranks takes 2.4 s against 0.3 at 2 (the loops with rank
+# lists of their own keep 3: some have no 3 under Open MPI).
 # How the launcher passes a variable to the ranks: nhood-run knows.
 nhrun="${srcdir:-.}/scripts/nhood-run"
 launcher=$(sh "$nhrun" --launcher-kind "${MPIEXEC%% *}")
@@ -28,7 +31,7 @@ case "$launcher" in
         ;;
     *)
         extra=""
-        nps="1 2 3 4"
+        nps="1 2 4"
         ;;
 esac
 
