@@ -8,11 +8,12 @@
 #include "calib.h"
 
 /* Rows file: "# measured" with the measured parameters, the eager limit,
- * the ring size and the tiers, "# links" the links each tier's link
+ * the ring size and the tiers; "# links" the links each tier's link
  * stands for and the gateway flag (--tiers, --gateway; a file without
- * the line: one link each, no gateway), "# spread" their spreads, "# step" the fit's resolution, "# note"
- * lines with the measurements' comments, "# fingerprint" lines, then CSV
- * rows set,group,algorithm,us,phases and each phase's counts (as many
+ * the line: one link each, no gateway); "# spread" their spreads;
+ * "# step" the fit's resolution; "# note" lines with the measurements'
+ * comments; "# fingerprint" lines; then CSV rows
+ * set,group,algorithm,us,phases and each phase's counts (as many
  * columns as parameters, phase after phase). */
 int cal_rows_write(const char *path, const cal_result *r)
 {
