@@ -10,10 +10,12 @@
 #
 # The same list gives the MPI library's own functions that nhood calls
 # (src/util/mpilib.h): mode "lib" lists every function with a PMPI_ twin
-# as NH_LIB_FN(ret, name, (params), (args)), mode "redirect" maps each
-# PMPI_ name onto its pointer, so that nhood's internal calls reach the
-# MPI library itself and never a tool (nor nhood's own PMPI_ names).
-# Usage: gen-fence.sh MPICC FUNCTIONS_H [fence|lib|redirect] > out.h
+# as NH_LIB_FN(ret, name, nhname, (params), (args)), nhname being the
+# pointer nhood calls it through (nh_mpi_Wait for MPI_Wait, nh_mpix_X for
+# MPIX_X), so that nhood's internal calls reach the MPI library itself and
+# never a tool (nor nhood's own PMPI_ names).  Each fence carries the same
+# name: NH_FENCE_FN(ret, name, nhname, (params), (args)).
+# Usage: gen-fence.sh MPICC FUNCTIONS_H [fence|lib] > out.h
 set -e
 mpicc=$1
 table=$2
@@ -22,8 +24,13 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/nhood-gen.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 echo '#include <mpi.h>' >"$tmp/m.c"
 $mpicc -E -P "$tmp/m.c" >"$tmp/m.i"
-# nhood's own entry points: NH_FN(name, ..., NH_FN_DONE(name, ..., NH_FN_OV(name, ...
-sed -n 's/^NH_FN[A-Z_]*(\(MPI_[A-Za-z0-9_]*\),.*/\1/p' "$table" >"$tmp/own"
+# Names mpi.h defines as function-like macros (MPICH's handle conversions,
+# PMPI_Comm_f2c and the rest): never wrapped, never in the table
+# (util/mpilib.h calls those macros).
+$mpicc -E -dM "$tmp/m.c" | sed -n 's/^#define P\{0,1\}\(MPIX\{0,1\}_[A-Za-z0-9_]*\)(.*/\1/p' >"$tmp/macro"
+# nhood's own entry points: NH_FN(Name, ..., NH_FN_DONE(Name, ..., NH_FN_OV(Name, ...
+# (MPI_Name without its prefix)
+sed -n 's/^NH_FN[A-Z_]*(\([A-Z][A-Za-z0-9_]*\),.*/MPI_\1/p' "$table" >"$tmp/own"
 # The neighborhood collectives are generated from macros in the table
 # (api/colls.h and, large-count, api/colls_c.h).
 for c in alltoall allgather alltoallv allgatherv alltoallw; do
@@ -31,7 +38,7 @@ for c in alltoall allgather alltoallv allgatherv alltoallw; do
     printf 'MPI_Neighbor_%s_c\nMPI_Ineighbor_%s_c\nMPI_Neighbor_%s_init_c\n' $c $c $c
 done >>"$tmp/own"
 # One declaration per line, attributes removed (balanced parentheses).
-tr '\n' ' ' <"$tmp/m.i" | tr ';' '\n' | awk -v own="$tmp/own" -v mode="$mode" '
+tr '\n' ' ' <"$tmp/m.i" | tr ';' '\n' | awk -v own="$tmp/own" -v macro="$tmp/macro" -v mode="$mode" '
 function strip_attr(s,    out, i, k, depth, ch) {
     out = ""
     while ((i = index(s, "__attribute__")) > 0) {
@@ -49,6 +56,7 @@ function strip_attr(s,    out, i, k, depth, ch) {
 }
 BEGIN {
     while ((getline n < own) > 0) skip[n] = 1
+    while ((getline n < macro) > 0) is_macro[n] = 1
     # Local queries that touch no buffer and no operation: not worth a fence
     # (and a program may call them between a collective and its data).
     split("MPI_Wtime MPI_Wtick MPI_Comm_rank MPI_Comm_size MPI_Initialized MPI_Finalized " \
@@ -70,7 +78,7 @@ BEGIN {
     name = line; sub(/^[A-Za-z_][A-Za-z0-9_]* /, "", name); sub(/ ?\(.*/, "", name)
     params = line; sub(/^[^(]*\(/, "", params); sub(/\) ?$/, "", params)
     if (name ~ /^PMPI_/) { has_p[substr(name, 2)] = 1; next }
-    if ((name in seen) || params ~ /\.\.\./ || params ~ /\(/)
+    if ((name in seen) || (name in is_macro) || params ~ /\.\.\./ || params ~ /\(/)
         next
     # Handle conversions between languages: local, and some (the f08
     # status ones of MPICH 4.0.2) are declared but not in the C library.
@@ -104,10 +112,10 @@ END {
             if (j <= m) # an unnamed parameter: leave the function alone
                 continue
         }
-        if (mode == "redirect")
-            printf "#define P%s (*nh_lib_P%s)\n", name, name
-        else
-            printf "%s(%s, %s, (%s), (%s))\n", mode == "lib" ? "NH_LIB_FN" : "NH_FENCE_FN",
-                   rtype[name], name, params, args
+        nh = name
+        sub(/^MPIX_/, "nh_mpix_", nh)
+        sub(/^MPI_/, "nh_mpi_", nh)
+        printf "%s(%s, %s, %s, (%s), (%s))\n", mode == "lib" ? "NH_LIB_FN" : "NH_FENCE_FN",
+               rtype[name], name, nh, params, args
     }
 }'

@@ -1,5 +1,5 @@
-/* The prototypes of nhood's entry points: nh_impl_<name> for every line
- * of the interception table (intercept/functions.h), with the MPI
+/* The prototypes of nhood's entry points: nh_impl_MPI_<name> for every
+ * line of the interception table (intercept/functions.h), with the MPI
  * function's parameters and result.  intercept/intercept.c's exported
  * MPI_X and PMPI_X call them; they are defined by layer:
  * exec/completion.c (the completion calls), api/lifecycle.c (start-up,
@@ -13,7 +13,7 @@
 
 #include <mpi.h>
 
-#define NH_FN(name, params, args) int nh_impl_##name params;
+#define NH_FN(name, params, args) int nh_impl_MPI_##name params;
 #define NH_FN_DONE NH_FN
 #define NH_FN_OV NH_FN
 #include "intercept/functions.h"

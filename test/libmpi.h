@@ -78,11 +78,12 @@ __attribute__((unused)) static void *test_libmpi_sym(const char *name)
 #define PMPI_Wait NH_TEST_LIB(PMPI_Wait)
 #define PMPI_Waitall NH_TEST_LIB(PMPI_Waitall)
 #ifdef HAVE_MPIX_NEIGHBOR_ALLTOALL_INIT
-#define PMPIX_Neighbor_alltoall_init NH_TEST_LIB(PMPIX_Neighbor_alltoall_init)
-#define PMPIX_Neighbor_allgather_init NH_TEST_LIB(PMPIX_Neighbor_allgather_init)
-#define PMPIX_Neighbor_alltoallv_init NH_TEST_LIB(PMPIX_Neighbor_alltoallv_init)
-#define PMPIX_Neighbor_allgatherv_init NH_TEST_LIB(PMPIX_Neighbor_allgatherv_init)
-#define PMPIX_Neighbor_alltoallw_init NH_TEST_LIB(PMPIX_Neighbor_alltoallw_init)
+/* Open MPI 4.1: the MPI-4 names of util/init_forms.h, MPI's own */
+#define PMPI_Neighbor_alltoall_init NH_TEST_LIB(PMPIX_Neighbor_alltoall_init)
+#define PMPI_Neighbor_allgather_init NH_TEST_LIB(PMPIX_Neighbor_allgather_init)
+#define PMPI_Neighbor_alltoallv_init NH_TEST_LIB(PMPIX_Neighbor_alltoallv_init)
+#define PMPI_Neighbor_allgatherv_init NH_TEST_LIB(PMPIX_Neighbor_allgatherv_init)
+#define PMPI_Neighbor_alltoallw_init NH_TEST_LIB(PMPIX_Neighbor_alltoallw_init)
 #else
 #define PMPI_Neighbor_alltoall_init NH_TEST_LIB(PMPI_Neighbor_alltoall_init)
 #define PMPI_Neighbor_allgather_init NH_TEST_LIB(PMPI_Neighbor_allgather_init)

@@ -47,7 +47,7 @@ int nh_call_init(nh_call *c, nh_coll coll, const nh_args *a, const nh_plan *p)
     c->rtype = a->rtype;
     if (!nh_coll_vec(coll)) {
         if (a->stype == MPI_DATATYPE_NULL || a->rtype == MPI_DATATYPE_NULL ||
-            PMPI_Type_size(a->stype, &ssize) || PMPI_Type_size(a->rtype, &rsize))
+            nh_mpi_Type_size(a->stype, &ssize) || nh_mpi_Type_size(a->rtype, &rsize))
             return NH_TO_PMPI;
         c->sbytes = (size_t)ssize * (size_t)a->scount;
         c->rbytes = (size_t)rsize * (size_t)a->rcount;
@@ -62,9 +62,9 @@ int nh_call_init(nh_call *c, nh_coll coll, const nh_args *a, const nh_plan *p)
     if (!c->s || !c->r)
         return MPI_ERR_NO_MEM;
     if (!w && ((c->ns > 0 && (a->stype == MPI_DATATYPE_NULL ||
-                              PMPI_Type_get_extent(a->stype, &lb, &sext))) ||
+                              nh_mpi_Type_get_extent(a->stype, &lb, &sext))) ||
                (c->nr > 0 && (a->rtype == MPI_DATATYPE_NULL ||
-                              PMPI_Type_get_extent(a->rtype, &lb, &rext)))))
+                              nh_mpi_Type_get_extent(a->rtype, &lb, &rext)))))
         return NH_TO_PMPI;
     c->named = 1;
     tmemo memo = {0};
@@ -147,7 +147,7 @@ int nh_call_check(const nh_plan *p, nh_coll coll, const nh_call *c, MPI_Comm com
         }
     rc = nh_req_allreduce(v, res, n, MPI_LONG, MPI_MAX, p->pcomm);
     if (!rc)
-        rc = PMPI_Comm_rank(p->pcomm, &rank);
+        rc = nh_mpi_Comm_rank(p->pcomm, &rank);
     int bad = -1, dir = 0;
     for (int t = 0; t < s && !rc && bad < 0; t++)
         for (dir = 0; dir < 2; dir++) {
@@ -173,8 +173,8 @@ int nh_call_check(const nh_plan *p, nh_coll coll, const nh_call *c, MPI_Comm com
                      res[4 * bad + 2 * dir]);
             fflush(stderr);
         }
-        PMPI_Barrier(p->pcomm); /* the message is out before anyone aborts */
-        PMPI_Abort(comm, MPI_ERR_ARG);
+        nh_mpi_Barrier(p->pcomm); /* the message is out before anyone aborts */
+        nh_mpi_Abort(comm, MPI_ERR_ARG);
         rc = MPI_ERR_ARG;
     }
     free(v);
@@ -225,6 +225,6 @@ int nh_call_check_host(const nh_plan *p, nh_coll coll, nh_form form, const nh_ar
              ms != NH_MEM_HOST ? "send" : "receive", nh_gpu_mem_name(ms != NH_MEM_HOST ? ms : mr),
              host_promise(p));
     fflush(stderr);
-    PMPI_Abort(comm, MPI_ERR_BUFFER);
+    nh_mpi_Abort(comm, MPI_ERR_BUFFER);
     return MPI_ERR_BUFFER;
 }

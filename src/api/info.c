@@ -60,7 +60,7 @@ NH_EXPORT int nhood_info(const char *key, char *value, int len)
     } else if (strcmp(key, "mpi_built") == 0) {
         mpi_built(value, n);
     } else if (strcmp(key, "mpi_library") == 0) {
-        if (PMPI_Get_library_version(buf, &rlen) != MPI_SUCCESS)
+        if (nh_mpi_Get_library_version(buf, &rlen) != MPI_SUCCESS)
             snprintf(buf, sizeof(buf), "unknown");
         buf[strcspn(buf, "\n")] = '\0'; /* its first line, tabs as spaces */
         for (char *c = buf; *c; c++)

@@ -52,7 +52,7 @@ static int regular(MPI_Count count, MPI_Datatype type, int *out)
         *out = 0;
         return 1;
     }
-    if (count < 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size_c(type, &size) || size < 0)
+    if (count < 0 || type == MPI_DATATYPE_NULL || nh_mpi_Type_size_c(type, &size) || size < 0)
         return 0;
     if (size > 0 && count > INT_MAX / size)
         return 0;
@@ -115,9 +115,9 @@ static int broken(MPI_Comm comm, const char *what, int rc, long long bad)
                  "v and w calls fit an int, but this rank's %s_c has %lld",
                  what, bad);
         fflush(stderr);
-        PMPI_Abort(comm, MPI_ERR_COUNT);
+        nh_mpi_Abort(comm, MPI_ERR_COUNT);
     }
-    PMPI_Comm_call_errhandler(comm, rc);
+    nh_mpi_Comm_call_errhandler(comm, rc);
     return rc;
 }
 
@@ -218,17 +218,17 @@ static int gv_c(nh_coll coll, nh_form form, const void *sendbuf, MPI_Count sendc
     int nh_impl_MPI_Neighbor_##name##_init_c(NH_UNWRAP params, MPI_Comm comm, MPI_Info info,       \
                                              MPI_Request *request)                                 \
         NH_COLL_C_BODY(conv, ID, NH_FORM_PERSISTENT, args, request,                                \
-                       PMPI_Neighbor_##name##_init_c(NH_UNWRAP args, comm, info, request))
+                       nh_mpi_Neighbor_##name##_init_c(NH_UNWRAP args, comm, info, request))
 #else
 #define NH_COLL_C_INIT(name, ID, params, args, conv)
 #endif
 #define NH_COLL_C(name, ID, params, args, conv)                                                    \
     int nh_impl_MPI_Neighbor_##name##_c(NH_UNWRAP params, MPI_Comm comm)                           \
         NH_COLL_C_BODY(conv, ID, NH_FORM_BLOCKING, args, NULL,                                     \
-                       PMPI_Neighbor_##name##_c(NH_UNWRAP args, comm))                             \
+                       nh_mpi_Neighbor_##name##_c(NH_UNWRAP args, comm))                             \
     int nh_impl_MPI_Ineighbor_##name##_c(NH_UNWRAP params, MPI_Comm comm, MPI_Request *request)    \
         NH_COLL_C_BODY(conv, ID, NH_FORM_NONBLOCKING, args, request,                               \
-                       PMPI_Ineighbor_##name##_c(NH_UNWRAP args, comm, request))                   \
+                       nh_mpi_Ineighbor_##name##_c(NH_UNWRAP args, comm, request))                   \
     NH_COLL_C_INIT(name, ID, params, args, conv)
 #include "api/colls_c.h"
 #undef NH_COLL_C
@@ -248,7 +248,7 @@ int nh_impl_MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatyp
         if (rc != NH_TO_PMPI)
             return rc;
     }
-    return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return nh_mpi_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 /* v and w: under the promise, as above. */
@@ -258,7 +258,7 @@ static int inplace_vw(nh_inplace_op op, void *recvbuf, const MPI_Count recvcount
 {
     int n = 0, *c = NULL, *d = NULL, rc;
     long long bad = 0;
-    if (nh_cfg.large_count != NH_LARGE_FITS || !nh_active || PMPI_Comm_size(comm, &n))
+    if (nh_cfg.large_count != NH_LARGE_FITS || !nh_active || nh_mpi_Comm_size(comm, &n))
         return NH_TO_PMPI;
     if ((rc = narrow(n, recvcounts, NULL, &c, &bad)) || (rc = narrow(n, NULL, rdispls, &d, &bad))) {
         rc = broken(comm, op == NH_INPLACE_ALLTOALLV ? "MPI_Alltoallv" : "MPI_Alltoallw", rc, bad);
@@ -281,7 +281,7 @@ int nh_impl_MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
                                      : inplace_vw(NH_INPLACE_ALLTOALLV, recvbuf, recvcounts,
                                                   rdispls, recvtype, NULL, comm);
     return rc != NH_TO_PMPI ? rc
-                            : PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                            : nh_mpi_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                                                recvcounts, rdispls, recvtype, comm);
 }
 
@@ -294,7 +294,7 @@ int nh_impl_MPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
                                      : inplace_vw(NH_INPLACE_ALLTOALLW, recvbuf, recvcounts,
                                                   rdispls, MPI_DATATYPE_NULL, recvtypes, comm);
     return rc != NH_TO_PMPI ? rc
-                            : PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                            : nh_mpi_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                                                recvcounts, rdispls, recvtypes, comm);
 }
 

@@ -60,7 +60,7 @@ static void stop_run(const char *msg)
     if (nh_world_rank == 0)
         fprintf(stderr, "nhood: error: %s\n", msg);
     fflush(stderr);
-    PMPI_Finalize();
+    nh_mpi_Finalize();
     exit(2);
 }
 
@@ -163,15 +163,15 @@ static int self_delete(MPI_Comm comm, int keyval, void *val, void *extra)
 {
     (void)comm, (void)val, (void)extra;
     shut_down();
-    PMPI_Comm_free_keyval(&keyval);
+    nh_mpi_Comm_free_keyval(&keyval);
     return MPI_SUCCESS;
 }
 
 /* The shut-down's hook (above), set at start-up. */
 static int hook_shut_down(void)
 {
-    int kv, rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &kv, NULL);
-    return rc ? rc : PMPI_Comm_set_attr(MPI_COMM_SELF, kv, NULL);
+    int kv, rc = nh_mpi_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &kv, NULL);
+    return rc ? rc : nh_mpi_Comm_set_attr(MPI_COMM_SELF, kv, NULL);
 }
 
 /* This rank's progress backend (Sessions: agreed per graph, session_agree). */
@@ -193,8 +193,8 @@ static int after_init(int provided, MPI_Comm scope)
         return MPI_SUCCESS;
     started = 1;
     nh_no_world = scope != MPI_COMM_WORLD;
-    PMPI_Comm_rank(scope, &nh_world_rank);
-    PMPI_Comm_size(scope, &size);
+    nh_mpi_Comm_rank(scope, &nh_world_rank);
+    nh_mpi_Comm_size(scope, &size);
     /* The first rank with a bad setting explains (usually rank 0: all
      * ranks normally see the same environment). */
     int mine[3], all[3];
@@ -211,7 +211,7 @@ static int after_init(int provided, MPI_Comm scope)
     if (nh_no_world)
         all[0] = mine[0], all[1] = mine[1], all[2] = 0;
     else
-        PMPI_Allreduce(mine, all, 3, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        nh_mpi_Allreduce(mine, all, 3, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     first = all[0];
     nh_prog_agree(all[1]);
     if (first < size) {
@@ -219,8 +219,8 @@ static int after_init(int provided, MPI_Comm scope)
             fprintf(stderr, "nhood: error: %s%s\n", cfg_msg, first ? " (on this rank only)" : "");
         fflush(stderr);
         if (nh_no_world)
-            PMPI_Abort(scope, 2);
-        PMPI_Finalize();
+            nh_mpi_Abort(scope, 2);
+        nh_mpi_Finalize();
         exit(2);
     }
     nh_config_warn_unknown();
@@ -255,7 +255,7 @@ static int after_init(int provided, MPI_Comm scope)
 int nh_start_late(void)
 {
     int flag = 0, provided;
-    if (started || PMPI_Initialized(&flag) || !flag || PMPI_Query_thread(&provided))
+    if (started || nh_mpi_Initialized(&flag) || !flag || nh_mpi_Query_thread(&provided))
         return MPI_SUCCESS;
     return after_init(provided, MPI_COMM_WORLD);
 }
@@ -264,7 +264,7 @@ int nh_start_late(void)
 static int start_sessions(MPI_Comm comm)
 {
     int provided = MPI_THREAD_SINGLE;
-    if (PMPI_Query_thread(&provided))
+    if (nh_mpi_Query_thread(&provided))
         provided = MPI_THREAD_SINGLE;
     return after_init(provided, comm);
 }
@@ -275,7 +275,7 @@ static int session_agree(MPI_Comm comm, int *no_forward)
 {
     int all = 1, rc = MPI_SUCCESS;
     if (nh_no_world && nh_active)
-        rc = PMPI_Allreduce(&prog_mine, &all, 1, MPI_INT, MPI_MIN, comm);
+        rc = nh_mpi_Allreduce(&prog_mine, &all, 1, MPI_INT, MPI_MIN, comm);
     *no_forward = !all;
     return rc;
 }
@@ -289,13 +289,13 @@ static int session_agree(MPI_Comm comm, int *no_forward)
 static int start_with(MPI_Comm comm)
 {
     int flag = 0, same = MPI_UNEQUAL;
-    if (started || comm == MPI_COMM_NULL || PMPI_Finalized(&flag) || flag)
+    if (started || comm == MPI_COMM_NULL || nh_mpi_Finalized(&flag) || flag)
         return MPI_SUCCESS;
-    if (PMPI_Initialized(&flag))
+    if (nh_mpi_Initialized(&flag))
         return MPI_SUCCESS;
     if (!flag) /* a communicator, but no MPI_Init: Sessions */
         return start_sessions(comm);
-    if (PMPI_Comm_compare(comm, MPI_COMM_WORLD, &same) || same == MPI_UNEQUAL)
+    if (nh_mpi_Comm_compare(comm, MPI_COMM_WORLD, &same) || same == MPI_UNEQUAL)
         return MPI_SUCCESS;
     return nh_start_late();
 }
@@ -307,9 +307,9 @@ int nh_impl_MPI_Init(int *argc, char ***argv)
 {
     int provided, level = thread_level(MPI_THREAD_SINGLE);
     app_threads = MPI_THREAD_SINGLE;
-    int rc = level == MPI_THREAD_SINGLE ? PMPI_Init(argc, argv)
-                                        : PMPI_Init_thread(argc, argv, level, &provided);
-    if (rc || (rc = PMPI_Query_thread(&provided)))
+    int rc = level == MPI_THREAD_SINGLE ? nh_mpi_Init(argc, argv)
+                                        : nh_mpi_Init_thread(argc, argv, level, &provided);
+    if (rc || (rc = nh_mpi_Query_thread(&provided)))
         return rc;
     return after_init(provided, MPI_COMM_WORLD);
 }
@@ -317,14 +317,14 @@ int nh_impl_MPI_Init(int *argc, char ***argv)
 int nh_impl_MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     app_threads = required;
-    int rc = PMPI_Init_thread(argc, argv, thread_level(required), provided);
+    int rc = nh_mpi_Init_thread(argc, argv, thread_level(required), provided);
     return rc ? rc : after_init(*provided, MPI_COMM_WORLD);
 }
 
 int nh_impl_MPI_Finalize(void)
 {
     shut_down();
-    return PMPI_Finalize();
+    return nh_mpi_Finalize();
 }
 
 #if MPI_VERSION >= 4
@@ -334,7 +334,7 @@ static int sessions;
 
 int nh_impl_MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
 {
-    int rc = PMPI_Session_init(info, errhandler, session);
+    int rc = nh_mpi_Session_init(info, errhandler, session);
     if (rc == MPI_SUCCESS)
         __atomic_add_fetch(&sessions, 1, __ATOMIC_RELAXED);
     return rc;
@@ -344,7 +344,7 @@ int nh_impl_MPI_Session_finalize(MPI_Session *session)
 {
     if (nh_no_world && __atomic_load_n(&sessions, __ATOMIC_RELAXED) == 1)
         shut_down();
-    int rc = PMPI_Session_finalize(session);
+    int rc = nh_mpi_Session_finalize(session);
     if (rc == MPI_SUCCESS)
         __atomic_sub_fetch(&sessions, 1, __ATOMIC_RELAXED);
     return rc;
@@ -361,7 +361,7 @@ static int hint_parse(MPI_Comm comm_old, MPI_Info info, nh_hint *h)
 {
     int size, rc;
     long prod = 1;
-    if ((rc = PMPI_Comm_size(comm_old, &size)))
+    if ((rc = nh_mpi_Comm_size(comm_old, &size)))
         return rc;
     h->bad = nh_hint_parse(info, h, h->msg, sizeof(h->msg)) != 0;
     if (!h->bad && h->ndims > 0) {
@@ -377,16 +377,16 @@ static int hint_parse(MPI_Comm comm_old, MPI_Info info, nh_hint *h)
     if (nh_active && h->iso != 0)
         return MPI_SUCCESS;
     int rank, first, mine;
-    if ((rc = PMPI_Comm_rank(comm_old, &rank)))
+    if ((rc = nh_mpi_Comm_rank(comm_old, &rank)))
         return rc;
     mine = h->bad ? rank : size;
-    if ((rc = PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm_old)))
+    if ((rc = nh_mpi_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm_old)))
         return rc;
     if (first == size)
         return MPI_SUCCESS;
     if (rank == first)
         nh_error("%s", h->msg);
-    PMPI_Comm_call_errhandler(comm_old, MPI_ERR_INFO_VALUE);
+    nh_mpi_Comm_call_errhandler(comm_old, MPI_ERR_INFO_VALUE);
     return MPI_ERR_INFO_VALUE;
 }
 
@@ -395,8 +395,8 @@ static int hint_parse(MPI_Comm comm_old, MPI_Info info, nh_hint *h)
 static int lists_valid(MPI_Comm comm, const nh_lists *l)
 {
     int size, inter = 1;
-    if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) || inter ||
-        PMPI_Comm_size(comm, &size) ||
+    if (comm == MPI_COMM_NULL || nh_mpi_Comm_test_inter(comm, &inter) || inter ||
+        nh_mpi_Comm_size(comm, &size) ||
         l->indeg < 0 || l->outdeg < 0 ||
         (l->indeg && !l->srcs) || (l->outdeg && !l->dsts))
         return 0;
@@ -414,18 +414,18 @@ static int lists_valid(MPI_Comm comm, const nh_lists *l)
 static int plan_create(MPI_Comm comm_old, MPI_Comm *graph, const nh_hint *h, const nh_lists *lists,
                        nh_plan_start *begun, int no_forward, double t0, double t1)
 {
-    double t2 = PMPI_Wtime();
+    double t2 = nh_mpi_Wtime();
     nh_plan *p;
     int rc = nh_plan_create(comm_old, *graph, h, lists, begun, &p);
     if (p) {
         p->no_forward = no_forward;
         p->create_mpi_us = (t2 - t1) * 1e6;
-        p->create_us = (PMPI_Wtime() - t0) * 1e6;
+        p->create_us = (nh_mpi_Wtime() - t0) * 1e6;
         nh_report_creation(p->create_us, p->create_mpi_us);
     }
     if (rc == MPI_ERR_INFO_VALUE) { /* a malformed hint somewhere: no communicator */
-        PMPI_Comm_free(graph);
-        PMPI_Comm_call_errhandler(comm_old, rc);
+        nh_mpi_Comm_free(graph);
+        nh_mpi_Comm_call_errhandler(comm_old, rc);
     }
     return rc;
 }
@@ -437,7 +437,7 @@ int nh_impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, cons
 {
     nh_hint h;
     nh_plan_start *begun = NULL;
-    double t0 = PMPI_Wtime();
+    double t0 = nh_mpi_Wtime();
     int no_forward, rc = start_with(comm_old);
     if (rc || (rc = session_agree(comm_old, &no_forward)) || (rc = hint_parse(comm_old, info, &h)))
         return rc;
@@ -449,8 +449,8 @@ int nh_impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, cons
     if (nh_active && !reorder && lists_valid(comm_old, &l) &&
         (rc = nh_plan_begin(comm_old, &h, &l, &begun)))
         return rc;
-    double t1 = PMPI_Wtime();
-    rc = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree,
+    double t1 = nh_mpi_Wtime();
+    rc = nh_mpi_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree,
                                          destinations, destweights, info, reorder, comm_dist_graph);
     if (rc || !nh_active || *comm_dist_graph == MPI_COMM_NULL) {
         nh_plan_abandon(begun);
@@ -466,12 +466,12 @@ int nh_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
                                   MPI_Comm *comm_dist_graph)
 {
     nh_hint h;
-    double t0 = PMPI_Wtime();
+    double t0 = nh_mpi_Wtime();
     int no_forward, rc = start_with(comm_old);
     if (rc || (rc = session_agree(comm_old, &no_forward)) || (rc = hint_parse(comm_old, info, &h)))
         return rc;
-    double t1 = PMPI_Wtime();
-    rc = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder,
+    double t1 = nh_mpi_Wtime();
+    rc = nh_mpi_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder,
                                 comm_dist_graph);
     if (rc || !nh_active || *comm_dist_graph == MPI_COMM_NULL)
         return rc;
@@ -488,7 +488,7 @@ int nh_inplace_try(const void *sendbuf, MPI_Comm comm, const nh_inplace_args *a)
     if (!rc)
         rc = nh_inplace(comm, a);
     if (rc > 0)
-        PMPI_Comm_call_errhandler(comm, rc);
+        nh_mpi_Comm_call_errhandler(comm, rc);
     return rc;
 }
 
@@ -500,7 +500,7 @@ int nh_impl_MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendty
     int rc = nh_inplace_try(sendbuf, comm, &a);
     if (rc != NH_TO_PMPI)
         return rc;
-    return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return nh_mpi_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int nh_impl_MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -515,7 +515,7 @@ int nh_impl_MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int
     int rc = nh_inplace_try(sendbuf, comm, &a);
     if (rc != NH_TO_PMPI)
         return rc;
-    return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+    return nh_mpi_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                           recvtype, comm);
 }
 
@@ -531,6 +531,6 @@ int nh_impl_MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int
     int rc = nh_inplace_try(sendbuf, comm, &a);
     if (rc != NH_TO_PMPI)
         return rc;
-    return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+    return nh_mpi_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                           recvtypes, comm);
 }

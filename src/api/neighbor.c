@@ -24,9 +24,9 @@ static nh_binding shown_binding(const nh_choice *ch, int zcopy)
 static int pmpi_trial(nh_coll coll, const nh_args *a, MPI_Comm comm)
 {
     if (coll == NH_COLL_ALLTOALL)
-        return PMPI_Neighbor_alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype,
+        return nh_mpi_Neighbor_alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype,
                                       comm);
-    return PMPI_Neighbor_allgather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype,
+    return nh_mpi_Neighbor_allgather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype,
                                    comm);
 }
 
@@ -94,7 +94,7 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
         rc = NH_TO_PMPI;
         goto out;
     }
-    double t0 = ch.tuning ? PMPI_Wtime() : 0;
+    double t0 = ch.tuning ? nh_mpi_Wtime() : 0;
     if (ch.algo == NH_ALGO_PMPI)
         rc = pmpi_trial(coll, a, comm);
     else if (form == NH_FORM_BLOCKING)
@@ -105,11 +105,11 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
     if (rec)
         rec->last_binding = shown_binding(&ch, zcopy);
     if (!rc && ch.tuning)
-        rc = nh_autotune_record(p, nh_coll_op(coll), m, PMPI_Wtime() - t0);
+        rc = nh_autotune_record(p, nh_coll_op(coll), m, nh_mpi_Wtime() - t0);
 out:
     nh_call_fini(&c);
     if (rc > 0)
-        PMPI_Comm_call_errhandler(comm, rc);
+        nh_mpi_Comm_call_errhandler(comm, rc);
     return rc;
 }
 
@@ -199,7 +199,7 @@ int nh_neighbor_started(nh_form form, int rc, MPI_Request *req)
                                            MPI_Request *request)                                   \
     {                                                                                              \
         NH_RUN(name, ID, NH_FORM_PERSISTENT, args, request,                                        \
-               PMPI_Neighbor_##name##_init(NH_UNWRAP args, comm, info, request))                   \
+               nh_mpi_Neighbor_##name##_init(NH_UNWRAP args, comm, info, request))                   \
     }
 #else
 #define NH_COLL_INIT(name, ID, params, args)
@@ -208,11 +208,11 @@ int nh_neighbor_started(nh_form form, int rc, MPI_Request *req)
 #define NH_COLL(name, ID, params, args)                                                            \
     int nh_impl_MPI_Neighbor_##name(NH_UNWRAP params, MPI_Comm comm)                               \
     {                                                                                              \
-        NH_RUN(name, ID, NH_FORM_BLOCKING, args, NULL, PMPI_Neighbor_##name(NH_UNWRAP args, comm)) \
+        NH_RUN(name, ID, NH_FORM_BLOCKING, args, NULL, nh_mpi_Neighbor_##name(NH_UNWRAP args, comm)) \
     }                                                                                              \
     int nh_impl_MPI_Ineighbor_##name(NH_UNWRAP params, MPI_Comm comm, MPI_Request *request){       \
         NH_RUN(name, ID, NH_FORM_NONBLOCKING, args, request,                                       \
-               PMPI_Ineighbor_##name(NH_UNWRAP args, comm, request))} NH_COLL_INIT(name, ID,       \
+               nh_mpi_Ineighbor_##name(NH_UNWRAP args, comm, request))} NH_COLL_INIT(name, ID,       \
                                                                                    params, args)
 #include "api/colls.h"
 #undef NH_COLL

@@ -49,25 +49,25 @@ int nh_fingerprint_run(nh_fingerprint *f)
     nh_fingerprint x;
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     memset(&x, 0, sizeof(x));
-    if ((rc = PMPI_Get_library_version(lib, &len)))
+    if ((rc = nh_mpi_Get_library_version(lib, &len)))
         return rc;
     nh_fingerprint_value(x.mpi, sizeof(x.mpi), lib, strcspn(lib, "\r\n"));
     host_pattern(x.host, sizeof(x.host));
-    if ((rc = PMPI_Comm_size(MPI_COMM_WORLD, &x.ranks)))
+    if ((rc = nh_mpi_Comm_size(MPI_COMM_WORLD, &x.ranks)))
         return rc;
     if (nh_node_size > 0) { /* NHOOD_NODE_SIZE: the nodes the run pretends */
         x.ranks_per_node = nh_node_size < x.ranks ? nh_node_size : x.ranks;
         x.nodes = (x.ranks + x.ranks_per_node - 1) / x.ranks_per_node;
     } else {
         if ((rc = nh_comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, &node)) ||
-            (rc = PMPI_Comm_rank(node, &node_rank)))
+            (rc = nh_mpi_Comm_rank(node, &node_rank)))
             goto cleanup;
-        if ((rc = PMPI_Comm_size(node, &mine[1])))
+        if ((rc = nh_mpi_Comm_size(node, &mine[1])))
             goto cleanup;
         /* the node count (leaders), then the largest node */
         mine[0] = node_rank == 0;
-        if ((rc = PMPI_Allreduce(&mine[0], &all[0], 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD)) ||
-            (rc = PMPI_Allreduce(&mine[1], &all[1], 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD)))
+        if ((rc = nh_mpi_Allreduce(&mine[0], &all[0], 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD)) ||
+            (rc = nh_mpi_Allreduce(&mine[1], &all[1], 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD)))
             goto cleanup;
         x.nodes = all[0];
         x.ranks_per_node = all[1];
@@ -117,7 +117,7 @@ int nh_file_fits(const char *kind, const char *path, const nh_fingerprint *fp, i
         return rc;
     if (nh_world_rank == 0)
         fits = nh_fingerprint_match(fp, &run, why, sizeof(why));
-    if ((rc = PMPI_Bcast(&fits, 1, MPI_INT, 0, MPI_COMM_WORLD)))
+    if ((rc = nh_mpi_Bcast(&fits, 1, MPI_INT, 0, MPI_COMM_WORLD)))
         return rc;
     if (!fits && mismatch == NH_MISMATCH_ERROR) {
         snprintf(msg, len, "%s %.300s does not fit this run: %s (NHOOD_MISMATCH=error)", kind,
@@ -202,7 +202,7 @@ int nh_file_bcast(const char *path, char **text, char *msg, size_t len)
     long n = 0;
     char *buf = NULL;
     *text = NULL;
-    if ((rc = PMPI_Comm_rank(MPI_COMM_WORLD, &rank)))
+    if ((rc = nh_mpi_Comm_rank(MPI_COMM_WORLD, &rank)))
         return rc;
     if (rank == 0)
         n = read_file(path, &buf, msg, len);
@@ -210,7 +210,7 @@ int nh_file_bcast(const char *path, char **text, char *msg, size_t len)
     char head[sizeof(long) + 256];
     memcpy(head, &n, sizeof(long));
     snprintf(head + sizeof(long), 256, "%s", rank == 0 && n == -1 ? msg : "");
-    if ((rc = PMPI_Bcast(head, (int)sizeof(head), MPI_BYTE, 0, MPI_COMM_WORLD)))
+    if ((rc = nh_mpi_Bcast(head, (int)sizeof(head), MPI_BYTE, 0, MPI_COMM_WORLD)))
         goto cleanup;
     memcpy(&n, head, sizeof(long));
     if (n == -2)
@@ -224,7 +224,7 @@ int nh_file_bcast(const char *path, char **text, char *msg, size_t len)
         rc = MPI_ERR_NO_MEM;
         goto cleanup;
     }
-    if ((rc = PMPI_Bcast(buf, (int)n, MPI_CHAR, 0, MPI_COMM_WORLD)))
+    if ((rc = nh_mpi_Bcast(buf, (int)n, MPI_CHAR, 0, MPI_COMM_WORLD)))
         goto cleanup;
     buf[n] = '\0';
     *text = buf;

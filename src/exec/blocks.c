@@ -10,7 +10,7 @@
 int nh_type_named(MPI_Datatype t)
 {
     int ni, na, nd, comb;
-    return PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS &&
+    return nh_mpi_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS &&
            comb == MPI_COMBINER_NAMED;
 }
 
@@ -21,12 +21,12 @@ int nh_type_contig(MPI_Datatype t)
 {
     int ni, na, nd, comb, size;
     MPI_Aint lb, ext, tlb, text;
-    if (PMPI_Type_size(t, &size) || PMPI_Type_get_extent(t, &lb, &ext) ||
-        PMPI_Type_get_true_extent(t, &tlb, &text))
+    if (nh_mpi_Type_size(t, &size) || nh_mpi_Type_get_extent(t, &lb, &ext) ||
+        nh_mpi_Type_get_true_extent(t, &tlb, &text))
         return 0;
     if (lb != 0 || tlb != 0 || ext != size || text != size)
         return 0;
-    if (PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb))
+    if (nh_mpi_Type_get_envelope(t, &ni, &na, &nd, &comb))
         return 0;
     if (comb == MPI_COMBINER_NAMED)
         return 1;
@@ -46,7 +46,7 @@ int nh_type_contig(MPI_Datatype t)
 int nh_desc_init(nh_desc *d, const void *buf, MPI_Aint disp, int count, MPI_Datatype type)
 {
     int size;
-    if (count < 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size))
+    if (count < 0 || type == MPI_DATATYPE_NULL || nh_mpi_Type_size(type, &size))
         return -1;
     d->addr = (char *)buf + disp;
     d->count = count;
@@ -95,8 +95,8 @@ static int desc_span(const nh_desc *d, MPI_Aint *lo, MPI_Aint *hi)
     *lo = *hi = 0;
     if (d->count == 0)
         return MPI_SUCCESS;
-    if ((rc = PMPI_Type_get_extent(d->type, &lb, &ext)) ||
-        (rc = PMPI_Type_get_true_extent(d->type, &tlb, &text)))
+    if ((rc = nh_mpi_Type_get_extent(d->type, &lb, &ext)) ||
+        (rc = nh_mpi_Type_get_true_extent(d->type, &tlb, &text)))
         return rc;
     MPI_Aint step = (MPI_Aint)(d->count - 1) * ext;
     *lo = tlb + (step < 0 ? step : 0);
@@ -230,7 +230,7 @@ static int pack_size(const nh_desc *d, MPI_Comm comm, size_t *size)
         *size = d->bytes;
         return MPI_SUCCESS;
     }
-    if ((rc = PMPI_Pack_size(d->count, d->type, comm, &ps)))
+    if ((rc = nh_mpi_Pack_size(d->count, d->type, comm, &ps)))
         return rc;
     *size = (size_t)ps;
     return MPI_SUCCESS;

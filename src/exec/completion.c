@@ -27,8 +27,8 @@ static void empty_status(MPI_Status *st, int err)
     st->MPI_SOURCE = MPI_ANY_SOURCE;
     st->MPI_TAG = MPI_ANY_TAG;
     st->MPI_ERROR = err;
-    PMPI_Status_set_elements(st, MPI_BYTE, 0);
-    PMPI_Status_set_cancelled(st, 0);
+    nh_mpi_Status_set_elements(st, MPI_BYTE, 0);
+    nh_mpi_Status_set_cancelled(st, 0);
 }
 
 /* Completion call on a done (or inactive persistent) r: frees a
@@ -105,16 +105,16 @@ int nh_impl_MPI_Wait(MPI_Request *req, MPI_Status *st)
 {
     SEEN(req, 1);
     if (!nh_req_live_any())
-        return PMPI_Wait(req, st);
+        return nh_mpi_Wait(req, st);
     nh_lock(NH_LOCK_REQ);
     nh_req *r = nh_req_lookup(*req);
     int rc = MPI_SUCCESS, multi = nh_req_nmulti;
     if (!r) {
         nh_unlock(NH_LOCK_REQ);
         if (!multi)
-            return PMPI_Wait(req, st);
+            return nh_mpi_Wait(req, st);
         for (int flag = 0;;) {
-            rc = PMPI_Test(req, &flag, st);
+            rc = nh_mpi_Test(req, &flag, st);
             if (rc || flag)
                 return rc;
             nh_req_progress();
@@ -134,13 +134,13 @@ int nh_impl_MPI_Test(MPI_Request *req, int *flag, MPI_Status *st)
 {
     SEEN(req, 1);
     if (!nh_req_live_any())
-        return PMPI_Test(req, flag, st);
+        return nh_mpi_Test(req, flag, st);
     nh_lock(NH_LOCK_REQ);
     nh_req_progress_locked();
     nh_req *r = nh_req_lookup(*req);
     int rc = MPI_SUCCESS;
     if (!r) {
-        rc = PMPI_Test(req, flag, st);
+        rc = nh_mpi_Test(req, flag, st);
     } else {
         *flag = !r->active || r->done;
         if (!r->active)
@@ -175,14 +175,14 @@ int nh_impl_MPI_Waitall(int n, MPI_Request arr[], MPI_Status sts[])
 {
     SEEN(arr, n);
     if (!nh_req_live_any())
-        return PMPI_Waitall(n, arr, sts);
+        return nh_mpi_Waitall(n, arr, sts);
     split v;
     nh_lock(NH_LOCK_REQ);
     int rc = split_init(&v, n, arr);
     if (rc || (!v.mine && !nh_req_nmulti)) {
         nh_unlock(NH_LOCK_REQ);
         if (!rc)
-            rc = PMPI_Waitall(n, arr, sts);
+            rc = nh_mpi_Waitall(n, arr, sts);
         split_fini(&v);
         return rc;
     }
@@ -192,10 +192,10 @@ int nh_impl_MPI_Waitall(int n, MPI_Request arr[], MPI_Status sts[])
     int multi = nh_req_nmulti;
     nh_unlock(NH_LOCK_REQ); /* the rest of the array: MPI's */
     if (!multi) {
-        rc = PMPI_Waitall(n, v.view, sts);
+        rc = nh_mpi_Waitall(n, v.view, sts);
     } else {
         for (int flag = 0; !rc && !flag;) {
-            rc = PMPI_Testall(n, v.view, &flag, sts);
+            rc = nh_mpi_Testall(n, v.view, &flag, sts);
             if (!flag)
                 nh_req_progress();
         }
@@ -212,7 +212,7 @@ int nh_impl_MPI_Testall(int n, MPI_Request arr[], int *flag, MPI_Status sts[])
 {
     SEEN(arr, n);
     if (!nh_req_live_any())
-        return PMPI_Testall(n, arr, flag, sts);
+        return nh_mpi_Testall(n, arr, flag, sts);
     nh_lock(NH_LOCK_REQ);
     int rc = testall_locked(n, arr, flag, sts);
     nh_unlock(NH_LOCK_REQ);
@@ -231,7 +231,7 @@ static int testall_locked(int n, MPI_Request arr[], int *flag, MPI_Status sts[])
         if (v.r[i] && v.r[i]->active && !v.r[i]->done)
             *flag = 0;
     /* All or nothing: PMPI may complete only if nhood's are done. */
-    if (*flag && !(rc = PMPI_Testall(n, v.view, flag, sts)) && *flag) {
+    if (*flag && !(rc = nh_mpi_Testall(n, v.view, flag, sts)) && *flag) {
         split_back(&v, arr);
         rc = complete_mine(&v, arr, sts, rc);
     }
@@ -256,7 +256,7 @@ static int any_pass(split *v, MPI_Request arr[], int *idx, int *flag, MPI_Status
             return complete(r, &arr[i], st);
         }
     }
-    int k = MPI_UNDEFINED, rc = PMPI_Testany(v->n, v->view, &k, flag, st);
+    int k = MPI_UNDEFINED, rc = nh_mpi_Testany(v->n, v->view, &k, flag, st);
     if (rc == MPI_SUCCESS && *flag && k != MPI_UNDEFINED) {
         arr[k] = v->view[k];
         *idx = k;
@@ -272,14 +272,14 @@ int nh_impl_MPI_Waitany(int n, MPI_Request arr[], int *idx, MPI_Status *st)
 {
     SEEN(arr, n);
     if (!nh_req_live_any())
-        return PMPI_Waitany(n, arr, idx, st);
+        return nh_mpi_Waitany(n, arr, idx, st);
     split v;
     nh_lock(NH_LOCK_REQ);
     int rc = split_init(&v, n, arr), flag = 0;
     if (rc || (!v.mine && !nh_req_nmulti)) {
         nh_unlock(NH_LOCK_REQ);
         if (!rc)
-            rc = PMPI_Waitany(n, arr, idx, st);
+            rc = nh_mpi_Waitany(n, arr, idx, st);
         split_fini(&v);
         return rc;
     }
@@ -294,7 +294,7 @@ int nh_impl_MPI_Testany(int n, MPI_Request arr[], int *idx, int *flag, MPI_Statu
 {
     SEEN(arr, n);
     if (!nh_req_live_any()) /* nothing of nhood's to progress */
-        return PMPI_Testany(n, arr, idx, flag, st);
+        return nh_mpi_Testany(n, arr, idx, flag, st);
     split v;
     nh_lock(NH_LOCK_REQ);
     int rc = split_init(&v, n, arr);
@@ -310,7 +310,7 @@ static int some_pass(split *v, MPI_Request arr[], int *outcount, int idxs[], MPI
 {
     int active = 0, k = 0, oc = 0, rc = MPI_SUCCESS;
     nh_req_progress_locked();
-    rc = PMPI_Testsome(v->n, v->view, &oc, idxs, sts);
+    rc = nh_mpi_Testsome(v->n, v->view, &oc, idxs, sts);
     if (rc)
         return rc;
     if (oc != MPI_UNDEFINED) {
@@ -338,14 +338,14 @@ int nh_impl_MPI_Waitsome(int n, MPI_Request arr[], int *outcount, int idxs[], MP
 {
     SEEN(arr, n);
     if (!nh_req_live_any())
-        return PMPI_Waitsome(n, arr, outcount, idxs, sts);
+        return nh_mpi_Waitsome(n, arr, outcount, idxs, sts);
     split v;
     nh_lock(NH_LOCK_REQ);
     int rc = split_init(&v, n, arr);
     if (rc || (!v.mine && !nh_req_nmulti)) {
         nh_unlock(NH_LOCK_REQ);
         if (!rc)
-            rc = PMPI_Waitsome(n, arr, outcount, idxs, sts);
+            rc = nh_mpi_Waitsome(n, arr, outcount, idxs, sts);
         split_fini(&v);
         return rc;
     }
@@ -360,7 +360,7 @@ int nh_impl_MPI_Testsome(int n, MPI_Request arr[], int *outcount, int idxs[], MP
 {
     SEEN(arr, n);
     if (!nh_req_live_any())
-        return PMPI_Testsome(n, arr, outcount, idxs, sts);
+        return nh_mpi_Testsome(n, arr, outcount, idxs, sts);
     split v;
     nh_lock(NH_LOCK_REQ);
     int rc = split_init(&v, n, arr);
@@ -374,13 +374,13 @@ int nh_impl_MPI_Testsome(int n, MPI_Request arr[], int *outcount, int idxs[], MP
 int nh_impl_MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st)
 {
     if (!nh_req_live_any())
-        return PMPI_Request_get_status(req, flag, st);
+        return nh_mpi_Request_get_status(req, flag, st);
     nh_lock(NH_LOCK_REQ);
     nh_req_progress_locked();
     nh_req *r = nh_req_lookup(req);
     int rc = MPI_SUCCESS;
     if (!r) {
-        rc = PMPI_Request_get_status(req, flag, st);
+        rc = nh_mpi_Request_get_status(req, flag, st);
     } else {
         *flag = !r->active || r->done;
         if (*flag)
@@ -395,7 +395,7 @@ int nh_impl_MPI_Request_free(MPI_Request *req)
     if (__atomic_load_n(&nh_win_pending, __ATOMIC_RELAXED))
         nh_win_forget(*req);
     if (!nh_req_live_any())
-        return PMPI_Request_free(req);
+        return nh_mpi_Request_free(req);
     nh_lock(NH_LOCK_REQ);
     nh_req *r = nh_req_lookup(*req);
     if (r) {
@@ -408,7 +408,7 @@ int nh_impl_MPI_Request_free(MPI_Request *req)
         *req = MPI_REQUEST_NULL;
     }
     nh_unlock(NH_LOCK_REQ);
-    return r ? MPI_SUCCESS : PMPI_Request_free(req);
+    return r ? MPI_SUCCESS : nh_mpi_Request_free(req);
 }
 
 int nh_impl_MPI_Cancel(MPI_Request *req)
@@ -420,7 +420,7 @@ int nh_impl_MPI_Cancel(MPI_Request *req)
         nh_unlock(NH_LOCK_REQ);
     }
     if (!mine)
-        return PMPI_Cancel(req);
+        return nh_mpi_Cancel(req);
     nh_error("MPI_Cancel on a neighborhood collective request is erroneous (MPI 4.0, 6.12)");
     return MPI_ERR_REQUEST;
 }
@@ -440,10 +440,10 @@ static int start_mine(nh_req *r)
 int nh_impl_MPI_Start(MPI_Request *req)
 {
     if (!nh_req_live_any())
-        return PMPI_Start(req);
+        return nh_mpi_Start(req);
     nh_lock(NH_LOCK_REQ);
     nh_req *r = nh_req_lookup(*req);
-    int rc = r ? start_mine(r) : PMPI_Start(req);
+    int rc = r ? start_mine(r) : nh_mpi_Start(req);
     nh_unlock(NH_LOCK_REQ);
     return rc;
 }
@@ -451,7 +451,7 @@ int nh_impl_MPI_Start(MPI_Request *req)
 int nh_impl_MPI_Startall(int n, MPI_Request arr[])
 {
     if (!nh_req_live_any())
-        return PMPI_Startall(n, arr);
+        return nh_mpi_Startall(n, arr);
     nh_lock(NH_LOCK_REQ);
     int rc = startall_locked(n, arr);
     nh_unlock(NH_LOCK_REQ);
@@ -473,7 +473,7 @@ static int startall_locked(int n, MPI_Request arr[])
         else
             v.view[nf++] = arr[i];
     if (!rc && nf)
-        rc = PMPI_Startall(nf, v.view);
+        rc = nh_mpi_Startall(nf, v.view);
     for (int i = 0, j = 0; !rc && i < n; i++)
         if (!v.r[i])
             arr[i] = v.view[j++];

@@ -118,8 +118,8 @@ static int regular_facts(nh_bind *b)
     const nh_call *c = &b->c;
     MPI_Aint lb;
     int rc;
-    if ((rc = PMPI_Type_get_extent(c->stype, &lb, &b->sext)) ||
-        (rc = PMPI_Type_get_extent(c->rtype, &lb, &b->rext)))
+    if ((rc = nh_mpi_Type_get_extent(c->stype, &lb, &b->sext)) ||
+        (rc = nh_mpi_Type_get_extent(c->rtype, &lb, &b->rext)))
         return rc;
     b->scontig = nh_type_contig(c->stype);
     b->rcontig = nh_type_contig(c->rtype);
@@ -134,7 +134,7 @@ static int packable(const nh_bind *b, const nh_blk *blks, int n, size_t *total)
         nh_desc d;
         int ps;
         nh_blk_desc(b, blks[k], &d);
-        if (!d.contig && (PMPI_Pack_size(d.count, d.type, b->comm, &ps) || (size_t)ps != d.bytes))
+        if (!d.contig && (nh_mpi_Pack_size(d.count, d.type, b->comm, &ps) || (size_t)ps != d.bytes))
             return 0;
         sum += d.bytes;
     }
@@ -181,7 +181,7 @@ static int sized_msg(nh_bind *b, nh_msg *g, const nh_blk *blks)
         nh_blk_desc(b, blks[k], &d);
         len[k] = d.count;
         types[k] = d.type;
-        rc = PMPI_Get_address(d.addr, &disp[k]);
+        rc = nh_mpi_Get_address(d.addr, &disp[k]);
     }
     if (!rc && !(rc = nh_type_create_struct(n, len, disp, types, &g->type))) {
         g->owned = 1;
@@ -457,7 +457,7 @@ static int post_sized(nh_run *x, const nh_msg *g, int j, MPI_Request *req)
         }
     }
     if (b->preq) {
-        rc = PMPI_Start(&b->preq[j]);
+        rc = nh_mpi_Start(&b->preq[j]);
         *req = b->preq[j];
     } else {
         int tag = nh_tag_of(b, g->index, x->slot);

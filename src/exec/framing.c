@@ -58,14 +58,14 @@ static int recv_header(nh_run *x, const nh_msg *g, MPI_Message *msg, MPI_Status 
     nh_bind *b = x->b;
     const nh_blk *blks = b->s->rounds[g->round].recv;
     int bytes, rc;
-    if ((rc = PMPI_Get_count(st, MPI_BYTE, &bytes)))
+    if ((rc = nh_mpi_Get_count(st, MPI_BYTE, &bytes)))
         return rc;
     if (nh_grow(&b->inbuf, &b->incap, (size_t)bytes + 8)) {
         char dummy[1]; /* the matched message must still be received */
-        PMPI_Mrecv(dummy, 0, MPI_BYTE, msg, MPI_STATUS_IGNORE);
+        nh_mpi_Mrecv(dummy, 0, MPI_BYTE, msg, MPI_STATUS_IGNORE);
         return MPI_ERR_NO_MEM;
     }
-    if ((rc = PMPI_Mrecv(b->inbuf, bytes, MPI_BYTE, msg, MPI_STATUS_IGNORE)))
+    if ((rc = nh_mpi_Mrecv(b->inbuf, bytes, MPI_BYTE, msg, MPI_STATUS_IGNORE)))
         return rc;
     size_t at = 8 * (size_t)g->n;
     if ((size_t)bytes < at)
@@ -93,8 +93,8 @@ int nh_hdr_take_phase(nh_run *x, int block)
         int flag = 1, tag = nh_tag_of(b, g->index, x->slot);
         if (g->send || g->sized || b->got[j])
             continue;
-        rc = block ? PMPI_Mprobe(g->peer, tag, b->comm, &msg, &st)
-                   : PMPI_Improbe(g->peer, tag, b->comm, &flag, &msg, &st);
+        rc = block ? nh_mpi_Mprobe(g->peer, tag, b->comm, &msg, &st)
+                   : nh_mpi_Improbe(g->peer, tag, b->comm, &flag, &msg, &st);
         if (rc || !flag)
             continue;
         b->got[j] = 1;

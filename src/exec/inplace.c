@@ -52,13 +52,13 @@ static int ctx_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 
 int nh_inplace_init(void)
 {
-    return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, ctx_delete, &ctx_keyval, NULL);
+    return nh_mpi_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, ctx_delete, &ctx_keyval, NULL);
 }
 
 void nh_inplace_fini(void)
 {
     if (ctx_keyval != MPI_KEYVAL_INVALID)
-        PMPI_Comm_free_keyval(&ctx_keyval);
+        nh_mpi_Comm_free_keyval(&ctx_keyval);
 }
 
 /* The cached context, created on first use.  Every rank takes the same
@@ -67,7 +67,7 @@ static int ctx_get(MPI_Comm comm, inplace_ctx **out)
 {
     void *v;
     int flag = 0, rc;
-    if ((rc = PMPI_Comm_get_attr(comm, ctx_keyval, &v, &flag)))
+    if ((rc = nh_mpi_Comm_get_attr(comm, ctx_keyval, &v, &flag)))
         return rc;
     if (flag) {
         *out = v;
@@ -83,7 +83,7 @@ static int ctx_get(MPI_Comm comm, inplace_ctx **out)
     nh_res_add(NH_RES_PLAN, 1);
     nh_gpu_probe(); /* a GPU runtime loaded since the last look (host_only) */
     c->id = nh_atomic_add(&next_id, 1) - 1;
-    if ((rc = PMPI_Comm_set_attr(comm, ctx_keyval, c))) {
+    if ((rc = nh_mpi_Comm_set_attr(comm, ctx_keyval, c))) {
         nh_comm_free(&c->pcomm);
         free(c);
         nh_res_add(NH_RES_PLAN, -1);
@@ -110,7 +110,7 @@ static int host_only(MPI_Comm comm, const nh_inplace_args *a, int *host)
     nh_error("%s: the buffer is %s, but NHOOD_HOST_BUFFERS=1 promised host buffers", names[a->op],
              nh_gpu_mem_name(m));
     fflush(stderr);
-    PMPI_Abort(comm, MPI_ERR_BUFFER);
+    nh_mpi_Abort(comm, MPI_ERR_BUFFER);
     return MPI_ERR_BUFFER;
 }
 
@@ -122,14 +122,14 @@ static int piece(const nh_inplace_args *a, int j, char **addr, int *count, MPI_D
     case NH_INPLACE_ALLTOALL:
         *type = a->type;
         *count = a->count;
-        if (PMPI_Type_get_extent(a->type, &lb, &ext))
+        if (nh_mpi_Type_get_extent(a->type, &lb, &ext))
             return MPI_ERR_TYPE;
         *addr = (char *)a->buf + (MPI_Aint)j * a->count * ext;
         return MPI_SUCCESS;
     case NH_INPLACE_ALLTOALLV:
         *type = a->type;
         *count = a->counts[j];
-        if (PMPI_Type_get_extent(a->type, &lb, &ext))
+        if (nh_mpi_Type_get_extent(a->type, &lb, &ext))
             return MPI_ERR_TYPE;
         *addr = (char *)a->buf + (MPI_Aint)a->displs[j] * ext;
         return MPI_SUCCESS;
@@ -178,7 +178,7 @@ static int decide_auto(inplace_ctx *c, int p, int rank)
     if ((rc = nh_node_leader(c->pcomm, &node)))
         return rc;
     int mine = node == (rank < p / 2 ? 0 : p / 2);
-    if ((rc = PMPI_Allreduce(&mine, &two, 1, MPI_INT, MPI_LAND, c->pcomm)))
+    if ((rc = nh_mpi_Allreduce(&mine, &two, 1, MPI_INT, MPI_LAND, c->pcomm)))
         return rc;
     if (two)
         c->auto_algo = NH_INPLACE_LSA;
@@ -191,10 +191,10 @@ int nh_inplace(MPI_Comm comm, const nh_inplace_args *a)
     nh_inplace_algo algo = nh_cfg.inplace;
     inplace_ctx *c;
     if (!nh_active || ctx_keyval == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL ||
-        PMPI_Comm_test_inter(comm, &inter) || inter || (rc = ctx_get(comm, &c)))
+        nh_mpi_Comm_test_inter(comm, &inter) || inter || (rc = ctx_get(comm, &c)))
         return NH_TO_PMPI;
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
+    nh_mpi_Comm_size(comm, &p);
+    nh_mpi_Comm_rank(comm, &rank);
     if (algo == NH_INPLACE_AUTO) {
         if (c->auto_algo == NH_INPLACE_AUTO && (rc = decide_auto(c, p, rank)))
             return rc;
@@ -234,11 +234,11 @@ int nh_inplace(MPI_Comm comm, const nh_inplace_args *a)
         char *addr;
         MPI_Datatype type;
         MPI_Status status;
-        if ((rc = piece(a, j, &addr, &count, &type)) || (rc = PMPI_Type_size(type, &size)))
+        if ((rc = piece(a, j, &addr, &count, &type)) || (rc = nh_mpi_Type_size(type, &size)))
             break;
         if ((long)size * count == 0) /* symmetric: the partner skips too */
             continue;
-        if (aux && !PMPI_Pack_size(count, type, c->pcomm, &psize) && psize <= auxlen - used) {
+        if (aux && !nh_mpi_Pack_size(count, type, c->pcomm, &psize) && psize <= auxlen - used) {
             int pos = 0;
             if ((rc = nh_pack(addr, count, type, aux + used, psize, &pos, c->pcomm)) ||
                 (rc = nh_irecv(addr, count, type, j, 0, c->pcomm, &req[nreq++])) ||
@@ -246,7 +246,7 @@ int nh_inplace(MPI_Comm comm, const nh_inplace_args *a)
                 break;
             used += pos;
         } else {
-            rc = PMPI_Sendrecv_replace(addr, count, type, j, 0, j, 0, c->pcomm, &status);
+            rc = nh_mpi_Sendrecv_replace(addr, count, type, j, 0, j, 0, c->pcomm, &status);
         }
     }
     if (nreq) {
@@ -266,7 +266,7 @@ int nh_inplace_algorithm(MPI_Comm comm, const char **name)
     int flag = 0;
     nh_inplace_algo algo = nh_cfg.inplace;
     if (ctx_keyval == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL ||
-        PMPI_Comm_get_attr(comm, ctx_keyval, &v, &flag) || !flag)
+        nh_mpi_Comm_get_attr(comm, ctx_keyval, &v, &flag) || !flag)
         return MPI_ERR_COMM;
     if (algo == NH_INPLACE_AUTO && (algo = ((inplace_ctx *)v)->auto_algo) == NH_INPLACE_AUTO)
         return MPI_ERR_COMM;

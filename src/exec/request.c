@@ -221,7 +221,7 @@ static int enlist(nh_req *r, nh_plan *p, int persistent, int multi, long *starts
     set_live(r);
     int self = 0;
     MPI_Comm on = nh_no_world ? p->pcomm : MPI_COMM_SELF;
-    rc = nh_no_world ? PMPI_Comm_rank(on, &self) : MPI_SUCCESS;
+    rc = nh_no_world ? nh_mpi_Comm_rank(on, &self) : MPI_SUCCESS;
     if (!rc)
         rc = nh_recv_init(NULL, 0, MPI_BYTE, self, 0, on, &r->handle);
     if (!rc && !persistent)
@@ -259,7 +259,7 @@ int nh_req_allreduce(const void *in, void *out, int count, MPI_Datatype type, MP
                      MPI_Comm comm)
 {
     if (nh_host_simulated()) /* and SMPI's nonblocking reduction is slow to simulate */
-        return PMPI_Allreduce(in, out, count, type, op, comm);
+        return nh_mpi_Allreduce(in, out, count, type, op, comm);
     MPI_Request req;
     MPI_Status status;
     int done = 0, rc = nh_iallreduce(in, out, count, type, op, comm, &req);

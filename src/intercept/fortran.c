@@ -55,15 +55,15 @@
     (ierr) = &ierr_absent_
 
 #define F_BUF(p) f_buf(p)
-#define F_TYPE(h) PMPI_Type_f2c(*(h))
-#define F_COMM(h) PMPI_Comm_f2c(*(h))
+#define F_TYPE(h) nh_mpi_Type_f2c(*(h))
+#define F_COMM(h) nh_mpi_Comm_f2c(*(h))
 /* Fortran .FALSE. is 0 in gfortran and in both libraries' conversions. */
 #define F_LOGICAL(l) (*(l) != 0)
 
 /* The C entry point a Fortran call reaches, as the MPI library's own
  * binding reaches it, so that a C tool sees of a Fortran program what it
  * would see without nhood: MPICH's mpif.h and `use mpi` call MPI_X, Open
- * MPI's bindings and both libraries' mpi_f08 call PMPI_X (f_f08: the call
+ * MPI's bindings and both libraries' mpi_f08 call nh_mpi_X (f_f08: the call
  * came in by its mpi_f08 name).  Either is looked up in the global scope,
  * as the binding's own call is: a tool's first, else nhood's. */
 static __thread int f_f08;
@@ -236,9 +236,9 @@ static void nh_f_mpi_dist_graph_create_adjacent(MPI_Fint *comm_old, MPI_Fint *in
     MPI_Comm c;
     *ierr = FC(MPI_Dist_graph_create_adjacent)(
         F_COMM(comm_old), *indegree, sources, f_weights(sourceweights), *outdegree, destinations,
-        f_weights(destweights), PMPI_Info_f2c(*info), F_LOGICAL(reorder), &c);
+        f_weights(destweights), nh_mpi_Info_f2c(*info), F_LOGICAL(reorder), &c);
     if (*ierr == MPI_SUCCESS)
-        *comm_dist_graph = PMPI_Comm_c2f(c);
+        *comm_dist_graph = nh_mpi_Comm_c2f(c);
 }
 
 static void nh_f_mpi_dist_graph_create(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources,
@@ -250,9 +250,9 @@ static void nh_f_mpi_dist_graph_create(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint
     MPI_Comm c;
     *ierr =
         FC(MPI_Dist_graph_create)(F_COMM(comm_old), *n, sources, degrees, destinations,
-                                  f_weights(weights), PMPI_Info_f2c(*info), F_LOGICAL(reorder), &c);
+                                  f_weights(weights), nh_mpi_Info_f2c(*info), F_LOGICAL(reorder), &c);
     if (*ierr == MPI_SUCCESS)
-        *comm_dist_graph = PMPI_Comm_c2f(c);
+        *comm_dist_graph = nh_mpi_Comm_c2f(c);
 }
 
 /* One C handle per peer; MPI ignores the send types of an in-place call,
@@ -267,8 +267,8 @@ static void nh_f_mpi_alltoallw(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sd
     void *sbuf = F_BUF(sendbuf);
     MPI_Datatype *st = NULL, *rt = NULL;
     int inter = 0, n = 0, rc;
-    if ((rc = PMPI_Comm_test_inter(c, &inter)) ||
-        (rc = inter ? PMPI_Comm_remote_size(c, &n) : PMPI_Comm_size(c, &n))) {
+    if ((rc = nh_mpi_Comm_test_inter(c, &inter)) ||
+        (rc = inter ? nh_mpi_Comm_remote_size(c, &n) : nh_mpi_Comm_size(c, &n))) {
         *ierr = rc;
         return;
     }
@@ -277,7 +277,7 @@ static void nh_f_mpi_alltoallw(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sd
         st = f_types(n, sendtypes);
     if (!rt || (sbuf != MPI_IN_PLACE && !st)) {
         rc = MPI_ERR_NO_MEM;
-        PMPI_Comm_call_errhandler(c, rc);
+        nh_mpi_Comm_call_errhandler(c, rc);
     } else {
         rc = FC(MPI_Alltoallw)(sbuf, sendcounts, sdispls, st, F_BUF(recvbuf), recvcounts, rdispls,
                                rt, c);
@@ -293,14 +293,14 @@ static int f_degrees(MPI_Comm c, int *in, int *out)
 {
     int st, rc, n = 0, rank, weighted;
     *in = *out = 0;
-    if (c == MPI_COMM_NULL || (rc = PMPI_Topo_test(c, &st)))
+    if (c == MPI_COMM_NULL || (rc = nh_mpi_Topo_test(c, &st)))
         return MPI_SUCCESS; /* the C call reports it */
     if (st == MPI_DIST_GRAPH)
-        return PMPI_Dist_graph_neighbors_count(c, in, out, &weighted);
-    if (st == MPI_CART && !(rc = PMPI_Cartdim_get(c, &n)))
+        return nh_mpi_Dist_graph_neighbors_count(c, in, out, &weighted);
+    if (st == MPI_CART && !(rc = nh_mpi_Cartdim_get(c, &n)))
         n *= 2;
-    else if (st == MPI_GRAPH && !(rc = PMPI_Comm_rank(c, &rank)))
-        rc = PMPI_Graph_neighbors_count(c, rank, &n);
+    else if (st == MPI_GRAPH && !(rc = nh_mpi_Comm_rank(c, &rank)))
+        rc = nh_mpi_Graph_neighbors_count(c, rank, &n);
     *in = *out = n;
     return rc;
 }
@@ -323,7 +323,7 @@ static void f_neighbor_w(nh_form form, void *sendbuf, MPI_Fint *sendcounts, MPI_
         goto out;
     if (!(st = f_types(out, sendtypes)) || !(rt = f_types(in, recvtypes))) {
         rc = MPI_ERR_NO_MEM;
-        PMPI_Comm_call_errhandler(c, rc);
+        nh_mpi_Comm_call_errhandler(c, rc);
         goto out;
     }
     if (form == NH_FORM_BLOCKING)
@@ -336,10 +336,10 @@ static void f_neighbor_w(nh_form form, void *sendbuf, MPI_Fint *sendcounts, MPI_
     else
         rc =
             FC(MPI_Neighbor_alltoallw_init)(F_BUF(sendbuf), sendcounts, sdispls, st, F_BUF(recvbuf),
-                                            recvcounts, rdispls, rt, c, PMPI_Info_f2c(*info), &r);
+                                            recvcounts, rdispls, rt, c, nh_mpi_Info_f2c(*info), &r);
 #endif
     if (rc == MPI_SUCCESS && form != NH_FORM_BLOCKING)
-        *request = PMPI_Request_c2f(r);
+        *request = nh_mpi_Request_c2f(r);
 out:
     free(st);
     free(rt);
@@ -384,10 +384,10 @@ static void nh_f_mpi_neighbor_alltoallw_init(void *sendbuf, MPI_Fint *sendcounts
 static void nh_f_mpi_wait(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr)
 {
     F_IERR(ierr);
-    MPI_Request r = PMPI_Request_f2c(*request);
+    MPI_Request r = nh_mpi_Request_f2c(*request);
     MPI_Status cs, *st = f_status(status, &cs);
     *ierr = FC(MPI_Wait)(&r, st);
-    *request = PMPI_Request_c2f(r);
+    *request = nh_mpi_Request_c2f(r);
     if (*ierr == MPI_SUCCESS)
         f_status_back(st, status);
 }
@@ -395,11 +395,11 @@ static void nh_f_mpi_wait(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr)
 static void nh_f_mpi_test(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
 {
     F_IERR(ierr);
-    MPI_Request r = PMPI_Request_f2c(*request);
+    MPI_Request r = nh_mpi_Request_f2c(*request);
     MPI_Status cs, *st = f_status(status, &cs);
     int f = 0;
     *ierr = FC(MPI_Test)(&r, &f, st);
-    *request = PMPI_Request_c2f(r);
+    *request = nh_mpi_Request_c2f(r);
     *flag = f ? F_TRUE : 0;
     if (*ierr == MPI_SUCCESS && f)
         f_status_back(st, status);
@@ -411,7 +411,7 @@ static void nh_f_mpi_request_get_status(MPI_Fint *request, MPI_Fint *flag, MPI_F
     F_IERR(ierr);
     MPI_Status cs, *st = f_status(status, &cs);
     int f = 0;
-    *ierr = FC(MPI_Request_get_status)(PMPI_Request_f2c(*request), &f, st);
+    *ierr = FC(MPI_Request_get_status)(nh_mpi_Request_f2c(*request), &f, st);
     *flag = f ? F_TRUE : 0;
     if (*ierr == MPI_SUCCESS && f)
         f_status_back(st, status);
@@ -526,24 +526,24 @@ static void nh_f_mpi_testsome(MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *o
 static void nh_f_mpi_request_free(MPI_Fint *request, MPI_Fint *ierr)
 {
     F_IERR(ierr);
-    MPI_Request r = PMPI_Request_f2c(*request);
+    MPI_Request r = nh_mpi_Request_f2c(*request);
     if ((*ierr = FC(MPI_Request_free)(&r)) == MPI_SUCCESS)
-        *request = PMPI_Request_c2f(r);
+        *request = nh_mpi_Request_c2f(r);
 }
 
 static void nh_f_mpi_cancel(MPI_Fint *request, MPI_Fint *ierr)
 {
     F_IERR(ierr);
-    MPI_Request r = PMPI_Request_f2c(*request);
+    MPI_Request r = nh_mpi_Request_f2c(*request);
     *ierr = FC(MPI_Cancel)(&r);
 }
 
 static void nh_f_mpi_start(MPI_Fint *request, MPI_Fint *ierr)
 {
     F_IERR(ierr);
-    MPI_Request r = PMPI_Request_f2c(*request);
+    MPI_Request r = nh_mpi_Request_f2c(*request);
     if ((*ierr = FC(MPI_Start)(&r)) == MPI_SUCCESS)
-        *request = PMPI_Request_c2f(r);
+        *request = nh_mpi_Request_c2f(r);
 }
 
 static void nh_f_mpi_startall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ierr)
@@ -571,7 +571,7 @@ static void nh_f_mpi_startall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ier
         MPI_Request r = MPI_REQUEST_NULL;                                                          \
         F_IERR(ierr);                                                                              \
         if ((*ierr = call) == MPI_SUCCESS)                                                         \
-            *request = PMPI_Request_c2f(r);                                                        \
+            *request = nh_mpi_Request_c2f(r);                                                        \
     }
 #define NH_FORTRAN_REQ(lower, UPPER, params, args, call)                                           \
     NH_FORTRAN_REQ_CONV(nh_f_##lower, params, call)                                                \

@@ -146,7 +146,7 @@ NH_FORTRAN_INIT_REQ(neighbor_alltoall_init, NEIGHBOR_ALLTOALL_INIT,
                      request, ierr),
                FC(MPI_Neighbor_alltoall_init)(F_BUF(sendbuf), *sendcount, F_TYPE(sendtype),
                                               F_BUF(recvbuf), *recvcount, F_TYPE(recvtype),
-                                              F_COMM(comm), PMPI_Info_f2c(*info), &r))
+                                              F_COMM(comm), nh_mpi_Info_f2c(*info), &r))
 NH_FORTRAN_INIT_REQ(neighbor_allgather_init, NEIGHBOR_ALLGATHER_INIT,
                (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
                 MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info,
@@ -155,7 +155,7 @@ NH_FORTRAN_INIT_REQ(neighbor_allgather_init, NEIGHBOR_ALLGATHER_INIT,
                      request, ierr),
                FC(MPI_Neighbor_allgather_init)(F_BUF(sendbuf), *sendcount, F_TYPE(sendtype),
                                                F_BUF(recvbuf), *recvcount, F_TYPE(recvtype),
-                                               F_COMM(comm), PMPI_Info_f2c(*info), &r))
+                                               F_COMM(comm), nh_mpi_Info_f2c(*info), &r))
 NH_FORTRAN_INIT_REQ(neighbor_alltoallv_init, NEIGHBOR_ALLTOALLV_INIT,
                (void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype,
                 void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype,
@@ -165,7 +165,7 @@ NH_FORTRAN_INIT_REQ(neighbor_alltoallv_init, NEIGHBOR_ALLTOALLV_INIT,
                FC(MPI_Neighbor_alltoallv_init)(F_BUF(sendbuf), sendcounts, sdispls,
                                                F_TYPE(sendtype), F_BUF(recvbuf), recvcounts,
                                                rdispls, F_TYPE(recvtype), F_COMM(comm),
-                                               PMPI_Info_f2c(*info), &r))
+                                               nh_mpi_Info_f2c(*info), &r))
 NH_FORTRAN_INIT_REQ(neighbor_allgatherv_init, NEIGHBOR_ALLGATHERV_INIT,
                (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
                 MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
@@ -175,7 +175,7 @@ NH_FORTRAN_INIT_REQ(neighbor_allgatherv_init, NEIGHBOR_ALLGATHERV_INIT,
                FC(MPI_Neighbor_allgatherv_init)(F_BUF(sendbuf), *sendcount, F_TYPE(sendtype),
                                                 F_BUF(recvbuf), recvcounts, displs,
                                                 F_TYPE(recvtype), F_COMM(comm),
-                                                PMPI_Info_f2c(*info), &r))
+                                                nh_mpi_Info_f2c(*info), &r))
 NH_FORTRAN_INIT(neighbor_alltoallw_init, NEIGHBOR_ALLTOALLW_INIT,
            (void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes,
             void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes,

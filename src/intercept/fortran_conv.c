@@ -106,7 +106,7 @@ const int *f_weights(const MPI_Fint *w)
 /* Where a call found an error before reaching MPI (out of memory). */
 int f_fail(int rc)
 {
-    PMPI_Comm_call_errhandler(MPI_COMM_WORLD, rc);
+    nh_mpi_Comm_call_errhandler(MPI_COMM_WORLD, rc);
     return rc;
 }
 
@@ -115,7 +115,7 @@ MPI_Request *f_reqs(int n, const MPI_Fint *f)
 {
     MPI_Request *c = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof(*c));
     for (int i = 0; c && i < n; i++)
-        c[i] = PMPI_Request_f2c(f[i]);
+        c[i] = nh_mpi_Request_f2c(f[i]);
     return c;
 }
 
@@ -143,9 +143,9 @@ void f_back(int nreq, const MPI_Request *c, MPI_Fint *f, int n, const MPI_Status
                    MPI_Fint *fst)
 {
     for (int i = 0; i < nreq; i++)
-        f[i] = PMPI_Request_c2f(c[i]);
+        f[i] = nh_mpi_Request_c2f(c[i]);
     for (int i = 0; st != MPI_STATUSES_IGNORE && i < n; i++)
-        PMPI_Status_c2f(&st[i], fst + (size_t)i * F_STATUS_SIZE);
+        nh_mpi_Status_c2f(&st[i], fst + (size_t)i * F_STATUS_SIZE);
 }
 
 /* The C status for a Fortran status argument (MPI_STATUS_IGNORE for the
@@ -158,7 +158,7 @@ MPI_Status *f_status(const MPI_Fint *f, MPI_Status *c)
 void f_status_back(const MPI_Status *c, MPI_Fint *f)
 {
     if (c != MPI_STATUS_IGNORE)
-        PMPI_Status_c2f(c, f);
+        nh_mpi_Status_c2f(c, f);
 }
 
 /* The n C datatypes of Fortran handles; NULL when out of memory. */
@@ -166,7 +166,7 @@ MPI_Datatype *f_types(int n, const MPI_Fint *f)
 {
     MPI_Datatype *c = malloc(((size_t)(n > 0 ? n : 0) + 1) * sizeof(*c));
     for (int i = 0; c && i < n; i++)
-        c[i] = PMPI_Type_f2c(f[i]);
+        c[i] = nh_mpi_Type_f2c(f[i]);
     return c;
 }
 

@@ -15,7 +15,6 @@
  * Under NHOOD_OVERLAP (overlap/overlap.h) every entry point first ends
  * the outstanding watches and deferred operations, and records its
  * caller's return address (the advisor's call site). */
-#define NH_MPILIB_NO_REDIRECT
 #include "api/api.h"
 #include "exec/progress.h"
 #include "exec/request.h"
@@ -50,43 +49,45 @@
 #ifndef NHOOD_SMPI
 /* The overlap layer starts after nhood (it reads nhood's configuration)
  * and stops before it (its table comes before nhood's report). */
-static int nh_ov_entry_MPI_Init(int *argc, char ***argv)
+static int nh_ov_entry_Init(int *argc, char ***argv)
 {
     int provided, rc = nh_impl_MPI_Init(argc, argv);
-    if (!rc && !(rc = NH_LIB(MPI_Query_thread)(&provided)))
+    if (!rc && !(rc = nh_mpi_Query_thread(&provided)))
         rc = nh_ov_init(provided);
     return rc;
 }
 
-static int nh_ov_entry_MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+static int nh_ov_entry_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int rc = nh_impl_MPI_Init_thread(argc, argv, required, provided);
     return rc ? rc : nh_ov_init(*provided);
 }
 
-static int nh_ov_entry_MPI_Finalize(void)
+static int nh_ov_entry_Finalize(void)
 {
     nh_ov_finalize();
     return nh_impl_MPI_Finalize();
 }
 
-static int nh_ov_entry_MPI_Request_free(MPI_Request *request)
+static int nh_ov_entry_Request_free(MPI_Request *request)
 {
     if (nh_ov_mode)
         nh_ov_forget(*request); /* its handle may come back for another request */
     return nh_impl_MPI_Request_free(request);
 }
 #else
-#define nh_ov_entry_MPI_Init nh_impl_MPI_Init
-#define nh_ov_entry_MPI_Init_thread nh_impl_MPI_Init_thread
-#define nh_ov_entry_MPI_Finalize nh_impl_MPI_Finalize
-#define nh_ov_entry_MPI_Request_free nh_impl_MPI_Request_free
+#define nh_ov_entry_Init nh_impl_MPI_Init
+#define nh_ov_entry_Init_thread nh_impl_MPI_Init_thread
+#define nh_ov_entry_Finalize nh_impl_MPI_Finalize
+#define nh_ov_entry_Request_free nh_impl_MPI_Request_free
 #endif
 
-#define NH_FN_BODY(name, impl, args)                                                               \
+/* name: the MPI function's name (MPI_Wait), lib: the MPI library's
+ * function (nh_mpi_Wait), impl: nhood's (nh_impl_MPI_Wait). */
+#define NH_FN_BODY(name, lib, impl, args)                                                                \
     {                                                                                              \
         if (nh_guard)                                                                              \
-            return NH_LIB(name) args;                                                              \
+            return lib args;                                                                       \
         nh_guard = 1;                                                                              \
         NH_OV_ENTRY(name);                                                                         \
         int rc;                                                                                    \
@@ -101,45 +102,46 @@ static int nh_ov_entry_MPI_Request_free(MPI_Request *request)
         return rc;                                                                                 \
     }
 #ifndef NHOOD_SMPI
-/* PMPI_X is nh_pmpi_X (body), MPI_X the layer below it (util/mpilib.h).
- * Declared through NH_ENTRY_ so that name is expanded (Open MPI's MPIX_
- * names). */
-#define NH_ENTRY(name, params, args, body)                                                         \
+/* PMPI_X is nh_pmpi_X (body), MPI_X the layer below it (util/mpilib.h). */
+#define NH_ENTRY(name, lib, params, args, body)                                                    \
     static int nh_pmpi_##name params body                                                          \
     NH_EXPORT int P##name params __attribute__((alias("nh_pmpi_" #name)));                         \
-    NH_MPI_BELOW(int, name, params, args, nh_pmpi_##name, 1)
+    NH_MPI_BELOW(int, name, lib, params, args, nh_pmpi_##name, 1)
 #else /* SMPI binds at link time: MPI_X only, calling SimGrid's PMPI_X */
-#define NH_ENTRY(name, params, args, body) NH_EXPORT int name params body
+#define NH_ENTRY(name, lib, params, args, body) NH_EXPORT int name params body
 #endif
-#define NH_ENTRY_(name, params, args, body) NH_ENTRY(name, params, args, body)
-#define NH_FN(name, params, args)                                                                  \
-    NH_ENTRY_(name, params, args, NH_FN_BODY(name, nh_impl_##name, args))
-#define NH_FN_OV(name, params, args)                                                               \
-    NH_ENTRY_(name, params, args, NH_FN_BODY(name, nh_ov_entry_##name, args))
+/* From an entry's short name (Wait): its MPI name, expanded before use
+ * (Open MPI 4.1's MPIX_ names for the persistent forms, util/init_forms.h),
+ * the library's function and nhood's. */
+#define NH_ENTRY_(name, lib, params, args, body) NH_ENTRY(name, lib, params, args, body)
+#define NH_FN(s, params, args)                                                                     \
+    NH_ENTRY_(MPI_##s, nh_mpi_##s, params, args, NH_FN_BODY(MPI_##s, nh_mpi_##s, nh_impl_MPI_##s, args))
+#define NH_FN_OV(s, params, args)                                                                  \
+    NH_ENTRY_(MPI_##s, nh_mpi_##s, params, args, NH_FN_BODY(MPI_##s, nh_mpi_##s, nh_ov_entry_##s, args))
 /* The completion calls go to MPI before the guard is touched when no
  * operation of nhood's is live (the request cannot be nhood's), no
  * overlap mode runs and no sampled window waits for its end: one test and a tail call, what a
  * program pays for interposition where nhood does not accelerate (nhood-overhead); the rest is out
  * of line. */
-#define NH_FN_DONE(name, params, args)                                                             \
-    __attribute__((noinline)) static int nh_done_##name params                                     \
+#define NH_FN_DONE(s, params, args)                                                                \
+    __attribute__((noinline)) static int nh_done_##s params                                        \
     {                                                                                              \
         if (nh_guard)                                                                              \
-            return NH_LIB(name) args;                                                              \
-        NH_OV_DONE(name, args)                                                                     \
+            return nh_mpi_##s args;                                                                \
+        NH_OV_DONE(MPI_##s, args)                                                                  \
         if (!nh_req_live_any() && !__atomic_load_n(&nh_win_pending, __ATOMIC_RELAXED))             \
-            return NH_LIB(name) args;                                                              \
+            return nh_mpi_##s args;                                                                \
         nh_guard = 1;                                                                              \
-        int rc = nh_impl_##name args;                                                              \
+        int rc = nh_impl_MPI_##s args;                                                             \
         nh_guard = 0;                                                                              \
         return rc;                                                                                 \
     }                                                                                              \
-    NH_ENTRY_(name, params, args, {                                                                \
+    NH_ENTRY_(MPI_##s, nh_mpi_##s, params, args, {                                                 \
         if (__builtin_expect(!nh_req_live_any() &&                                                 \
                                  !(NH_OV_ON | __atomic_load_n(&nh_win_pending, __ATOMIC_RELAXED)), \
                              1))                                                                   \
-            return NH_LIB(name) args;                                                              \
-        return nh_done_##name args;                                                                \
+            return nh_mpi_##s args;                                                                \
+        return nh_done_##s args;                                                                   \
     })
 #include "functions.h"
 #undef NH_FN

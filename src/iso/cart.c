@@ -18,20 +18,20 @@ int nh_iso_cart_info(MPI_Comm comm, const char *fn, nh_grid *g, int *coords)
         nh_error("%s: MPI_COMM_NULL", fn);
         return MPI_ERR_COMM;
     }
-    if ((rc = PMPI_Topo_test(comm, &st)))
+    if ((rc = nh_mpi_Topo_test(comm, &st)))
         return rc;
     if (st != MPI_CART) {
         nh_error("%s: the communicator is not Cartesian", fn);
         return MPI_ERR_TOPOLOGY;
     }
-    if ((rc = PMPI_Cartdim_get(comm, &d)))
+    if ((rc = nh_mpi_Cartdim_get(comm, &d)))
         return rc;
     if (d < 1 || d > NH_MAXDIMS) {
         nh_error("%s: %d-dimensional Cartesian communicator (nhood handles 1..%d)", fn, d,
                  NH_MAXDIMS);
         return MPI_ERR_DIMS;
     }
-    if ((rc = PMPI_Cart_get(comm, d, dims, periods, coords)))
+    if ((rc = nh_mpi_Cart_get(comm, d, dims, periods, coords)))
         return rc;
     if (nh_grid_init(g, d, dims, periods)) {
         nh_error("%s: invalid Cartesian grid", fn);

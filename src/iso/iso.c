@@ -58,7 +58,7 @@ nh_iso *nh_iso_get(MPI_Comm comm, const char *fn)
     void *v = NULL;
     int flag = 0;
     if (comm == MPI_COMM_NULL || iso_keyval == MPI_KEYVAL_INVALID ||
-        PMPI_Comm_get_attr(comm, iso_keyval, &v, &flag) || !flag) {
+        nh_mpi_Comm_get_attr(comm, iso_keyval, &v, &flag) || !flag) {
         nh_error("%s: the communicator was not made by Iso_neighborhood_create", fn);
         return NULL;
     }
@@ -84,12 +84,12 @@ static int check_same_list(MPI_Comm comm, int n, const int *off, int *same)
         return MPI_ERR_NO_MEM;
     if (n)
         memcpy(root, off, sizeof(int) * (size_t)n);
-    if ((rc = PMPI_Bcast(root, n, MPI_INT, 0, comm)) == MPI_SUCCESS) {
+    if ((rc = nh_mpi_Bcast(root, n, MPI_INT, 0, comm)) == MPI_SUCCESS) {
         mine = n == 0 || memcmp(root, off, sizeof(int) * (size_t)n) == 0;
-        rc = PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+        rc = nh_mpi_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
         if (!rc && !mine) {
             int r;
-            PMPI_Comm_rank(comm, &r);
+            nh_mpi_Comm_rank(comm, &r);
             nh_error("Iso_neighborhood_create: rank %d passes other relative coordinates than "
                      "rank 0 (NHOOD_CHECK=1); every process must pass the same list",
                      r);
@@ -153,7 +153,7 @@ NH_EXPORT int Iso_neighborhood_create(MPI_Comm cartcomm, int s, const int relati
     int *src = NULL, *dst = NULL;
     if ((rc = nh_iso_cart_info(cartcomm, fn, &g, coords)))
         goto out; /* the same on every rank: the communicator's topology */
-    if ((rc = PMPI_Comm_rank(cartcomm, &rank)))
+    if ((rc = nh_mpi_Comm_rank(cartcomm, &rank)))
         goto out;
     /* Local argument errors and the settings the ranks must share, agreed
      * in one reduction so that every rank fails together. */
@@ -169,7 +169,7 @@ NH_EXPORT int Iso_neighborhood_create(MPI_Comm cartcomm, int s, const int relati
         bad = 1;
     }
     int v[7] = {bad, s, -s, chk, -chk, red, -red}, all[7];
-    if ((rc = PMPI_Allreduce(v, all, 7, MPI_INT, MPI_MAX, cartcomm)))
+    if ((rc = nh_mpi_Allreduce(v, all, 7, MPI_INT, MPI_MAX, cartcomm)))
         goto out;
     if (all[0]) {
         rc = MPI_ERR_ARG;
@@ -215,20 +215,20 @@ NH_EXPORT int Iso_neighborhood_create(MPI_Comm cartcomm, int s, const int relati
     char dims[128], periods[128];
     fmt_list(dims, sizeof(dims), g.ndims, g.dims);
     fmt_list(periods, sizeof(periods), g.ndims, g.periods);
-    if ((rc = PMPI_Info_create(&info)) || (rc = PMPI_Info_set(info, "isomorphic", "true")) ||
-        (rc = PMPI_Info_set(info, "nhood_dims", dims)) ||
-        (rc = PMPI_Info_set(info, "nhood_periods", periods)))
+    if ((rc = nh_mpi_Info_create(&info)) || (rc = nh_mpi_Info_set(info, "isomorphic", "true")) ||
+        (rc = nh_mpi_Info_set(info, "nhood_dims", dims)) ||
+        (rc = nh_mpi_Info_set(info, "nhood_periods", periods)))
         goto out;
     if (iso_keyval == MPI_KEYVAL_INVALID &&
-        (rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, iso_delete, &iso_keyval, NULL)))
+        (rc = nh_mpi_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, iso_delete, &iso_keyval, NULL)))
         goto out;
     MPI_Comm graph = MPI_COMM_NULL;
     if ((rc = nh_impl_MPI_Dist_graph_create_adjacent(cartcomm, I->indeg, src, MPI_UNWEIGHTED,
                                                      I->outdeg, dst, MPI_UNWEIGHTED, info, 0,
                                                      &graph)))
         goto out;
-    if ((rc = PMPI_Comm_set_attr(graph, iso_keyval, I))) {
-        PMPI_Comm_free(&graph);
+    if ((rc = nh_mpi_Comm_set_attr(graph, iso_keyval, I))) {
+        nh_mpi_Comm_free(&graph);
         goto out;
     }
     I = NULL; /* the attribute owns it */
@@ -238,7 +238,7 @@ out:
     free(src);
     free(dst);
     if (info != MPI_INFO_NULL)
-        PMPI_Info_free(&info);
+        nh_mpi_Info_free(&info);
     nh_guard_leave(g0);
     return rc ? nh_iso_fail(cartcomm, rc) : MPI_SUCCESS;
 }
@@ -321,7 +321,7 @@ static int reduce_common(const char *fn, MPI_Comm comm, int scatter, const void 
     } else if (scatter && (!sendcount || !senddisp || !sendtype)) {
         nh_error("%s: NULL send arrays", fn);
         rc = MPI_ERR_ARG;
-    } else if ((rc = PMPI_Op_commutative(op, &commute)) == MPI_SUCCESS && !commute) {
+    } else if ((rc = nh_mpi_Op_commutative(op, &commute)) == MPI_SUCCESS && !commute) {
         nh_error("%s: the operation is not commutative", fn);
         rc = MPI_ERR_OP;
     }

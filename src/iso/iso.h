@@ -53,7 +53,7 @@ static inline int nh_iso_to_mpi(int r)
 static inline int nh_iso_fail(MPI_Comm comm, int rc)
 {
     if (comm != MPI_COMM_NULL)
-        PMPI_Comm_call_errhandler(comm, rc);
+        nh_mpi_Comm_call_errhandler(comm, rc);
     return rc;
 }
 /* The grid and this rank's coordinates of a Cartesian communicator; an

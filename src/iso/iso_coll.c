@@ -52,10 +52,10 @@ static void call_free(call *c)
  * get it wrong: it swaps the in- and out-degree when they differ (fixed in
  * MPICH 4.1), so at a mesh boundary a rank with more sources than targets
  * receives too few blocks or reads past the arrays.  The Iso layer
- * therefore packs every block into bytes and runs
- * PMPI_Neighbor_alltoallv, which MPICH gets right; nhood's
- * MPI_Neighbor_alltoallw for applications still passes such calls to
- * PMPI_Neighbor_alltoallw unchanged.  Type signatures match pairwise, so
+ * therefore packs every block into bytes and runs the library's
+ * MPI_Neighbor_alltoallv, which MPICH gets right; nhood's
+ * MPI_Neighbor_alltoallw for applications still passes such calls to the
+ * library's MPI_Neighbor_alltoallw unchanged.  Type signatures match pairwise, so
  * a block's packed size is its type size times its count at both ends
  * (homogeneous MPI). */
 static int packed_sizes(int n, const int *counts, const MPI_Datatype *types, int *bytes, int *offs,
@@ -63,7 +63,7 @@ static int packed_sizes(int n, const int *counts, const MPI_Datatype *types, int
 {
     long long pos = 0;
     for (int k = 0; k < n; k++) {
-        int sz, rc = PMPI_Type_size(types[k], &sz);
+        int sz, rc = nh_mpi_Type_size(types[k], &sz);
         if (rc)
             return rc;
         long long b = (long long)sz * counts[k];
@@ -82,7 +82,7 @@ static int alltoallw_packed(const void *sendbuf, const int sendcounts[], const M
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     int indeg, outdeg, weighted, rc, stot = 0, rtot = 0, pos;
-    if ((rc = PMPI_Dist_graph_neighbors_count(comm, &indeg, &outdeg, &weighted)))
+    if ((rc = nh_mpi_Dist_graph_neighbors_count(comm, &indeg, &outdeg, &weighted)))
         return rc; /* through the error handler already */
     int *sb = malloc(sizeof(int) * ((size_t)outdeg + 1)),
         *so = malloc(sizeof(int) * ((size_t)outdeg + 1));
@@ -96,7 +96,7 @@ static int alltoallw_packed(const void *sendbuf, const int sendcounts[], const M
              (!(sp = malloc((size_t)stot + 1)) || !(rp = malloc((size_t)rtot + 1))))
         rc = MPI_ERR_NO_MEM;
     if (rc) /* found here, not by an MPI call on comm */
-        PMPI_Comm_call_errhandler(comm, rc);
+        nh_mpi_Comm_call_errhandler(comm, rc);
     for (int k = 0; k < outdeg && !rc; k++) {
         pos = so[k];
         if (sendcounts[k] > 0)
@@ -104,7 +104,7 @@ static int alltoallw_packed(const void *sendbuf, const int sendcounts[], const M
                          &pos, comm);
     }
     if (!rc)
-        rc = PMPI_Neighbor_alltoallv(sp, sb, so, MPI_BYTE, rp, rb, ro, MPI_BYTE, comm);
+        rc = nh_mpi_Neighbor_alltoallv(sp, sb, so, MPI_BYTE, rp, rb, ro, MPI_BYTE, comm);
     for (int k = 0; k < indeg && !rc; k++) {
         pos = ro[k];
         if (recvcounts[k] > 0)
@@ -150,16 +150,16 @@ static int call_mpi(const call *c)
 {
     switch (c->kind) {
     case C_ALLTOALL:
-        return PMPI_Neighbor_alltoall(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype,
+        return nh_mpi_Neighbor_alltoall(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype,
                                       c->comm);
     case C_ALLGATHER:
-        return PMPI_Neighbor_allgather(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype,
+        return nh_mpi_Neighbor_allgather(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype,
                                        c->comm);
     case C_ALLTOALLV:
-        return PMPI_Neighbor_alltoallv(c->sbuf, c->scounts, c->sdispls, c->stype, c->rbuf,
+        return nh_mpi_Neighbor_alltoallv(c->sbuf, c->scounts, c->sdispls, c->stype, c->rbuf,
                                        c->rcounts, c->rdispls, c->rtype, c->comm);
     case C_ALLGATHERV:
-        return PMPI_Neighbor_allgatherv(c->sbuf, c->scount, c->stype, c->rbuf, c->rcounts,
+        return nh_mpi_Neighbor_allgatherv(c->sbuf, c->scount, c->stype, c->rbuf, c->rcounts,
                                         c->rdispls, c->rtype, c->comm);
     case C_ALLTOALLW:
         return alltoallw_packed(c->sbuf, c->scounts, c->sdisplsa, c->stypes, c->rbuf, c->rcounts,

@@ -66,7 +66,7 @@ static int reduce_into(rctx *c, int k, const char *src)
         c->valid[k] = 1;
         return MPI_SUCCESS;
     }
-    return PMPI_Reduce_local(src, acc_at(c, k), c->count, c->type, c->op);
+    return nh_mpi_Reduce_local(src, acc_at(c, k), c->count, c->type, c->op);
 }
 
 /* A block of another type signature-equal to count x datatype, copied
@@ -95,7 +95,7 @@ static int send_node_list(rctx *c, const nh_rmsg *m, int tag, MPI_Request *req, 
     rc = lens && disps && types ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     for (int b = 0; b < m->nsend && !rc; b++) {
         node_block(c, m->send[b], &addr, &lens[b], &types[b]);
-        rc = PMPI_Get_address(addr, &disps[b]);
+        rc = nh_mpi_Get_address(addr, &disps[b]);
     }
     if (!rc)
         rc = nh_type_create_struct(m->nsend, lens, disps, types, made);
@@ -230,9 +230,9 @@ int nh_iso_reduce_run(nh_iso *I, MPI_Comm comm, int scatter, const void *sendbuf
     nh_red_algo algo;
     int rc, size;
     MPI_Aint lb, ext, tlb, text;
-    if ((rc = PMPI_Type_get_extent(datatype, &lb, &ext)) ||
-        (rc = PMPI_Type_get_true_extent(datatype, &tlb, &text)) ||
-        (rc = PMPI_Type_size(datatype, &size)))
+    if ((rc = nh_mpi_Type_get_extent(datatype, &lb, &ext)) ||
+        (rc = nh_mpi_Type_get_true_extent(datatype, &tlb, &text)) ||
+        (rc = nh_mpi_Type_size(datatype, &size)))
         return rc;
     if (red_algo(I, scatter, (size_t)size * (size_t)count, &algo))
         return MPI_ERR_NO_MEM;
@@ -267,7 +267,7 @@ int nh_iso_reduce_run(nh_iso *I, MPI_Comm comm, int scatter, const void *sendbuf
     rarea = blocks_alloc(&c, rs->maxrecv, &recv_raw);
     c.scratch = blocks_alloc(&c, 1, &scratch_raw);
     c.valid = calloc((size_t)rs->nacc + 1, sizeof(int));
-    rc = PMPI_Pack_size(count, datatype, comm, &c.packsize);
+    rc = nh_mpi_Pack_size(count, datatype, comm, &c.packsize);
     if (!rc &&
         (!c.acc || !rarea || !c.scratch || !c.valid || !(c.pack = malloc((size_t)c.packsize + 1))))
         rc = MPI_ERR_NO_MEM;

@@ -24,29 +24,29 @@ static int pmpi(nh_coll coll, int nb, const nh_args *a, MPI_Comm comm, MPI_Reque
 {
     switch (coll) {
     case NH_COLL_ALLTOALL:
-        return nb ? PMPI_Ineighbor_alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount,
+        return nb ? nh_mpi_Ineighbor_alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount,
                                             a->rtype, comm, req)
-                  : PMPI_Neighbor_alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount,
+                  : nh_mpi_Neighbor_alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount,
                                            a->rtype, comm);
     case NH_COLL_ALLGATHER:
-        return nb ? PMPI_Ineighbor_allgather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount,
+        return nb ? nh_mpi_Ineighbor_allgather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount,
                                              a->rtype, comm, req)
-                  : PMPI_Neighbor_allgather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount,
+                  : nh_mpi_Neighbor_allgather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount,
                                             a->rtype, comm);
     case NH_COLL_ALLTOALLV:
-        return nb ? PMPI_Ineighbor_alltoallv(a->sbuf, a->scounts, a->sdispls, a->stype, a->rbuf,
+        return nb ? nh_mpi_Ineighbor_alltoallv(a->sbuf, a->scounts, a->sdispls, a->stype, a->rbuf,
                                              a->rcounts, a->rdispls, a->rtype, comm, req)
-                  : PMPI_Neighbor_alltoallv(a->sbuf, a->scounts, a->sdispls, a->stype, a->rbuf,
+                  : nh_mpi_Neighbor_alltoallv(a->sbuf, a->scounts, a->sdispls, a->stype, a->rbuf,
                                             a->rcounts, a->rdispls, a->rtype, comm);
     case NH_COLL_ALLTOALLW:
-        return nb ? PMPI_Ineighbor_alltoallw(a->sbuf, a->scounts, a->sdisplsw, a->stypes, a->rbuf,
+        return nb ? nh_mpi_Ineighbor_alltoallw(a->sbuf, a->scounts, a->sdisplsw, a->stypes, a->rbuf,
                                              a->rcounts, a->rdisplsw, a->rtypes, comm, req)
-                  : PMPI_Neighbor_alltoallw(a->sbuf, a->scounts, a->sdisplsw, a->stypes, a->rbuf,
+                  : nh_mpi_Neighbor_alltoallw(a->sbuf, a->scounts, a->sdisplsw, a->stypes, a->rbuf,
                                             a->rcounts, a->rdisplsw, a->rtypes, comm);
     default:
-        return nb ? PMPI_Ineighbor_allgatherv(a->sbuf, a->scount, a->stype, a->rbuf, a->rcounts,
+        return nb ? nh_mpi_Ineighbor_allgatherv(a->sbuf, a->scount, a->stype, a->rbuf, a->rcounts,
                                               a->rdispls, a->rtype, comm, req)
-                  : PMPI_Neighbor_allgatherv(a->sbuf, a->scount, a->stype, a->rbuf, a->rcounts,
+                  : nh_mpi_Neighbor_allgatherv(a->sbuf, a->scount, a->stype, a->rbuf, a->rcounts,
                                              a->rdispls, a->rtype, comm);
     }
 }
@@ -70,7 +70,7 @@ static int span_add(span *sp, const void *base, MPI_Aint disp, int count, MPI_Da
     MPI_Aint lb, ext, tlb, text;
     if (count <= 0)
         return 0;
-    if (PMPI_Type_get_extent(t, &lb, &ext) || PMPI_Type_get_true_extent(t, &tlb, &text))
+    if (nh_mpi_Type_get_extent(t, &lb, &ext) || nh_mpi_Type_get_true_extent(t, &tlb, &text))
         return -1;
     MPI_Aint first = disp + tlb, last = disp + (MPI_Aint)(count - 1) * ext + tlb;
     char *lo = (char *)base + (first < last ? first : last);
@@ -88,17 +88,17 @@ static int span_add(span *sp, const void *base, MPI_Aint disp, int count, MPI_Da
 static int degrees(MPI_Comm comm, int *in, int *out)
 {
     int topo, w, nd, r;
-    if (PMPI_Topo_test(comm, &topo))
+    if (nh_mpi_Topo_test(comm, &topo))
         return -1;
     if (topo == MPI_DIST_GRAPH)
-        return PMPI_Dist_graph_neighbors_count(comm, in, out, &w) ? -1 : 0;
+        return nh_mpi_Dist_graph_neighbors_count(comm, in, out, &w) ? -1 : 0;
     if (topo == MPI_CART) {
-        if (PMPI_Cartdim_get(comm, &nd))
+        if (nh_mpi_Cartdim_get(comm, &nd))
             return -1;
         *in = *out = 2 * nd;
         return 0;
     }
-    if (topo == MPI_GRAPH && !PMPI_Comm_rank(comm, &r) && !PMPI_Graph_neighbors_count(comm, r, in)) {
+    if (topo == MPI_GRAPH && !nh_mpi_Comm_rank(comm, &r) && !nh_mpi_Graph_neighbors_count(comm, r, in)) {
         *out = *in;
         return 0;
     }
@@ -115,7 +115,7 @@ static int spans(nh_coll coll, const nh_args *a, MPI_Comm comm, span sp[2])
     if (degrees(comm, &in, &out))
         return -1;
     if (coll != NH_COLL_ALLTOALLW &&
-        (PMPI_Type_get_extent(a->stype, &lb, &sext) || PMPI_Type_get_extent(a->rtype, &lb, &rext)))
+        (nh_mpi_Type_get_extent(a->stype, &lb, &sext) || nh_mpi_Type_get_extent(a->rtype, &lb, &rext)))
         return -1;
     switch (coll) {
     case NH_COLL_ALLTOALL:

@@ -5,7 +5,6 @@
  * any synchronization).  The list is generated at build time from the
  * MPI library's own mpi.h (scripts/gen-fence.sh), so it matches the
  * library nhood is built against. */
-#define NH_MPILIB_NO_REDIRECT
 #include "exec/progress.h"
 #include "exec/request.h"
 #include "overlap/ov_int.h"
@@ -20,18 +19,18 @@
  * loaded after nhood where there is one, else the fence inline.  A tool in front of
  * nhood that calls PMPI_X therefore still lets the helper thread progress
  * nhood's operations while the program blocks in that call. */
-#define NH_FENCE_FN(ret, name, params, args)                                                       \
+#define NH_FENCE_FN(ret, name, lib, params, args)                                                       \
     __attribute__((noinline, cold)) static ret nh_fence_slow_##name params                         \
     {                                                                                              \
         if (nh_ov_pending() && !nh_guard)                                                          \
             nh_ov_fence(#name);                                                                    \
         if (__atomic_load_n(&nh_prog_hot, __ATOMIC_RELAXED) && !nh_guard) {                        \
             nh_prog_enter();                                                                       \
-            ret rc = NH_LIB(name) args;                                                            \
+            ret rc = lib args;                                                            \
             nh_prog_leave();                                                                       \
             return rc;                                                                             \
         }                                                                                          \
-        return NH_LIB(name) args;                                                                  \
+        return lib args;                                                                  \
     }                                                                                              \
     static ret nh_fence_##name params                                                              \
     {                                                                                              \
@@ -39,11 +38,11 @@
                                  __atomic_load_n(&nh_prog_hot, __ATOMIC_RELAXED),                  \
                              0))                                                                   \
             return nh_fence_slow_##name args;                                                      \
-        return NH_LIB(name) args;                                                                  \
+        return lib args;                                                                  \
     }                                                                                              \
     __attribute__((visibility("default"))) ret P##name params                                     \
         __attribute__((alias("nh_fence_" #name)));                                                 \
-    NH_MPI_BELOW(ret, name, params, args, nh_fence_##name, 0)
+    NH_MPI_BELOW(ret, name, lib, params, args, nh_fence_##name, 0)
 /* A program may still call what MPI-2 deprecated (MPI_Attr_get, ...). */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 #include "overlap/fence_gen.h"

@@ -119,7 +119,7 @@ static void complete(nh_ov_slot *s)
     memcpy(s->user, s->staging, s->len);
     s->call_us = (nh_ov_now() - t0) * 1e6; /* what completion still waited */
     if (rc) /* the call returned long ago: the communicator's handler is all that is left */
-        PMPI_Comm_call_errhandler(s->comm, rc);
+        nh_mpi_Comm_call_errhandler(s->comm, rc);
 }
 
 /* The pages were read-write before (heap and static data). */

@@ -183,14 +183,14 @@ static int general_finish(det *d, const nh_hint *h, const long long *v, const in
     int whole = every <= NH_TEMPLATE_WHOLE, flag[NH_MAXCAND] = {0};
     if (!whole && edges < 0) {
         long long mine = d->outdeg;
-        if ((rc = PMPI_Allreduce(&mine, &edges, 1, MPI_LONG_LONG, MPI_SUM, d->graph)))
+        if ((rc = nh_mpi_Allreduce(&mine, &edges, 1, MPI_LONG_LONG, MPI_SUM, d->graph)))
             return rc;
     }
     if (d->rank == top)
         for (int k = 0; k < d->ncand; k++)
             flag[k] = d->local_ok[k] && (!may || may[k]) &&
                       (edges < 0 || nh_grid_edges(&d->c[k].g, *s, own_offsets(d, k)) == edges);
-    if (!whole && (rc = PMPI_Bcast(flag, NH_MAXCAND, MPI_INT, top, d->graph)))
+    if (!whole && (rc = nh_mpi_Bcast(flag, NH_MAXCAND, MPI_INT, top, d->graph)))
         return rc;
     for (int k = 0; k < d->ncand; k++) {
         at[k] = n;
@@ -207,7 +207,7 @@ static int general_finish(det *d, const nh_hint *h, const long long *v, const in
         memcpy(tbuf + n, flag, sizeof(flag));
     }
     if ((whole || n > 0) &&
-        (rc = PMPI_Bcast(tbuf, (int)(whole ? n + NH_MAXCAND : n), MPI_INT, top, d->graph)))
+        (rc = nh_mpi_Bcast(tbuf, (int)(whole ? n + NH_MAXCAND : n), MPI_INT, top, d->graph)))
         goto out;
     if (whole)
         memcpy(flag, tbuf + n, sizeof(flag));
@@ -217,7 +217,7 @@ static int general_finish(det *d, const nh_hint *h, const long long *v, const in
         if (d->local_ok[k] && flag[k] && (!may || may[k]))
             agree[k] = d->fit[k] = nh_nbhd_init(&d->nbs[k], &d->c[k].g, d->rank, *s, tbuf + at[k],
                                                 d->outdeg, d->dsts, d->indeg, d->srcs) == 0;
-    if ((rc = PMPI_Allreduce(MPI_IN_PLACE, agree, NH_MAXCAND, MPI_INT, MPI_MIN, d->graph)))
+    if ((rc = nh_mpi_Allreduce(MPI_IN_PLACE, agree, NH_MAXCAND, MPI_INT, MPI_MIN, d->graph)))
         goto out;
     *chosen = nh_det_pick(d->c, d->ncand, agree, d->nbs);
 out:
@@ -233,9 +233,9 @@ out:
 static int and_all(uint64_t *v, MPI_Comm comm, int size)
 {
     if (size > NH_GATHER_MAX)
-        return PMPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_UINT64_T, MPI_BAND, comm);
+        return nh_mpi_Allreduce(MPI_IN_PLACE, v, 3, MPI_UINT64_T, MPI_BAND, comm);
     uint64_t all[3 * NH_GATHER_MAX];
-    int rc = PMPI_Allgather(v, 3, MPI_UINT64_T, all, 3, MPI_UINT64_T, comm);
+    int rc = nh_mpi_Allgather(v, 3, MPI_UINT64_T, all, 3, MPI_UINT64_T, comm);
     for (int i = 0; !rc && i < size; i++)
         for (int j = 0; j < 3; j++)
             v[j] &= all[3 * i + j];
@@ -431,8 +431,8 @@ static int pairwise(const det *d, MPI_Comm comm)
         return 0;
     if (comm == MPI_COMM_WORLD)
         return 1;
-    return PMPI_Comm_size(MPI_COMM_WORLD, &world) == MPI_SUCCESS && world == d->size &&
-           PMPI_Comm_compare(comm, MPI_COMM_WORLD, &same) == MPI_SUCCESS &&
+    return nh_mpi_Comm_size(MPI_COMM_WORLD, &world) == MPI_SUCCESS && world == d->size &&
+           nh_mpi_Comm_compare(comm, MPI_COMM_WORLD, &same) == MPI_SUCCESS &&
            (same == MPI_IDENT || same == MPI_CONGRUENT);
 }
 
@@ -538,7 +538,7 @@ int nh_det_agree_start(det *d, const nh_hint *h, int order, int *native, int no_
         return MPI_ERR_NO_MEM;
     if (pairwise(d, comm))
         return exchange(d);
-    return PMPI_Iallgather(d->words, GW_COUNT, MPI_UINT64_T, d->all, GW_COUNT, MPI_UINT64_T, comm,
+    return nh_mpi_Iallgather(d->words, GW_COUNT, MPI_UINT64_T, d->all, GW_COUNT, MPI_UINT64_T, comm,
                            &d->req);
 }
 
@@ -547,7 +547,7 @@ int nh_det_agree_finish(det *d, const nh_hint *h, int *native, int *no_stfw, int
     int rc;
     if (d->size <= NH_DET_GATHER) {
         if ((rc = d->npair ? nh_waitall(d->npair, d->pair, MPI_STATUSES_IGNORE)
-                           : PMPI_Wait(&d->req, MPI_STATUS_IGNORE)))
+                           : nh_mpi_Wait(&d->req, MPI_STATUS_IGNORE)))
             return rc;
         d->npair = 0;
         return agree_all(d, h, native, no_stfw, chosen, s);
@@ -561,7 +561,7 @@ int nh_det_agree_finish(det *d, const nh_hint *h, int *native, int *no_stfw, int
     *native = !nh_det_repeats(d->srcs, d->indeg); /* the sources themselves, templates may differ */
     long long sl[SL_COUNT];
     general_words(d, h, d->order, d->hash, *native, *no_stfw, sl);
-    if ((rc = PMPI_Allreduce(MPI_IN_PLACE, sl, SL_COUNT, MPI_LONG_LONG, MPI_MIN, d->graph)))
+    if ((rc = nh_mpi_Allreduce(MPI_IN_PLACE, sl, SL_COUNT, MPI_LONG_LONG, MPI_MIN, d->graph)))
         return rc;
     return general_finish(d, h, sl, NULL, -1, native, no_stfw, chosen, s);
 }
@@ -569,7 +569,7 @@ int nh_det_agree_finish(det *d, const nh_hint *h, int *native, int *no_stfw, int
 void nh_det_fini(det *d)
 {
     if (d->req != MPI_REQUEST_NULL) /* every rank started it: it completes */
-        PMPI_Wait(&d->req, MPI_STATUS_IGNORE);
+        nh_mpi_Wait(&d->req, MPI_STATUS_IGNORE);
     if (d->npair)
         nh_waitall(d->npair, d->pair, MPI_STATUSES_IGNORE);
     drop_fits(d);

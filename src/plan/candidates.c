@@ -44,7 +44,7 @@ static int inferred(int size, cand *c)
     int per[NH_MAXDIMS];
     for (int d = 1; d <= NH_MAXDIMS && n < NH_MAXCAND / 3; d++) {
         memset(dims, 0, sizeof(dims));
-        if (PMPI_Dims_create(size, d, dims) == MPI_SUCCESS && nh_grid_init(&g, d, dims, NULL) == 0)
+        if (nh_mpi_Dims_create(size, d, dims) == MPI_SUCCESS && nh_grid_init(&g, d, dims, NULL) == 0)
             n = add_cand(c, n, &g, "inferred");
     }
     /* mask 0: no periods; 1 .. 2^d - 2: some (2 and 3 dimensions); a grid
@@ -71,9 +71,9 @@ int nh_det_candidates(MPI_Comm comm_old, int size, const nh_hint *h, cand *c)
 {
     int n = 0, topo, dims[NH_MAXDIMS], periods[NH_MAXDIMS], coords[NH_MAXDIMS], nd;
     nh_grid g;
-    if (PMPI_Topo_test(comm_old, &topo) == MPI_SUCCESS && topo == MPI_CART &&
-        PMPI_Cartdim_get(comm_old, &nd) == MPI_SUCCESS && nd >= 1 && nd <= NH_MAXDIMS &&
-        PMPI_Cart_get(comm_old, nd, dims, periods, coords) == MPI_SUCCESS &&
+    if (nh_mpi_Topo_test(comm_old, &topo) == MPI_SUCCESS && topo == MPI_CART &&
+        nh_mpi_Cartdim_get(comm_old, &nd) == MPI_SUCCESS && nd >= 1 && nd <= NH_MAXDIMS &&
+        nh_mpi_Cart_get(comm_old, nd, dims, periods, coords) == MPI_SUCCESS &&
         nh_grid_init(&g, nd, dims, periods) == 0 && g.size == size)
         n = add_cand(c, n, &g, "cart");
     if (h->ndims > 0 &&

@@ -162,16 +162,16 @@ static nh_plan_start *spare;
 int nh_plan_init(MPI_Comm scope)
 {
     int *ub, flag = 0;
-    if (PMPI_Comm_get_attr(scope, MPI_TAG_UB, &ub, &flag) == MPI_SUCCESS && flag)
+    if (nh_mpi_Comm_get_attr(scope, MPI_TAG_UB, &ub, &flag) == MPI_SUCCESS && flag)
         tag_ub = *ub;
-    return PMPI_Comm_create_keyval(plan_copy, plan_delete, &plan_keyval, NULL);
+    return nh_mpi_Comm_create_keyval(plan_copy, plan_delete, &plan_keyval, NULL);
 }
 
 void nh_plan_fini(void)
 {
     free(__atomic_exchange_n(&spare, NULL, __ATOMIC_ACQ_REL));
     if (plan_keyval != MPI_KEYVAL_INVALID)
-        PMPI_Comm_free_keyval(&plan_keyval);
+        nh_mpi_Comm_free_keyval(&plan_keyval);
 }
 
 nh_plan *nh_plan_get(MPI_Comm comm)
@@ -183,7 +183,7 @@ nh_plan *nh_plan_get(MPI_Comm comm)
         return NULL;
     if (last_get.comm == comm && last_get.gen == gen && last_get.plan)
         return last_get.plan;
-    if (PMPI_Comm_get_attr(comm, plan_keyval, &v, &flag) != MPI_SUCCESS || !flag)
+    if (nh_mpi_Comm_get_attr(comm, plan_keyval, &v, &flag) != MPI_SUCCESS || !flag)
         return NULL;
     last_get.comm = comm;
     last_get.plan = v;
@@ -209,8 +209,8 @@ static int node_map(nh_plan *p, MPI_Comm graph, int size)
     /* the map, then room to number its nodes (one int per rank kept) */
     int *map = malloc((2 * (size_t)size + 1) * sizeof(int));
     ok = map != NULL;
-    if (!(rc = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, graph)) && ok &&
-        !(rc = PMPI_Allgather(&node, 1, MPI_INT, map, 1, MPI_INT, graph))) {
+    if (!(rc = nh_mpi_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, graph)) && ok &&
+        !(rc = nh_mpi_Allgather(&node, 1, MPI_INT, map, 1, MPI_INT, graph))) {
         p->nnodes = nh_node_number(map, size, map + size);
         int *count = map + size; /* the numbering's room, free again */
         memset(count, 0, (size_t)p->nnodes * sizeof(int));
@@ -294,11 +294,11 @@ static int start(nh_plan_start *b, MPI_Comm comm_old, MPI_Comm comm, const nh_hi
     for (int o = 0; o < NH_OP_COUNT; o++)
         p->algo_info[o] = h->algo;
     p->ports = h->ports ? h->ports : nh_cfg.ports;
-    if ((rc = PMPI_Comm_rank(comm, &d->rank)) || (rc = PMPI_Comm_size(comm, &d->size)))
+    if ((rc = nh_mpi_Comm_rank(comm, &d->rank)) || (rc = nh_mpi_Comm_size(comm, &d->size)))
         return rc;
     old_rank = d->rank, old_size = d->size;
     if (comm != comm_old &&
-        ((rc = PMPI_Comm_rank(comm_old, &old_rank)) || (rc = PMPI_Comm_size(comm_old, &old_size))))
+        ((rc = nh_mpi_Comm_rank(comm_old, &old_rank)) || (rc = nh_mpi_Comm_size(comm_old, &old_size))))
         return rc;
     if (lists) { /* the caller's own lists, in the graph's ranks */
         d->indeg = lists->indeg;
@@ -306,7 +306,7 @@ static int start(nh_plan_start *b, MPI_Comm comm_old, MPI_Comm comm, const nh_hi
         d->srcs = lists->srcs;
         d->dsts = lists->dsts;
     } else {
-        if ((rc = PMPI_Dist_graph_neighbors_count(comm, &d->indeg, &d->outdeg, &weighted)))
+        if ((rc = nh_mpi_Dist_graph_neighbors_count(comm, &d->indeg, &d->outdeg, &weighted)))
             return rc;
         b->srcs = malloc(((size_t)d->indeg + 1) * sizeof(int));
         b->sw = malloc(((size_t)d->indeg + 1) * sizeof(int));
@@ -314,7 +314,7 @@ static int start(nh_plan_start *b, MPI_Comm comm_old, MPI_Comm comm, const nh_hi
         b->dw = malloc(((size_t)d->outdeg + 1) * sizeof(int));
         if (!b->srcs || !b->sw || !b->dsts || !b->dw)
             return MPI_ERR_NO_MEM;
-        if ((rc = PMPI_Dist_graph_neighbors(comm, d->indeg, b->srcs, b->sw, d->outdeg, b->dsts,
+        if ((rc = nh_mpi_Dist_graph_neighbors(comm, d->indeg, b->srcs, b->sw, d->outdeg, b->dsts,
                                             b->dw)))
             return rc;
         d->srcs = b->srcs;
@@ -395,7 +395,7 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, const nh
                              : nh_stfw_setup(p, graph, d->indeg, d->srcs, d->outdeg, d->dsts,
                                              h->stfw_dims, d->stfw)))
         goto fail;
-    if ((rc = PMPI_Comm_set_attr(graph, plan_keyval, p)))
+    if ((rc = nh_mpi_Comm_set_attr(graph, plan_keyval, p)))
         goto fail;
     *out = p;
     b->p = NULL;

@@ -26,7 +26,7 @@ nh_algo nh_requested_algo(const nh_plan *p, nh_op op)
 static int info_get(MPI_Info info, const char *key, char *buf, char *msg, size_t len)
 {
     int flag = 0, vlen = 0;
-    if (info == MPI_INFO_NULL || PMPI_Info_get_valuelen(info, key, &vlen, &flag) != MPI_SUCCESS ||
+    if (info == MPI_INFO_NULL || nh_mpi_Info_get_valuelen(info, key, &vlen, &flag) != MPI_SUCCESS ||
         !flag)
         return 0;
     if (vlen > NH_INFO_VALUE_MAX) {
@@ -34,7 +34,7 @@ static int info_get(MPI_Info info, const char *key, char *buf, char *msg, size_t
                  vlen, NH_INFO_VALUE_MAX);
         return -1;
     }
-    if (PMPI_Info_get(info, key, NH_INFO_VALUE_MAX, buf, &flag) != MPI_SUCCESS || !flag)
+    if (nh_mpi_Info_get(info, key, NH_INFO_VALUE_MAX, buf, &flag) != MPI_SUCCESS || !flag)
         return 0;
     buf[NH_INFO_VALUE_MAX] = '\0';
     return 1;
@@ -45,10 +45,10 @@ static void warn_unknown_keys(MPI_Info info)
 {
     int n = 0;
     char key[MPI_MAX_INFO_KEY + 1];
-    if (info == MPI_INFO_NULL || PMPI_Info_get_nkeys(info, &n) != MPI_SUCCESS)
+    if (info == MPI_INFO_NULL || nh_mpi_Info_get_nkeys(info, &n) != MPI_SUCCESS)
         return;
     for (int i = 0; i < n; i++) {
-        if (PMPI_Info_get_nthkey(info, i, key) != MPI_SUCCESS || strncmp(key, "nhood", 5) != 0)
+        if (nh_mpi_Info_get_nthkey(info, i, key) != MPI_SUCCESS || strncmp(key, "nhood", 5) != 0)
             continue;
         const nh_setting *s = nh_setting_find(key);
         if (s && s->info)

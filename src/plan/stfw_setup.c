@@ -81,13 +81,13 @@ static int lists_by_address(MPI_Comm graph, int K, int rank, int deg, const int 
             addr[1] = (MPI_Aint)(uintptr_t)rows;
         }
     }
-    if ((rc = PMPI_Bcast(addr, 2, MPI_AINT, 0, graph)))
+    if ((rc = nh_mpi_Bcast(addr, 2, MPI_AINT, 0, graph)))
         goto out;
     if (addr[0]) {
         ((int *)(uintptr_t)addr[0])[rank] = deg;
         ((int **)(uintptr_t)addr[1])[rank] = (int *)(uintptr_t)list;
     }
-    if ((rc = PMPI_Barrier(graph)) || !addr[0])
+    if ((rc = nh_mpi_Barrier(graph)) || !addr[0])
         goto out;
     *degs_out = degs; /* (rank 0; NULL elsewhere) */
     *rows_out = rows;
@@ -105,7 +105,7 @@ static int gather_lists(MPI_Comm graph, int K, int deg, const int *list, int roo
                         int **all_out, int ***rows_out)
 {
     int rank, rc;
-    if ((rc = PMPI_Comm_rank(graph, &rank)))
+    if ((rc = nh_mpi_Comm_rank(graph, &rank)))
         return rc;
     *all_out = NULL;
     if (root0)
@@ -115,7 +115,7 @@ static int gather_lists(MPI_Comm graph, int K, int deg, const int *list, int roo
     int *all = NULL, **rows = malloc((size_t)K * sizeof(int *));
     if (!degs || !displs || !rows)
         goto out;
-    if ((rc = PMPI_Allgather(&deg, 1, MPI_INT, degs, 1, MPI_INT, graph)))
+    if ((rc = nh_mpi_Allgather(&deg, 1, MPI_INT, degs, 1, MPI_INT, graph)))
         goto out;
     long tot = 0;
     for (int r = 0; r < K; r++) {
@@ -125,7 +125,7 @@ static int gather_lists(MPI_Comm graph, int K, int deg, const int *list, int roo
     rc = MPI_ERR_NO_MEM;
     if (tot > INT32_MAX || !(all = malloc(((size_t)tot + 1) * sizeof(int))))
         goto out;
-    if ((rc = PMPI_Allgatherv(list, deg, MPI_INT, all, degs, displs, MPI_INT, graph)))
+    if ((rc = nh_mpi_Allgatherv(list, deg, MPI_INT, all, degs, displs, MPI_INT, graph)))
         goto out;
     for (int r = 0; r < K; r++)
         rows[r] = all + displs[r];
@@ -161,7 +161,7 @@ static int build_on_0(MPI_Comm graph, const nh_stfw_graph *g, const nh_vpt *v, n
         else
             free(all);
     }
-    if ((rc = PMPI_Bcast(&addr, 1, MPI_AINT, 0, graph)))
+    if ((rc = nh_mpi_Bcast(&addr, 1, MPI_AINT, 0, graph)))
         return rc;
     if (addr) {
         nh_sched *s = ((nh_sched **)(uintptr_t)addr)[rank];
@@ -172,7 +172,7 @@ static int build_on_0(MPI_Comm graph, const nh_stfw_graph *g, const nh_vpt *v, n
     }
     *ok = *ok && addr != 0;
     /* every rank has taken its own before rank 0 frees the array */
-    rc = PMPI_Barrier(graph);
+    rc = nh_mpi_Barrier(graph);
     if (rank == 0 && addr)
         free(all);
     return rc;
@@ -287,7 +287,7 @@ int nh_stfw_setup_agreed(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs,
                          const int *dsts, int hint_dims, const long *mx)
 {
     int rc, K;
-    if ((rc = PMPI_Comm_size(graph, &K)))
+    if ((rc = nh_mpi_Comm_size(graph, &K)))
         return rc;
     nh_stfw_pend d = {.K = K, .hint_dims = hint_dims, .indeg = indeg, .outdeg = outdeg};
     int dims_req = (int)mx[W_DIMS];
@@ -369,8 +369,8 @@ int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int ou
                   const int *dsts, int hint_dims, long *pre)
 {
     int rc;
-    if ((rc = PMPI_Allreduce(MPI_IN_PLACE, pre, PRE_MAX, MPI_LONG, MPI_MAX, graph)) ||
-        (rc = PMPI_Allreduce(MPI_IN_PLACE, pre + PRE_MAX, 1, MPI_LONG, MPI_SUM, graph)))
+    if ((rc = nh_mpi_Allreduce(MPI_IN_PLACE, pre, PRE_MAX, MPI_LONG, MPI_MAX, graph)) ||
+        (rc = nh_mpi_Allreduce(MPI_IN_PLACE, pre + PRE_MAX, 1, MPI_LONG, MPI_SUM, graph)))
         return rc;
     return nh_stfw_setup_agreed(p, graph, indeg, srcs, outdeg, dsts, hint_dims, pre);
 }
@@ -439,7 +439,7 @@ static int build(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int out
     int force_agg = d->force_agg;
     const nh_stfw_shape *sh = &d->shape;
     const int *use = d->use, *want = d->want;
-    if ((rc = PMPI_Comm_size(graph, &K)) || (rc = PMPI_Comm_rank(graph, &rank)))
+    if ((rc = nh_mpi_Comm_size(graph, &K)) || (rc = nh_mpi_Comm_rank(graph, &rank)))
         return rc;
     nh_stfw *st = calloc(1, sizeof(*st));
     int *odeg = NULL, *oall = NULL, **orow = NULL, *ideg = NULL, *iall = NULL, **irow = NULL;
@@ -489,8 +489,8 @@ static int build(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int out
     mine[NH_OP_COUNT + 1] = -ok;
     for (int o = 0; o <= NH_OP_COUNT; o++)
         msum[o] = mine[o];
-    if ((rc = PMPI_Allreduce(MPI_IN_PLACE, mine, NH_OP_COUNT + 2, MPI_LONG, MPI_MAX, graph)) ||
-        (rc = PMPI_Allreduce(MPI_IN_PLACE, msum, NH_OP_COUNT + 1, MPI_LONG, MPI_SUM, graph)))
+    if ((rc = nh_mpi_Allreduce(MPI_IN_PLACE, mine, NH_OP_COUNT + 2, MPI_LONG, MPI_MAX, graph)) ||
+        (rc = nh_mpi_Allreduce(MPI_IN_PLACE, msum, NH_OP_COUNT + 1, MPI_LONG, MPI_SUM, graph)))
         goto out;
     ok = mine[NH_OP_COUNT + 1] == -1; /* every rank built its schedules */
     if (!ok) {

@@ -27,14 +27,14 @@ int nh_vpt_node(MPI_Comm comm, int n, nh_vpt *v, nh_vpt *agg, int *applied, int 
 {
     int rc, K, node = 0;
     *applied = *agg_ok = 0;
-    if ((rc = PMPI_Comm_size(comm, &K)))
+    if ((rc = nh_mpi_Comm_size(comm, &K)))
         return rc;
     if ((rc = nh_node_leader(comm, &node)))
         return rc;
     int me[2] = {node, nh_host_numa_index()}, *all = malloc((size_t)K * 2 * sizeof(int));
     if (!all)
         return MPI_ERR_NO_MEM;
-    if (!(rc = PMPI_Allgather(me, 2, MPI_INT, all, 2, MPI_INT, comm))) {
+    if (!(rc = nh_mpi_Allgather(me, 2, MPI_INT, all, 2, MPI_INT, comm))) {
         /* n = 1: one stage, everything direct anyway */
         int got = n < 2 ? 0 : nh_vpt_grouped(v, K, n, all), ga = nh_vpt_agg(agg, K, all);
         if (got < 0 || ga < 0)

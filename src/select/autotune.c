@@ -127,8 +127,8 @@ static int tune_get(nh_plan *p, nh_op op, size_t m, nh_algo *algo, int *tuning, 
         if (nsizes >= NH_TUNE_SIZES)
             return -1; /* the cost model decides for further sizes */
         if (self_keyval == MPI_KEYVAL_INVALID &&
-            (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_tunes, &self_keyval, NULL) ||
-             PMPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, NULL)))
+            (nh_mpi_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_tunes, &self_keyval, NULL) ||
+             nh_mpi_Comm_set_attr(MPI_COMM_SELF, self_keyval, NULL)))
             return -1;
         if (!(t = calloc(1, sizeof(*t))))
             return -1;
@@ -189,7 +189,7 @@ int nh_autotune_decided(nh_plan *p, nh_op op, nh_form form, size_t m, nh_tune_de
 static int agree(nh_plan *p, tune *t)
 {
     double all[NH_ALGO_COUNT];
-    int rank, rc = PMPI_Allreduce(t->best, all, t->ncand, MPI_DOUBLE, MPI_MAX, p->pcomm);
+    int rank, rc = nh_mpi_Allreduce(t->best, all, t->ncand, MPI_DOUBLE, MPI_MAX, p->pcomm);
     if (rc)
         return rc;
     int best = 0;
@@ -213,7 +213,7 @@ static int agree(nh_plan *p, tune *t)
     nh_tune_key k;
     key_of(p, t->op, NH_FORM_BLOCKING, t->m, &k);
     nh_tune_file_put(&k, &t->dec);
-    if (PMPI_Comm_rank(p->pcomm, &rank) == MPI_SUCCESS && rank == 0) {
+    if (nh_mpi_Comm_rank(p->pcomm, &rank) == MPI_SUCCESS && rank == 0) {
         char times[256];
         size_t n = 0;
         for (int i = 0; i < t->ncand && n < sizeof(times); i++)

@@ -12,7 +12,15 @@ top_srcdir ?= .
 SMPICC ?= smpicc
 OUT ?= build-smpi
 SMPI_CFLAGS ?= -O2
-CF = $(SMPI_CFLAGS) -Wall -Wextra -Wmissing-prototypes -DNHOOD_SMPI -I$(top_srcdir)/include -I$(top_srcdir)/src
+CF = $(SMPI_CFLAGS) -Wall -Wextra -Wmissing-prototypes -DNHOOD_SMPI -I$(top_srcdir)/include -I$(top_srcdir)/src \
+	-I$(OUT)/gen
+.DEFAULT_GOAL := all
+# SimGrid's MPI functions as nhood calls them (nh_mpi_X: src/util/mpilib.h),
+# from SimGrid's mpi.h.
+GEN = $(OUT)/gen/mpilib_smpi_gen.h
+$(GEN): $(top_srcdir)/scripts/gen-fence.sh $(top_srcdir)/src/intercept/functions.h
+	@mkdir -p $(@D)
+	$(SHELL) $(top_srcdir)/scripts/gen-fence.sh $(SMPICC) $(top_srcdir)/src/intercept/functions.h lib >$@.tmp && mv $@.tmp $@
 
 NHOOD_SRC = src/core/grid.c src/core/model.c src/core/parse.c src/core/kvfile.c src/core/tunetext.c src/core/sched.c src/core/netload.c src/core/algos.c src/core/direct.c \
 	src/core/dimwise.c src/core/torus.c src/core/torus_direct.c src/core/bruck.c src/core/bruck_digits.c src/core/sim.c src/core/vpt.c src/core/stfw.c src/core/stfw_sim.c \
@@ -45,13 +53,13 @@ $(SGFAST): $(top_srcdir)/src/smpi/sgfast.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -Wall -Wextra -Wmissing-prototypes -fPIC -shared -o $@ $< -ldl
 
-$(NHOOD_OBJ) $(COMPAT_OBJ) $(MAT_OBJ): $(OUT)/%.o: $(top_srcdir)/%.c $(HEADERS)
+$(NHOOD_OBJ) $(COMPAT_OBJ) $(MAT_OBJ): $(OUT)/%.o: $(top_srcdir)/%.c $(HEADERS) $(GEN)
 	@mkdir -p $(@D)
 	$(SMPICC) $(CF) -fvisibility=hidden -c -o $@ $<
 
 # Programs: compiled with src/smpi/prog.h force-included (their dlsym
 # lookups of nhood's queries go to the linked-in functions).
-$(OUT)/prog/%.o: $(HEADERS) $(top_srcdir)/src/smpi/prog.h
+$(OUT)/prog/%.o: $(HEADERS) $(GEN) $(top_srcdir)/src/smpi/prog.h
 	@mkdir -p $(@D)
 	$(SMPICC) $(CF) -include $(top_srcdir)/src/smpi/prog.h -c -o $@ $(SRC_$*)
 

@@ -4,8 +4,9 @@
  * with PMPIX_ profiling names); configure then defines
  * HAVE_MPIX_NEIGHBOR_ALLTOALL_INIT and HAVE_MPI_NEIGHBOR_ALLTOALL_INIT,
  * and the MPI-4 names below stand for the MPIX ones: nhood's entry points
- * (intercept/functions.h) are exported as MPIX_Neighbor_*_init, fall back
- * to PMPIX_Neighbor_*_init, and the tests call them. */
+ * (intercept/functions.h) are exported as MPIX_Neighbor_*_init, nhood
+ * calls the library's PMPIX_Neighbor_*_init as nh_mpi_Neighbor_*_init
+ * (util/mpilib.h), and the tests call them (test/libmpi.h). */
 #ifndef NH_INIT_FORMS_H
 #define NH_INIT_FORMS_H
 
@@ -18,11 +19,6 @@
 #define MPI_Neighbor_alltoallv_init MPIX_Neighbor_alltoallv_init
 #define MPI_Neighbor_allgatherv_init MPIX_Neighbor_allgatherv_init
 #define MPI_Neighbor_alltoallw_init MPIX_Neighbor_alltoallw_init
-#define PMPI_Neighbor_alltoall_init PMPIX_Neighbor_alltoall_init
-#define PMPI_Neighbor_allgather_init PMPIX_Neighbor_allgather_init
-#define PMPI_Neighbor_alltoallv_init PMPIX_Neighbor_alltoallv_init
-#define PMPI_Neighbor_allgatherv_init PMPIX_Neighbor_allgatherv_init
-#define PMPI_Neighbor_alltoallw_init PMPIX_Neighbor_alltoallw_init
 #endif
 
 #endif

@@ -3,7 +3,6 @@
  * function up in the library, stores it and calls it; and the layer below
  * each of nhood's MPI_X names. */
 #define _GNU_SOURCE
-#define NH_MPILIB_NO_REDIRECT
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -91,8 +90,8 @@ static int kept_said;
 void nh_mpilib_warn(void)
 {
     int flag = 0, rank = -1;
-    if (!kept_fn[0] || kept_said || NH_LIB(MPI_Initialized)(&flag) || !flag ||
-        NH_LIB(MPI_Comm_rank)(MPI_COMM_WORLD, &rank))
+    if (!kept_fn[0] || kept_said || nh_mpi_Initialized(&flag) || !flag ||
+        nh_mpi_Comm_rank(MPI_COMM_WORLD, &rank))
         return;
     kept_said = 1;
     if (rank == 0)
@@ -143,43 +142,27 @@ void *nh_mpilib_next(const char *name, void *own, void **bypass)
 }
 
 /* One pointer per function, first pointing to its look-up. */
-#define NH_LIB_FN(ret, name, params, args)                                                         \
+#define NH_LIB_FN(ret, name, nhname, params, args)                                                 \
     static ret nh_lib_first_##name params;                                                         \
-    ret (*nh_lib_P##name) params = nh_lib_first_##name;                                            \
+    ret(*nhname) params = nh_lib_first_##name;                                                     \
     static ret nh_lib_first_##name params                                                          \
     {                                                                                              \
-        __typeof__(nh_lib_P##name) f = (__typeof__(f))nh_mpilib_sym("P" #name);                    \
-        __atomic_store_n(&nh_lib_P##name, f, __ATOMIC_RELAXED);                                    \
+        __typeof__(nhname) f = (__typeof__(f))nh_mpilib_sym("P" #name);                           \
+        __atomic_store_n(&nhname, f, __ATOMIC_RELAXED);                                            \
         return f args;                                                                             \
     }                                                                                              \
     static void nh_lib_find_##name(void)                                                           \
     {                                                                                              \
         void *f = lib_sym("P" #name);                                                              \
         if (f)                                                                                     \
-            __atomic_store_n(&nh_lib_P##name, (__typeof__(nh_lib_P##name))f, __ATOMIC_RELAXED);    \
+            __atomic_store_n(&nhname, (__typeof__(nhname))f, __ATOMIC_RELAXED);                    \
     }                                                                                              \
     NH_MPILIB_AT_LOAD(nh_lib_find_##name)
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 #include "util/mpilib_gen.h"
 #ifdef HAVE_MPIX_NEIGHBOR_ALLTOALL_INIT
 #define NH_LIB_INIT_DEF(name, params, args)                                                        \
-    static int nh_lib_first_init_##name params;                                                    \
-    int (*nh_lib_PMPIX_Neighbor_##name##_init) params = nh_lib_first_init_##name;                  \
-    static int nh_lib_first_init_##name params                                                     \
-    {                                                                                              \
-        __typeof__(nh_lib_PMPIX_Neighbor_##name##_init) f =                                        \
-            (__typeof__(f))nh_mpilib_sym("PMPIX_Neighbor_" #name "_init");                         \
-        __atomic_store_n(&nh_lib_PMPIX_Neighbor_##name##_init, f, __ATOMIC_RELAXED);               \
-        return f args;                                                                             \
-    }                                                                                              \
-    static void nh_lib_find_init_##name(void)                                                      \
-    {                                                                                              \
-        __typeof__(nh_lib_PMPIX_Neighbor_##name##_init) f =                                        \
-            (__typeof__(f))lib_sym("PMPIX_Neighbor_" #name "_init");                               \
-        if (f)                                                                                     \
-            __atomic_store_n(&nh_lib_PMPIX_Neighbor_##name##_init, f, __ATOMIC_RELAXED);           \
-    }                                                                                              \
-    NH_MPILIB_AT_LOAD(nh_lib_find_init_##name)
+    NH_LIB_FN(int, MPIX_Neighbor_##name##_init, nh_mpi_Neighbor_##name##_init, params, args)
 NH_LIB_INIT_FNS(NH_LIB_INIT_DEF)
 #endif
 

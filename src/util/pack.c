@@ -15,7 +15,7 @@ static int shifted(int count, MPI_Datatype type, MPI_Datatype *out)
 {
     MPI_Aint disp = -1;
     int rc = nh_type_create_struct(1, &count, &disp, &type, out);
-    if (!rc && (rc = PMPI_Type_commit(out)))
+    if (!rc && (rc = nh_mpi_Type_commit(out)))
         nh_type_free(out);
     return rc;
 }
@@ -24,12 +24,12 @@ int nh_pack(const void *in, int count, MPI_Datatype type, void *out, int outsize
             MPI_Comm comm)
 {
     if (in != MPI_BOTTOM || count == 0)
-        return PMPI_Pack(in, count, type, out, outsize, pos, comm);
+        return nh_mpi_Pack(in, count, type, out, outsize, pos, comm);
     MPI_Datatype t;
     int rc = shifted(count, type, &t);
     if (rc)
         return rc;
-    rc = PMPI_Pack((const void *)(uintptr_t)1, 1, t, out, outsize, pos, comm);
+    rc = nh_mpi_Pack((const void *)(uintptr_t)1, 1, t, out, outsize, pos, comm);
     nh_type_free(&t);
     return rc;
 }
@@ -38,12 +38,12 @@ int nh_unpack(const void *in, int insize, int *pos, void *out, int count, MPI_Da
               MPI_Comm comm)
 {
     if (out != MPI_BOTTOM || count == 0)
-        return PMPI_Unpack(in, insize, pos, out, count, type, comm);
+        return nh_mpi_Unpack(in, insize, pos, out, count, type, comm);
     MPI_Datatype t;
     int rc = shifted(count, type, &t);
     if (rc)
         return rc;
-    rc = PMPI_Unpack(in, insize, pos, (void *)(uintptr_t)1, 1, t, comm);
+    rc = nh_mpi_Unpack(in, insize, pos, (void *)(uintptr_t)1, 1, t, comm);
     nh_type_free(&t);
     return rc;
 }

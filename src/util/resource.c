@@ -31,7 +31,7 @@ int nh_comm_dup(MPI_Comm comm, MPI_Comm *out)
 #ifdef NHOOD_SMPI
     int rc = nh_smpi_comm_dup(comm, out);
 #else
-    int rc = PMPI_Comm_dup(comm, out);
+    int rc = nh_mpi_Comm_dup(comm, out);
 #endif
     nh_in_dup = 0;
     if (rc == MPI_SUCCESS)
@@ -41,7 +41,7 @@ int nh_comm_dup(MPI_Comm comm, MPI_Comm *out)
 
 int nh_comm_split_type(MPI_Comm comm, int type, int key, MPI_Comm *out)
 {
-    int rc = PMPI_Comm_split_type(comm, type, key, MPI_INFO_NULL, out);
+    int rc = nh_mpi_Comm_split_type(comm, type, key, MPI_INFO_NULL, out);
     if (rc == MPI_SUCCESS && *out != MPI_COMM_NULL)
         nh_res_add(NH_RES_COMM, 1);
     return rc;
@@ -53,18 +53,18 @@ int nh_node_leader(MPI_Comm comm, int *node)
 {
     int rc, rank, wrank;
     MPI_Comm nc = MPI_COMM_NULL;
-    if ((rc = PMPI_Comm_rank(comm, &rank)))
+    if ((rc = nh_mpi_Comm_rank(comm, &rank)))
         return rc;
     if (nh_node_size > 0) { /* NHOOD_NODE_SIZE: blocks of MPI_COMM_WORLD ranks (Sessions: of
                                * comm's) */
-        if ((rc = PMPI_Comm_rank(nh_no_world ? comm : MPI_COMM_WORLD, &wrank)) ||
-            (rc = PMPI_Comm_split(comm, wrank / nh_node_size, rank, &nc)))
+        if ((rc = nh_mpi_Comm_rank(nh_no_world ? comm : MPI_COMM_WORLD, &wrank)) ||
+            (rc = nh_mpi_Comm_split(comm, wrank / nh_node_size, rank, &nc)))
             return rc;
         nh_res_add(NH_RES_COMM, 1);
     } else if ((rc = nh_comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, &nc))) {
         return rc;
     }
-    rc = PMPI_Allreduce(&rank, node, 1, MPI_INT, MPI_MIN, nc);
+    rc = nh_mpi_Allreduce(&rank, node, 1, MPI_INT, MPI_MIN, nc);
     nh_comm_free(&nc);
     return rc;
 }
@@ -77,13 +77,13 @@ int nh_oversub_agree(MPI_Comm scope)
     unsigned char mine[MASK], all[MASK];
     int rc, r = 0, c = 0, size, known = nh_host_cpus(mine, MASK) == 0;
     MPI_Comm node = MPI_COMM_NULL;
-    if ((rc = PMPI_Comm_size(scope, &size)) ||
+    if ((rc = nh_mpi_Comm_size(scope, &size)) ||
         (rc = nh_comm_split_type(scope, MPI_COMM_TYPE_SHARED, 0, &node)))
         return rc;
     if (!known) /* every rank of the node must join the reduction */
         memset(mine, 0xff, MASK);
-    if (!(rc = PMPI_Comm_size(node, &r)))
-        rc = PMPI_Allreduce(mine, all, MASK, MPI_BYTE, MPI_BOR, node);
+    if (!(rc = nh_mpi_Comm_size(node, &r)))
+        rc = nh_mpi_Allreduce(mine, all, MASK, MPI_BYTE, MPI_BOR, node);
     nh_comm_free(&node);
     if (rc)
         return rc;
@@ -97,7 +97,7 @@ int nh_oversub_agree(MPI_Comm scope)
                            : -1,
                      r},
             out[2];
-    if ((rc = PMPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_MAX, scope)))
+    if ((rc = nh_mpi_Allreduce(in, out, 2, MPI_INT64_T, MPI_MAX, scope)))
         return rc;
     if (out[0] >= 0) {
         nh_node_ranks = (int)(out[0] >> 15 & 0x7fff);
@@ -110,7 +110,7 @@ int nh_oversub_agree(MPI_Comm scope)
 
 int nh_comm_free(MPI_Comm *comm)
 {
-    int rc = PMPI_Comm_free(comm);
+    int rc = nh_mpi_Comm_free(comm);
     if (rc == MPI_SUCCESS)
         nh_res_add(NH_RES_COMM, -1);
     return rc;
@@ -120,11 +120,11 @@ int nh_type_create_struct(int n, const int *lens, const MPI_Aint *disps, const M
                           MPI_Datatype *out)
 {
     MPI_Datatype t;
-    int rc = PMPI_Type_create_struct(n, lens, disps, types, &t);
+    int rc = nh_mpi_Type_create_struct(n, lens, disps, types, &t);
     if (rc)
         return rc;
-    if ((rc = PMPI_Type_commit(&t))) {
-        PMPI_Type_free(&t);
+    if ((rc = nh_mpi_Type_commit(&t))) {
+        nh_mpi_Type_free(&t);
         return rc;
     }
     nh_res_add(NH_RES_DATATYPE, 1);
@@ -134,7 +134,7 @@ int nh_type_create_struct(int n, const int *lens, const MPI_Aint *disps, const M
 
 int nh_type_dup(MPI_Datatype type, MPI_Datatype *out)
 {
-    int rc = PMPI_Type_dup(type, out);
+    int rc = nh_mpi_Type_dup(type, out);
     if (rc == MPI_SUCCESS)
         nh_res_add(NH_RES_DATATYPE, 1);
     return rc;
@@ -142,7 +142,7 @@ int nh_type_dup(MPI_Datatype type, MPI_Datatype *out)
 
 int nh_type_free(MPI_Datatype *type)
 {
-    int rc = PMPI_Type_free(type);
+    int rc = nh_mpi_Type_free(type);
     if (rc == MPI_SUCCESS)
         nh_res_add(NH_RES_DATATYPE, -1);
     return rc;
@@ -152,11 +152,11 @@ int nh_type_create_user_indexed(int n, const int *lens, const int *disps, MPI_Da
                                 MPI_Datatype *out)
 {
     MPI_Datatype t;
-    int rc = PMPI_Type_indexed(n, lens, disps, old, &t);
+    int rc = nh_mpi_Type_indexed(n, lens, disps, old, &t);
     if (rc)
         return rc;
-    if ((rc = PMPI_Type_commit(&t))) {
-        PMPI_Type_free(&t);
+    if ((rc = nh_mpi_Type_commit(&t))) {
+        nh_mpi_Type_free(&t);
         return rc;
     }
     *out = t;
@@ -166,10 +166,10 @@ int nh_type_create_user_indexed(int n, const int *lens, const int *disps, MPI_Da
 int nh_type_inner(MPI_Datatype type, int ni, int na, int nd, int *ints, MPI_Aint *aints,
                   MPI_Datatype *inner, int *named)
 {
-    int rc = PMPI_Type_get_contents(type, ni, na, nd, ints, aints, inner), a, b, c, comb;
+    int rc = nh_mpi_Type_get_contents(type, ni, na, nd, ints, aints, inner), a, b, c, comb;
     if (rc)
         return rc;
-    *named = PMPI_Type_get_envelope(*inner, &a, &b, &c, &comb) == MPI_SUCCESS &&
+    *named = nh_mpi_Type_get_envelope(*inner, &a, &b, &c, &comb) == MPI_SUCCESS &&
              comb == MPI_COMBINER_NAMED;
     if (!*named)
         nh_res_add(NH_RES_DATATYPE, 1);
@@ -179,7 +179,7 @@ int nh_type_inner(MPI_Datatype type, int ni, int na, int nd, int *ints, MPI_Aint
 int nh_isend(const void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
              MPI_Request *req)
 {
-    int rc = PMPI_Isend(buf, count, type, peer, tag, comm, req);
+    int rc = nh_mpi_Isend(buf, count, type, peer, tag, comm, req);
     if (rc == MPI_SUCCESS)
         nh_res_add(NH_RES_REQUEST, 1);
     return rc;
@@ -188,7 +188,7 @@ int nh_isend(const void *buf, int count, MPI_Datatype type, int peer, int tag, M
 int nh_irecv(void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
              MPI_Request *req)
 {
-    int rc = PMPI_Irecv(buf, count, type, peer, tag, comm, req);
+    int rc = nh_mpi_Irecv(buf, count, type, peer, tag, comm, req);
     if (rc == MPI_SUCCESS)
         nh_res_add(NH_RES_REQUEST, 1);
     return rc;
@@ -197,7 +197,7 @@ int nh_irecv(void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Com
 int nh_send_init(const void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
                  MPI_Request *req)
 {
-    int rc = PMPI_Send_init(buf, count, type, peer, tag, comm, req);
+    int rc = nh_mpi_Send_init(buf, count, type, peer, tag, comm, req);
     if (rc == MPI_SUCCESS)
         nh_res_add(NH_RES_REQUEST, 1);
     return rc;
@@ -206,7 +206,7 @@ int nh_send_init(const void *buf, int count, MPI_Datatype type, int peer, int ta
 int nh_recv_init(void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
                  MPI_Request *req)
 {
-    int rc = PMPI_Recv_init(buf, count, type, peer, tag, comm, req);
+    int rc = nh_mpi_Recv_init(buf, count, type, peer, tag, comm, req);
     if (rc == MPI_SUCCESS)
         nh_res_add(NH_RES_REQUEST, 1);
     return rc;
@@ -215,7 +215,7 @@ int nh_recv_init(void *buf, int count, MPI_Datatype type, int peer, int tag, MPI
 int nh_iallreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
                   MPI_Request *req)
 {
-    int rc = PMPI_Iallreduce(in, out, count, type, op, comm, req);
+    int rc = nh_mpi_Iallreduce(in, out, count, type, op, comm, req);
     if (rc == MPI_SUCCESS)
         nh_res_add(NH_RES_REQUEST, 1);
     return rc;
@@ -223,7 +223,7 @@ int nh_iallreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_O
 
 int nh_request_free(MPI_Request *req)
 {
-    int rc = PMPI_Request_free(req);
+    int rc = nh_mpi_Request_free(req);
     if (rc == MPI_SUCCESS)
         nh_res_add(NH_RES_REQUEST, -1);
     return rc;
@@ -244,7 +244,7 @@ static long live_handles(int n, const MPI_Request *reqs)
 int nh_waitall(int n, MPI_Request *reqs, MPI_Status *stats)
 {
     long before = live_handles(n, reqs);
-    int rc = PMPI_Waitall(n, reqs, stats);
+    int rc = nh_mpi_Waitall(n, reqs, stats);
     nh_res_add(NH_RES_REQUEST, live_handles(n, reqs) - before);
     return rc;
 }
@@ -252,7 +252,7 @@ int nh_waitall(int n, MPI_Request *reqs, MPI_Status *stats)
 int nh_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *stats)
 {
     long before = live_handles(n, reqs);
-    int rc = PMPI_Testall(n, reqs, flag, stats);
+    int rc = nh_mpi_Testall(n, reqs, flag, stats);
     nh_res_add(NH_RES_REQUEST, live_handles(n, reqs) - before);
     return rc;
 }

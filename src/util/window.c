@@ -68,7 +68,7 @@ void nh_win_started(MPI_Request h)
 {
     if (h == MPI_REQUEST_NULL)
         return;
-    double t = PMPI_Wtime();
+    double t = nh_mpi_Wtime();
     VALGRIND_HG_DISABLE_CHECKING(&nh_win_pending, sizeof(nh_win_pending));
     lock();
     int free_slot = -1;
@@ -101,7 +101,7 @@ static void take(int i, double now)
 
 void nh_win_seen(const MPI_Request *h, int n)
 {
-    double now = PMPI_Wtime();
+    double now = nh_mpi_Wtime();
     lock();
     for (int k = 0; k < n && nh_win_pending; k++)
         for (int i = 0; h[k] != MPI_REQUEST_NULL && i < NH_WIN_SLOTS; i++)
