@@ -84,6 +84,7 @@ typedef struct nh_config {
     int autotune;                 /* NHOOD_AUTOTUNE */
     int check; /* NHOOD_CHECK: verify isomorphic=true on v/w calls, and host buffers (api/call.c) */
     int host_buffers; /* NHOOD_HOST_BUFFERS: host buffers promised where a GPU runtime is loaded */
+    const char *gpu_dev_dir;      /* NHOOD_GPU_DEV_DIR: path, or NULL (/dev) */
     int stfw_dims;                /* NHOOD_STFW_DIMS (0 = chosen by the cost model) */
     int stfw_setup; /* NHOOD_STFW_SETUP: when store-and-forward is set up (NH_SETUP_*) */
     int ports;                    /* NHOOD_PORTS: bruck's messages per phase (0 = cost model) */

@@ -212,7 +212,7 @@ int nh_call_check_host(const nh_plan *p, nh_coll coll, nh_form form, const nh_ar
         return MPI_SUCCESS;
     if (!nh_gpu_can_classify()) {
         if (!warned++)
-            nh_warn("NHOOD_CHECK: Level Zero is loaded; nhood cannot tell its device buffers "
+            nh_warn("NHOOD_CHECK: Level Zero is in use here; nhood cannot tell its device buffers "
                     "from host buffers, so it does not check them (docs/gpu.md)");
         return MPI_SUCCESS;
     }

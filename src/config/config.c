@@ -10,6 +10,7 @@
 #include "core/parse.h"
 #include "config/files.h"
 #include "config/settings.h"
+#include "util/gpu.h"
 
 /* Whether nhood runs (set at start-up from NHOOD_DISABLE). */
 int nh_active;
@@ -45,6 +46,7 @@ int nh_config_load(char *msg, size_t len)
             return -1;
         }
     }
+    nh_gpu_set_dev_dir(nh_cfg.gpu_dev_dir);
     return 0;
 }
 

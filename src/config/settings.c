@@ -101,6 +101,10 @@ const nh_setting nh_settings[] = {
     {"NHOOD_HOST_BUFFERS", "nhood_host_buffers", LIB, K_BOOL, CFG(host_buffers), HINT(host_buffers),
      "the program promises host buffers where a GPU runtime is loaded: nhood's schedules run "
      "(NHOOD_CHECK verifies it per call)"},
+    {"NHOOD_GPU_DEV_DIR", NULL, LIB, K_PATH, CFG(gpu_dev_dir), 0,
+     "the folder holding the GPU device nodes (nvidiactl or nvidia0, kfd, dri/renderD*; default "
+     "/dev): a GPU runtime counts only where its devices exist there (docs/gpu.md; tests point "
+     "it elsewhere)"},
 /* the cost model's parameters, one row each (core/model.h) */
 #define COST_ROW(N, key, def, group, help)                                                         \
     {"NHOOD_COST_" #N, NULL, NH_SET_COST, K_DOUBLE, CFG(cost.key), 0, help},

@@ -18,8 +18,10 @@
  *    memory (src/util/gpu.h, compiled in here) with no GPU runtime loaded,
  *    against the same loop without it (time per call);
  *  - gpu_query (with --gpu-stub PATH: that stub driver loaded and the
- *    buffer declared device memory, test/gpu/stub_cuda.c): the same test
- *    of one buffer, through the driver's query (time per buffer).
+ *    buffer declared device memory, test/gpu/stub_cuda.c; with
+ *    NHOOD_GPU_DEV_DIR naming a folder with the driver's device node, as
+ *    test/gpu/dev): the same test of one buffer, through the driver's
+ *    query (time per buffer).
  * Usage: nhood-overhead [--iters N] [--rounds R] [--no-header] [--level single|multiple]
  *        [--gpu-stub PATH]
  * (--level: the thread level asked of MPI_Init_thread; default MPI_Init.
@@ -197,11 +199,15 @@ static void gpu_rows(int iters, int rounds, const char *stub, double *a, double 
         if (k) {
             void *h = dlopen(stub, RTLD_NOW | RTLD_GLOBAL);
             int (*mark)(const void *, size_t, int) =
-                h ? (int (*)(const void *, size_t, int))dlsym(h, "nhstub_cuda_mark") : NULL;
+                h ? (int (*)(const void *, size_t, int))dlsym(h, "nhstub_mark") : NULL;
+            nh_gpu_set_dev_dir(getenv("NHOOD_GPU_DEV_DIR")); /* libnhood's reads it at MPI_Init */
             if (!mark || !nh_gpu_probe() ||
                 (mark(s, sizeof(s), 1), nh_gpu_kind(s)) != NH_MEM_DEVICE) {
                 if (rank == 0)
-                    fprintf(stderr, "nhood-overhead: the stub %s does not answer\n", stub);
+                    fprintf(stderr,
+                            "nhood-overhead: the stub %s does not answer (is NHOOD_GPU_DEV_DIR "
+                            "a folder with an nvidia0?)\n",
+                            stub);
                 return;
             }
         }

@@ -5,81 +5,7 @@
 # "ok N - NAME" or "not ok N - NAME" per case, NAME giving the program, the
 # rank count and the settings, the failing run's command and the end of
 # its stderr as "#" lines, then "N passed, N failed" and the plan "1..N".
-: "${MPIEXEC:=mpiexec.mpich}"
-: "${TOP_BUILDDIR:=.}"
-lib=${NHOOD_LIB:-$TOP_BUILDDIR/.libs/libnhood.so}
-ovlib=$(dirname "$lib")/libnhood-overlap.so
-t=$TOP_BUILDDIR/test/mpi
-log=${TMPDIR:-/tmp}/nhood-mpi-test.$$
-pass=0
-fail=0
-ntap=0 # the TAP number (not n: the info keys case uses n)
-# Open MPI runs 8..16 ranks on two cores (oversubscribed, yielding);
-# MPICH busy-polls, so it stays at 4, and its loops over nps skip 3 ranks,
-# which Open MPI's run (make check-openmpi) covers: on two cores each
-# MPICH run at 3 ranks takes 2.4 s against 0.3 at 2 (the loops with rank
-# lists of their own keep 3: some have no 3 under Open MPI).
-# How the launcher passes a variable to the ranks: nhood-run knows.
-nhrun="${srcdir:-.}/scripts/nhood-run"
-launcher=$(sh "$nhrun" --launcher-kind "${MPIEXEC%% *}")
-env_flag() { sh "$nhrun" --env-flags --kind "$launcher" "$1=$2"; }
-case "$launcher" in
-    openmpi)
-        extra="--oversubscribe --mca mpi_yield_when_idle 1"
-        nps="1 2 3 4 8 16"
-        [ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-        ;;
-    *)
-        extra=""
-        nps="1 2 4"
-        ;;
-esac
-
-# ok NAME / bad NAME: one TAP result.  A NAME that does not say which
-# program ran at how many ranks gets the last run's "[program args np=N
-# settings]" appended; a failure shows that run's command and the end of
-# its stderr as TAP comments.
-last="" last_cmd=""
-desc() {
-    case "$1" in
-        *"np="*"${last_prog#test_}"* | *"${last_prog#test_}"*"np="*) echo "$1" ;;
-        *) echo "$1${last:+ [$last]}" ;;
-    esac
-}
-ok() { pass=$((pass + 1)) ntap=$((ntap + 1)); echo "ok $ntap - $(desc "$1")"; }
-bad() {
-    fail=$((fail + 1)) ntap=$((ntap + 1))
-    echo "not ok $ntap - $(desc "$1")"
-    echo "# command: $last_cmd"
-    sed 's/^/#     /' "$log.err" | tail -20
-}
-# skip NAME REASON: a case that cannot run in this build.
-skip() { ntap=$((ntap + 1)); echo "ok $ntap - $1 # SKIP $2"; }
-
-# run NAME NP "VAR=VAL ..." PROGRAM [ARGS]: succeeds if the program does.
-run() {
-    name=$1 np=$2 vars=$3
-    shift 3
-    # NH_PRELOAD_FIRST: sanitizer runtimes (--enable-sanitizers), which
-    # must load before libnhood; their options go to every rank.
-    # NHOOD_OVERLAP's C library wrappers, as nhood-run preloads them.
-    preload=$lib
-    case " $vars" in
-        *" NHOOD_OVERLAP=report"* | *" NHOOD_OVERLAP=defer"*) [ -n "${no_ovlib:-}" ] || preload="$lib:$ovlib" ;;
-    esac
-    flags="$(env_flag LD_PRELOAD "${NH_PRELOAD_FIRST:-}$preload") $(env_flag NHOOD_LIB "$lib")"
-    for v in ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS HWLOC_COMPONENTS; do
-        eval "val=\${$v:-}"
-        [ -n "$val" ] && flags="$flags $(env_flag $v "$val")"
-    done
-    for v in $vars; do flags="$flags $(env_flag "${v%%=*}" "${v#*=}")"; done
-    last_prog=${1##*/}
-    # shellcheck disable=SC2086
-    last="$last_prog$(shift; [ $# -eq 0 ] || echo " $*") np=$np$(for v in $vars; do printf ' %s' "$v"; done)"
-    last_cmd="timeout 300 $MPIEXEC $extra -n $np $flags $*"
-    # shellcheck disable=SC2086
-    timeout 300 $MPIEXEC $extra -n "$np" $flags "$@" >"$log.out" 2>"$log.err"
-}
+. "$(dirname "$0")/harness.sh"
 
 for np in $nps; do
     for algo in auto direct torus torus_direct bruck pmpi; do
@@ -692,105 +618,7 @@ if [ -x "$t/test_sessions" ]; then
 else
     skip "sessions" "the MPI library has no MPI-4 Sessions"
 fi
-# GPU buffers (test_gpu, docs/gpu.md): a stub CUDA driver that nhood takes
-# for the real one, loaded on every rank or on rank 1 only, says the
-# buffers are device or managed memory.  Every rank then hands every
-# neighborhood collective to MPI (the report says why=gpu_runtime) with
-# the reference's results, and the buffers' guard pages see no access by
-# nhood (with the stub absent the guard does see nhood's copies: that run
-# must fail).  The promise of host buffers (info key or NHOOD_HOST_BUFFERS)
-# brings nhood's schedules back, and NHOOD_CHECK stops a promised call
-# whose buffer is GPU memory with an error naming it.
-stub=$TOP_BUILDDIR/test/gpu/stub/libcuda.so.1
-case "$launcher" in
-openmpi) skip "gpu" "the stub driver's tests run under MPICH only (not yet tried with Open MPI)" ;;
-*)
-    init=$(grep -q 'HAVE_MPI_NEIGHBOR_ALLTOALL_INIT=1' "$TOP_BUILDDIR/Makefile" && echo 1)
-    for np in 2 4; do
-        for c in "all device" "1 managed"; do
-            name="gpu np=$np stub on ranks '${c% *}', ${c#* } buffers: MPI's exchange, why=gpu_runtime, nhood keeps off them"
-            # shellcheck disable=SC2086
-            if run "$name" $np "NHOOD_ALGO=torus NHOOD_INPLACE_AUXMEM=4096 NHOOD_REPORT=1" "$t/test_gpu" "$stub" $c &&
-                grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
-                grep -Eq '^nhood: comm=[0-9]+ op=alltoall .*algorithm=pmpi .*why=gpu_runtime$' "$log.err" &&
-                grep -Eq '^nhood: comm=[0-9]+ op=iallgatherv .*algorithm=pmpi .*why=gpu_runtime ' "$log.err" &&
-                { [ -z "$init" ] || grep -Eq '^nhood: comm=[0-9]+ op=alltoallw_init .*algorithm=pmpi .*why=gpu_runtime ' "$log.err"; } &&
-                ! grep -Eq '^nhood: comm=[0-9]+ op=.*algorithm=torus ' "$log.err"; then
-                ok "$name"
-            else bad "$name"; fi
-        done
-    done
-    # The driver loaded without a context (hwloc's plugins load it into every
-    # process of a GPU node): no buffer can be device memory, nhood runs.
-    name="gpu np=2 stub on every rank without a CUDA context: nhood's schedule runs"
-    if run "$name" 2 "NHOOD_ALGO=torus NHOOD_REPORT=1" "$t/test_gpu" "$stub" all host idle &&
-        grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
-        grep -Eq '^nhood: comm=[0-9]+ op=alltoall .*algorithm=torus ' "$log.err" &&
-        ! grep -q 'why=gpu_runtime' "$log.err"; then
-        ok "$name"
-    else bad "$name"; fi
-    name="gpu np=4 no stub, guarded buffers: the guard sees nhood's own copies (the run must fail)"
-    if ! run "$name" 4 "NHOOD_ALGO=torus NHOOD_BINDING=pack" "$t/test_gpu" "$stub" none device &&
-        grep -q 'nhood touched guarded (device) buffers [1-9][0-9]* times, first from libnhood' "$log.err"; then
-        ok "$name"
-    else bad "$name"; fi
-    for c in "1 device promise:the info key nhood_host_buffers=true" "all managed:NHOOD_HOST_BUFFERS=1"; do
-        args=${c%%:*} vars="NHOOD_CHECK=1"
-        case "$c" in *NHOOD_HOST_BUFFERS*) vars="$vars NHOOD_HOST_BUFFERS=1" ;; esac
-        mem=$(echo "$args" | cut -d' ' -f2)
-        name="gpu np=2 ${c#*:} promised, NHOOD_CHECK=1, $mem buffers: an error naming the call, the job stopped"
-        # shellcheck disable=SC2086
-        if ! run "$name" 2 "$vars" "$t/test_gpu" "$stub" $args &&
-            grep -q "^nhood: error: MPI_Neighbor_alltoall: the send buffer is GPU $mem memory, but ${c#*:} promised host buffers$" "$log.err"; then
-            ok "$name"
-        else bad "$name"; fi
-    done
-    for vars in "NHOOD_CHECK=1:promise" "NHOOD_CHECK=1 NHOOD_HOST_BUFFERS=1:" "NHOOD_FALLBACK=warn:none"; do
-        args="all host ${vars#*:}" what="host buffers promised"
-        [ "${vars#*:}" = none ] && args="none host" what="no stub loaded"
-        name="gpu np=4 $what: nhood's schedule runs (NHOOD_ALGO=torus)"
-        # shellcheck disable=SC2086
-        if run "$name" 4 "NHOOD_ALGO=torus NHOOD_REPORT=1 ${vars%%:*}" "$t/test_gpu" "$stub" $args &&
-            grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
-            grep -Eq '^nhood: comm=[0-9]+ op=alltoall .*algorithm=torus ' "$log.err" &&
-            grep -Eq '^nhood: comm=[0-9]+ op=ialltoall .*algorithm=torus ' "$log.err" &&
-            ! grep -q 'why=gpu_runtime' "$log.err"; then
-            ok "$name"
-        else bad "$name"; fi
-    done
-    ;;
-esac
-# The real CUDA driver, where this machine has one and a device
-# (test_gpu_real exits 77 elsewhere; the first case then skips them all):
-# loaded on every rank, it sends managed and pinned host buffers alike to
-# MPI's exchange; promised host buffers run nhood's schedule, the driver
-# calling the pinned ones host under NHOOD_CHECK=1, and managed or device
-# memory passed under the promise stops the job with an error naming it.
-name="gpu np=2 real CUDA driver: managed and pinned buffers to MPI (why=gpu_runtime)"
-if run "$name" 2 "NHOOD_ALGO=torus NHOOD_REPORT=1" "$t/test_gpu_real"; then
-    if grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
-        grep -Eq '^nhood: comm=[0-9]+ op=alltoall .*algorithm=pmpi .*calls=2 .*why=gpu_runtime$' "$log.err" &&
-        grep -Eq '^nhood: comm=[0-9]+ op=iallgather .*algorithm=pmpi .*calls=2 .*why=gpu_runtime ' "$log.err"; then
-        ok "$name"
-    else bad "$name"; fi
-    name="gpu np=2 real CUDA driver, host buffers promised, NHOOD_CHECK=1: pinned buffers run nhood's schedule"
-    if run "$name" 2 "NHOOD_ALGO=torus NHOOD_REPORT=1 NHOOD_CHECK=1" "$t/test_gpu_real" promise &&
-        grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
-        grep -Eq '^nhood: comm=[0-9]+ op=alltoall .*algorithm=torus ' "$log.err" &&
-        ! grep -q 'why=gpu_runtime' "$log.err"; then
-        ok "$name"
-    else bad "$name"; fi
-    for mem in managed device; do
-        name="gpu np=2 real CUDA driver, host buffers promised, NHOOD_CHECK=1, $mem memory: an error naming it"
-        if ! run "$name" 2 "NHOOD_ALGO=torus NHOOD_CHECK=1" "$t/test_gpu_real" promise $mem &&
-            grep -q "^nhood: error: MPI_Neighbor_alltoall: the send buffer is GPU $mem memory, but the info key nhood_host_buffers=true promised host buffers$" "$log.err"; then
-            ok "$name"
-        else bad "$name"; fi
-    done
-elif grep -q 'no CUDA driver with a device here: skipped' "$log.err"; then
-    skip "gpu real CUDA driver" "no CUDA driver with a device on this machine"
-else bad "$name"; fi
-
+# GPU buffers: run-gpu-tests.sh.
 # NHOOD_AUTOTUNE=1: results checked call by call through the trials, one
 # choice per size agreed by all ranks and kept, reported with the times.
 for np in 2 3 4; do
@@ -1453,7 +1281,4 @@ else
     bad "$name"
 fi
 
-rm -f "$log.out" "$log.err" "$log.csv"
-echo "$pass passed, $fail failed"
-echo "1..$ntap"
-[ "$fail" -eq 0 ]
+tap_end

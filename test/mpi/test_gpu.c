@@ -1,12 +1,15 @@
-/* GPU buffers (docs/gpu.md) with a stub CUDA driver that nhood takes for
- * the real one (test/gpu/stub_cuda.c):
+/* GPU buffers (docs/gpu.md) with a stub GPU runtime that nhood takes for
+ * the real one (test/gpu/stub.h: the CUDA driver, HIP, Level Zero):
  *   test_gpu STUB LOAD MEM [promise|idle]
- * STUB: the stub's libcuda.so.1; LOAD: the ranks that load it (dlopen
- * after MPI_Init, before the graphs are created): all, none, or 1 (rank 1
+ * STUB: the stub's library (libcuda.so.1, libamdhip64.so.6,
+ * libze_loader.so.1); LOAD: the ranks that load it (dlopen after
+ * MPI_Init, before the graphs are created): all, none, or 1 (rank 1
  * only; rank 0 at one rank); MEM: what the stub says the buffers are on
  * those ranks (device, managed, host); promise: the graphs are created
- * with the info key nhood_host_buffers=true; idle: the stub says no CUDA
- * context exists (the driver loaded only to enumerate devices).
+ * with the info key nhood_host_buffers=true; idle: the program never
+ * starts the runtime (no CUDA context, no hipInit, no zeInit: loaded only,
+ * as hwloc's plugins load them).  At the end nhood must have made no call
+ * that would have started a runtime the program did not start.
  *
  * Every neighborhood collective in every form (blocking, nonblocking,
  * persistent; regular, v, w; alltoall_c and ialltoallv_c where MPI has the
@@ -236,18 +239,20 @@ int main(int argc, char **argv)
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
     }
+    long (*early)(void) = NULL;
     if (loads) {
         void *h = dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL);
         typedef int (*mark_fn)(const void *, size_t, int);
-        mark_fn mark = h ? (mark_fn)dlsym(h, "nhstub_cuda_mark") : NULL;
-        if (!mark) {
+        mark_fn mark = h ? (mark_fn)dlsym(h, "nhstub_mark") : NULL;
+        void (*start)(int) = h ? (void (*)(int))dlsym(h, "nhstub_start") : NULL;
+        early = h ? (long (*)(void))dlsym(h, "nhstub_early") : NULL;
+        if (!mark || !start || !early) {
             fprintf(stderr, "test_gpu: cannot load the stub %s: %s\n", argv[1], dlerror());
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
         for (int i = 0; i < NBUF && kind; i++)
             mark(buf[i], len, kind);
-        if (idle)
-            ((void (*)(int))dlsym(h, "nhstub_cuda_context"))(0);
+        start(!idle);
     }
     if (kind) { /* guarded on every rank, the stub loaded or not */
         guarded = 1;
@@ -266,6 +271,8 @@ int main(int argc, char **argv)
           (int)touched, culprit);
     CHECK(!strays, "this program touched guarded buffers %d times, first from %s", (int)strays,
           culprit);
+    CHECK(!early || early() == 0, "nhood made %ld calls that start the GPU runtime %s",
+          early ? early() : 0L, idle ? "the program never started" : "before the program did");
     MPI_Comm_free(&g);
     return check_finish_mpi();
 }
