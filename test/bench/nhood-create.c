@@ -9,6 +9,11 @@
  * create (+ use) + free; medians over the repetitions (beyond Tukey's
  * fences, test/bench/stats.h).
  * CSV on stdout: graph,procs,use_once,native_us,nhood_us,ratio
+ * --first native|nhood: only the process's first creation (and free) of
+ * the first graph named, on that side, nothing before it but MPI_Init and
+ * a barrier: what a program's first graph costs, MPI's first-time work
+ * included.  One line, first,GRAPH,PROCS,SIDE,US; scripts/run-create-bench.sh
+ * alternates the two sides' processes and takes medians.
  *
  * Graphs: hub (every rank to rank 0 and its ring neighbors, rank 0 to
  * every rank), random (each rank to 3 others, seeded alike on every rank),
@@ -80,7 +85,7 @@ static double once(int native, int use, int ni, const int *src, int no, const in
 
 int main(int argc, char **argv)
 {
-    const char *kinds = "hub,random,moore,mesh";
+    const char *kinds = "hub,random,moore,mesh", *first = NULL;
     int reps = 20, use = 0, header = 1;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -94,17 +99,20 @@ int main(int argc, char **argv)
             reps = atoi(argv[++i]);
         else if (strcmp(argv[i], "--graphs") == 0 && i + 1 < argc)
             kinds = argv[++i];
+        else if (strcmp(argv[i], "--first") == 0 && i + 1 < argc &&
+                 (strcmp(argv[i + 1], "native") == 0 || strcmp(argv[i + 1], "nhood") == 0))
+            first = argv[++i];
         else {
             if (rank == 0)
                 fprintf(stderr, "usage: nhood-create [--graphs hub,random,moore,mesh] [--reps N] "
-                                "[--use-once] [--no-header]\n");
+                                "[--use-once] [--no-header] [--first native|nhood]\n");
             MPI_Finalize();
             return 2;
         }
     }
     if (reps < 1)
         reps = 1;
-    if (rank == 0 && header)
+    if (rank == 0 && header && !first)
         printf("graph,procs,use_once,native_us,nhood_us,ratio\n");
     char list[256];
     snprintf(list, sizeof(list), "%s", kinds);
@@ -139,6 +147,14 @@ int main(int argc, char **argv)
             if (rank == 0)
                 fprintf(stderr, "nhood-create: unknown graph %s\n", k);
             continue;
+        }
+        if (first) {
+            double t = once(strcmp(first, "native") == 0, use, ni, src, no, dst);
+            if (rank == 0)
+                printf("first,%s,%d,%s,%.1f\n", k, p, first, t);
+            free(src);
+            free(dst);
+            break;
         }
         double *tn = malloc(sizeof(double) * (size_t)reps),
                *tm = malloc(sizeof(double) * (size_t)reps);
