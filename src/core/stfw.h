@@ -109,6 +109,15 @@ enum { NH_STFW_OK = 0, NH_STFW_OOM = -1, NH_STFW_INCONSISTENT = -2 };
  * range); then nothing is allocated. */
 int nh_stfw_build(const nh_stfw_graph *g, const nh_vpt *v, nh_op op, int me, nh_sched **out);
 
+/* The direct exchange over this rank's (me's) lists, in the layout of a
+ * one-stage STFW schedule but from its own lists alone (core/direct.c):
+ * one message to each distinct destination, MPI's definition of repeated
+ * edges kept (the k-th edge s -> d lands in d's k-th slot listing s),
+ * where MPI's own exchange orders them wrongly (MPICH 4.0 to 4.2).
+ * Returns 0 or -1 (memory). */
+int nh_build_direct_lists(int me, int indeg, const int *srcs, int outdeg, const int *dsts,
+                          nh_op op, nh_sched **out);
+
 /* Messages a schedule sends (the executor's count; copies excluded). */
 long nh_stfw_sched_msgs(const nh_sched *s);
 

@@ -385,6 +385,17 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, const nh
         p->lazy_pcomm = 1; /* made at the first collective (nh_plan_ready) */
         if ((rc = node_map(p, graph, d->size)))
             goto fail;
+    } else if (b->detect && !(p->native_ok = b->native)) {
+        /* A graph that is not isomorphic on which some rank lists a source
+         * twice: where nhood would hand an all-to-all to MPI, its direct
+         * exchange over the lists stands in, as MPICH 4.0 to 4.2 order a
+         * repeated source's blocks wrongly (select.c) */
+        p->lazy_pcomm = 1;
+        if (nh_build_direct_lists(d->rank, d->indeg, d->srcs, d->outdeg, d->dsts, NH_OP_ALLTOALL,
+                                  &p->sched[NH_OP_ALLTOALL][NH_ALGO_DIRECT])) {
+            rc = MPI_ERR_NO_MEM;
+            goto fail;
+        }
     }
     /* Store-and-forward for irregular graphs (or where forced): every
      * rank gets here together (nh_active is global); an isomorphic graph

@@ -359,6 +359,25 @@ nh_algo nh_forced_algo(const nh_plan *p, nh_op op)
     return forced == NH_ALGO_STFW ? NH_ALGO_AUTO : forced;
 }
 
+/* The direct exchange over the lists where plan/detect.c built it (a
+ * graph that is not isomorphic has no neighborhood to build others from). */
+static const nh_sched *lists_direct(const nh_plan *p, nh_op op)
+{
+    return p->isomorphic ? NULL : (p->root ? p->root : p)->sched[op][NH_ALGO_DIRECT];
+}
+
+int nh_irregular_direct(nh_plan *p, nh_op op, nh_choice *out)
+{
+    const nh_sched *s = lists_direct(p, op);
+    if (!s || nh_forced_algo(p, op) == NH_ALGO_PMPI)
+        return 0;
+    out->algo = NH_ALGO_DIRECT;
+    out->s = s;
+    out->o.kind = NH_BIND_AUTO;
+    out->o.header = 1; /* as store-and-forward's: sizes in the messages */
+    return 1;
+}
+
 int nh_forced_not_isomorphic(nh_plan *p, nh_algo forced, const char *opname)
 {
     if (forced == NH_ALGO_AUTO || nh_cfg.fallback == NH_FALLBACK_SILENT)
@@ -372,8 +391,9 @@ int nh_forced_not_isomorphic(nh_plan *p, nh_algo forced, const char *opname)
     if (!p->warned) {
         p->warned = 1;
         nh_warn("algorithm %s was forced for %s on communicator %d, which is not isomorphic; "
-                "using pmpi (set NHOOD_FALLBACK=silent to hide this)",
-                nh_algos[forced].name, opname, p->id);
+                "using %s (set NHOOD_FALLBACK=silent to hide this)",
+                nh_algos[forced].name, opname, p->id,
+                lists_direct(p, NH_OP_ALLTOALL) ? "pmpi or direct" : "pmpi");
     }
     return MPI_SUCCESS;
 }
@@ -430,6 +450,8 @@ int nh_select_passes(nh_plan *p, nh_coll coll, nh_form form, nh_choice *out)
     nh_algo forced = nh_forced_algo(p, nh_coll_op(coll));
     if (p->stfw || p->stfw_wait || nh_cfg.check)
         return 0;
+    if (forced != NH_ALGO_PMPI && lists_direct(p, nh_coll_op(coll)))
+        return 0; /* nhood's direct exchange stands in for MPI's (nh_irregular_direct) */
     if (forced != NH_ALGO_PMPI &&
         (forced != NH_ALGO_AUTO || nh_sizes_known(p, coll) || !p->last[coll][form].valid ||
          p->last[coll][form].algo != NH_ALGO_PMPI))
@@ -455,8 +477,10 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
     out->algo = NH_ALGO_PMPI;
     if (forced == NH_ALGO_PMPI)
         return MPI_SUCCESS;
-    if (!p->isomorphic)
+    if (!p->isomorphic) {
+        nh_irregular_direct(p, op, out);
         return nh_forced_not_isomorphic(p, forced, nh_coll_name(coll));
+    }
     nh_algo best = forced;
     const nh_sched *bs = NULL; /* best's schedule, where chosen among several */
     if (forced != NH_ALGO_AUTO && forced != NH_ALGO_PMPI) {

@@ -52,6 +52,12 @@ typedef struct nh_choice {
 /* The algorithm for a call of coll in form with blocks of m bytes (the
  * same on every rank where nh_sizes_known; ignored elsewhere). */
 int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out);
+/* On a graph that is not isomorphic, where nhood would hand op's call to
+ * MPI's own exchange: nhood's direct exchange over the lists instead
+ * (*out set, 1) where some rank lists a source twice, whose blocks MPICH
+ * 4.0 to 4.2 order wrongly (plan/detect.c builds it there), unless
+ * NHOOD_ALGO* asks for MPI's own; else 0. */
+int nh_irregular_direct(nh_plan *p, nh_op op, nh_choice *out);
 /* Whether coll in form on p goes to MPI's own exchange whatever its block
  * sizes (NHOOD_ALGO=pmpi, or auto's size-independent choice, made once,
  * where no rank can know the others' sizes), so that the call need not

@@ -75,8 +75,9 @@ int nh_stfw_choose(nh_plan *p, nh_coll coll, nh_form form, double total, nh_choi
             return nh_forced_needs_progress(p, NH_ALGO_STFW, nh_coll_name(coll));
         if (p->isomorphic)
             return MPI_SUCCESS;
-        out->algo = NH_ALGO_PMPI;
         out->why = nh_why_single_phase(p);
+        if (!nh_irregular_direct(p, op, out))
+            out->algo = NH_ALGO_PMPI;
         return MPI_SUCCESS;
     }
     if (st->off[op])
