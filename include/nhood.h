@@ -117,11 +117,13 @@ int nhood_setting_get(int i, nhood_setting *s);
 /* One fact about this nhood and this run, by key, as text into value (len
  * bytes): "version", "mpi_built" (the MPI library nhood was compiled
  * against), "mpi_library" (the one it runs under), "state" (active, or
- * why not), "progress" (the backend chosen: auto:hook, auto:thread,
- * auto:none, safe, poll), "progress_backends" (those this build and this
- * MPI library offer), "ranks_per_node" and "cpus" (the busiest node's),
- * "cost_source", "cost_file", "cost_fingerprint" (whether the cost file
- * was written where this run is), "tune_file".  Those about the run say
+ * why not), "progress" (the backend chosen: auto:hook, auto:async,
+ * auto:thread, auto:none, safe, poll), "progress_backends" (those this
+ * build and this MPI library offer), "ranks_per_node" and "cpus" (the
+ * busiest node's), "cost_source", "cost_file", "cost_fingerprint" (whether
+ * the cost file was written where this run is), "tune_file",
+ * "fortran_fixes" (which of the MPI library's Fortran bugs nhood mends,
+ * or none: docs/fortran.md).  Those about the run say
  * "before MPI_Init" until nhood has started.  Returns MPI_SUCCESS, or
  * MPI_ERR_ARG for an unknown key. */
 int nhood_info(const char *key, char *value, int len);

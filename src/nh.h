@@ -67,6 +67,8 @@ enum { NH_MISMATCH_USE, NH_MISMATCH_SKIP, NH_MISMATCH_ERROR };
 /* NHOOD_LARGE_COUNT: v/w large-count calls go to MPI, or the program
  * promises their counts fit an int (api/large.c) */
 enum { NH_LARGE_MPI, NH_LARGE_FITS };
+/* NHOOD_FORTRAN_FIXES: where nhood's Fortran converters run (util/mpilib.h) */
+enum { NH_FIXES_AUTO, NH_FIXES_ALL, NH_FIXES_NONE };
 
 typedef struct nh_config {
     nh_algo algo;                 /* NHOOD_ALGO */
@@ -91,6 +93,7 @@ typedef struct nh_config {
     int iso_reduce;               /* NHOOD_ISO_REDUCE: an nh_red_algo, NH_RED_COUNT = auto */
     nh_overlap_mode overlap;      /* NHOOD_OVERLAP */
     int large_count;              /* NHOOD_LARGE_COUNT: NH_LARGE_* (api/large.c) */
+    int fortran_fixes;            /* NHOOD_FORTRAN_FIXES: NH_FIXES_* (intercept/fortran.c) */
     const char *overlap_csv;      /* NHOOD_OVERLAP_CSV: path, or NULL */
     const char *cost_file;        /* NHOOD_COST_FILE: path, or NULL */
     const char *tune_file;        /* NHOOD_TUNE_FILE: path, or NULL */

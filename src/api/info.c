@@ -70,6 +70,8 @@ NH_EXPORT int nhood_info(const char *key, char *value, int len)
         snprintf(value, n, "%s", state);
     } else if (strcmp(key, "progress") == 0) {
         snprintf(value, n, "%s", before ? state : nh_prog_name());
+    } else if (strcmp(key, "fortran_fixes") == 0) {
+        nh_mpilib_fortran_fix_names(nh_mpilib_fortran_fixes(nh_cfg.fortran_fixes), value, n);
     } else if (strcmp(key, "progress_backends") == 0) {
         snprintf(value, n, "%s", nh_prog_backends());
     } else if (strcmp(key, "ranks_per_node") == 0 || strcmp(key, "cpus") == 0) {

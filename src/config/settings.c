@@ -41,6 +41,7 @@ enum kind {
     K_SETUP,
     K_MISMATCH,
     K_LARGE,
+    K_FIXES,
     K_PATH,
     K_DIMS,    /* int n, then n positive integers (nh_hint's ndims, dims) */
     K_PERIODS, /* int n, then n of 0 or 1 (nh_hint's has_periods, periods) */
@@ -55,6 +56,7 @@ static const char *const overlap_names[] = {"off", "report", "defer", NULL};
 static const char *const setup_names[] = {"auto", "creation", "call", NULL};
 static const char *const mismatch_names[] = {"use", "skip", "error", NULL};
 static const char *const large_names[] = {"mpi", "fits", NULL};
+static const char *const fixes_names[] = {"auto", "all", "none", NULL};
 static const char *const binding_names[NH_BIND_COUNT + 1] = {"auto", "pack", "zcopy", NULL};
 
 #define CFG(f) (offsetof(nh_config, f) + 1)
@@ -124,6 +126,9 @@ const nh_setting nh_settings[] = {
     {"NHOOD_MISMATCH", NULL, LIB, K_MISMATCH, CFG(mismatch), 0,
      "a cost or tuning file written elsewhere (its fingerprint differs: MPI library, hosts, "
      "ranks per node): warn and use it, warn and ignore it, or stop"},
+    {"NHOOD_FORTRAN_FIXES", NULL, LIB, K_FIXES, CFG(fortran_fixes), 0,
+     "nhood's Fortran entry points for the calls an MPI library's own Fortran binding gets wrong "
+     "(docs/fortran.md): auto where this library has the bug, all, or none (the library's own)"},
     {"NHOOD_LARGE_COUNT", NULL, LIB, K_LARGE, CFG(large_count), 0,
      "large-count v and w calls (MPI_Neighbor_alltoallv_c, ...): to MPI, or fits (the program "
      "promises every count and displacement fits an int: nhood runs them)"},
@@ -220,6 +225,8 @@ static const char *const *names_of(int kind)
         return mismatch_names;
     case K_LARGE:
         return large_names;
+    case K_FIXES:
+        return fixes_names;
     default:
         return NULL;
     }

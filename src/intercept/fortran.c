@@ -3,16 +3,22 @@
  * nhood answers both C names of what it intercepts, so every library's
  * own Fortran binding reaches it: MPICH's mpif.h and `use mpi` call the C
  * MPI_X, Open MPI's bindings and both libraries' mpi_f08 call PMPI_X.
- * The converters here exist for the calls those bindings get wrong:
- *  - Open MPI 4.1 converts the datatype arrays of MPI_NEIGHBOR_ALLTOALLW
- *    by the communicator's size instead of the neighborhood's degrees;
- *  - MPICH 4.0.2's MPI_WAITANY returns MPI_UNDEFINED + 1 when no request
- *    is active, and its mpi_f08 MPI_Waitany and MPI_Waitsome return
- *    0-based indices.
- * Each converter turns Fortran handles, sentinels and logicals into C
- * values (fortran_conv.c) and calls the C entry point the library's own
- * binding would call (FC), so a C tool sees of a Fortran program what it
- * would see without nhood.  Each exported name hands the call to a tool's
+ * nhood's own Fortran names exist only for the calls some library's
+ * binding gets wrong (measured with each library's own binding,
+ * docs/fortran.md), and run their converter only where the library at
+ * hand has that bug (NH_FBUG_*, util/mpilib.h; NHOOD_FORTRAN_FIXES):
+ *  - Open MPI before 6.0 converts the datatype arrays of
+ *    MPI_NEIGHBOR_ALLTOALLW (every form) by the communicator's size
+ *    instead of the neighborhood's degrees;
+ *  - MPICH before 4.2 returns MPI_UNDEFINED + 1 from MPI_WAITANY and
+ *    MPI_TESTANY where no request is active, and 0-based indices from
+ *    mpi_f08's MPI_Waitany, Testany, Waitsome and Testsome; MPICH 4.2
+ *    returns the MPI_UNDEFINED + 1 from mpi_f08's.
+ * Elsewhere the name hands the call to the library's own routine.  Each
+ * converter turns Fortran handles, sentinels and logicals into C values
+ * (fortran_conv.c) and calls the C entry point the library's own binding
+ * would call (FC), so a C tool sees of a Fortran program what it would
+ * see without nhood.  Each exported name first hands the call to a tool's
  * Fortran wrapper of that name loaded after nhood, where there is one
  * (f_next): exporting a Fortran name never hides a tool.
  *
@@ -20,20 +26,12 @@
  * the call and back (MPI_Request_c2f) after it, statuses with
  * MPI_Status_c2f, indices from 0-based to 1-based.
  *
- * Start-up.  mpi_init / mpi_init_thread forward to the library's own
- * Fortran routine (found with RTLD_NEXT: it may set up Fortran state),
- * then make sure nhood started (nh_start_late).
- *
  * mpi_f08.  Both libraries name the Fortran 2008 routines mpi_<name>_f08_
  * and pass what the converters take: a handle type(MPI_Comm) etc. is one
  * integer, passed by reference like a Fortran handle, type(MPI_Status)
  * has the layout of a Fortran status, and the optional ierror is a null
  * pointer where the call leaves it out (F_IERR).  Every entry of the
- * table therefore also gets its _f08_ name, running the same converter;
- * MPI_Init's and MPI_Init_thread's forward to the library's own _f08_
- * routine.  MPICH's mpi_f08 passes buffer arguments, as descriptors, to
- * its mpi_<name>_f08ts_ routines, which call the C MPI_X functions: nhood
- * sees those without an entry of its own. */
+ * table therefore also gets its _f08_ name, running the same converter. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dlfcn.h>
@@ -55,10 +53,7 @@
     (ierr) = &ierr_absent_
 
 #define F_BUF(p) f_buf(p)
-#define F_TYPE(h) nh_mpi_Type_f2c(*(h))
 #define F_COMM(h) nh_mpi_Comm_f2c(*(h))
-/* Fortran .FALSE. is 0 in gfortran and in both libraries' conversions. */
-#define F_LOGICAL(l) (*(l) != 0)
 
 /* The C entry point a Fortran call reaches, as the MPI library's own
  * binding reaches it, so that a C tool sees of a Fortran program what it
@@ -74,43 +69,15 @@ static __thread int f_f08;
 #endif
 /* clang-format off */
 #define F_C_FNS(X)                                                                                 \
-    X(MPI_Finalize)                                                                                \
-    X(MPI_Dist_graph_create_adjacent)                                                              \
-    X(MPI_Dist_graph_create)                                                                       \
-    X(MPI_Alltoall)                                                                                \
-    X(MPI_Alltoallv)                                                                               \
-    X(MPI_Alltoallw)                                                                               \
-    X(MPI_Neighbor_alltoall)                                                                       \
-    X(MPI_Neighbor_allgather)                                                                      \
-    X(MPI_Neighbor_alltoallv)                                                                      \
-    X(MPI_Neighbor_allgatherv)                                                                     \
     X(MPI_Neighbor_alltoallw)                                                                      \
-    X(MPI_Ineighbor_alltoall)                                                                      \
-    X(MPI_Ineighbor_allgather)                                                                     \
-    X(MPI_Ineighbor_alltoallv)                                                                     \
-    X(MPI_Ineighbor_allgatherv)                                                                    \
     X(MPI_Ineighbor_alltoallw)                                                                     \
     F_C_INIT_FNS(X)                                                                                \
-    X(MPI_Wait)                                                                                    \
-    X(MPI_Test)                                                                                    \
-    X(MPI_Request_get_status)                                                                      \
-    X(MPI_Waitall)                                                                                 \
-    X(MPI_Testall)                                                                                 \
     X(MPI_Waitany)                                                                                 \
     X(MPI_Testany)                                                                                 \
     X(MPI_Waitsome)                                                                                \
-    X(MPI_Testsome)                                                                                \
-    X(MPI_Request_free)                                                                            \
-    X(MPI_Cancel)                                                                                  \
-    X(MPI_Start)                                                                                   \
-    X(MPI_Startall)
+    X(MPI_Testsome)
 #ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
-#define F_C_INIT_FNS(X)                                                                            \
-    X(MPI_Neighbor_alltoall_init)                                                                  \
-    X(MPI_Neighbor_allgather_init)                                                                 \
-    X(MPI_Neighbor_alltoallv_init)                                                                 \
-    X(MPI_Neighbor_allgatherv_init)                                                                \
-    X(MPI_Neighbor_alltoallw_init)
+#define F_C_INIT_FNS(X) X(MPI_Neighbor_alltoallw_init)
 #else
 #define F_C_INIT_FNS(X)
 #endif
@@ -146,145 +113,6 @@ static void *f_next(const char *name)
         lib = dlsym(RTLD_NEXT, twin);
     }
     return lib && nh_mpilib_object_of(lib) == nh_mpilib_object_of(next) ? NULL : next;
-}
-
-/* The library's own Fortran routine of this name, in any mangling. */
-static void *next_fortran(const char *lower)
-{
-    char name[64];
-    for (int v = 0; v < 4; v++) {
-        snprintf(name, sizeof(name), "%s%s", lower,
-                 v == 0   ? "_"
-                 : v == 1 ? ""
-                 : v == 2 ? "__"
-                          : "");
-        if (v == 3)
-            for (char *c = name; *c; c++)
-                *c = (char)toupper((unsigned char)*c);
-        void *f = dlsym(RTLD_NEXT, name);
-        if (f)
-            return f;
-    }
-    return NULL;
-}
-
-static void nh_f_mpi_init(MPI_Fint *ierr)
-{
-    F_IERR(ierr);
-    void (*real)(MPI_Fint *) = (void (*)(MPI_Fint *))next_fortran("mpi_init");
-    if (real)
-        real(ierr);
-    else
-        *ierr = MPI_Init(NULL, NULL);
-    if (*ierr == MPI_SUCCESS)
-        *ierr = nh_start_late();
-}
-
-static void nh_f_mpi_init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
-{
-    F_IERR(ierr);
-    void (*real)(MPI_Fint *, MPI_Fint *, MPI_Fint *) =
-        (void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))next_fortran("mpi_init_thread");
-    if (real) {
-        real(required, provided, ierr);
-    } else {
-        int p = 0;
-        *ierr = MPI_Init_thread(NULL, NULL, *required, &p);
-        *provided = p;
-    }
-    if (*ierr == MPI_SUCCESS)
-        *ierr = nh_start_late();
-}
-
-/* mpi_f08's start-up, as above with the library's own _f08_ routine. */
-static void nh_f08_mpi_init(MPI_Fint *ierr)
-{
-    F_IERR(ierr);
-    void (*real)(MPI_Fint *) = (void (*)(MPI_Fint *))dlsym(RTLD_NEXT, "mpi_init_f08_");
-    if (real)
-        real(ierr);
-    else
-        *ierr = MPI_Init(NULL, NULL);
-    if (*ierr == MPI_SUCCESS)
-        *ierr = nh_start_late();
-}
-
-static void nh_f08_mpi_init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
-{
-    F_IERR(ierr);
-    void (*real)(MPI_Fint *, MPI_Fint *, MPI_Fint *) = (void (*)(
-        MPI_Fint *, MPI_Fint *, MPI_Fint *))dlsym(RTLD_NEXT, "mpi_init_thread_f08_");
-    if (real) {
-        real(required, provided, ierr);
-    } else {
-        int p = 0;
-        *ierr = MPI_Init_thread(NULL, NULL, *required, &p);
-        *provided = p;
-    }
-    if (*ierr == MPI_SUCCESS)
-        *ierr = nh_start_late();
-}
-
-static void nh_f_mpi_dist_graph_create_adjacent(MPI_Fint *comm_old, MPI_Fint *indegree,
-                                                MPI_Fint *sources, MPI_Fint *sourceweights,
-                                                MPI_Fint *outdegree, MPI_Fint *destinations,
-                                                MPI_Fint *destweights, MPI_Fint *info,
-                                                MPI_Fint *reorder, MPI_Fint *comm_dist_graph,
-                                                MPI_Fint *ierr)
-{
-    F_IERR(ierr);
-    MPI_Comm c;
-    *ierr = FC(MPI_Dist_graph_create_adjacent)(
-        F_COMM(comm_old), *indegree, sources, f_weights(sourceweights), *outdegree, destinations,
-        f_weights(destweights), nh_mpi_Info_f2c(*info), F_LOGICAL(reorder), &c);
-    if (*ierr == MPI_SUCCESS)
-        *comm_dist_graph = nh_mpi_Comm_c2f(c);
-}
-
-static void nh_f_mpi_dist_graph_create(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources,
-                                       MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights,
-                                       MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph,
-                                       MPI_Fint *ierr)
-{
-    F_IERR(ierr);
-    MPI_Comm c;
-    *ierr =
-        FC(MPI_Dist_graph_create)(F_COMM(comm_old), *n, sources, degrees, destinations,
-                                  f_weights(weights), nh_mpi_Info_f2c(*info), F_LOGICAL(reorder), &c);
-    if (*ierr == MPI_SUCCESS)
-        *comm_dist_graph = nh_mpi_Comm_c2f(c);
-}
-
-/* One C handle per peer; MPI ignores the send types of an in-place call,
- * so they are not read. */
-static void nh_f_mpi_alltoallw(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls,
-                               MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts,
-                               MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm,
-                               MPI_Fint *ierr)
-{
-    F_IERR(ierr);
-    MPI_Comm c = F_COMM(comm);
-    void *sbuf = F_BUF(sendbuf);
-    MPI_Datatype *st = NULL, *rt = NULL;
-    int inter = 0, n = 0, rc;
-    if ((rc = nh_mpi_Comm_test_inter(c, &inter)) ||
-        (rc = inter ? nh_mpi_Comm_remote_size(c, &n) : nh_mpi_Comm_size(c, &n))) {
-        *ierr = rc;
-        return;
-    }
-    rt = f_types(n, recvtypes);
-    if (sbuf != MPI_IN_PLACE)
-        st = f_types(n, sendtypes);
-    if (!rt || (sbuf != MPI_IN_PLACE && !st)) {
-        rc = MPI_ERR_NO_MEM;
-        nh_mpi_Comm_call_errhandler(c, rc);
-    } else {
-        rc = FC(MPI_Alltoallw)(sbuf, sendcounts, sdispls, st, F_BUF(recvbuf), recvcounts, rdispls,
-                               rt, c);
-    }
-    free(st);
-    free(rt);
-    *ierr = rc;
 }
 
 /* The degrees of comm's neighborhood (Cartesian, graph or distributed
@@ -381,73 +209,6 @@ static void nh_f_mpi_neighbor_alltoallw_init(void *sendbuf, MPI_Fint *sendcounts
 
 /* ---- completion ---- */
 
-static void nh_f_mpi_wait(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr)
-{
-    F_IERR(ierr);
-    MPI_Request r = nh_mpi_Request_f2c(*request);
-    MPI_Status cs, *st = f_status(status, &cs);
-    *ierr = FC(MPI_Wait)(&r, st);
-    *request = nh_mpi_Request_c2f(r);
-    if (*ierr == MPI_SUCCESS)
-        f_status_back(st, status);
-}
-
-static void nh_f_mpi_test(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
-{
-    F_IERR(ierr);
-    MPI_Request r = nh_mpi_Request_f2c(*request);
-    MPI_Status cs, *st = f_status(status, &cs);
-    int f = 0;
-    *ierr = FC(MPI_Test)(&r, &f, st);
-    *request = nh_mpi_Request_c2f(r);
-    *flag = f ? F_TRUE : 0;
-    if (*ierr == MPI_SUCCESS && f)
-        f_status_back(st, status);
-}
-
-static void nh_f_mpi_request_get_status(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status,
-                                        MPI_Fint *ierr)
-{
-    F_IERR(ierr);
-    MPI_Status cs, *st = f_status(status, &cs);
-    int f = 0;
-    *ierr = FC(MPI_Request_get_status)(nh_mpi_Request_f2c(*request), &f, st);
-    *flag = f ? F_TRUE : 0;
-    if (*ierr == MPI_SUCCESS && f)
-        f_status_back(st, status);
-}
-
-static void nh_f_mpi_waitall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *statuses,
-                             MPI_Fint *ierr)
-{
-    F_IERR(ierr);
-    int n = *count;
-    MPI_Request *r = f_reqs(n, requests);
-    MPI_Status *st = NULL;
-    if (f_statuses(n, statuses, &st) || !r)
-        *ierr = f_fail(MPI_ERR_NO_MEM);
-    else if ((*ierr = FC(MPI_Waitall)(n, r, st)) == MPI_SUCCESS || *ierr == MPI_ERR_IN_STATUS)
-        f_back(n, r, requests, n, st, statuses);
-    free(r);
-    f_statuses_free(st);
-}
-
-static void nh_f_mpi_testall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *flag,
-                             MPI_Fint *statuses, MPI_Fint *ierr)
-{
-    F_IERR(ierr);
-    int n = *count, f = 0;
-    MPI_Request *r = f_reqs(n, requests);
-    MPI_Status *st = NULL;
-    if (f_statuses(n, statuses, &st) || !r)
-        *ierr = f_fail(MPI_ERR_NO_MEM);
-    else if ((*ierr = FC(MPI_Testall)(n, r, &f, st)) == MPI_SUCCESS || *ierr == MPI_ERR_IN_STATUS)
-        f_back(n, r, requests, f ? n : 0, st, statuses);
-    *flag = f ? F_TRUE : 0;
-    free(r);
-    f_statuses_free(st);
-}
-
 /* MPI_WAITANY and MPI_TESTANY (flag NULL: wait). */
 static void f_any(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint *flag,
                   MPI_Fint *status, MPI_Fint *ierr)
@@ -523,67 +284,26 @@ static void nh_f_mpi_testsome(MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *o
     f_some(1, incount, requests, outcount, indices, statuses, ierr);
 }
 
-static void nh_f_mpi_request_free(MPI_Fint *request, MPI_Fint *ierr)
+/* The bugs this run mends (NH_FBUG_*): the library's, or as
+ * NHOOD_FORTRAN_FIXES says; asked at the first Fortran call (after
+ * MPI_Init, whose settings it reads). */
+static int f_fixes(void)
 {
-    F_IERR(ierr);
-    MPI_Request r = nh_mpi_Request_f2c(*request);
-    if ((*ierr = FC(MPI_Request_free)(&r)) == MPI_SUCCESS)
-        *request = nh_mpi_Request_c2f(r);
+    return nh_mpilib_fortran_fixes(nh_cfg.fortran_fixes);
 }
 
-static void nh_f_mpi_cancel(MPI_Fint *request, MPI_Fint *ierr)
-{
-    F_IERR(ierr);
-    MPI_Request r = nh_mpi_Request_f2c(*request);
-    *ierr = FC(MPI_Cancel)(&r);
-}
-
-static void nh_f_mpi_start(MPI_Fint *request, MPI_Fint *ierr)
-{
-    F_IERR(ierr);
-    MPI_Request r = nh_mpi_Request_f2c(*request);
-    if ((*ierr = FC(MPI_Start)(&r)) == MPI_SUCCESS)
-        *request = nh_mpi_Request_c2f(r);
-}
-
-static void nh_f_mpi_startall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ierr)
-{
-    F_IERR(ierr);
-    int n = *count;
-    MPI_Request *r = f_reqs(n, requests);
-    if (!r)
-        *ierr = f_fail(MPI_ERR_NO_MEM);
-    else if ((*ierr = FC(MPI_Startall)(n, r)) == MPI_SUCCESS)
-        f_back(n, r, requests, 0, NULL, NULL);
-    free(r);
-}
-
-#define NH_FORTRAN_CALL(lower, UPPER, params, args, call)                                          \
-    static void nh_f_##lower params                                                                \
-    {                                                                                              \
-        F_IERR(ierr);                                                                              \
-        *ierr = call;                                                                              \
-    }                                                                                              \
-    NH_FORTRAN(lower, UPPER, params, args)
-#define NH_FORTRAN_REQ_CONV(conv, params, call)                                                    \
-    static void conv params                                                                        \
-    {                                                                                              \
-        MPI_Request r = MPI_REQUEST_NULL;                                                          \
-        F_IERR(ierr);                                                                              \
-        if ((*ierr = call) == MPI_SUCCESS)                                                         \
-            *request = nh_mpi_Request_c2f(r);                                                        \
-    }
-#define NH_FORTRAN_REQ(lower, UPPER, params, args, call)                                           \
-    NH_FORTRAN_REQ_CONV(nh_f_##lower, params, call)                                                \
-    NH_FORTRAN(lower, UPPER, params, args)
-/* One exported name of converter conv (f08: mpi_f08's name): it hands the
- * call to a tool's Fortran wrapper of that name loaded after nhood, where
- * there is one (f_next), else runs conv. */
-#define NH_FORTRAN_NAME(sym, params, args, conv, f08)                                              \
+/* One exported name of converter conv (f08: mpi_f08's name) mending bugs:
+ * it hands the call to a tool's Fortran wrapper of that name loaded after
+ * nhood, where there is one (f_next), else to the library's own routine
+ * of that name where the library has none of those bugs, else runs
+ * conv. */
+#define NH_FORTRAN_NAME(sym, params, args, conv, f08, bugs)                                        \
     static void(*f_below_##sym) params;                                                            \
+    static void(*f_lib_##sym) params;                                                              \
     static void f_find_##sym(void)                                                                 \
     {                                                                                              \
         f_below_##sym = (__typeof__(f_below_##sym))f_next(#sym);                                   \
+        f_lib_##sym = (__typeof__(f_lib_##sym))dlsym(RTLD_NEXT, #sym);                             \
     }                                                                                              \
     NH_MPILIB_AT_LOAD(f_find_##sym)                                                                \
     NH_EXPORT void sym params; /* called from Fortran only: no header */                           \
@@ -593,43 +313,35 @@ static void nh_f_mpi_startall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ier
             f_below_##sym args;                                                                    \
             return;                                                                                \
         }                                                                                          \
+        if (f_lib_##sym && !(f_fixes() & (bugs))) {                                                \
+            f_lib_##sym args;                                                                      \
+            return;                                                                                \
+        }                                                                                          \
         int outer = f_f08;                                                                         \
         f_f08 = f08;                                                                               \
         conv args;                                                                                 \
         f_f08 = outer;                                                                             \
     }
-#define NH_FORTRAN_F77(lower, UPPER, params, args)                                                 \
-    NH_FORTRAN_NAME(lower, params, args, nh_f_##lower, 0)                                          \
-    NH_FORTRAN_NAME(lower##_, params, args, nh_f_##lower, 0)                                       \
-    NH_FORTRAN_NAME(lower##__, params, args, nh_f_##lower, 0)                                      \
-    NH_FORTRAN_NAME(UPPER, params, args, nh_f_##lower, 0)
-#define NH_FORTRAN_NAMES(lower, UPPER, params, args, conv)                                         \
-    NH_FORTRAN_NAME(lower, params, args, conv, 0)                                                  \
-    NH_FORTRAN_NAME(lower##_, params, args, conv, 0)                                               \
-    NH_FORTRAN_NAME(lower##__, params, args, conv, 0)                                              \
-    NH_FORTRAN_NAME(UPPER, params, args, conv, 0)                                                  \
-    NH_FORTRAN_NAME(lower##_f08_, params, args, conv, 1)
-#define NH_FORTRAN(lower, UPPER, params, args)                                                     \
-    NH_FORTRAN_NAMES(lower, UPPER, params, args, nh_f_##lower)
+#define NH_FORTRAN_NAMES(lower, UPPER, f77bugs, f08bugs, params, args, conv)                       \
+    NH_FORTRAN_NAME(lower, params, args, conv, 0, f77bugs)                                         \
+    NH_FORTRAN_NAME(lower##_, params, args, conv, 0, f77bugs)                                      \
+    NH_FORTRAN_NAME(lower##__, params, args, conv, 0, f77bugs)                                     \
+    NH_FORTRAN_NAME(UPPER, params, args, conv, 0, f77bugs)                                         \
+    NH_FORTRAN_NAME(lower##_f08_, params, args, conv, 1, f08bugs)
+#define NH_FORTRAN(lower, UPPER, f77bugs, f08bugs, params, args)                                   \
+    NH_FORTRAN_NAMES(lower, UPPER, f77bugs, f08bugs, params, args, nh_f_##lower)
+#define NH_FORTRAN_F08(lower, bugs, params, args)                                                  \
+    NH_FORTRAN_NAME(lower##_f08_, params, args, nh_f_##lower, 1, bugs)
 #ifdef HAVE_MPIX_NEIGHBOR_ALLTOALL_INIT
-#define NH_FORTRAN_INIT(name, NAME, params, args)                                                  \
-    NH_FORTRAN_NAMES(mpix_##name, MPIX_##NAME, params, args, nh_f_mpi_##name)
+#define NH_FORTRAN_INIT(name, NAME, f77bugs, f08bugs, params, args)                                \
+    NH_FORTRAN_NAMES(mpix_##name, MPIX_##NAME, f77bugs, f08bugs, params, args, nh_f_mpi_##name)
 #else
-#define NH_FORTRAN_INIT(name, NAME, params, args) NH_FORTRAN(mpi_##name, MPI_##NAME, params, args)
+#define NH_FORTRAN_INIT(name, NAME, f77bugs, f08bugs, params, args)                                \
+    NH_FORTRAN(mpi_##name, MPI_##NAME, f77bugs, f08bugs, params, args)
 #endif
-#define NH_FORTRAN_INIT_REQ(name, NAME, params, args, call)                                        \
-    NH_FORTRAN_REQ_CONV(nh_f_mpi_##name, params, call)                                             \
-    NH_FORTRAN_INIT(name, NAME, params, args)
-NH_FORTRAN_NAME(mpi_init_f08_, (MPI_Fint * ierr), (ierr), nh_f08_mpi_init, 1)
-NH_FORTRAN_NAME(mpi_init_thread_f08_, (MPI_Fint * required, MPI_Fint *provided, MPI_Fint *ierr),
-                (required, provided, ierr), nh_f08_mpi_init_thread, 1)
 #include "fortran.h"
 #undef NH_FORTRAN
-#undef NH_FORTRAN_F77
+#undef NH_FORTRAN_F08
 #undef NH_FORTRAN_NAMES
 #undef NH_FORTRAN_NAME
 #undef NH_FORTRAN_INIT
-#undef NH_FORTRAN_INIT_REQ
-#undef NH_FORTRAN_CALL
-#undef NH_FORTRAN_REQ
-#undef NH_FORTRAN_REQ_CONV

@@ -1,8 +1,8 @@
 /* Fortran handles, statuses and sentinels to C and back, for the Fortran
  * entry points (fortran.c, declarations in fortran_int.h).
  *
- * Sentinels.  In Fortran MPI_IN_PLACE, MPI_BOTTOM, MPI_UNWEIGHTED and
- * MPI_WEIGHTS_EMPTY are variables in common blocks, recognized by address,
+ * Sentinels.  In Fortran MPI_IN_PLACE and MPI_BOTTOM are variables in
+ * common blocks, recognized by address,
  * and each library finds them its own way, which we copy:
  *  - MPICH: pointers MPIR_F_MPI_IN_PLACE etc. in libmpichfort, filled by
  *    mpirinitf_ the first time any binding runs (MPIR_F_NeedInit);
@@ -12,8 +12,7 @@
  * C programs are unaffected.  MPI_STATUS(ES)_IGNORE likewise (MPICH: the
  * standard's MPI_F_STATUS(ES)_IGNORE pointers, set by the same routine).
  * MPICH's mpi_f08 sentinels are other variables (MPIR_F08_MPI_IN_PLACE,
- * its module's MPI_UNWEIGHTED, ...); Open MPI's are the common blocks
- * above. */
+ * ...); Open MPI's are the common blocks above. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dlfcn.h>
@@ -24,15 +23,7 @@
 #include "nh.h"
 #include "intercept/fortran_int.h"
 
-enum {
-    F_IN_PLACE = 0,
-    F_BOTTOM,
-    F_UNWEIGHTED,
-    F_WEIGHTS_EMPTY,
-    F_STATUS_IGNORE,
-    F_STATUSES_IGNORE,
-    F_NSENTINELS
-};
+enum { F_IN_PLACE = 0, F_BOTTOM, F_STATUS_IGNORE, F_STATUSES_IGNORE, F_NSENTINELS };
 /* MPICH's pointer (mpif.h, use mpi), Open MPI's four manglings (every
  * binding), MPICH's mpi_f08 object */
 enum { F_NADDR = 6 };
@@ -42,18 +33,13 @@ static pthread_once_t sentinel_once = PTHREAD_ONCE_INIT;
 
 static void sentinel_lookup(void)
 {
-    static const char *const mpich[F_NSENTINELS] = {
-        "MPIR_F_MPI_IN_PLACE",      "MPIR_F_MPI_BOTTOM",   "MPIR_F_MPI_UNWEIGHTED",
-        "MPIR_F_MPI_WEIGHTS_EMPTY", "MPI_F_STATUS_IGNORE", "MPI_F_STATUSES_IGNORE"};
-    static const char *const ompi[F_NSENTINELS] = {
-        "mpi_fortran_in_place",      "mpi_fortran_bottom",        "mpi_fortran_unweighted",
-        "mpi_fortran_weights_empty", "mpi_fortran_status_ignore", "mpi_fortran_statuses_ignore"};
+    static const char *const mpich[F_NSENTINELS] = {"MPIR_F_MPI_IN_PLACE", "MPIR_F_MPI_BOTTOM",
+                                                    "MPI_F_STATUS_IGNORE", "MPI_F_STATUSES_IGNORE"};
+    static const char *const ompi[F_NSENTINELS] = {"mpi_fortran_in_place", "mpi_fortran_bottom",
+                                                   "mpi_fortran_status_ignore",
+                                                   "mpi_fortran_statuses_ignore"};
     static const char *const mpich_f08[F_NSENTINELS] = {
-        "MPIR_F08_MPI_IN_PLACE",
-        "MPIR_F08_MPI_BOTTOM",
-        "__mpi_f08_link_constants_MOD_mpi_unweighted",
-        "__mpi_f08_link_constants_MOD_mpi_weights_empty",
-        "MPIR_F08_MPI_STATUS_IGNORE_OBJ",
+        "MPIR_F08_MPI_IN_PLACE", "MPIR_F08_MPI_BOTTOM", "MPIR_F08_MPI_STATUS_IGNORE_OBJ",
         "MPIR_F08_MPI_STATUSES_IGNORE_OBJ"};
     int *need_init = dlsym(RTLD_DEFAULT, "MPIR_F_NeedInit");
     void (*mpich_initf)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "mpirinitf_");
@@ -88,13 +74,6 @@ static int is_sentinel(const void *p, int k)
 void *f_buf(void *p)
 {
     return is_sentinel(p, F_IN_PLACE) ? MPI_IN_PLACE : is_sentinel(p, F_BOTTOM) ? MPI_BOTTOM : p;
-}
-
-const int *f_weights(const MPI_Fint *w)
-{
-    return is_sentinel(w, F_UNWEIGHTED)      ? MPI_UNWEIGHTED
-           : is_sentinel(w, F_WEIGHTS_EMPTY) ? MPI_WEIGHTS_EMPTY
-                                             : w;
 }
 
 #ifdef MPI_F_STATUS_SIZE

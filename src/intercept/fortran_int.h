@@ -5,7 +5,7 @@
 
 #include <mpi.h>
 
-/* Integer arrays (counts, ranks, weights) are passed through unconverted. */
+/* Integer arrays (counts, indices) are passed through unconverted. */
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "nhood's Fortran entry points assume "
                                                 "MPI_Fint is int");
 
@@ -14,8 +14,6 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int), "nhood's Fortran entry points as
 
 /* A buffer argument: MPI_IN_PLACE and MPI_BOTTOM for their sentinels. */
 void *f_buf(void *p);
-/* A weights argument: MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY likewise. */
-const int *f_weights(const MPI_Fint *w);
 /* Where a call found an error before reaching MPI (out of memory). */
 int f_fail(int rc);
 /* n C requests for Fortran handles; NULL when out of memory. */

@@ -53,6 +53,11 @@ static void *lib_sym(const char *name)
     return dlsym(lib_handle, name);
 }
 
+void *nh_mpilib_lookup(const char *name)
+{
+    return lib_sym(name);
+}
+
 void *nh_mpilib_sym(const char *name)
 {
     void *f = lib_sym(name);
@@ -108,7 +113,8 @@ static int kept_call(const char *name)
     static const char *const kept[] = {
         "MPI_Wait",  "MPI_Waitall",  "MPI_Waitany",  "MPI_Waitsome",           "MPI_Test",
         "MPI_Testall", "MPI_Testany", "MPI_Testsome", "MPI_Request_get_status", "MPI_Request_free",
-        "MPI_Cancel", "MPI_Start",   "MPI_Startall"};
+        "MPI_Cancel", "MPI_Start",   "MPI_Startall", "MPI_Request_get_status_all",
+        "MPI_Request_get_status_any", "MPI_Request_get_status_some", "MPIX_Request_is_complete"};
     for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
         if (!strcmp(name, kept[i]))
             return 1;
@@ -139,6 +145,67 @@ void *nh_mpilib_next(const char *name, void *own, void **bypass)
         }
     }
     return next;
+}
+
+/* The Fortran bindings' bugs of the library at hand (util/mpilib.h), as
+ * measured with each library's own binding (docs/fortran.md): Open MPI's
+ * NEIGHBOR_ALLTOALLW fix added ompi_fortran_neighbor_count, found among
+ * its exported names; MPICH's are told by the version in its library
+ * string ("MPICH Version: 4.2.1").  A library of either family that says
+ * neither (an MPICH derivative naming itself otherwise) gets every fix of
+ * its family: a converter is right whether or not the binding is. */
+static int fortran_bugs(void)
+{
+#if defined(OPEN_MPI)
+    return dlsym(RTLD_DEFAULT, "ompi_fortran_neighbor_count") ? 0 : NH_FBUG_W_TYPES;
+#elif defined(MPICH_VERSION)
+    char v[MPI_MAX_LIBRARY_VERSION_STRING + 1] = "";
+    int len = 0, major = 0, minor = 0;
+    const char *at = nh_mpi_Get_library_version(v, &len) == MPI_SUCCESS
+                         ? strstr(v, "MPICH Version:")
+                         : NULL;
+    int all = NH_FBUG_ANY_NONE_F77 | NH_FBUG_ANY_NONE_F08 | NH_FBUG_INDEX_F08;
+    if (!at || sscanf(at + strlen("MPICH Version:"), "%d.%d", &major, &minor) != 2)
+        return all;
+    if (major >= 5)
+        return 0;
+    if (major == 4 && minor >= 2)
+        return NH_FBUG_ANY_NONE_F08;
+    return NH_FBUG_ANY_NONE_F77 | NH_FBUG_INDEX_F08;
+#else
+    return 0;
+#endif
+}
+
+static int bugs_found;
+static pthread_once_t bugs_once = PTHREAD_ONCE_INIT;
+
+static void bugs_find(void)
+{
+    bugs_found = fortran_bugs();
+}
+
+int nh_mpilib_fortran_fixes(int mode)
+{
+    if (mode == NH_FIXES_ALL)
+        return NH_FBUG_ALL;
+    if (mode == NH_FIXES_NONE)
+        return 0;
+    pthread_once(&bugs_once, bugs_find);
+    return bugs_found;
+}
+
+void nh_mpilib_fortran_fix_names(int bits, char *out, size_t len)
+{
+    static const char *const names[] = {"waitany_none", "waitany_none_f08", "index_f08",
+                                        "neighbor_alltoallw_types"};
+    size_t n = 0;
+    out[0] = '\0';
+    for (int k = 0; k < 4; k++)
+        if (bits & (1 << k))
+            n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s%s", n ? " " : "", names[k]);
+    if (!n)
+        snprintf(out, len, "none");
 }
 
 /* One pointer per function, first pointing to its look-up. */

@@ -20,6 +20,7 @@
 #define NH_MPILIB_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 #include "util/init_forms.h"
 
@@ -149,8 +150,30 @@ void *nh_mpilib_object_of(void *f);
 /* The MPI library's own function name; exits with a message where the
  * library has none. */
 void *nh_mpilib_sym(const char *name);
+/* The same, or NULL where the library has none (an extension looked up
+ * at run time, such as MPICH's MPIX_Async_start). */
+void *nh_mpilib_lookup(const char *name);
 /* Start-up (rank 0's warnings): calls nhood kept from a tool (keep). */
 void nh_mpilib_warn(void);
+/* What the MPI library's own Fortran bindings get wrong, which nhood's
+ * Fortran entry points mend (intercept/fortran.c): bits of the library at
+ * hand, decided once from its version or its symbols. */
+enum {
+    NH_FBUG_ANY_NONE_F77 = 1, /* MPI_WAITANY, MPI_TESTANY (mpif.h, use mpi): MPI_UNDEFINED + 1
+                                 where no request is active (MPICH before 4.2) */
+    NH_FBUG_ANY_NONE_F08 = 2, /* the same in mpi_f08 (MPICH 4.2 up to 5) */
+    NH_FBUG_INDEX_F08 = 4,    /* mpi_f08 MPI_Waitany, Testany, Waitsome, Testsome: 0-based
+                                 indices (MPICH before 4.2) */
+    NH_FBUG_W_TYPES = 8,      /* MPI_NEIGHBOR_ALLTOALLW in every form and binding: the type
+                                 arrays converted for the communicator's size, not the degrees
+                                 (Open MPI without ompi_fortran_neighbor_count: before 6.0) */
+    NH_FBUG_ALL = 15
+};
+/* The bits this run mends: the library's (mode NH_FIXES_AUTO), every one
+ * (NH_FIXES_ALL) or none. */
+int nh_mpilib_fortran_fixes(int mode);
+/* Their names, blank-separated, or "none". */
+void nh_mpilib_fortran_fix_names(int bits, char *out, size_t len);
 #else /* SMPI: the same table, generated from SimGrid's mpi.h by smpi.mk */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -160,6 +183,11 @@ void nh_mpilib_warn(void);
 #undef NH_LIB_FN
 #pragma GCC diagnostic pop
 static inline void nh_mpilib_warn(void) {}
+static inline void *nh_mpilib_lookup(const char *name)
+{
+    (void)name;
+    return NULL;
+}
 #endif
 
 #endif

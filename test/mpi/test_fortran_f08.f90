@@ -314,6 +314,8 @@ contains
         end do
         call MPI_Waitany(3, req, idx, st, ierr)
         call check(idx == MPI_UNDEFINED, 'MPI_Waitany: none left')
+        call MPI_Testany(3, req, idx, flag, st, ierr)
+        call check(flag .and. idx == MPI_UNDEFINED, 'MPI_Testany: none left')
       case (9)
         done = 0
         do while (done < 3)
