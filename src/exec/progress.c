@@ -16,7 +16,14 @@
  *    library's own nonblocking collectives (libnbc) do.  Nothing is paid
  *    while no forwarding operation runs: the hook is registered at the
  *    first one, and returns at once while none runs.
- *  - thread: elsewhere (MPICH 4.0 has no such hook), where MPI runs at
+ *  - async: MPICH 4.3 and later run the poll functions given to
+ *    MPIX_Async_start (looked up at run time) in their progress engine,
+ *    in every call that waits or tests, at any thread level: the same
+ *    guarantee as the hook.  The poll function is registered when a
+ *    forwarding operation starts and removes itself (MPIX_ASYNC_DONE) at
+ *    the first poll with none running, so a program with no operation
+ *    outstanding pays nothing.
+ *  - thread: elsewhere (MPICH before 4.3 has no such hook), where MPI runs at
  *    MPI_THREAD_MULTIPLE, every entry point (nhood's own and the
  *    generated ones of overlap/fence.c) that runs while a forwarding
  *    operation is live brackets its MPI call with nh_prog_enter /
@@ -61,24 +68,42 @@ int nh_prog_hot;
 typedef int (*opal_cb)(void);
 static int (*hook_register)(opal_cb);
 static int (*hook_unregister)(opal_cb);
+/* MPIX_Async_start(poll_fn, extra_state, stream): poll_fn gets an opaque
+ * pointer and returns MPIX_ASYNC_NOPROGRESS (0) or MPIX_ASYNC_DONE (1);
+ * the stream is MPIX_STREAM_NULL (MPICH's own header says where it has
+ * streams at all). */
+enum { ASYNC_NOPROGRESS = 0, ASYNC_DONE = 1 };
+typedef int (*async_poll_fn)(void *thing);
+#ifdef MPIX_STREAM_NULL
+static int (*async_start)(async_poll_fn, void *, MPIX_Stream);
+#else
+static void *async_start; /* never found */
+#endif
 static void (*prog_fn)(void);
 static int running; /* forwarding operations running (any backend) */
-static int armed;   /* 1: hook registered or helper started; -1: that failed */
+static int armed;   /* 1: hook or poll function registered, or helper started; -1: that failed
+                       (async: under mu, and back to 0 where the poll function removed itself) */
 
 static pthread_t helper;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static int inside; /* program threads inside an MPI call that may block */
-static int quit;
 
-static void find_hook(void)
+/* The MPI library's ways into its progress engine, looked up once. */
+static void find_backends(void)
 {
-    if (hook_register || nh_host_simulated())
+    static int looked;
+    if (looked || nh_host_simulated())
         return;
+    looked = 1;
     hook_register = (int (*)(opal_cb))dlsym(RTLD_DEFAULT, "opal_progress_register");
     hook_unregister = (int (*)(opal_cb))dlsym(RTLD_DEFAULT, "opal_progress_unregister");
     if (!hook_unregister)
         hook_register = NULL;
+#ifdef MPIX_STREAM_NULL
+    async_start = (int (*)(async_poll_fn, void *, MPIX_Stream))nh_mpilib_lookup(
+        "PMPIX_Async_start");
+#endif
 }
 
 /* Does NHOOD_ALGO, NHOOD_ALGO_ALLTOALL or NHOOD_ALGO_ALLGATHER force an
@@ -95,8 +120,8 @@ static int forced_forwarding(void)
 
 int nh_prog_level(int required)
 {
-    find_hook();
-    if (hook_register || nh_host_simulated() || required == MPI_THREAD_MULTIPLE ||
+    find_backends();
+    if (hook_register || async_start || nh_host_simulated() || required == MPI_THREAD_MULTIPLE ||
         nh_cfg.progress != NH_PROGRESS_AUTO || nh_cfg.disable || nh_cfg.overlap != NH_OVERLAP_OFF ||
         !forced_forwarding())
         return required;
@@ -109,7 +134,7 @@ int nh_prog_init(int provided, void (*fn)(void))
     nh_prog = NH_PROG_NONE;
     if (nh_cfg.progress != NH_PROGRESS_AUTO)
         return 1; /* nothing to agree on */
-    find_hook();
+    find_backends();
     /* The flags the helper and the program threads share without a lock
      * are atomics, which helgrind does not model (a no-op outside it). */
     VALGRIND_HG_DISABLE_CHECKING(&nh_prog_hot, sizeof(nh_prog_hot));
@@ -119,6 +144,8 @@ int nh_prog_init(int provided, void (*fn)(void))
         return 0; /* the advisor's watches and wrappers assume no progress from below */
     if (hook_register)
         nh_prog = NH_PROG_HOOK;
+    else if (async_start)
+        nh_prog = NH_PROG_ASYNC;
     else if (provided == MPI_THREAD_MULTIPLE)
         nh_prog = NH_PROG_THREAD;
     return nh_prog != NH_PROG_NONE;
@@ -145,6 +172,7 @@ const char *nh_prog_name(void)
         return "poll";
     default:
         return nh_prog == NH_PROG_HOOK     ? "auto:hook"
+               : nh_prog == NH_PROG_ASYNC  ? "auto:async"
                : nh_prog == NH_PROG_THREAD ? "auto:thread"
                                            : "auto:none";
     }
@@ -152,10 +180,10 @@ const char *nh_prog_name(void)
 
 const char *nh_prog_backends(void)
 {
-    find_hook();
+    find_backends();
     if (nh_host_simulated())
         return "none (simulated)";
-    return hook_register ? "hook thread" : "thread";
+    return hook_register ? "hook thread" : async_start ? "async thread" : "thread";
 }
 
 /* The MPI library's progress engine calls this in every wait. */
@@ -165,6 +193,29 @@ static int hook(void)
         prog_fn();
     return 0;
 }
+
+static int quit;
+
+#ifdef MPIX_STREAM_NULL
+/* MPICH's progress engine calls this in every wait and test while it is
+ * registered (arm_async); it removes itself at the first call with
+ * nothing running (checked under mu, which arm_async also takes after
+ * counting the new operation, so one of the two always sees the other). */
+static int async_poll(void *thing)
+{
+    (void)thing;
+    if (__atomic_load_n(&running, __ATOMIC_ACQUIRE) && !__atomic_load_n(&quit, __ATOMIC_RELAXED)) {
+        prog_fn();
+        return ASYNC_NOPROGRESS;
+    }
+    pthread_mutex_lock(&mu);
+    int done = !__atomic_load_n(&running, __ATOMIC_ACQUIRE) || quit;
+    if (done)
+        armed = 0;
+    pthread_mutex_unlock(&mu);
+    return done ? ASYNC_DONE : ASYNC_NOPROGRESS;
+}
+#endif
 
 static int busy(void)
 {
@@ -226,10 +277,36 @@ static void arm(void)
     }
 }
 
+/* A forwarding operation under the async backend: the poll function
+ * registered unless it is (it may have removed itself since). */
+static void arm_async(void)
+{
+#ifdef MPIX_STREAM_NULL
+    pthread_mutex_lock(&mu);
+    int need = __atomic_load_n(&armed, __ATOMIC_RELAXED) == 0;
+    if (need)
+        __atomic_store_n(&armed, 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&mu);
+    int rc = need ? async_start(async_poll, NULL, MPIX_STREAM_NULL) : 0;
+    if (rc) {
+        nh_warn("NHOOD_PROGRESS=auto: MPIX_Async_start failed on this rank (error %d); its "
+                "forwarding operations progress only in completion calls",
+                rc);
+        __atomic_store_n(&armed, -1, __ATOMIC_RELAXED);
+    }
+#endif
+}
+
 void nh_prog_running(int delta)
 {
-    if (nh_prog == NH_PROG_NONE)
+    if (nh_prog == NH_PROG_NONE || __atomic_load_n(&armed, __ATOMIC_RELAXED) < 0)
         return;
+    if (nh_prog == NH_PROG_ASYNC) { /* counted first: async_poll reads it under mu */
+        __atomic_add_fetch(&running, delta, __ATOMIC_ACQ_REL);
+        if (delta > 0)
+            arm_async();
+        return;
+    }
     if (delta > 0 && !armed)
         arm();
     if (armed < 0)
@@ -255,6 +332,10 @@ void nh_prog_leave(void)
 
 void nh_prog_fini(void)
 {
+    if (nh_prog == NH_PROG_ASYNC) { /* MPI_Finalize polls until it removes itself */
+        __atomic_store_n(&quit, 1, __ATOMIC_RELAXED);
+        return;
+    }
     if (armed <= 0)
         return;
     armed = 0;

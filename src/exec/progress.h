@@ -7,6 +7,7 @@
 typedef enum {
     NH_PROG_NONE = 0, /* only in nhood's completion calls (safe: no forwarding; poll: promised) */
     NH_PROG_HOOK,     /* the MPI library's progress engine calls nhood (Open MPI) */
+    NH_PROG_ASYNC,    /* the same through MPIX_Async_start (MPICH 4.3 and later) */
     NH_PROG_THREAD    /* a helper thread while a program thread is inside MPI */
 } nh_prog_kind;
 
@@ -18,9 +19,9 @@ extern int nh_prog_hot;
 
 /* Before MPI starts, with the configuration read: the thread level nhood
  * asks MPI for when the program asks for required (MPI_THREAD_MULTIPLE
- * where the thread backend will be needed: NHOOD_PROGRESS=auto, no
- * progress hook in the MPI library, NHOOD_DISABLE and NHOOD_OVERLAP off,
- * and NHOOD_ALGO* forcing a forwarding algorithm). */
+ * where the thread backend will be needed: NHOOD_PROGRESS=auto, neither
+ * a progress hook nor MPIX_Async in the MPI library, NHOOD_DISABLE and
+ * NHOOD_OVERLAP off, and NHOOD_ALGO* forcing a forwarding algorithm). */
 int nh_prog_level(int required);
 /* After the configuration is read: this rank's backend, given the level
  * MPI provided; fn progresses nhood's operations (request.c).  Returns
@@ -42,8 +43,9 @@ void nh_prog_fini(void);
 /* The backend's name for the report. */
 const char *nh_prog_name(void);
 /* The backends this build and MPI library offer (nhood-info): "hook"
- * where the library has a progress hook (Open MPI), "thread" (where MPI
- * provides MPI_THREAD_MULTIPLE). */
+ * where the library has a progress hook (Open MPI), "async" where it has
+ * MPIX_Async_start (MPICH 4.3 and later), "thread" (where MPI provides
+ * MPI_THREAD_MULTIPLE). */
 const char *nh_prog_backends(void);
 
 #endif

@@ -17,7 +17,7 @@
 static const char *const facts[] = {
     "version",           "mpi_built",      "mpi_library", "state",       "progress",
     "progress_backends", "ranks_per_node", "cpus",        "cost_source", "cost_file",
-    "cost_fingerprint",  "tune_file",      NULL};
+    "cost_fingerprint",  "tune_file",      "fortran_fixes", NULL};
 
 static void usage(FILE *f)
 {
