@@ -29,8 +29,9 @@ $mpicc -E -P "$tmp/m.c" >"$tmp/m.i"
 # (util/mpilib.h calls those macros).
 $mpicc -E -dM "$tmp/m.c" | sed -n 's/^#define P\{0,1\}\(MPIX\{0,1\}_[A-Za-z0-9_]*\)(.*/\1/p' >"$tmp/macro"
 # nhood's own entry points: NH_FN(Name, ..., NH_FN_DONE(Name, ..., NH_FN_OV(Name, ...
-# (MPI_Name without its prefix)
-sed -n 's/^NH_FN[A-Z_]*(\([A-Z][A-Za-z0-9_]*\),.*/MPI_\1/p' "$table" >"$tmp/own"
+# (MPI_Name without its prefix), NH_FNX(Name, ... (MPIX_Name)
+sed -n -e 's/^NH_FNX(\([A-Z][A-Za-z0-9_]*\),.*/MPIX_\1/p' \
+    -e 's/^NH_FN\(_[A-Z]*\)\{0,1\}(\([A-Z][A-Za-z0-9_]*\),.*/MPI_\2/p' "$table" >"$tmp/own"
 # The neighborhood collectives are generated from macros in the table
 # (api/colls.h and, large-count, api/colls_c.h).
 for c in alltoall allgather alltoallv allgatherv alltoallw; do
@@ -71,13 +72,13 @@ BEGIN {
     sub(/^extern /, "", line)
     # Fences wrap functions that return int or double; the library table
     # also takes those returning a handle (MPI_Comm_f2c in Open MPI, ...).
-    if (line !~ (mode == "fence" ? "^(int|double) P?MPI_[A-Za-z0-9_]+ ?[(].*[)] ?$" \
-                                 : "^[A-Za-z_][A-Za-z0-9_]* P?MPI_[A-Za-z0-9_]+ ?[(].*[)] ?$"))
+    if (line !~ (mode == "fence" ? "^(int|double) P?MPIX?_[A-Za-z0-9_]+ ?[(].*[)] ?$" \
+                                 : "^[A-Za-z_][A-Za-z0-9_]* P?MPIX?_[A-Za-z0-9_]+ ?[(].*[)] ?$"))
         next
     ret = line; sub(/ .*/, "", ret)
     name = line; sub(/^[A-Za-z_][A-Za-z0-9_]* /, "", name); sub(/ ?\(.*/, "", name)
     params = line; sub(/^[^(]*\(/, "", params); sub(/\) ?$/, "", params)
-    if (name ~ /^PMPI_/) { has_p[substr(name, 2)] = 1; next }
+    if (name ~ /^PMPIX?_/) { has_p[substr(name, 2)] = 1; next }
     if ((name in seen) || (name in is_macro) || params ~ /\.\.\./ || params ~ /\(/)
         next
     # Handle conversions between languages: local, and some (the f08

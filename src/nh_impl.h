@@ -14,10 +14,12 @@
 #include <mpi.h>
 
 #define NH_FN(name, params, args) int nh_impl_MPI_##name params;
+#define NH_FNX(name, params, args) int nh_impl_MPIX_##name params;
 #define NH_FN_DONE NH_FN
 #define NH_FN_OV NH_FN
 #include "intercept/functions.h"
 #undef NH_FN
+#undef NH_FNX
 #undef NH_FN_DONE
 #undef NH_FN_OV
 

@@ -327,7 +327,7 @@ int nh_impl_MPI_Finalize(void)
     return nh_mpi_Finalize();
 }
 
-#if MPI_VERSION >= 4
+#ifdef HAVE_MPI_SESSION_INIT
 /* Sessions not yet finalized: a program that uses only Sessions shuts
  * nhood down (its report) before the last of them ends. */
 static int sessions;

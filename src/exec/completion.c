@@ -1,5 +1,6 @@
 /* The completion calls (MPI_Wait/Test and their all/any/some forms,
- * MPI_Request_get_status, MPI_Request_free, MPI_Start/Startall,
+ * MPI_Request_get_status and its all/any/some forms, MPICH's
+ * MPIX_Request_is_complete, MPI_Request_free, MPI_Start/Startall,
  * MPI_Cancel) over nhood's requests and MPI's (see request.c for the
  * rules, threads included). */
 #include <stdlib.h>
@@ -389,6 +390,107 @@ int nh_impl_MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st)
     nh_unlock(NH_LOCK_REQ);
     return rc;
 }
+
+#ifdef HAVE_MPI_REQUEST_GET_STATUS_ALL
+/* MPI 4.1's tests of an array that free and deactivate nothing: as
+ * Testall, Testany and Testsome otherwise, nhood's entries answered by
+ * nhood (after a step of progress), MPI's by MPI on the split's view. */
+int nh_impl_MPI_Request_get_status_all(int n, NH_STATUS_ALL_CONST MPI_Request arr[], int *flag,
+                                       MPI_Status sts[])
+{
+    if (!nh_req_live_any())
+        return nh_mpi_Request_get_status_all(n, arr, flag, sts);
+    split v;
+    nh_lock(NH_LOCK_REQ);
+    nh_req_progress_locked();
+    int rc = split_init(&v, n, arr);
+    if (!rc)
+        rc = nh_mpi_Request_get_status_all(n, v.view, flag, sts);
+    for (int i = 0; !rc && *flag && i < n; i++)
+        *flag = !v.r[i] || !v.r[i]->active || v.r[i]->done;
+    for (int i = 0; !rc && *flag && i < n; i++)
+        if (v.r[i])
+            empty_status(status_at(sts, i), v.r[i]->active ? v.r[i]->err : MPI_SUCCESS);
+    nh_unlock(NH_LOCK_REQ);
+    split_fini(&v);
+    return rc;
+}
+
+int nh_impl_MPI_Request_get_status_any(int n, NH_STATUS_ALL_CONST MPI_Request arr[], int *idx,
+                                       int *flag, MPI_Status *st)
+{
+    if (!nh_req_live_any())
+        return nh_mpi_Request_get_status_any(n, arr, idx, flag, st);
+    split v;
+    int active = 0;
+    nh_lock(NH_LOCK_REQ);
+    nh_req_progress_locked();
+    int rc = split_init(&v, n, arr);
+    for (int i = 0; !rc && i < n; i++) {
+        nh_req *r = v.r[i];
+        if (r && r->active && r->done) {
+            *idx = i;
+            *flag = 1;
+            empty_status(st, r->err);
+            goto done;
+        }
+        active |= r && r->active;
+    }
+    if (!rc && !(rc = nh_mpi_Request_get_status_any(n, v.view, idx, flag, st)) && *flag &&
+        *idx == MPI_UNDEFINED && active)
+        *flag = 0; /* MPI saw no active request, but nhood's run */
+done:
+    nh_unlock(NH_LOCK_REQ);
+    split_fini(&v);
+    return rc;
+}
+
+int nh_impl_MPI_Request_get_status_some(int n, NH_STATUS_ALL_CONST MPI_Request arr[], int *outcount,
+                                        int idxs[], MPI_Status sts[])
+{
+    if (!nh_req_live_any())
+        return nh_mpi_Request_get_status_some(n, arr, outcount, idxs, sts);
+    split v;
+    int oc = MPI_UNDEFINED, k = 0, active = 0;
+    nh_lock(NH_LOCK_REQ);
+    nh_req_progress_locked();
+    int rc = split_init(&v, n, arr);
+    if (!rc && !(rc = nh_mpi_Request_get_status_some(n, v.view, &oc, idxs, sts))) {
+        k = oc == MPI_UNDEFINED ? 0 : oc;
+        for (int i = 0; i < n; i++) {
+            nh_req *r = v.r[i];
+            if (!r || !r->active)
+                continue;
+            active = 1;
+            if (!r->done)
+                continue;
+            empty_status(status_at(sts, k), r->err);
+            if (r->err)
+                rc = sts == MPI_STATUSES_IGNORE ? r->err : MPI_ERR_IN_STATUS;
+            idxs[k++] = i;
+        }
+        *outcount = oc == MPI_UNDEFINED && !active ? MPI_UNDEFINED : k;
+    }
+    nh_unlock(NH_LOCK_REQ);
+    split_fini(&v);
+    return rc;
+}
+#endif
+
+#ifdef HAVE_MPIX_REQUEST_IS_COMPLETE
+/* MPICH's: complete or not, without progress, as MPICH's own (its result
+ * is the answer). */
+int nh_impl_MPIX_Request_is_complete(MPI_Request req)
+{
+    if (!nh_req_live_any())
+        return nh_mpix_Request_is_complete(req);
+    nh_lock(NH_LOCK_REQ);
+    nh_req *r = nh_req_lookup(req);
+    int done = r ? !r->active || r->done : -1;
+    nh_unlock(NH_LOCK_REQ);
+    return done >= 0 ? done : nh_mpix_Request_is_complete(req);
+}
+#endif
 
 int nh_impl_MPI_Request_free(MPI_Request *req)
 {

@@ -4,7 +4,8 @@
  * library's function with the same arguments.
  * NH_FN(name, parameter list, argument list), name without its MPI_
  * prefix (Wait for MPI_Wait, whose library function nhood calls as
- * nh_mpi_Wait); NH_FN_DONE for the completion calls (their fast path,
+ * nh_mpi_Wait); NH_FNX for an MPIX_ name (MPIX_X, nh_mpix_X,
+ * nh_impl_MPIX_X); NH_FN_DONE for the completion calls (their fast path,
  * intercept.c).  Every other MPI function is a
  * fence of the overlap layer (overlap/fence.c, generated). */
 /* NH_FN_OV: the overlap layer takes part (intercept.c): start-up and
@@ -13,7 +14,7 @@ NH_FN_OV(Init, (int *argc, char ***argv), (argc, argv))
 NH_FN_OV(Init_thread, (int *argc, char ***argv, int required, int *provided),
          (argc, argv, required, provided))
 NH_FN_OV(Finalize, (void), ())
-#if MPI_VERSION >= 4
+#ifdef HAVE_MPI_SESSION_INIT
 /* MPI-4 Sessions: a program without MPI_Init ends nhood at its last
  * MPI_Session_finalize (api/lifecycle.c). */
 NH_FN(Session_init, (MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session),
@@ -74,6 +75,26 @@ NH_FN_DONE(Testsome,
            (incount, array_of_requests, outcount, array_of_indices, array_of_statuses))
 NH_FN(Request_get_status, (MPI_Request request, int *flag, MPI_Status *status),
       (request, flag, status))
+#ifdef HAVE_MPI_REQUEST_GET_STATUS_ALL
+/* MPI 4.1: the same over arrays (nothing freed or deactivated). */
+NH_FN(Request_get_status_all,
+      (int count, NH_STATUS_ALL_CONST MPI_Request array_of_requests[], int *flag,
+       MPI_Status array_of_statuses[]),
+      (count, array_of_requests, flag, array_of_statuses))
+NH_FN(Request_get_status_any,
+      (int count, NH_STATUS_ALL_CONST MPI_Request array_of_requests[], int *indx, int *flag,
+       MPI_Status *status),
+      (count, array_of_requests, indx, flag, status))
+NH_FN(Request_get_status_some,
+      (int incount, NH_STATUS_ALL_CONST MPI_Request array_of_requests[], int *outcount,
+       int array_of_indices[], MPI_Status array_of_statuses[]),
+      (incount, array_of_requests, outcount, array_of_indices, array_of_statuses))
+#endif
+#ifdef HAVE_MPIX_REQUEST_IS_COMPLETE
+/* MPICH: whether a request is complete, without progress (its result is
+ * the answer, not an error code). */
+NH_FNX(Request_is_complete, (MPI_Request request), (request))
+#endif
 NH_FN_OV(Request_free, (MPI_Request * request), (request))
 NH_FN(Cancel, (MPI_Request * request), (request))
 NH_FN(Start, (MPI_Request * request), (request))

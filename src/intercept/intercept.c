@@ -116,6 +116,9 @@ static int nh_ov_entry_Request_free(MPI_Request *request)
 #define NH_ENTRY_(name, lib, params, args, body) NH_ENTRY(name, lib, params, args, body)
 #define NH_FN(s, params, args)                                                                     \
     NH_ENTRY_(MPI_##s, nh_mpi_##s, params, args, NH_FN_BODY(MPI_##s, nh_mpi_##s, nh_impl_MPI_##s, args))
+#define NH_FNX(s, params, args)                                                                    \
+    NH_ENTRY_(MPIX_##s, nh_mpix_##s, params, args,                                                 \
+              NH_FN_BODY(MPIX_##s, nh_mpix_##s, nh_impl_MPIX_##s, args))
 #define NH_FN_OV(s, params, args)                                                                  \
     NH_ENTRY_(MPI_##s, nh_mpi_##s, params, args, NH_FN_BODY(MPI_##s, nh_mpi_##s, nh_ov_entry_##s, args))
 /* The completion calls go to MPI before the guard is touched when no
@@ -145,5 +148,6 @@ static int nh_ov_entry_Request_free(MPI_Request *request)
     })
 #include "functions.h"
 #undef NH_FN
+#undef NH_FNX
 #undef NH_FN_DONE
 #undef NH_FN_OV
