@@ -65,7 +65,8 @@ run() {
         *" NHOOD_OVERLAP=report"* | *" NHOOD_OVERLAP=defer"*) [ -n "${no_ovlib:-}" ] || preload="$lib:$ovlib" ;;
     esac
     flags="$(env_flag LD_PRELOAD "${NH_PRELOAD_FIRST:-}$preload") $(env_flag NHOOD_LIB "$lib")"
-    for v in ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS HWLOC_COMPONENTS; do
+    # LD_LIBRARY_PATH: the MPI ABI layer a run uses (check-platforms.sh)
+    for v in ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS HWLOC_COMPONENTS LD_LIBRARY_PATH; do
         eval "val=\${$v:-}"
         [ -n "$val" ] && flags="$flags $(env_flag $v "$val")"
     done

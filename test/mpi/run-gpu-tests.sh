@@ -14,7 +14,9 @@
 #  - The promise of host buffers (info key or NHOOD_HOST_BUFFERS) brings
 #    nhood's schedules back, and NHOOD_CHECK stops a promised call whose
 #    buffer is GPU memory with an error naming it (Level Zero, whose
-#    buffers cannot be asked about: a warning that it cannot check).
+#    buffers cannot be asked about: a warning that it cannot check); the
+#    GPU buffers on rank 1 only, so that one rank says it (launchers may
+#    cut two ranks' lines into each other).
 # Output is TAP, then "N passed, N failed".
 . "$(dirname "$0")/harness.sh"
 stubs=$TOP_BUILDDIR/test/gpu/stub
@@ -78,7 +80,7 @@ check "gpu np=4 no stub, guarded buffers: the guard sees nhood's own copies (the
 check "gpu cuda np=2 the info key nhood_host_buffers=true promised, NHOOD_CHECK=1, device buffers: an error naming the call, the job stopped" \
     2 "NHOOD_CHECK=1" error libcuda.so.1 1 device promise
 check "gpu cuda np=2 NHOOD_HOST_BUFFERS=1 promised, NHOOD_CHECK=1, managed buffers: an error naming the call, the job stopped" \
-    2 "NHOOD_CHECK=1 NHOOD_HOST_BUFFERS=1" error libcuda.so.1 all managed
+    2 "NHOOD_CHECK=1 NHOOD_HOST_BUFFERS=1" error libcuda.so.1 1 managed
 check "gpu cuda np=4 host buffers promised (info key), NHOOD_CHECK=1: nhood's schedule runs" \
     4 "NHOOD_CHECK=1" nhood libcuda.so.1 all host promise
 check "gpu cuda np=4 host buffers promised (NHOOD_HOST_BUFFERS=1), NHOOD_CHECK=1: nhood's schedule runs" \
@@ -106,7 +108,7 @@ for rt in hip:libamdhip64.so.6 ze:libze_loader.so.1; do
         2 "NHOOD_GPU_DEV_DIR=$nodev" nhood "$so" all host
 done
 check "gpu hip np=2 the info key nhood_host_buffers=true promised, NHOOD_CHECK=1, device buffers: an error naming the call, the job stopped" \
-    2 "NHOOD_CHECK=1" error libamdhip64.so.6 all device promise
+    2 "NHOOD_CHECK=1" error libamdhip64.so.6 1 device promise
 check "gpu hip np=2 host buffers promised (NHOOD_HOST_BUFFERS=1), NHOOD_CHECK=1: nhood's schedule runs" \
     2 "NHOOD_CHECK=1 NHOOD_HOST_BUFFERS=1" nhood libamdhip64.so.6 all host
 name="gpu ze np=2 host buffers promised, NHOOD_CHECK=1: nhood's schedule runs, with a warning that it cannot check"

@@ -5,8 +5,25 @@
 # "ok N - NAME" or "not ok N - NAME" per case, NAME giving the program, the
 # rank count and the settings, the failing run's command and the end of
 # its stderr as "#" lines, then "N passed, N failed" and the plan "1..N".
+# run-mpi-tests.sh platform: the parts marked for other releases' MPI
+# libraries (make check-platforms: scripts/check-platforms.sh), a quarter
+# of the runs: every algorithm, the progress corpus, the nonblocking,
+# persistent, v and w forms, threads, in-place, the report, Fortran,
+# large counts, Sessions and Iso.
 . "$(dirname "$0")/harness.sh"
+# part NAME: whether this run includes the part (all of them but under
+# platform, which lists its own).
+platform_parts=" neighbor progress nonblocking dup threads inplace report fortran large_count sessions vforms vforms_nb iso "
+part() {
+    [ "$subset" != platform ] || case "$platform_parts" in *" $1 "*) true ;; *) false ;; esac
+}
+subset=${1:-all}
+# platform: two rank counts where all runs three to six
+if [ "$subset" = platform ]; then
+    case "$launcher" in openmpi) nps="2 8" ;; *) nps="2 4" ;; esac
+fi
 
+if part neighbor; then
 for np in $nps; do
     for algo in auto direct torus torus_direct bruck pmpi; do
         name="neighbor np=$np NHOOD_ALGO=$algo"
@@ -17,6 +34,8 @@ for np in $nps; do
     name="neighbor np=$np NHOOD_ALGO=bruck NHOOD_PORTS=3"
     if run "$name" $np "NHOOD_ALGO=bruck NHOOD_PORTS=3 NHOOD_FALLBACK=silent" "$t/test_neighbor"; then ok "$name"; else bad "$name"; fi
 done
+fi # neighbor
+if part all; then
 # Open MPI: 12 ranks (3x2x2, dimensions of size 2 in test_aliased), and a
 # 3-D Moore neighborhood on MPI_COMM_WORLD at 27 ranks, which fits a ring
 # of 27, a 9x3 and the 3x3x3 grid: detection must keep the cheapest, 3x3x3.
@@ -166,6 +185,8 @@ else
     bad "$name"
 fi
 
+fi # all only
+if part progress; then
 # The progress model (test_progress): legal programs that block in MPI
 # (point-to-point, barrier, rendezvous send, probe chains, communicator
 # splits, allreduce, two graphs, mixed Waitany/Testsome, a second thread)
@@ -189,13 +210,34 @@ for case in "torus torus" "torus bruck" "irregular stfw"; do
     name="progress np=4 $graph NHOOD_ALGO=$algo threads, report names $algo for ialltoallv"
     if run "$name" 4 "NHOOD_ALGO=$algo NHOOD_PORTS=1 NHOOD_REPORT=1" "$t/test_progress" $graph threads &&
         grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
-        grep -Eq "^nhood: comm=[0-9]+ op=ialltoallv .*algorithm=$algo .*rounds=[2-9].* progress=auto:(hook|thread)\$" "$log.err"; then
+        grep -Eq "^nhood: comm=[0-9]+ op=ialltoallv .*algorithm=$algo .*rounds=[2-9].* progress=auto:(hook|async|thread)\$" "$log.err"; then
         ok "$name"
     else
         bad "$name"
     fi
 done
+# Where the MPI library has MPIX_Async (MPICH 4.3 and later: nhood-info's
+# progress_backends), the same corpus at MPI_THREAD_SINGLE forwards
+# through it: the report names the backend on every forwarding line.
+case " $(NHOOD_LIB="$lib" "$TOP_BUILDDIR/nhood-info" 2>/dev/null | sed -n 's/^progress_backends *//p') " in
+*" async "*)
+    for case in "torus torus" "torus bruck" "irregular stfw"; do
+        graph=${case% *} algo=${case#* }
+        name="progress np=4 $graph NHOOD_ALGO=$algo MPI_THREAD_SINGLE: forwarded through MPIX_Async (progress=auto:async)"
+        if run "$name" 4 "NHOOD_ALGO=$algo NHOOD_PORTS=1 NHOOD_REPORT=1" "$t/test_progress" $graph &&
+            grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
+            grep -Eq "^nhood: comm=[0-9]+ op=ialltoallv .*algorithm=$algo .*rounds=[2-9].* progress=auto:async\$" "$log.err" &&
+            ! grep -Eq 'progress=auto:(thread|none)' "$log.err"; then
+            ok "$name"
+        else
+            bad "$name"
+        fi
+    done
+    ;;
+esac
 
+fi # progress
+if part all; then
 # Meshes without a Cartesian parent or hint (inferred, periods 0, or a
 # channel periodic in one dimension): a 3-D Moore stencil with walls on
 # MPI_COMM_WORLD at 27 ranks (Open MPI; a 3x3x3 grid whose centre rank
@@ -351,6 +393,8 @@ case "$launcher" in
         ;;
 esac
 
+fi # all only
+if part nonblocking; then
 # Nonblocking and persistent forms: the default, forced forwarding
 # schedules (direct under NHOOD_PROGRESS=safe, forwarding under poll and
 # the default), PMPI, and chunked packed messages.
@@ -376,6 +420,23 @@ else
     bad "$name"
 fi
 
+# The newer completion queries (test_reqstatus: MPI 4.1's
+# MPI_Request_get_status_all/any/some, MPICH's MPIX_Request_is_complete)
+# on nhood's requests beside MPI's, with a forwarding schedule (the
+# default progress backend: MPIX_Request_is_complete makes no progress):
+# complete only once the data is there, nothing freed.  The program exits
+# 77 where the library has none of them.
+for algo in torus bruck; do
+    name="reqstatus np=4 NHOOD_ALGO=$algo"
+    run "$name" 4 "NHOOD_ALGO=$algo NHOOD_PORTS=1" "$t/test_reqstatus"
+    case $? in
+    0) grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" && ok "$name" || bad "$name" ;;
+    77) skip "$name" "the MPI library has neither MPI_Request_get_status_all nor MPIX_Request_is_complete" ;;
+    *) bad "$name" ;;
+    esac
+done
+fi # nonblocking
+if part dup; then
 # Duplicated communicators share the original's analysis.
 for np in $nps; do
     for vars in "" "NHOOD_ALGO=torus" "NHOOD_ALGO=pmpi"; do
@@ -391,6 +452,8 @@ else
     bad "$name"
 fi
 
+fi # dup
+if part threads; then
 # MPI_THREAD_MULTIPLE: nhood stays on; threads run collectives on their
 # own communicators (one a duplicate of another's) and wait concurrently.
 for np in $nps; do
@@ -410,6 +473,8 @@ else
     bad "$name"
 fi
 
+fi # threads
+if part inplace; then
 # In-place MPI_Alltoall[v|w]: every algorithm, and the auxiliary-buffer
 # variant with a buffer that holds some swaps and one that holds all.
 for np in $nps; do
@@ -435,6 +500,8 @@ else
     bad "$name"
 fi
 
+fi # inplace
+if part all; then
 # Eager-limit splitting of combined messages: many small chunks, and two
 # blocks per chunk for the 300-int blocks.
 for eager in 100 2500; do
@@ -448,6 +515,8 @@ for np in 2 4; do
     if run "$name" $np "NH_TEST_THREAD_MULTIPLE=1" "$t/test_neighbor"; then ok "$name"; else bad "$name"; fi
 done
 
+fi # all only
+if part report; then
 # Report: isomorphic graphs on MPI_COMM_WORLD get a combining algorithm,
 # the irregular one is left to PMPI, and auto leaves calls to MPI where
 # its exchange is nhood's (one block per neighbor, no rank listed twice).
@@ -480,6 +549,8 @@ else
     bad "$name"
 fi
 
+fi # report
+if part all; then
 # No leaked communicators, datatypes, requests or plans over 10,000
 # create/use/free cycles of graphs and in-place contexts (zcopy binds
 # struct datatypes, pack packs; MPI_BOTTOM makes temporary types; the one
@@ -498,6 +569,8 @@ for vars in "NHOOD_ALGO=torus NHOOD_BINDING=zcopy NH_TEST_EXPECT_TYPES=1" "NHOOD
     fi
 done
 
+fi # all only
+if part fortran; then
 # Fortran callers (mpif.h, use mpi and use mpi_f08): the halo exchange
 # must pass and nhood's report must show that its calls ran under nhood's
 # schedules, so the test fails if Fortran bypasses nhood (Open MPI's own
@@ -539,6 +612,40 @@ for prog in test_fortran test_fortran_mpif test_fortran_f08; do
         fi
     done
 done
+# Where nhood's Fortran converters run (NHOOD_FORTRAN_FIXES=auto: the
+# library's own bugs, nhood-info's fortran_fixes) must match where the
+# library's own binding is wrong: with NHOOD_FORTRAN_FIXES=none each
+# program runs on the library's binding alone, and must fail exactly where
+# auto mends a bug it exercises (use mpi and mpif.h: MPI_WAITANY and
+# MPI_TESTANY with none active, MPI_NEIGHBOR_ALLTOALLW's types at 26
+# neighbors on 2 ranks; mpi_f08: the same and its indices).  Under all,
+# every converter runs where the binding is right too.
+fixes=$(NHOOD_LIB="$lib" "$TOP_BUILDDIR/nhood-info" 2>/dev/null | sed -n 's/^fortran_fixes *//p')
+for prog in test_fortran test_fortran_mpif test_fortran_f08; do
+    [ -x "$t/$prog" ] || continue
+    case $prog in
+        *f08) relevant="waitany_none_f08 index_f08 neighbor_alltoallw_types" ;;
+        *) relevant="waitany_none neighbor_alltoallw_types" ;;
+    esac
+    mended=""
+    for f in $fixes; do
+        case " $relevant " in *" $f "*) mended="$mended $f" ;; esac
+    done
+    name="$prog np=2 NHOOD_FORTRAN_FIXES=none: fails exactly where auto mends a bug (${mended:-none here})"
+    if run "$name" 2 "NHOOD_FORTRAN_FIXES=none" "$t/$prog" && grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out"; then
+        [ -z "$mended" ] && ok "$name" || bad "$name"
+    else
+        [ -n "$mended" ] && ok "$name" || bad "$name"
+    fi
+    name="$prog np=2 NHOOD_FORTRAN_FIXES=all"
+    if run "$name" 2 "NHOOD_FORTRAN_FIXES=all" "$t/$prog" && grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out"; then
+        ok "$name"
+    else
+        bad "$name"
+    fi
+done
+fi # fortran
+if part large_count; then
 # MPI-4's large-count forms (test_large_count.c): every result checked;
 # the report shows the regular forms under nhood's schedules and the v and
 # w forms with MPI (why=large_count), or under nhood's schedules with the
@@ -584,6 +691,8 @@ else
     skip "large_count" "the MPI library has no large-count (_c) functions"
 fi
 
+fi # large_count
+if part sessions; then
 # MPI-4 Sessions (test_sessions.c): no MPI_Init; nhood starts on the
 # communicator from the mpi://WORLD process set, its report written at
 # MPI_Session_finalize: a ring at 4 ranks, the 3x3 2-D Moore torus at 9,
@@ -618,6 +727,8 @@ if [ -x "$t/test_sessions" ]; then
 else
     skip "sessions" "the MPI library has no MPI-4 Sessions"
 fi
+fi # sessions
+if part all; then
 # GPU buffers: run-gpu-tests.sh.
 # NHOOD_AUTOTUNE=1: results checked call by call through the trials, one
 # choice per size agreed by all ranks and kept, reported with the times.
@@ -1003,6 +1114,8 @@ else
     bad "$name"
 fi
 
+fi # all only
+if part vforms; then
 # v/w neighborhood collectives (test_neighbor_v): every algorithm, both
 # bindings, the isomorphic=true promise checked on every call, eager-limit
 # splitting, a lying hint caught by NHOOD_CHECK, the report lines.
@@ -1014,6 +1127,8 @@ for np in $nps; do
     name="neighbor_v np=$np NHOOD_ALGO=bruck NHOOD_PORTS=3"
     if run "$name" $np "NHOOD_ALGO=bruck NHOOD_PORTS=3 NHOOD_FALLBACK=silent" "$t/test_neighbor_v"; then ok "$name"; else bad "$name"; fi
 done
+fi # vforms
+if part all; then
 # Forced store-and-forward: the ring with MPI_PROC_NULL neighbors keeps the
 # other algorithms and says why (it once reported a failed build).  Not
 # under Open MPI: test_neighbor_v leaves that ring out there (Open MPI
@@ -1058,6 +1173,8 @@ if run "$name" 4 "NHOOD_REPORT=1" "$t/test_neighbor_v" &&
 else
     bad "$name"
 fi
+fi # all only
+if part vforms_nb; then
 # Nonblocking and persistent v/w forms (test_neighbor_v nonblocking|persistent:
 # MPI_Ineighbor_* completed by MPI_Wait or an MPI_Test loop, one
 # MPI_Neighbor_*_init request started for every call with new data):
@@ -1066,6 +1183,7 @@ fi
 # or zero-copy under the promise; store-and-forward), small eager limits,
 # both bindings; the report lines of every form.
 case "$launcher" in openmpi) vnps="2 4 8" ;; *) vnps="1 2 3 4" ;; esac
+[ "$subset" = platform ] && vnps=$nps
 vforms=nonblocking # MPI-4 persistent collectives where the MPI library has them
 grep -q 'HAVE_MPI_NEIGHBOR_ALLTOALL_INIT=1' "$TOP_BUILDDIR/Makefile" && vforms="nonblocking persistent"
 for np in $vnps; do
@@ -1098,6 +1216,8 @@ if run "$name" 4 "NHOOD_REPORT=1 NHOOD_PROGRESS=poll" "$t/test_neighbor_v" nonbl
 else
     bad "$name"
 fi
+fi # vforms_nb
+if part all; then
 # Open MPI 4.1: the persistent forms are its MPIX_Neighbor_*_init
 # (mpi-ext.h); the test program calls them by that name, and nhood runs
 # them (src/util/init_forms.h).
@@ -1129,6 +1249,8 @@ else
     bad "$name"
 fi
 
+fi # all only
+if part iso; then
 # The Iso_* interface (test_iso links libnhood; preloaded as well): at
 # every size with the defaults, at 4 ranks with forced algorithms under
 # it, both reduction schedules, NHOOD_CHECK=1 (adds the mismatched-list
@@ -1159,6 +1281,8 @@ else
     bad "$name"
 fi
 
+fi # iso
+if part all; then
 # Benchmark smoke test: header plus one row per size, ratio column filled.
 name="nhood-bench CSV"
 if run "$name" 2 "" "$TOP_BUILDDIR/nhood-bench" --op allgather --dims 2 --radius 1 --bytes 8,64 --reps 20 &&
@@ -1281,4 +1405,5 @@ else
     bad "$name"
 fi
 
+fi # all only
 tap_end

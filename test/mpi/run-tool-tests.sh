@@ -44,13 +44,18 @@ run() {
     flags=""
     for v in ${vars:-NHOOD_ALGO=torus NHOOD_REPORT=1}; do flags="$flags $(env_flag "${v%%=*}" "${v#*=}")"; done
     [ -n "$1" ] && flags="$flags $(env_flag LD_PRELOAD "${NH_PRELOAD_FIRST:-}$1")"
+    # the MPI ABI layer a run uses (check-platforms.sh)
+    [ -n "${LD_LIBRARY_PATH:-}" ] && flags="$flags $(env_flag LD_LIBRARY_PATH "$LD_LIBRARY_PATH")"
     pre=$1
     shift
+    # the tool's lines go to a file of their own (count_tool.c)
+    rm -f "$log.tool"
+    flags="$flags $(env_flag COUNT_TOOL_LOG "$log.tool")"
     cmd="timeout 300 $MPIEXEC $extra -n $np $flags $*"
     # shellcheck disable=SC2086
     timeout 300 $MPIEXEC $extra -n $np $flags "$@" >"$log.out" 2>"$log.err"
     rc=$?
-    grep '^count_tool: ' "$log.err" | sort >"$log.counts"
+    grep -h '^count_tool: ' "$log.tool" "$log.err" 2>/dev/null | sort >"$log.counts"
     return $rc
 }
 
