@@ -9,7 +9,9 @@
  * hand has that bug (NH_FBUG_*, util/mpilib.h; NHOOD_FORTRAN_FIXES):
  *  - Open MPI before 6.0 converts the datatype arrays of
  *    MPI_NEIGHBOR_ALLTOALLW (every form) by the communicator's size
- *    instead of the neighborhood's degrees;
+ *    instead of the neighborhood's degrees, and its
+ *    MPI_REQUEST_GET_STATUS answers flag = .false. without asking MPI
+ *    where the status is MPI_STATUS_IGNORE (a loop on it never ends);
  *  - MPICH before 4.2 returns MPI_UNDEFINED + 1 from MPI_WAITANY and
  *    MPI_TESTANY where no request is active, and 0-based indices from
  *    mpi_f08's MPI_Waitany, Testany, Waitsome and Testsome; MPICH 4.2
@@ -75,7 +77,8 @@ static __thread int f_f08;
     X(MPI_Waitany)                                                                                 \
     X(MPI_Testany)                                                                                 \
     X(MPI_Waitsome)                                                                                \
-    X(MPI_Testsome)
+    X(MPI_Testsome)                                                                                \
+    X(MPI_Request_get_status)
 #ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
 #define F_C_INIT_FNS(X) X(MPI_Neighbor_alltoallw_init)
 #else
@@ -282,6 +285,18 @@ static void nh_f_mpi_testsome(MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *o
 {
     F_IERR(ierr);
     f_some(1, incount, requests, outcount, indices, statuses, ierr);
+}
+
+static void nh_f_mpi_request_get_status(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status,
+                                        MPI_Fint *ierr)
+{
+    F_IERR(ierr);
+    MPI_Status cs, *st = f_status(status, &cs);
+    int f = 0;
+    *ierr = FC(MPI_Request_get_status)(nh_mpi_Request_f2c(*request), &f, st);
+    *flag = f ? F_TRUE : 0;
+    if (*ierr == MPI_SUCCESS && f)
+        f_status_back(st, status);
 }
 
 /* The bugs this run mends (NH_FBUG_*): the library's, or as

@@ -61,4 +61,8 @@ NH_FORTRAN_F08(mpi_testsome, NH_FBUG_INDEX_F08,
                (MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount, MPI_Fint *indices,
                 MPI_Fint *statuses, MPI_Fint *ierr),
                (incount, requests, outcount, indices, statuses, ierr))
+NH_FORTRAN(mpi_request_get_status, MPI_REQUEST_GET_STATUS, NH_FBUG_STATUS_IGNORE,
+           NH_FBUG_STATUS_IGNORE,
+           (MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr),
+           (request, flag, status, ierr))
 /* clang-format on */

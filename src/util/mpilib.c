@@ -147,32 +147,44 @@ void *nh_mpilib_next(const char *name, void *own, void **bypass)
     return next;
 }
 
+/* The version in the library string after tag ("MPICH Version:	4.2.1",
+ * "Open MPI v5.0.7"); 0 where the string has none. */
+static int lib_version(const char *tag, int *major, int *minor)
+{
+    char v[MPI_MAX_LIBRARY_VERSION_STRING + 1] = "";
+    int len = 0;
+    const char *at = nh_mpi_Get_library_version(v, &len) == MPI_SUCCESS ? strstr(v, tag) : NULL;
+    *minor = 0;
+    return at && sscanf(at + strlen(tag), "%d.%d", major, minor) >= 1;
+}
+
 /* The Fortran bindings' bugs of the library at hand (util/mpilib.h), as
  * measured with each library's own binding (docs/fortran.md): Open MPI's
  * NEIGHBOR_ALLTOALLW fix added ompi_fortran_neighbor_count, found among
- * its exported names; MPICH's are told by the version in its library
- * string ("MPICH Version: 4.2.1").  A library of either family that says
- * neither (an MPICH derivative naming itself otherwise) gets every fix of
- * its family: a converter is right whether or not the binding is. */
+ * its exported names, and came with the REQUEST_GET_STATUS one (6.0);
+ * MPICH's are told by the version in its library string.  A library of
+ * either family whose string says no version (a derivative naming itself
+ * otherwise) gets every fix of its family: a converter is right whether
+ * or not the binding is. */
 static int fortran_bugs(void)
 {
+    int major = 0, minor = 0;
 #if defined(OPEN_MPI)
-    return dlsym(RTLD_DEFAULT, "ompi_fortran_neighbor_count") ? 0 : NH_FBUG_W_TYPES;
+    int bugs = dlsym(RTLD_DEFAULT, "ompi_fortran_neighbor_count") ? 0 : NH_FBUG_W_TYPES;
+    if (!lib_version("Open MPI v", &major, &minor) || major < 6)
+        bugs |= NH_FBUG_STATUS_IGNORE;
+    return bugs;
 #elif defined(MPICH_VERSION)
-    char v[MPI_MAX_LIBRARY_VERSION_STRING + 1] = "";
-    int len = 0, major = 0, minor = 0;
-    const char *at = nh_mpi_Get_library_version(v, &len) == MPI_SUCCESS
-                         ? strstr(v, "MPICH Version:")
-                         : NULL;
-    int all = NH_FBUG_ANY_NONE_F77 | NH_FBUG_ANY_NONE_F08 | NH_FBUG_INDEX_F08;
-    if (!at || sscanf(at + strlen("MPICH Version:"), "%d.%d", &major, &minor) != 2)
-        return all;
+    if (!lib_version("MPICH Version:", &major, &minor))
+        return NH_FBUG_ANY_NONE_F77 | NH_FBUG_ANY_NONE_F08 | NH_FBUG_INDEX_F08;
     if (major >= 5)
         return 0;
     if (major == 4 && minor >= 2)
         return NH_FBUG_ANY_NONE_F08;
     return NH_FBUG_ANY_NONE_F77 | NH_FBUG_INDEX_F08;
 #else
+    (void)major;
+    (void)minor;
     return 0;
 #endif
 }
@@ -198,10 +210,10 @@ int nh_mpilib_fortran_fixes(int mode)
 void nh_mpilib_fortran_fix_names(int bits, char *out, size_t len)
 {
     static const char *const names[] = {"waitany_none", "waitany_none_f08", "index_f08",
-                                        "neighbor_alltoallw_types"};
+                                        "neighbor_alltoallw_types", "get_status_ignore"};
     size_t n = 0;
     out[0] = '\0';
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 5; k++)
         if (bits & (1 << k))
             n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s%s", n ? " " : "", names[k]);
     if (!n)

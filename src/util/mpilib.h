@@ -167,7 +167,9 @@ enum {
     NH_FBUG_W_TYPES = 8,      /* MPI_NEIGHBOR_ALLTOALLW in every form and binding: the type
                                  arrays converted for the communicator's size, not the degrees
                                  (Open MPI without ompi_fortran_neighbor_count: before 6.0) */
-    NH_FBUG_ALL = 15
+    NH_FBUG_STATUS_IGNORE = 16, /* MPI_REQUEST_GET_STATUS with MPI_STATUS_IGNORE: flag .false.
+                                   without asking MPI (Open MPI before 6.0, every binding) */
+    NH_FBUG_ALL = 31
 };
 /* The bits this run mends: the library's (mode NH_FIXES_AUTO), every one
  * (NH_FIXES_ALL) or none. */
