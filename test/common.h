@@ -72,4 +72,24 @@ static inline int tc_graph(MPI_Comm comm, int d, const int *dims, const int *per
     return rc;
 }
 
+/* Is MPI's own neighborhood exchange usable on the distributed graph g?
+ * Open MPI 5 and 6 leave a Cartesian or graph parent's topology on a
+ * distributed graph made from it (MPI_Topo_test says the parent's;
+ * open-mpi/ompi#14438) and fail or crash in their own neighborhood
+ * collectives there: the tests then compare with the reference only. */
+static inline int mpi_topology_ok(MPI_Comm g)
+{
+    int t = MPI_UNDEFINED;
+    MPI_Topo_test(g, &t);
+    return t == MPI_DIST_GRAPH;
+}
+
+/* Does the program hand every neighborhood collective to MPI (no nhood,
+ * NHOOD_ALGO=pmpi, NHOOD_DISABLE)? */
+static inline int forced_mpi(int nhood_loaded)
+{
+    const char *a = getenv("NHOOD_ALGO"), *off = getenv("NHOOD_DISABLE");
+    return !nhood_loaded || (a && strcmp(a, "pmpi") == 0) || (off && strcmp(off, "0") != 0);
+}
+
 #endif

@@ -26,6 +26,14 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
  * sampled (util/window.h).  Returns rc. */
 int nh_neighbor_started(nh_form form, int rc, MPI_Request *req);
 
+/* MPI_Dist_graph_create_adjacent as nhood answers it (api/lifecycle.c);
+ * mend: set the graph's MPI topology right (Open MPI 5.0: a Cartesian
+ * parent's stays on it) even where nhood is off (NHOOD_DISABLE), as the
+ * Iso_* interface's graphs need. */
+int nh_graph_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+                      const int *sourceweights, int outdegree, const int destinations[],
+                      const int *destweights, MPI_Info info, int reorder, int mend,
+                      MPI_Comm *comm_dist_graph);
 /* An in-place all-to-all (api/lifecycle.c): nhood's run, or NH_TO_PMPI
  * (not MPI_IN_PLACE, or nh_inplace declines it). */
 int nh_inplace_try(const void *sendbuf, MPI_Comm comm, const nh_inplace_args *a);

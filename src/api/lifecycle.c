@@ -430,10 +430,40 @@ static int plan_create(MPI_Comm comm_old, MPI_Comm *graph, const nh_hint *h, con
     return rc;
 }
 
+/* Open MPI 5.0 leaves a Cartesian or graph parent's topology on a
+ * distributed graph made from it (MPI_Topo_test says the parent's;
+ * open-mpi/ompi#14438), and its own neighborhood collectives and
+ * topology queries are then wrong there: they fail, crash or answer for
+ * the parent.  Where the new graph says so, which every rank sees alike
+ * (the parent's topology is collective), *plain becomes comm_old's ranks
+ * without a topology (MPI_Comm_split, same order) and the wrong graph is
+ * freed, for the caller to make it again from *plain; else *plain is
+ * MPI_COMM_NULL.  One MPI_Topo_test where MPI is right. */
+static int topology_mend(MPI_Comm comm_old, MPI_Comm *graph, MPI_Comm *plain)
+{
+    int topo = MPI_DIST_GRAPH, rank, rc;
+    *plain = MPI_COMM_NULL;
+    if ((rc = nh_mpi_Topo_test(*graph, &topo)) || topo == MPI_DIST_GRAPH)
+        return rc;
+    if ((rc = nh_mpi_Comm_rank(comm_old, &rank)) ||
+        (rc = nh_mpi_Comm_split(comm_old, 0, rank, plain)))
+        return rc;
+    return nh_mpi_Comm_free(graph);
+}
+
 int nh_impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
                                            const int *sourceweights, int outdegree,
                                            const int destinations[], const int *destweights,
                                            MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
+{
+    return nh_graph_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations,
+                             destweights, info, reorder, 0, comm_dist_graph);
+}
+
+int nh_graph_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+                      const int *sourceweights, int outdegree, const int destinations[],
+                      const int *destweights, MPI_Info info, int reorder, int mend,
+                      MPI_Comm *comm_dist_graph)
 {
     nh_hint h;
     nh_plan_start *begun = NULL;
@@ -450,8 +480,16 @@ int nh_impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, cons
         (rc = nh_plan_begin(comm_old, &h, &l, &begun)))
         return rc;
     double t1 = nh_mpi_Wtime();
+    MPI_Comm plain = MPI_COMM_NULL;
     rc = nh_mpi_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree,
                                          destinations, destweights, info, reorder, comm_dist_graph);
+    if (!rc && (nh_active || mend) && *comm_dist_graph != MPI_COMM_NULL &&
+        !(rc = topology_mend(comm_old, comm_dist_graph, &plain)) && plain != MPI_COMM_NULL) {
+        rc = nh_mpi_Dist_graph_create_adjacent(plain, indegree, sources, sourceweights, outdegree,
+                                             destinations, destweights, info, reorder,
+                                             comm_dist_graph);
+        nh_mpi_Comm_free(&plain);
+    }
     if (rc || !nh_active || *comm_dist_graph == MPI_COMM_NULL) {
         nh_plan_abandon(begun);
         return rc;
@@ -471,8 +509,15 @@ int nh_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
     if (rc || (rc = session_agree(comm_old, &no_forward)) || (rc = hint_parse(comm_old, info, &h)))
         return rc;
     double t1 = nh_mpi_Wtime();
+    MPI_Comm plain = MPI_COMM_NULL;
     rc = nh_mpi_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder,
                                 comm_dist_graph);
+    if (!rc && nh_active && *comm_dist_graph != MPI_COMM_NULL &&
+        !(rc = topology_mend(comm_old, comm_dist_graph, &plain)) && plain != MPI_COMM_NULL) {
+        rc = nh_mpi_Dist_graph_create(plain, n, sources, degrees, destinations, weights, info,
+                                    reorder, comm_dist_graph);
+        nh_mpi_Comm_free(&plain);
+    }
     if (rc || !nh_active || *comm_dist_graph == MPI_COMM_NULL)
         return rc;
     return plan_create(comm_old, comm_dist_graph, &h, NULL, NULL, no_forward, t0, t1);

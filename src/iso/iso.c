@@ -223,9 +223,8 @@ NH_EXPORT int Iso_neighborhood_create(MPI_Comm cartcomm, int s, const int relati
         (rc = nh_mpi_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, iso_delete, &iso_keyval, NULL)))
         goto out;
     MPI_Comm graph = MPI_COMM_NULL;
-    if ((rc = nh_impl_MPI_Dist_graph_create_adjacent(cartcomm, I->indeg, src, MPI_UNWEIGHTED,
-                                                     I->outdeg, dst, MPI_UNWEIGHTED, info, 0,
-                                                     &graph)))
+    if ((rc = nh_graph_adjacent(cartcomm, I->indeg, src, MPI_UNWEIGHTED, I->outdeg, dst,
+                                MPI_UNWEIGHTED, info, 0, 1, &graph)))
         goto out;
     if ((rc = nh_mpi_Comm_set_attr(graph, iso_keyval, I))) {
         nh_mpi_Comm_free(&graph);

@@ -53,17 +53,22 @@ static void compare(const char *what, int alltoall, MPI_Comm g, int outdeg, int 
     MPI_Type_size(stype, &ssize);
     if (algo_for)
         algo_for(g, opn, ssize * scount, algo, sizeof(algo));
-    int passthrough = strcmp(algo, "pmpi") == 0;
+    int passthrough = strcmp(algo, "pmpi") == 0, mpi_ok = mpi_topology_ok(g);
+    if (!mpi_ok && passthrough) { /* MPI's own exchange fails here: only a program's choice */
+        CHECK(forced_mpi(algo_for != NULL), "%s %s: handed to MPI, which fails on this graph",
+              what, opn);
+        goto out;
+    }
     if (passthrough)
         pm(sbuf, scount, stype, ref, rcount, rtype, g);
     else
         reference(alltoall, g, sbuf, scount, stype, ref, rcount, rtype);
-    int rc1 = pm(sbuf, scount, stype, pm_out, rcount, rtype, g);
+    int rc1 = mpi_ok ? pm(sbuf, scount, stype, pm_out, rcount, rtype, g) : MPI_SUCCESS;
     int rc2 = nh(sbuf, scount, stype, got, rcount, rtype, g);
     CHECK(rc1 == MPI_SUCCESS && rc2 == MPI_SUCCESS, "%s %s: rc %d %d", what, opn, rc1, rc2);
     CHECK(memcmp(ref, got, rbytes) == 0, "%s %s (%s): result differs from the reference", what, opn,
           algo);
-    if (!duplicate_sources(g))
+    if (mpi_ok && !duplicate_sources(g))
         CHECK(memcmp(pm_out, got, rbytes) == 0, "%s %s: result differs from PMPI", what, opn);
     /* Same call, other receive buffer (a cached binding must not be reused). */
     nh(sbuf, scount, stype, got2, rcount, rtype, g);
@@ -79,6 +84,7 @@ static void compare(const char *what, int alltoall, MPI_Comm g, int outdeg, int 
         reference(alltoall, g, sbuf, scount, stype, ref, rcount, rtype);
     nh(sbuf, scount, stype, got, rcount, rtype, g);
     CHECK(memcmp(ref, got, rbytes) == 0, "%s %s: repeated call differs", what, opn);
+out:
     free(sbuf);
     free(ref);
     free(got);
@@ -181,6 +187,11 @@ static void test_cart(void)
     MPI_Dims_create(p, 2, dims);
     MPI_Cart_create(MPI_COMM_WORLD, 2, dims, per, 0, &cart);
     tc_graph(cart, 2, dims, per, s, off, MPI_INFO_NULL, 0, &g, &outdeg, &indeg);
+    /* nhood mends Open MPI 5.0's graph, which keeps the parent's topology
+     * (api/lifecycle.c): MPI's own calls are right on it */
+    const char *off_env = getenv("NHOOD_DISABLE");
+    if (query && !(off_env && strcmp(off_env, "0") != 0))
+        CHECK(mpi_topology_ok(g), "cart octant mesh: MPI_Topo_test is not MPI_DIST_GRAPH");
     expect_pattern("cart octant mesh", g, 1, "cart");
     check_ops("cart octant mesh", g, outdeg, indeg);
     MPI_Comm_free(&g);
