@@ -365,10 +365,12 @@ int nh_nbhd_torus_dests(nh_nbhd *nb, const nh_grid *g, int rank, int outdeg, con
         memcpy(nb->off + (size_t)t * d, raw + (size_t)(a[t] & mask) * NH_MAXDIMS,
                sizeof(int) * NH_MAXDIMS);
     nb->src_repeats = 0; /* one offset names one rank; the sources repeat where these do */
+    nb->summary = 1ull << 63;
     for (int t = 0; t < outdeg; t++) {
         nb->send_slot[t] = (int)(a[t] & mask);
         nb->recv_slot[t] = NH_NONE;
         nb->src_repeats |= t > 0 && a[t] >> NH_IDX_BITS == a[t - 1] >> NH_IDX_BITS;
+        nb->summary |= key_bit((long long)(a[t] >> NH_IDX_BITS));
     }
     return 0;
 }

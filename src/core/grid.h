@@ -53,6 +53,8 @@ typedef struct nh_nbhd {
     int outdeg, indeg;
     int src_repeats; /* a rank appears twice among the sources: 1, 0, or -1 (not known) */
     int ports;       /* k-ported builders (bruck): messages per phase, 1..NH_MAX_PORTS (0: 1) */
+    uint64_t summary; /* nh_offsets_summary of off where its builder found it on the way
+                       * (nh_nbhd_torus_dests), else 0 */
 } nh_nbhd;
 
 int nh_offset_cmp(int ndims, const int *a, const int *b);

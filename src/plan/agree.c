@@ -297,7 +297,8 @@ static void offset_masks(det *d, int ok)
         if (d->fit[k]) { /* a fit's template is this rank's sorted offsets */
             int nd = g->ndims, head[3] = {(int)d->hash, d->outdeg, k};
             const int *o = d->nbs[k].off;
-            w[GW_MASK(k)] = nh_offsets_summary(g, d->outdeg, o);
+            w[GW_MASK(k)] = d->nbs[k].summary ? d->nbs[k].summary
+                                              : nh_offsets_summary(g, d->outdeg, o);
             if (ok) /* agreed, every rank has its neighborhood at hand */
                 w[GW_HASH(k)] =
                     hash62(fnv64(fnv64(0xcbf29ce484222325ull, head, 3), o, (size_t)d->outdeg * nd));

@@ -71,6 +71,8 @@ int nh_hint_parse(MPI_Info info, nh_hint *h, char *msg, size_t len)
     h->algo = NH_ALGO_AUTO;
     h->stfw_setup = -1;
     h->host_buffers = -1;
+    if (info == MPI_INFO_NULL) /* (most creations: nothing to read) */
+        return 0;
     warn_unknown_keys(info);
     /* every info key of the table of settings (config/settings.c), into
      * its field of the hint */

@@ -378,6 +378,9 @@ static void test_split_nbhd(void)
                     rep |= src[i] == src[j];
             CHECK(split.src_repeats == rep, "%dx%dx%d rank %d: repeated sources %d, said %d",
                   shapes[k][0], shapes[k][1], shapes[k][2], rank, rep, split.src_repeats);
+            CHECK(split.summary == nh_offsets_summary(&g, n, whole.off) && whole.summary == 0,
+                  "%dx%dx%d rank %d: the split builder's summary is its offsets' summary",
+                  shapes[k][0], shapes[k][1], shapes[k][2], rank);
             nh_nbhd_fini(&whole);
             nh_nbhd_fini(&split);
             checked++;
@@ -516,7 +519,7 @@ static void test_node_distance(void)
               nh_build_direct(&nb, NH_OP_ALLTOALL, &s) == 0,
           "a direct schedule to +5");
     if (s) {
-        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){4, {0, 0, 0}, {0, 0, 0}});
+        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){4, {0, 0, 0}, {0, 0, 0}, 0});
         CHECK(s->node_ph && s->node_ph[0].far == 3 && s->node_ph[0].link_blocks == 2 &&
                   s->node_ph[0].blocks == 1,
               "rings of 4: far %d, busiest link %g, blocks %ld (want 3, 2, 1)",
@@ -524,9 +527,9 @@ static void test_node_distance(void)
               s->node_ph ? s->node_ph[0].blocks : -1);
         /* rings of twice the nodes or more never go the way round: a
          * million-node ring counts as one of 32 */
-        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){32, {0, 0, 0}, {0, 0, 0}});
+        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){32, {0, 0, 0}, {0, 0, 0}, 0});
         nh_node_phase r32 = s->node_ph ? s->node_ph[0] : (nh_node_phase){0, 0, -1, 0, 0};
-        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){1000000, {0, 0, 0}, {0, 0, 0}});
+        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){1000000, {0, 0, 0}, {0, 0, 0}, 0});
         CHECK(s->node_ph && r32.far == 10 && s->node_ph[0].far == r32.far &&
                   s->node_ph[0].link_blocks == r32.link_blocks && r32.link_blocks == 5,
               "a ring of 32 or a million: far %d, busiest link %g (want 10, 5)",
@@ -536,11 +539,11 @@ static void test_node_distance(void)
          * in both (two).  Routers 0 -> 1 carry nodes 0, 1, 2's blocks
          * (green); router 0's link to chassis 1 carries node 3's, and
          * node 4, 5, 6's after their green hop from router 1 to 0 (4) */
-        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){0, {4, 8, 0}, {0, 0, 0}});
+        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){0, {4, 8, 0}, {0, 0, 0}, 0});
         nh_node_phase t48 = s->node_ph ? s->node_ph[0] : (nh_node_phase){0, 0, -1, 0, 0};
-        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){0, {4, 8, 0}, {1, 2, 0}});
+        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){0, {4, 8, 0}, {1, 2, 0}, 0});
         nh_node_phase t48w = s->node_ph ? s->node_ph[0] : (nh_node_phase){0, 0, -1, 0, 0};
-        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){0, {4, 0, 0}, {0, 0, 0}});
+        nh_sched_node_stats(s, &g, node_of, 16, &(nh_net){0, {4, 0, 0}, {0, 0, 0}, 0});
         CHECK(s->node_ph && t48.far == 2 && t48.link_blocks == 4 && t48.blocks == 1 &&
                   t48w.link_blocks == 3 && s->node_ph[0].far == 1 && s->node_ph[0].link_blocks == 3,
               "tiers of 4 and 8: far %d, busiest link %g, blocks %ld (want 2, 4, 1), 2 links "
@@ -552,7 +555,9 @@ static void test_node_distance(void)
          * chassis (2: nodes 1 and 2 from router 1), then routers (1) */
         double want[3] = {5, 2, 1}, got[3];
         static const nh_net t248[3] = {
-            {0, {2, 4, 8}, {0, 0, 0}}, {0, {2, 4, 8}, {1, 1, 5}}, {0, {2, 4, 8}, {1, 2, 5}}};
+            {0, {2, 4, 8}, {0, 0, 0}, 0},
+            {0, {2, 4, 8}, {1, 1, 5}, 0},
+            {0, {2, 4, 8}, {1, 2, 5}, 0}};
         for (int k = 0; k < 3; k++) {
             nh_sched_node_stats(s, &g, node_of, 16, &t248[k]);
             got[k] = s->node_ph ? s->node_ph[0].link_blocks : -1;
@@ -581,7 +586,7 @@ static void test_node_distance(void)
         for (int i = 0; i < s->nrounds && first < 0; i++)
             if (!s->rounds[i].copy && s->rounds[i].has_hop)
                 first = s->rounds[i].hop[0] > 0 ? k : (k++, -1);
-        nh_sched_node_stats(s, &g8, node_of, 8, &(nh_net){0, {0, 0, 0}, {0, 0, 0}});
+        nh_sched_node_stats(s, &g8, node_of, 8, &(nh_net){0, {0, 0, 0}, {0, 0, 0}, 0});
         nh_node_phase ph = s->node_ph ? s->node_ph[0] : (nh_node_phase){0, 0, -1, -1, -1};
         CHECK(ph.link_blocks == 5 && ph.link_after == first && ph.link_recv == 2,
               "-1, +2, +3 round a ring of 8: busiest link %g after %d messages, %d received "
