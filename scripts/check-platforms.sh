@@ -39,7 +39,7 @@ ok() { pass=$((pass + 1)) n=$((n + 1)); echo "ok $n - $1"; }
 bad() {
     fail=$((fail + 1)) n=$((n + 1))
     echo "not ok $n - $1"
-    [ -f "${2:-}" ] && tail -n 25 "$2" | sed 's/^/#     /'
+    [ -f "${2:-}" ] && tail -n 25 "$2" | awk '{ print "#     " $0 }'
 }
 
 if [ -n "$cache" ]; then
@@ -118,7 +118,7 @@ build() {
 subset() {
     rel=$1 root=$2 b=/nhood/build-$3 name=$4 launcher=$5 env=${6:-}
     log=$work/$rel-$name.log
-    lib=$(in_root "$root" "$env cd $b && ./nhood-info 2>/dev/null | sed -n 's/^mpi_library *//p'")
+    lib=$(in_root "$root" "$env cd $b && ./nhood-info 2>/dev/null | sed -n 's/^mpi_library *//p' | tr -s ' '")
     in_root "$root" "$env cd $b && make -j$(nproc) check-platform-subset MPIEXEC=$launcher" \
         >"$log.check" 2>&1
     for t in test/mpi/run-platform-tests test/mpi/run-gpu-tests test/mpi/run-tool-tests \
@@ -127,8 +127,12 @@ subset() {
     done >"$log.tap"
     p=$(grep -c '^ok ' "$log.tap") f=$(grep -c '^not ok ' "$log.tap")
     grep '^not ok ' "$log.tap" | sed "s/^/# $rel $name: /"
-    if grep -q '^# FAIL: *0$' "$log.check" && grep -q '^# ERROR: *0$' "$log.check"; then
-        ok "$rel $name: platform subset, $p cases passed"
+    w=$(grep -c 'warning:' "$log.check")
+    if grep -q '^# FAIL: *0$' "$log.check" && grep -q '^# ERROR: *0$' "$log.check" &&
+        [ "$w" -eq 0 ]; then
+        ok "$rel $name: platform subset, $p cases passed, test programs built without warnings"
+    elif [ "$w" -gt 0 ]; then
+        bad "$rel $name: test programs built with $w compiler warnings" "$log.check"
     else
         bad "$rel $name: platform subset, $p passed, $f failed" "$log.check"
     fi

@@ -20,7 +20,7 @@ ok() { pass=$((pass + 1)) n=$((n + 1)); echo "ok $n - $1"; }
 notok() {
     fail=$((fail + 1)) n=$((n + 1))
     echo "not ok $n - $1"
-    [ -f "${2:-}" ] && tail -n 15 "$2" | sed 's/^/#     /'
+    [ -f "${2:-}" ] && tail -n 15 "$2" | awk '{ print "#     " $0 }'
 }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 finish() { echo "$pass passed, $fail failed"; echo "1..$n"; exit $((fail > 0)); }

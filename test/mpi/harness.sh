@@ -34,8 +34,9 @@ esac
 
 # ok NAME / bad NAME: one TAP result.  A NAME that does not say which
 # program ran at how many ranks gets the last run's "[program args np=N
-# settings]" appended; a failure shows that run's command and the end of
-# its stderr as TAP comments.
+# settings]" appended; a failure shows that run's command, its exit
+# status, the last line of its stdout and the end of its stderr as TAP
+# comments.
 last="" last_cmd=""
 desc() {
     case "$1" in
@@ -48,7 +49,8 @@ bad() {
     fail=$((fail + 1)) ntap=$((ntap + 1))
     echo "not ok $ntap - $(desc "$1")"
     echo "# command: $last_cmd"
-    sed 's/^/#     /' "$log.err" | tail -20
+    echo "# exit status ${last_rc:-?}; the end of stdout: $(tail -n 1 "$log.out" 2>/dev/null)"
+    tail -n 20 "$log.err" | awk '{ print "#     " $0 }'
 }
 # skip NAME REASON: a case that cannot run in this build.
 skip() { ntap=$((ntap + 1)); echo "ok $ntap - $1 # SKIP $2"; }
@@ -77,6 +79,22 @@ run() {
     last_cmd="timeout 300 $MPIEXEC $extra -n $np $flags $*"
     # shellcheck disable=SC2086
     timeout 300 $MPIEXEC $extra -n "$np" $flags "$@" >"$log.out" 2>"$log.err"
+    last_rc=$?
+    return $last_rc
+}
+
+# Did every check of the last run pass (its stdout ends "N passed, 0
+# failed", N > 0)?  Not anchored at the line's start: Open MPI 5's
+# launcher now and then puts the end of a rank's stderr line before it.
+all_passed() {
+    grep -Eq '(^|[^0-9])[1-9][0-9]* passed, 0 failed$' "$log.out"
+}
+
+# Did the last run stop as a job stops on an error: a nonzero status
+# (RC), or MPI_Abort's own line where the launcher lost that status
+# (MPICH 4.2's Hydra now and then returns 0 after an MPI_Abort)?
+stopped() {
+    [ "$1" -ne 0 ] || grep -qi 'abort' "$log.err"
 }
 
 # The closing lines: the counts and the plan; the exit status.

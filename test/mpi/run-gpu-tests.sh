@@ -41,23 +41,23 @@ gpu() {
     rc=$?
     case "$expect" in
     mpi)
-        [ $rc -eq 0 ] && grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
+        [ $rc -eq 0 ] && all_passed &&
             grep -Eq '^nhood: comm=[0-9]+ op=alltoall .*algorithm=pmpi .*why=gpu_runtime$' "$log.err" &&
             grep -Eq '^nhood: comm=[0-9]+ op=iallgatherv .*algorithm=pmpi .*why=gpu_runtime ' "$log.err" &&
             { [ -z "$init" ] || grep -Eq '^nhood: comm=[0-9]+ op=alltoallw_init .*algorithm=pmpi .*why=gpu_runtime ' "$log.err"; } &&
             ! grep -Eq '^nhood: comm=[0-9]+ op=.*algorithm=torus ' "$log.err" ;;
     nhood)
-        [ $rc -eq 0 ] && grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
+        [ $rc -eq 0 ] && all_passed &&
             grep -Eq '^nhood: comm=[0-9]+ op=alltoall .*algorithm=torus ' "$log.err" &&
             grep -Eq '^nhood: comm=[0-9]+ op=ialltoall .*algorithm=torus ' "$log.err" &&
             ! grep -q 'why=gpu_runtime' "$log.err" ;;
     error)
         mem=$2 promised="the info key nhood_host_buffers=true"
         case " $vars" in *" NHOOD_HOST_BUFFERS=1"*) promised="NHOOD_HOST_BUFFERS=1" ;; esac
-        [ $rc -ne 0 ] &&
+        stopped $rc &&
             grep -q "^nhood: error: MPI_Neighbor_alltoall: the send buffer is GPU $mem memory, but $promised promised host buffers$" "$log.err" ;;
     touch)
-        [ $rc -ne 0 ] &&
+        stopped $rc &&
             grep -q 'nhood touched guarded (device) buffers [1-9][0-9]* times, first from libnhood' "$log.err" ;;
     esac
 }
@@ -125,21 +125,22 @@ else bad "$name"; fi
 # memory passed under the promise stops the job with an error naming it.
 name="gpu np=2 real CUDA driver: managed and pinned buffers to MPI (why=gpu_runtime)"
 if run "$name" 2 "NHOOD_ALGO=torus NHOOD_REPORT=1" "$t/test_gpu_real"; then
-    if grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
+    if all_passed &&
         grep -Eq '^nhood: comm=[0-9]+ op=alltoall .*algorithm=pmpi .*calls=2 .*why=gpu_runtime$' "$log.err" &&
         grep -Eq '^nhood: comm=[0-9]+ op=iallgather .*algorithm=pmpi .*calls=2 .*why=gpu_runtime ' "$log.err"; then
         ok "$name"
     else bad "$name"; fi
     name="gpu np=2 real CUDA driver, host buffers promised, NHOOD_CHECK=1: pinned buffers run nhood's schedule"
     if run "$name" 2 "NHOOD_ALGO=torus NHOOD_REPORT=1 NHOOD_CHECK=1" "$t/test_gpu_real" promise &&
-        grep -Eq '^[1-9][0-9]* passed, 0 failed$' "$log.out" &&
+        all_passed &&
         grep -Eq '^nhood: comm=[0-9]+ op=alltoall .*algorithm=torus ' "$log.err" &&
         ! grep -q 'why=gpu_runtime' "$log.err"; then
         ok "$name"
     else bad "$name"; fi
     for mem in managed device; do
         name="gpu np=2 real CUDA driver, host buffers promised, NHOOD_CHECK=1, $mem memory: an error naming it"
-        if ! run "$name" 2 "NHOOD_ALGO=torus NHOOD_CHECK=1" "$t/test_gpu_real" promise $mem &&
+        run "$name" 2 "NHOOD_ALGO=torus NHOOD_CHECK=1" "$t/test_gpu_real" promise $mem
+        if stopped $? &&
             grep -q "^nhood: error: MPI_Neighbor_alltoall: the send buffer is GPU $mem memory, but the info key nhood_host_buffers=true promised host buffers$" "$log.err"; then
             ok "$name"
         else bad "$name"; fi

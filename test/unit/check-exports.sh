@@ -85,7 +85,7 @@ else
         # ones in a newer mpi.h fail here until they are added to
         # src/intercept/functions.h); stream-enqueued waits (MPICH's
         # MPIX_Wait_enqueue) take only requests of enqueued operations.
-        consumers=$(echo "$table" | grep -E '^MPIX?_(Wait|Test|Request_get_status|Request_free|Request_is_complete|Cancel|Start)' |
+        consumers=$(echo "$table" | grep -E '^MPIX?_(Wait|Test|Request_get_status|Request_free|Request_is_complete|Cancel|Start$|Startall$)' |
             grep -Ev '^(MPI_Test_cancelled|MPIX_Wait_enqueue|MPIX_Waitall_enqueue)$')
         fenced=$(for f in $consumers; do grep -q "^NH_FENCE_FN([a-z]*, $f," "$fence" && echo "$f"; done)
         [ -z "$fenced" ] &&
