@@ -9,11 +9,13 @@
 # nhood's schedule by default (no promise, no GPU: not why=gpu_runtime).
 # On sid also the MPI-5 standard ABI build (./configure --with-mpi-abi),
 # run under the ABI layers of both libraries.
-# Usage: check-platforms.sh [--cache DIR] [--mirror URL] [RELEASE...]
-#   RELEASE  trixie (Debian 13, the default) and/or sid
-#   --cache  keep the roots in DIR and reuse them while their package list
-#            is unchanged (without it they are made in a scratch folder
-#            and removed at the end; about 3 GB and 5 minutes each)
+# Usage: check-platforms.sh [--cache DIR [--prepare]] [--mirror URL] [RELEASE...]
+#   RELEASE    trixie (Debian 13, the default) and/or sid
+#   --cache    keep the roots in DIR and reuse them while their package
+#              list is unchanged (without it they are made in a scratch
+#              folder and removed at the end; about 3 GB and 5 minutes each)
+#   --prepare  only make the roots in DIR (CI makes them in the background
+#              while its other suites run, which need little network)
 # Needs root (debootstrap, mount, chroot): scripts/install-deps.sh
 # --platforms.  Everything it mounts is unmounted on exit, also on error or
 # interrupt.  Prints TAP, one "platform ..." summary line per release and
@@ -21,16 +23,18 @@
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 mirror=http://deb.debian.org/debian
-cache="" releases=""
+cache="" releases="" prepare=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --cache) cache=$2 && shift 2 ;;
     --mirror) mirror=$2 && shift 2 ;;
+    --prepare) prepare=1 && shift ;;
     trixie | sid) releases="$releases $1" && shift ;;
     *) echo "check-platforms: unknown argument $1 (releases: trixie sid)" >&2 && exit 2 ;;
     esac
 done
 releases=${releases:-trixie}
+[ -z "$prepare" ] || [ -n "$cache" ] || { echo "check-platforms: --prepare needs --cache DIR" >&2; exit 2; }
 [ "$(id -u)" -eq 0 ] || { echo "check-platforms: needs root (debootstrap, mount, chroot)" >&2; exit 2; }
 command -v debootstrap >/dev/null || { echo "check-platforms: no debootstrap: run scripts/install-deps.sh --platforms" >&2; exit 2; }
 
@@ -152,6 +156,11 @@ for rel in $releases; do
     root=$work/$rel
     if ! make_root "$rel" "$root" "$work/$rel-root.log"; then
         bad "$rel: root made with debootstrap and apt" "$work/$rel-root.log"
+        unmount_all
+        continue
+    fi
+    if [ -n "$prepare" ]; then
+        ok "$rel: root prepared in $root"
         unmount_all
         continue
     fi
