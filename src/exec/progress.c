@@ -18,11 +18,17 @@
  *    first one, and returns at once while none runs.
  *  - async: MPICH 4.3 and later run the poll functions given to
  *    MPIX_Async_start (looked up at run time) in their progress engine,
- *    in every call that waits or tests, at any thread level: the same
- *    guarantee as the hook.  The poll function is registered when a
- *    forwarding operation starts and removes itself (MPIX_ASYNC_DONE) at
- *    the first poll with none running, so a program with no operation
- *    outstanding pays nothing.
+ *    in every call that waits or tests: the same guarantee as the hook.
+ *    The poll function is registered when a forwarding operation starts
+ *    and removes itself (MPIX_ASYNC_DONE) at the first poll with none
+ *    running, so a program with no operation outstanding pays nothing.
+ *    Below MPI_THREAD_MULTIPLE only: MPICH's releases up to 5.0 hold a
+ *    lock of their list of poll functions while running one, and the
+ *    MPI calls nhood's poll makes run that list again (at
+ *    MPI_THREAD_MULTIPLE the lock is taken twice: MPICH 5.0.2 stops on
+ *    an assertion); there the thread backend serves.  Below that level
+ *    the list runs again without a lock, and nhood's poll returns at
+ *    once where it is already running on this thread.
  *  - thread: elsewhere (MPICH before 4.3 has no such hook), where MPI runs at
  *    MPI_THREAD_MULTIPLE, every entry point (nhood's own and the
  *    generated ones of overlap/fence.c) that runs while a forwarding
@@ -144,8 +150,8 @@ int nh_prog_init(int provided, void (*fn)(void))
         return 0; /* the advisor's watches and wrappers assume no progress from below */
     if (hook_register)
         nh_prog = NH_PROG_HOOK;
-    else if (async_start)
-        nh_prog = NH_PROG_ASYNC;
+    else if (async_start && provided != MPI_THREAD_MULTIPLE)
+        nh_prog = NH_PROG_ASYNC; /* not at that level: see the top of this file */
     else if (provided == MPI_THREAD_MULTIPLE)
         nh_prog = NH_PROG_THREAD;
     return nh_prog != NH_PROG_NONE;
@@ -201,11 +207,17 @@ static int quit;
  * registered (arm_async); it removes itself at the first call with
  * nothing running (checked under mu, which arm_async also takes after
  * counting the new operation, so one of the two always sees the other). */
+static __thread int in_poll; /* this thread is inside async_poll */
+
 static int async_poll(void *thing)
 {
     (void)thing;
+    if (in_poll)
+        return ASYNC_NOPROGRESS; /* run again from an MPI call of its own: nothing to do */
     if (__atomic_load_n(&running, __ATOMIC_ACQUIRE) && !__atomic_load_n(&quit, __ATOMIC_RELAXED)) {
+        in_poll = 1;
         prog_fn();
+        in_poll = 0;
         return ASYNC_NOPROGRESS;
     }
     pthread_mutex_lock(&mu);
