@@ -12,6 +12,10 @@
  *    instead of the neighborhood's degrees, and its
  *    MPI_REQUEST_GET_STATUS answers flag = .false. without asking MPI
  *    where the status is MPI_STATUS_IGNORE (a loop on it never ends);
+ *  - Open MPI 6.0 hangs the converted arrays of MPI_INEIGHBOR_ALLTOALLW and
+ *    MPI_NEIGHBOR_ALLTOALLW_INIT on the request as on one of its own
+ *    collective requests, writing into nhood's (its mpi_f08 passes the
+ *    buffers as C descriptors, to mpi_<name>_f08ts_: NH_FORTRAN_TS);
  *  - MPICH before 4.2 returns MPI_UNDEFINED + 1 from MPI_WAITANY and
  *    MPI_TESTANY where no request is active, and 0-based indices from
  *    mpi_f08's MPI_Waitany, Testany, Waitsome and Testsome; MPICH 4.2
@@ -41,6 +45,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef HAVE_ISO_FORTRAN_BINDING_H
+#include <ISO_Fortran_binding.h>
+#endif
 
 #include "nh.h"
 #include "intercept/fortran_int.h"
@@ -210,6 +218,58 @@ static void nh_f_mpi_neighbor_alltoallw_init(void *sendbuf, MPI_Fint *sendcounts
 }
 #endif
 
+#ifdef HAVE_ISO_FORTRAN_BINDING_H
+/* The buffers of C descriptors (Open MPI 6's _f08ts_ names): 1 where both
+ * are contiguous, else 0 with MPI_ERR_BUFFER raised on comm, as the
+ * library's own routine does, before any request exists. */
+static int f_cfi_contiguous(const CFI_cdesc_t *d)
+{
+    CFI_index_t want = (CFI_index_t)d->elem_len;
+    for (int k = 0; k < d->rank; k++) {
+        if (d->dim[k].extent > 1 && d->dim[k].sm != want)
+            return 0;
+        want *= d->dim[k].extent;
+    }
+    return 1;
+}
+
+static int f_cfi_bufs(const CFI_cdesc_t *x1, const CFI_cdesc_t *x2, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    if (f_cfi_contiguous(x1) && f_cfi_contiguous(x2))
+        return 1;
+    *ierr = MPI_ERR_BUFFER;
+    nh_mpi_Comm_call_errhandler(F_COMM(comm), MPI_ERR_BUFFER);
+    return 0;
+}
+
+static void nh_f_ts_mpi_ineighbor_alltoallw(CFI_cdesc_t *x1, MPI_Fint *sendcounts,
+                                            MPI_Aint *sdispls, MPI_Fint *sendtypes,
+                                            CFI_cdesc_t *x2, MPI_Fint *recvcounts,
+                                            MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm,
+                                            MPI_Fint *request, MPI_Fint *ierr)
+{
+    F_IERR(ierr);
+    if (f_cfi_bufs(x1, x2, comm, ierr))
+        f_neighbor_w(NH_FORM_NONBLOCKING, x1->base_addr, sendcounts, sdispls, sendtypes,
+                     x2->base_addr, recvcounts, rdispls, recvtypes, comm, NULL, request, ierr);
+}
+
+#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
+static void nh_f_ts_mpi_neighbor_alltoallw_init(CFI_cdesc_t *x1, MPI_Fint *sendcounts,
+                                                MPI_Aint *sdispls, MPI_Fint *sendtypes,
+                                                CFI_cdesc_t *x2, MPI_Fint *recvcounts,
+                                                MPI_Aint *rdispls, MPI_Fint *recvtypes,
+                                                MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
+                                                MPI_Fint *ierr)
+{
+    F_IERR(ierr);
+    if (f_cfi_bufs(x1, x2, comm, ierr))
+        f_neighbor_w(NH_FORM_PERSISTENT, x1->base_addr, sendcounts, sdispls, sendtypes,
+                     x2->base_addr, recvcounts, rdispls, recvtypes, comm, info, request, ierr);
+}
+#endif
+#endif
+
 /* ---- completion ---- */
 
 /* MPI_WAITANY and MPI_TESTANY (flag NULL: wait). */
@@ -347,6 +407,8 @@ static int f_fixes(void)
     NH_FORTRAN_NAMES(lower, UPPER, f77bugs, f08bugs, params, args, nh_f_##lower)
 #define NH_FORTRAN_F08(lower, bugs, params, args)                                                  \
     NH_FORTRAN_NAME(lower##_f08_, params, args, nh_f_##lower, 1, bugs)
+#define NH_FORTRAN_TS(lower, bugs, params, args)                                                   \
+    NH_FORTRAN_NAME(lower##_f08ts_, params, args, nh_f_ts_##lower, 1, bugs)
 #ifdef HAVE_MPIX_NEIGHBOR_ALLTOALL_INIT
 #define NH_FORTRAN_INIT(name, NAME, f77bugs, f08bugs, params, args)                                \
     NH_FORTRAN_NAMES(mpix_##name, MPIX_##NAME, f77bugs, f08bugs, params, args, nh_f_mpi_##name)
@@ -357,6 +419,7 @@ static int f_fixes(void)
 #include "fortran.h"
 #undef NH_FORTRAN
 #undef NH_FORTRAN_F08
+#undef NH_FORTRAN_TS
 #undef NH_FORTRAN_NAMES
 #undef NH_FORTRAN_NAME
 #undef NH_FORTRAN_INIT

@@ -15,6 +15,9 @@
  * NH_FORTRAN(lower, UPPER, f77bugs, f08bugs, params, args): the converter
  *     nh_f_<lower> is written out in fortran.c;
  * NH_FORTRAN_F08(lower, bugs, params, args): mpi_f08's name only;
+ * NH_FORTRAN_TS(lower, bugs, params, args): mpi_f08's name for buffers
+ *     passed as C descriptors (lower_f08ts_, Open MPI 6), converter
+ *     nh_f_ts_<lower>;
  * NH_FORTRAN_INIT(name, NAME, f77bugs, f08bugs, params, args): the
  *     persistent form, named mpi_<name> (MPI-4) or, with Open MPI 4.1,
  *     mpix_<name> (its pcollreq extension); the converter is
@@ -28,20 +31,39 @@ NH_FORTRAN(mpi_neighbor_alltoallw, MPI_NEIGHBOR_ALLTOALLW, NH_FBUG_W_TYPES, NH_F
             MPI_Fint *comm, MPI_Fint *ierr),
            (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
             comm, ierr))
-NH_FORTRAN(mpi_ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW, NH_FBUG_W_TYPES, NH_FBUG_W_TYPES,
+NH_FORTRAN(mpi_ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW, NH_FBUG_W_TYPES | NH_FBUG_W_REQUEST,
+           NH_FBUG_W_TYPES | NH_FBUG_W_REQUEST,
            (void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes,
             void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes,
             MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr),
            (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
             comm, request, ierr))
 #ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
-NH_FORTRAN_INIT(neighbor_alltoallw_init, NEIGHBOR_ALLTOALLW_INIT, NH_FBUG_W_TYPES,
-                NH_FBUG_W_TYPES,
+NH_FORTRAN_INIT(neighbor_alltoallw_init, NEIGHBOR_ALLTOALLW_INIT,
+                NH_FBUG_W_TYPES | NH_FBUG_W_REQUEST, NH_FBUG_W_TYPES | NH_FBUG_W_REQUEST,
                 (void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes,
                  void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes,
                  MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr),
                 (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
                  comm, info, request, ierr))
+#endif
+/* Open MPI 6's mpi_f08 passes choice buffers as C descriptors to its
+ * mpi_<name>_f08ts_ routines (NH_FORTRAN_TS: that name only). */
+#ifdef HAVE_ISO_FORTRAN_BINDING_H
+NH_FORTRAN_TS(mpi_ineighbor_alltoallw, NH_FBUG_W_REQUEST,
+              (CFI_cdesc_t *x1, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes,
+               CFI_cdesc_t *x2, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes,
+               MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr),
+              (x1, sendcounts, sdispls, sendtypes, x2, recvcounts, rdispls, recvtypes, comm,
+               request, ierr))
+#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
+NH_FORTRAN_TS(mpi_neighbor_alltoallw_init, NH_FBUG_W_REQUEST,
+              (CFI_cdesc_t *x1, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes,
+               CFI_cdesc_t *x2, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes,
+               MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr),
+              (x1, sendcounts, sdispls, sendtypes, x2, recvcounts, rdispls, recvtypes, comm,
+               info, request, ierr))
+#endif
 #endif
 NH_FORTRAN(mpi_waitany, MPI_WAITANY, NH_FBUG_ANY_NONE_F77,
            NH_FBUG_ANY_NONE_F08 | NH_FBUG_INDEX_F08,

@@ -147,6 +147,7 @@ void *nh_mpilib_next(const char *name, void *own, void **bypass)
     return next;
 }
 
+#if defined(OPEN_MPI) || defined(MPICH_VERSION)
 /* The version in the library string after tag ("MPICH Version:	4.2.1",
  * "Open MPI v5.0.7"); 0 where the string has none. */
 static int lib_version(const char *tag, int *major, int *minor)
@@ -157,11 +158,14 @@ static int lib_version(const char *tag, int *major, int *minor)
     *minor = 0;
     return at && sscanf(at + strlen(tag), "%d.%d", major, minor) >= 1;
 }
+#endif
 
 /* The Fortran bindings' bugs of the library at hand (util/mpilib.h), as
  * measured with each library's own binding (docs/fortran.md): Open MPI's
  * NEIGHBOR_ALLTOALLW fix added ompi_fortran_neighbor_count, found among
- * its exported names, and came with the REQUEST_GET_STATUS one (6.0);
+ * its exported names, and came with the REQUEST_GET_STATUS one (6.0),
+ * which also hangs the nonblocking and persistent forms' converted arrays
+ * on the request (ompi_coll_base_add_release_arrays_cb exported);
  * MPICH's are told by the version in its library string.  A library of
  * either family whose string says no version (a derivative naming itself
  * otherwise) gets every fix of its family: a converter is right whether
@@ -173,6 +177,8 @@ static int fortran_bugs(void)
     int bugs = dlsym(RTLD_DEFAULT, "ompi_fortran_neighbor_count") ? 0 : NH_FBUG_W_TYPES;
     if (!lib_version("Open MPI v", &major, &minor) || major < 6)
         bugs |= NH_FBUG_STATUS_IGNORE;
+    if (dlsym(RTLD_DEFAULT, "ompi_coll_base_add_release_arrays_cb"))
+        bugs |= NH_FBUG_W_REQUEST;
     return bugs;
 #elif defined(MPICH_VERSION)
     if (!lib_version("MPICH Version:", &major, &minor))
@@ -210,10 +216,11 @@ int nh_mpilib_fortran_fixes(int mode)
 void nh_mpilib_fortran_fix_names(int bits, char *out, size_t len)
 {
     static const char *const names[] = {"waitany_none", "waitany_none_f08", "index_f08",
-                                        "neighbor_alltoallw_types", "get_status_ignore"};
+                                        "neighbor_alltoallw_types", "get_status_ignore",
+                                        "neighbor_alltoallw_request"};
     size_t n = 0;
     out[0] = '\0';
-    for (int k = 0; k < 5; k++)
+    for (int k = 0; k < 6; k++)
         if (bits & (1 << k))
             n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s%s", n ? " " : "", names[k]);
     if (!n)

@@ -169,7 +169,10 @@ enum {
                                  (Open MPI without ompi_fortran_neighbor_count: before 6.0) */
     NH_FBUG_STATUS_IGNORE = 16, /* MPI_REQUEST_GET_STATUS with MPI_STATUS_IGNORE: flag .false.
                                    without asking MPI (Open MPI before 6.0, every binding) */
-    NH_FBUG_ALL = 31
+    NH_FBUG_W_REQUEST = 32, /* MPI_INEIGHBOR_ALLTOALLW, MPI_NEIGHBOR_ALLTOALLW_INIT: the converted
+                               type arrays hung on the request as on Open MPI's own collective
+                               requests, writing into any other layer's (Open MPI 6.0) */
+    NH_FBUG_ALL = 63
 };
 /* The bits this run mends: the library's (mode NH_FIXES_AUTO), every one
  * (NH_FIXES_ALL) or none. */

@@ -204,13 +204,14 @@ for np in $nps; do
 done
 # With a second thread, and the report showing the schedule forwarded
 # (more than one round; bruck with one port, its only multi-round form on
-# 2x2x1).
+# 2x2x1) by the hook or the thread backend: never MPIX_Async at
+# MPI_THREAD_MULTIPLE (MPICH up to 5.0 locks its poll list twice there).
 for case in "torus torus" "torus bruck" "irregular stfw"; do
     graph=${case% *} algo=${case#* }
     name="progress np=4 $graph NHOOD_ALGO=$algo threads, report names $algo for ialltoallv"
     if run "$name" 4 "NHOOD_ALGO=$algo NHOOD_PORTS=1 NHOOD_REPORT=1" "$t/test_progress" $graph threads &&
         all_passed &&
-        grep -Eq "^nhood: comm=[0-9]+ op=ialltoallv .*algorithm=$algo .*rounds=[2-9].* progress=auto:(hook|async|thread)\$" "$log.err"; then
+        grep -Eq "^nhood: comm=[0-9]+ op=ialltoallv .*algorithm=$algo .*rounds=[2-9].* progress=auto:(hook|thread)\$" "$log.err"; then
         ok "$name"
     else
         bad "$name"
@@ -618,15 +619,16 @@ done
 # program runs on the library's binding alone, and must fail exactly where
 # auto mends a bug it exercises (use mpi and mpif.h: MPI_WAITANY and
 # MPI_TESTANY with none active, MPI_NEIGHBOR_ALLTOALLW's types at 26
-# neighbors on 2 ranks, MPI_REQUEST_GET_STATUS with MPI_STATUS_IGNORE;
-# mpi_f08: the same and its indices).  Under all,
+# neighbors on 2 ranks, MPI_REQUEST_GET_STATUS with MPI_STATUS_IGNORE,
+# the nonblocking and persistent MPI_NEIGHBOR_ALLTOALLW's arrays hung on
+# nhood's request; mpi_f08: the same and its indices).  Under all,
 # every converter runs where the binding is right too.
 fixes=$(NHOOD_LIB="$lib" "$TOP_BUILDDIR/nhood-info" 2>/dev/null | sed -n 's/^fortran_fixes *//p')
 for prog in test_fortran test_fortran_mpif test_fortran_f08; do
     [ -x "$t/$prog" ] || continue
     case $prog in
-        *f08) relevant="waitany_none_f08 index_f08 neighbor_alltoallw_types get_status_ignore" ;;
-        *) relevant="waitany_none neighbor_alltoallw_types get_status_ignore" ;;
+        *f08) relevant="waitany_none_f08 index_f08 neighbor_alltoallw_types get_status_ignore neighbor_alltoallw_request" ;;
+        *) relevant="waitany_none neighbor_alltoallw_types get_status_ignore neighbor_alltoallw_request" ;;
     esac
     mended=""
     for f in $fixes; do
