@@ -7,6 +7,8 @@
 
 #include <mpi.h>
 
+#include "../ompi_weights.h"
+
 enum { GPU_RING_MAXDEG = 8 };
 
 static inline MPI_Comm gpu_ring(int deg, int promise)

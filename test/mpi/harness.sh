@@ -80,6 +80,15 @@ run() {
     # shellcheck disable=SC2086
     timeout 300 $MPIEXEC $extra -n "$np" $flags "$@" >"$log.out" 2>"$log.err"
     last_rc=$?
+    # Open MPI 5's launcher now and then moves the start of a rank's
+    # stderr line (nhood's report, which never goes to stdout) into
+    # stdout, cutting the line in two: such a run shows nothing either
+    # way, so it runs once more.
+    if [ "$launcher" = openmpi ] && grep -q 'nhood: comm=' "$log.out"; then
+        # shellcheck disable=SC2086
+        timeout 300 $MPIEXEC $extra -n "$np" $flags "$@" >"$log.out" 2>"$log.err"
+        last_rc=$?
+    fi
     return $last_rc
 }
 

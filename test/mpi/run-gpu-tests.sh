@@ -20,7 +20,10 @@
 # Output is TAP, then "N passed, N failed".
 . "$(dirname "$0")/harness.sh"
 stubs=$TOP_BUILDDIR/test/gpu/stub
-devdir=$(cd "$TOP_BUILDDIR/test/gpu/dev" && pwd)
+devdir=$(cd "$TOP_BUILDDIR/test/gpu/dev" 2>/dev/null && pwd) || {
+    echo "Bail out! no $TOP_BUILDDIR/test/gpu/dev: the build makes it with test_gpu (make check)"
+    exit 1
+}
 nodev=$log.nodev # a device folder without any GPU's nodes
 mkdir -p "$nodev"
 init=$(grep -q 'HAVE_MPI_NEIGHBOR_ALLTOALL_INIT=1' "$TOP_BUILDDIR/Makefile" && echo 1)

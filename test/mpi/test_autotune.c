@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../check.h"
+#include "../ompi_weights.h"
 #include "../common.h"
 
 static int rank, p;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../check.h"
+#include "../ompi_weights.h"
 
 static int rank, p;
 

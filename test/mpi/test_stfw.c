@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../check.h"
+#include "../ompi_weights.h"
 #include "../randgraph.h"
 #include "../reference.h"
 #include "nhood.h"

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../ompi_weights.h"
+
 #define ITERS 5
 
 static int errors;
