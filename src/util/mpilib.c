@@ -175,8 +175,12 @@ static int fortran_bugs(void)
     int major = 0, minor = 0;
 #if defined(OPEN_MPI)
     int bugs = dlsym(RTLD_DEFAULT, "ompi_fortran_neighbor_count") ? 0 : NH_FBUG_W_TYPES;
-    if (!lib_version("Open MPI v", &major, &minor) || major < 6)
-        bugs |= NH_FBUG_STATUS_IGNORE;
+    /* 6.0's generated mpi_f08 MPI_Testany sets neither flag nor index with
+     * no active request */
+    if (!lib_version("Open MPI v", &major, &minor))
+        bugs |= NH_FBUG_STATUS_IGNORE | NH_FBUG_ANY_NONE_F08;
+    else
+        bugs |= major < 6 ? NH_FBUG_STATUS_IGNORE : NH_FBUG_ANY_NONE_F08;
     if (dlsym(RTLD_DEFAULT, "ompi_coll_base_add_release_arrays_cb"))
         bugs |= NH_FBUG_W_REQUEST;
     return bugs;
