@@ -11,18 +11,25 @@ enum { ZE_RESULT_SUCCESS = 0, ZE_RESULT_ERROR_UNINITIALIZED = 0x78000001 };
 
 static int started;
 
+static void start(void)
+{
+    if (!__atomic_exchange_n(&started, 1, __ATOMIC_ACQ_REL))
+        stub_open_node("dri/renderD128");
+}
+
 EXPORT int zeInit(unsigned flags)
 {
     (void)flags;
-    if (!__atomic_exchange_n(&started, 1, __ATOMIC_ACQ_REL))
-        stub_open_node("dri/renderD128");
+    start();
     return ZE_RESULT_SUCCESS;
 }
 
+/* Not through zeInit: where the MPI library itself links Level Zero's
+ * loader (MPICH 5 on Debian sid), that name binds to the real one. */
 EXPORT void nhstub_start(int on)
 {
     if (on)
-        zeInit(0);
+        start();
 }
 
 EXPORT int zeDriverGet(unsigned *count, void **drivers)

@@ -87,7 +87,14 @@ static void info_cases(void)
     int vlen = 0, flag = 0;
     MPI_Info_create(&probe);
     MPI_Info_set(probe, "nhood_dims", longv);
+#if MPI_VERSION >= 4 /* MPI_Info_get_valuelen is deprecated there */
+    char one[1];
+    vlen = 1;
+    MPI_Info_get_string(probe, "nhood_dims", &vlen, one, &flag);
+    vlen--; /* the length with its terminating null */
+#else
     MPI_Info_get_valuelen(probe, "nhood_dims", &vlen, &flag);
+#endif
     MPI_Info_free(&probe);
     if (flag && vlen == 300) {
         CHECK(create("nhood_dims", longv, -1) == MPI_ERR_INFO_VALUE,
