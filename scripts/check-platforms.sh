@@ -122,7 +122,7 @@ build() {
 subset() {
     rel=$1 root=$2 b=/nhood/build-$3 name=$4 launcher=$5 env=${6:-}
     log=$work/$rel-$name.log
-    lib=$(in_root "$root" "$env cd $b && ./nhood-info 2>/dev/null | sed -n 's/^mpi_library *//p' | tr -s ' '")
+    lib=$(in_root "$root" "$env cd $b && ./nhood-info 2>/dev/null | sed -n 's/^mpi_library *//p' | tr -s ' ' | sed 's/,.*//'")
     in_root "$root" "$env cd $b && make -j$(nproc) check-platform-subset MPIEXEC=$launcher" \
         >"$log.check" 2>&1
     for t in test/mpi/run-platform-tests test/mpi/run-gpu-tests test/mpi/run-tool-tests \
