@@ -1,13 +1,16 @@
 #!/bin/sh
 # What NHOOD_PROGRESS=auto costs where nothing forwards, at 2 ranks
-# (MPICH, whose backend is the thread one, at MPI_THREAD_MULTIPLE where a
-# forwarding algorithm is forced): nhood-overhead's 8-byte
+# (MPICH: before 4.3 the thread backend, at MPI_THREAD_MULTIPLE where a
+# forwarding algorithm is forced; from 4.3 MPIX_Async, at the program's
+# own level, registered only while a forwarding operation is
+# outstanding): nhood-overhead's 8-byte
 # Isend/Irecv/Waitall ping-pong (per round trip) and MPI_Test on
 # MPI_REQUEST_NULL (per call), in RUNS rounds of four runs in turn:
 #   native       no nhood, MPI_Init (MPI_THREAD_SINGLE)
 #   native_mt    no nhood, MPI_Init_thread(MPI_THREAD_MULTIPLE)
 #   nhood        nhood preloaded, defaults (MPI_THREAD_SINGLE)
-#   nhood_fwd    nhood preloaded, NHOOD_ALGO=torus (MPI_THREAD_MULTIPLE)
+#   nhood_fwd    nhood preloaded, NHOOD_ALGO=torus (the thread backend:
+#                MPI_THREAD_MULTIPLE; MPIX_Async: MPI_THREAD_SINGLE)
 # Each run alternates MPI_* and PMPI_* in itself (nhood-overhead); the
 # rows give, per configuration, the median over runs of the MPI_* column
 # (what the program pays), its ratio to native's, and the median of the
