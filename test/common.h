@@ -84,12 +84,19 @@ static inline int mpi_topology_ok(MPI_Comm g)
     return t == MPI_DIST_GRAPH;
 }
 
+/* Does NHOOD_DISABLE turn nhood off in this run? */
+static inline int nhood_disabled(void)
+{
+    const char *off = getenv("NHOOD_DISABLE");
+    return off && strcmp(off, "0") != 0;
+}
+
 /* Does the program hand every neighborhood collective to MPI (no nhood,
  * NHOOD_ALGO=pmpi, NHOOD_DISABLE)? */
 static inline int forced_mpi(int nhood_loaded)
 {
-    const char *a = getenv("NHOOD_ALGO"), *off = getenv("NHOOD_DISABLE");
-    return !nhood_loaded || (a && strcmp(a, "pmpi") == 0) || (off && strcmp(off, "0") != 0);
+    const char *a = getenv("NHOOD_ALGO");
+    return !nhood_loaded || (a && strcmp(a, "pmpi") == 0) || nhood_disabled();
 }
 
 #endif

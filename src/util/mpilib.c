@@ -224,7 +224,7 @@ void nh_mpilib_fortran_fix_names(int bits, char *out, size_t len)
                                         "neighbor_alltoallw_request"};
     size_t n = 0;
     out[0] = '\0';
-    for (int k = 0; k < 6; k++)
+    for (int k = 0; k < (int)(sizeof(names) / sizeof(names[0])); k++)
         if (bits & (1 << k))
             n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s%s", n ? " " : "", names[k]);
     if (!n)

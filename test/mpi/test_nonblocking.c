@@ -67,10 +67,10 @@ static void op_fill(op *o, int seed)
         o->sbuf[i] = (unsigned char)(rank * 37 + i * 11 + seed * 5 + o->alltoall);
     memset(o->rbuf, 0xA5, o->rbytes);
     memset(o->ref, 0xA5, o->rbytes);
-    int runs = nhood_runs(o);
-    CHECK(runs || mpi_topology_ok(o->g), "%s handed to MPI, which fails on this graph",
+    int runs = nhood_runs(o), mpi_ok = mpi_topology_ok(o->g);
+    CHECK(runs || mpi_ok, "%s handed to MPI, which fails on this graph",
           o->alltoall ? "alltoall" : "allgather");
-    if (runs || !mpi_topology_ok(o->g))
+    if (runs || !mpi_ok)
         reference(o->alltoall, o->g, o->sbuf, o->count, o->type, o->ref, o->count, o->type);
     else
         (o->alltoall ? PMPI_Neighbor_alltoall : PMPI_Neighbor_allgather)(
