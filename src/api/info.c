@@ -71,7 +71,11 @@ NH_EXPORT int nhood_info(const char *key, char *value, int len)
     } else if (strcmp(key, "progress") == 0) {
         snprintf(value, n, "%s", before ? state : nh_prog_name());
     } else if (strcmp(key, "fortran_fixes") == 0) {
+#ifdef NHOOD_SMPI /* simulated ranks run no Fortran */
+        snprintf(value, n, "none");
+#else
         nh_mpilib_fortran_fix_names(nh_mpilib_fortran_fixes(nh_cfg.fortran_fixes), value, n);
+#endif
     } else if (strcmp(key, "progress_backends") == 0) {
         snprintf(value, n, "%s", nh_prog_backends());
     } else if (strcmp(key, "ranks_per_node") == 0 || strcmp(key, "cpus") == 0) {
