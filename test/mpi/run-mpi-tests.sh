@@ -461,9 +461,20 @@ fi # dup
 if part threads; then
 # MPI_THREAD_MULTIPLE: nhood stays on; threads run collectives on their
 # own communicators (one a duplicate of another's) and wait concurrently.
+# Open MPI 6.0.0rc2 hangs this program above 2 ranks with no nhood loaded
+# as well (8 of 16 runs at 4 and at 8 ranks, none of 16 at 2: a thread
+# stays in MPI_Waitall on messages its peers sent; docs/platforms.md).
+mt_hangs=no
+if [ "$launcher" = openmpi ]; then
+    case "$(${MPIEXEC%% *} --version 2>/dev/null | head -n 1)" in *"Open MPI) 6.0.0rc"*) mt_hangs=yes ;; esac
+fi
 for np in $nps; do
     for vars in "" "NHOOD_PROGRESS=poll NHOOD_ALGO=torus" "NHOOD_ALGO=pmpi"; do
         name="threads np=$np $vars"
+        if [ "$mt_hangs" = yes ] && [ "$np" -gt 2 ]; then
+            skip "$name" "Open MPI 6.0.0rc2 hangs test_threads above 2 ranks without nhood too"
+            continue
+        fi
         if run "$name" $np "$vars NHOOD_FALLBACK=silent" "$t/test_threads" &&
             all_passed; then ok "$name"; else bad "$name"; fi
     done
