@@ -4,6 +4,8 @@
 #ifndef NH_API_H
 #define NH_API_H
 
+#include "api/report.h"
+#include "exec/inplace.h"
 #include "select/select.h"
 
 /* A call's arguments as the user gave them (the fields its form has). */
@@ -37,6 +39,9 @@ int nh_graph_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
 /* An in-place all-to-all (api/lifecycle.c): nhood's run, or NH_TO_PMPI
  * (not MPI_IN_PLACE, or nh_inplace declines it). */
 int nh_inplace_try(const void *sendbuf, MPI_Comm comm, const nh_inplace_args *a);
+/* nhood's start-up after MPI was initialized without it (a Fortran
+ * binding calling PMPI_Init); does nothing if it already ran. */
+int nh_start_late(void);
 
 /* The overlap layer's entry for the blocking and nonblocking collectives
  * while NHOOD_OVERLAP is on (overlap/coll.c sets it; NULL otherwise): it

@@ -7,7 +7,7 @@
 #include "exec/request.h"
 #include "api/api.h"
 #include "config/files.h"
-#include "nh.h"
+#include "api/api.h"
 #include "nh_impl.h"
 #include "select/tunefile.h"
 #include "util/sync.h"

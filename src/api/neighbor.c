@@ -2,7 +2,7 @@
  * each entry point describes its arguments, nh_neighbor runs the call
  * with nhood's schedule (blocking: start + wait on the engine;
  * nonblocking and persistent: nhood's request) or declines it
- * (NH_TO_PMPI, nh.h), and the entry point makes MPI's own call. */
+ * (NH_TO_PMPI, util/util.h), and the entry point makes MPI's own call. */
 #include "api/api.h"
 #include "exec/request.h"
 #include "nh_impl.h"

@@ -9,7 +9,7 @@
 #include "config/files.h"
 #include "exec/progress.h"
 #include "plan/stfw_setup.h"
-#include "nh.h"
+#include "api/api.h"
 #include "select/select.h"
 #include "util/sync.h"
 #include "util/window.h"
@@ -69,11 +69,20 @@ static nh_report_rec *rec_new(nh_plan *p, nh_coll coll, nh_form form)
     return r;
 }
 
+/* The report's state per plan (nh_plan_ext): its records, which the
+ * report's list owns (they outlive the communicator). */
+typedef struct report_state {
+    nh_report_rec *rec[NH_COLL_COUNT][NH_FORM_COUNT];
+} report_state;
+
 nh_report_rec *nh_report_rec_get(nh_plan *p, nh_coll coll, nh_form form)
 {
-    if (!p->rec[coll][form])
-        p->rec[coll][form] = rec_new(p, coll, form);
-    return p->rec[coll][form];
+    report_state *st = nh_plan_ext(p, NH_EXT_REPORT, sizeof(report_state), NULL);
+    if (!st)
+        return NULL;
+    if (!st->rec[coll][form])
+        st->rec[coll][form] = rec_new(p, coll, form);
+    return st->rec[coll][form];
 }
 
 void nh_report_stfw(const nh_plan *p, nh_op op, nh_report_rec *r)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nh.h"
+#include "config/config.h"
 #include "core/parse.h"
 #include "config/files.h"
 #include "config/settings.h"

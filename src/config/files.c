@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nh.h"
+#include "config/config.h"
 #include "config/files.h"
 #include "util/resource.h"
 

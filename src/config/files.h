@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "nh.h"
+#include "config/config.h"
 #include "core/kvfile.h"
 
 /* This run's fingerprint (date: today).  Collective on MPI_COMM_WORLD

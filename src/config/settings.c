@@ -8,7 +8,7 @@
 #include "core/parse.h"
 #include "core/reduce.h"
 #include "core/stfw.h"
-#include "nh.h"
+#include "config/config.h"
 
 /* 2^40 bytes: larger auxiliary buffers are typos. */
 #define NH_MAX_BYTES (1LL << 40)

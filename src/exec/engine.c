@@ -55,13 +55,20 @@ static void bind_free(nh_bind *b)
     free(b);
 }
 
-static void bind_cache_free(nh_plan *p)
+static void exec_fini(nh_plan *p, void *state)
 {
-    while (p->bcache) {
-        nh_bind *n = p->bcache->next;
-        bind_free(p->bcache);
-        p->bcache = n;
+    nh_exec_state *e = state;
+    (void)p;
+    while (e->bcache) {
+        nh_bind *n = e->bcache->next;
+        bind_free(e->bcache);
+        e->bcache = n;
     }
+}
+
+nh_exec_state *nh_exec_state_of(nh_plan *p)
+{
+    return nh_plan_ext(p, NH_EXT_EXEC, sizeof(nh_exec_state), exec_fini);
 }
 
 /* A held binding outlives the call: it describes blocks with duplicates of
@@ -404,13 +411,14 @@ static int same_call(const nh_bind *b, const nh_sched *s, const nh_call *c, cons
 static int bind_get(nh_plan *p, const nh_sched *s, const nh_call *c, const nh_bind_opts *o,
                     nh_bind **out, int *owned)
 {
-    nh_bind **pp = &p->bcache, *b;
+    nh_exec_state *e = c->named ? nh_exec_state_of(p) : NULL;
+    nh_bind **pp = e ? &e->bcache : NULL, *b;
     int n = 0, rc;
-    for (; c->named && (b = *pp); pp = &b->next, n++)
+    for (; e && (b = *pp); pp = &b->next, n++)
         if (same_call(b, s, c, o)) {
             *pp = b->next; /* move to front */
-            b->next = p->bcache;
-            p->bcache = b;
+            b->next = e->bcache;
+            e->bcache = b;
             *out = b;
             *owned = 0;
             return MPI_SUCCESS;
@@ -418,13 +426,12 @@ static int bind_get(nh_plan *p, const nh_sched *s, const nh_call *c, const nh_bi
     if ((rc = bind_new(p, s, c, o, 0, 0, 0, &b)))
         return rc;
     *out = b;
-    *owned = !c->named;
-    if (c->named) {
-        b->next = p->bcache;
-        p->bcache = b;
-        p->bcache_free = bind_cache_free; /* the plan, below, frees it */
-        if (++n > NH_BIND_CACHE) {        /* drop the least recently used idle one */
-            nh_bind **q = &p->bcache, **last = NULL;
+    *owned = !e;
+    if (e) { /* the plan, below, frees the cache (exec_fini) */
+        b->next = e->bcache;
+        e->bcache = b;
+        if (++n > NH_BIND_CACHE) { /* drop the least recently used idle one */
+            nh_bind **q = &e->bcache, **last = NULL;
             for (; *q; q = &(*q)->next)
                 if (!(*q)->busy)
                     last = q;

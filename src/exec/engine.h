@@ -58,7 +58,32 @@
 #ifndef NH_ENGINE_H
 #define NH_ENGINE_H
 
-#include "nh.h"
+#include "plan/plan.h"
+
+/* Tag slots: blocking calls use slot 0, nonblocking and persistent ones
+ * slots 1..NH_SLOTS-1 in creation order (see exec/request.c). */
+#define NH_SLOTS 16
+
+typedef struct nh_bind nh_bind;
+
+/* How the engine frames and addresses a call's messages. */
+typedef struct nh_bind_opts {
+    nh_binding kind; /* multi-block sized messages: AUTO (packed up to the eager limit, else a
+                        struct), PACK, ZCOPY */
+    int header;      /* header framing (sizes unknown at the receiver) */
+    int model;       /* typed temps: 0 a receive block (regular calls), 1 the local block of
+                        the temp's template entry (v/w calls under the promise) */
+} nh_bind_opts;
+
+/* The engine's state per plan (nh_plan_ext): its cache of bindings for
+ * predefined types (engine.c) and the count of nonblocking and persistent
+ * operations created, which numbers their tag slots (request.c).  NULL
+ * where memory ran out. */
+typedef struct nh_exec_state {
+    nh_bind *bcache;
+    unsigned long seq;
+} nh_exec_state;
+nh_exec_state *nh_exec_state_of(nh_plan *p);
 
 /* One block of a call. */
 typedef struct nh_desc {

@@ -11,7 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "nh.h"
+#include "exec/engine.h"
+#include "exec/inplace.h"
 #include "util/gpu.h"
 #include "util/sync.h"
 

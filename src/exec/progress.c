@@ -60,7 +60,7 @@
 #include <signal.h>
 
 #include "exec/progress.h"
-#include "nh.h"
+#include "exec/engine.h"
 #include "util/host.h"
 #ifdef HAVE_VALGRIND_HELGRIND_H
 #include <valgrind/helgrind.h>

@@ -239,10 +239,11 @@ static int enlist(nh_req *r, nh_plan *p, int persistent, int multi, long *starts
 int nh_req_create(nh_plan *p, const nh_sched *s, const nh_call *c, const nh_bind_opts *o,
                   int persistent, long *starts, int *zcopy, MPI_Request *out)
 {
-    nh_req *r = calloc(1, sizeof(*r));
+    nh_exec_state *e = nh_exec_state_of(p);
+    nh_req *r = e ? calloc(1, sizeof(*r)) : NULL;
     if (!r)
         return MPI_ERR_NO_MEM;
-    int slot = 1 + (int)(p->seq++ % (NH_SLOTS - 1));
+    int slot = 1 + (int)(e->seq++ % (NH_SLOTS - 1));
     int rc = nh_run_bind(&r->run, p, s, c, o, 1, persistent, slot);
     if (rc) {
         free(r);

@@ -50,7 +50,7 @@
 #include <ISO_Fortran_binding.h>
 #endif
 
-#include "nh.h"
+#include "api/api.h"
 #include "intercept/fortran_int.h"
 
 #define NH_EXPORT __attribute__((visibility("default")))

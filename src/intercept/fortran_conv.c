@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "nh.h"
+#include "api/api.h"
 #include "intercept/fortran_int.h"
 
 enum { F_IN_PLACE = 0, F_BOTTOM, F_STATUS_IGNORE, F_STATUSES_IGNORE, F_NSENTINELS };

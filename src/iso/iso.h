@@ -5,7 +5,7 @@
 
 #include <stdlib.h>
 
-#include "nh.h"
+#include "api/api.h"
 #include "core/reduce.h"
 
 /* What Iso_neighborhood_create attaches to the communicator it makes. */

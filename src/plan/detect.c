@@ -20,7 +20,7 @@
 
 #include "plan/detect_int.h"
 #include "plan/stfw_setup.h"
-#include "nh.h"
+#include "plan/plan.h"
 #include "core/parse.h"
 #include "util/gpu.h"
 #include "util/sync.h"
@@ -65,8 +65,11 @@ void nh_plan_unref(nh_plan *p)
 {
     if (nh_atomic_add(&p->refs, -1) > 0) /* requests of other threads hold references */
         return;
-    if (p->bcache_free)
-        p->bcache_free(p); /* the engine's bindings point into the schedules */
+    for (int k = 0; k < NH_EXT_COUNT; k++) { /* the engine's bindings point into the schedules */
+        if (p->ext[k].fini)
+            p->ext[k].fini(p, p->ext[k].state);
+        free(p->ext[k].state);
+    }
     if (p->pcomm != MPI_COMM_NULL)
         nh_comm_free(&p->pcomm);
     if (p->root) { /* a copy: the analysis is the original's */
@@ -89,6 +92,14 @@ void nh_plan_unref(nh_plan *p)
     }
     free(p);
     nh_res_add(NH_RES_PLAN, -1);
+}
+
+void *nh_plan_ext_new(nh_plan *p, nh_ext_id id, size_t size, nh_ext_fini fini)
+{
+    if (!(p->ext[id].state = calloc(1, size)))
+        return NULL;
+    p->ext[id].fini = fini;
+    return p->ext[id].state;
 }
 
 /* MPI_Comm_dup, _dup_with_info and _idup of an analyzed communicator:

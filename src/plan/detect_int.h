@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nh.h"
+#include "plan/plan.h"
 #include "plan/stfw_setup.h"
 
 #define NH_MAXCAND 24

@@ -6,7 +6,7 @@
 #include "core/parse.h"
 #include "core/stfw.h"
 #include "config/settings.h"
-#include "nh.h"
+#include "plan/plan.h"
 
 nh_algo nh_requested_algo(const nh_plan *p, nh_op op)
 {

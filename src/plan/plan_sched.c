@@ -3,7 +3,7 @@
  * duplicate, the size-coupling test, and the schedules. */
 #include <stdlib.h>
 
-#include "nh.h"
+#include "plan/plan.h"
 #include "util/sync.h"
 
 /* The cost model's network (NHOOD_COST_RING, or NHOOD_COST_TIER1..3). */

@@ -7,7 +7,7 @@
 #ifndef NH_STFW_EXEC_H
 #define NH_STFW_EXEC_H
 
-#include "nh.h"
+#include "plan/plan.h"
 #include "core/stfw.h"
 
 /* What a communicator keeps for store-and-forward (nh_plan.stfw). */

@@ -25,7 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "nh.h"
+#include "select/select.h"
 #include "select/tunefile.h"
 #include "util/sync.h"
 
@@ -207,9 +207,10 @@ static int agree(nh_plan *p, tune *t)
      * decision (select.c remembers their choice): they choose again, from
      * it.  Every rank of p gets here on the same call. */
     nh_coll coll = t->op == NH_OP_ALLTOALL ? NH_COLL_ALLTOALL : NH_COLL_ALLGATHER;
-    for (int f = NH_FORM_NONBLOCKING; f < NH_FORM_COUNT; f++)
-        if (p->last[coll][f].m == t->m)
-            p->last[coll][f].valid = 0;
+    nh_sel_state *st = nh_sel_state_of(p);
+    for (int f = NH_FORM_NONBLOCKING; st && f < NH_FORM_COUNT; f++)
+        if (st->last[coll][f].m == t->m)
+            st->last[coll][f].valid = 0;
     nh_tune_key k;
     key_of(p, t->op, NH_FORM_BLOCKING, t->m, &k);
     nh_tune_file_put(&k, &t->dec);

@@ -407,8 +407,10 @@ int nh_forced_needs_progress(nh_plan *p, nh_algo forced, const char *opname)
                  nh_algos[forced].name, opname, p->id, nh_prog_name());
         return MPI_ERR_UNSUPPORTED_OPERATION;
     }
-    if (nh_cfg.fallback == NH_FALLBACK_WARN && !p->warned_progress) {
-        p->warned_progress = 1;
+    nh_sel_state *st = nh_sel_state_of(p);
+    if (nh_cfg.fallback == NH_FALLBACK_WARN && !(st && st->warned_progress)) {
+        if (st)
+            st->warned_progress = 1;
         nh_warn("algorithm %s forwards data between ranks, which nonblocking and persistent "
                 "calls on communicator %d do only with NHOOD_PROGRESS=poll or a progress "
                 "backend (progress=%s); using %s",
@@ -436,30 +438,34 @@ int nh_sizes_known(nh_plan *p, nh_coll coll)
 /* auto's choice for blocks of m bytes, kept for the next such call. */
 static void remember(nh_plan *p, nh_coll coll, nh_form form, size_t m, const nh_choice *c)
 {
-    p->last[coll][form].valid = 1;
-    p->last[coll][form].m = m;
-    p->last[coll][form].algo = c->algo;
-    p->last[coll][form].s = c->s;
-    p->last[coll][form].o = c->o;
-    p->last[coll][form].why = c->why;
-    p->last[coll][form].tuned = c->tuned;
+    nh_sel_state *st = nh_sel_state_of(p);
+    if (!st)
+        return;
+    st->last[coll][form].valid = 1;
+    st->last[coll][form].m = m;
+    st->last[coll][form].algo = c->algo;
+    st->last[coll][form].s = c->s;
+    st->last[coll][form].o = c->o;
+    st->last[coll][form].why = c->why;
+    st->last[coll][form].tuned = c->tuned;
 }
 
 int nh_select_passes(nh_plan *p, nh_coll coll, nh_form form, nh_choice *out)
 {
     nh_algo forced = nh_forced_algo(p, nh_coll_op(coll));
-    if (p->stfw || p->stfw_wait || nh_cfg.check)
+    nh_sel_state *st = nh_sel_state_of(p);
+    if (p->stfw || p->stfw_wait || nh_cfg.check || !st)
         return 0;
     if (forced != NH_ALGO_PMPI && lists_direct(p, nh_coll_op(coll)))
         return 0; /* nhood's direct exchange stands in for MPI's (nh_irregular_direct) */
     if (forced != NH_ALGO_PMPI &&
-        (forced != NH_ALGO_AUTO || nh_sizes_known(p, coll) || !p->last[coll][form].valid ||
-         p->last[coll][form].algo != NH_ALGO_PMPI))
+        (forced != NH_ALGO_AUTO || nh_sizes_known(p, coll) || !st->last[coll][form].valid ||
+         st->last[coll][form].algo != NH_ALGO_PMPI))
         return 0;
     memset(out, 0, sizeof(*out));
     out->algo = NH_ALGO_PMPI;
     if (forced == NH_ALGO_AUTO)
-        out->why = p->last[coll][form].why;
+        out->why = st->last[coll][form].why;
     return 1;
 }
 
@@ -468,6 +474,7 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
     nh_op op = nh_coll_op(coll);
     nh_algo forced = nh_forced_algo(p, op);
     int known = nh_sizes_known(p, coll), rc;
+    nh_sel_state *st = nh_sel_state_of(p);
     /* v/w alltoall calls without the promise run forwarding schedules split */
     int split = !known && nh_coll_vec(coll) && op == NH_OP_ALLTOALL;
     double w = window_us(p, form);
@@ -493,12 +500,13 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
             if ((rc = nh_forced_needs_progress(p, forced, nh_coll_name(coll))))
                 return rc;
         }
-    } else if (forced == NH_ALGO_AUTO && p->last[coll][form].valid && p->last[coll][form].m == m) {
-        out->algo = p->last[coll][form].algo;
-        out->o = p->last[coll][form].o;
-        out->s = p->last[coll][form].s;
-        out->why = p->last[coll][form].why;
-        out->tuned = (nh_tuned)p->last[coll][form].tuned;
+    } else if (forced == NH_ALGO_AUTO && st && st->last[coll][form].valid &&
+               st->last[coll][form].m == m) {
+        out->algo = st->last[coll][form].algo;
+        out->o = st->last[coll][form].o;
+        out->s = st->last[coll][form].s;
+        out->why = st->last[coll][form].why;
+        out->tuned = (nh_tuned)st->last[coll][form].tuned;
         return MPI_SUCCESS;
     } else if (forced == NH_ALGO_AUTO) {
         best = NH_ALGO_DIRECT;

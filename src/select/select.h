@@ -22,6 +22,27 @@ typedef enum {
 } nh_why;
 const char *nh_why_name(nh_why w);
 
+/* Selection's state per plan (nh_plan_ext): auto's decision for the last
+ * block size of each collective and form, and whether the warning that a
+ * forced algorithm needs progress was given.  NULL where memory ran out
+ * (nothing remembered, the warning repeated). */
+typedef struct nh_sel_state {
+    struct {
+        size_t m;
+        int valid;
+        nh_algo algo;
+        const nh_sched *s; /* its schedule (bruck: of the ports chosen) */
+        nh_bind_opts o;
+        int why;   /* nh_why (select/select.h) */
+        int tuned; /* nh_tuned (select/select.h) */
+    } last[NH_COLL_COUNT][NH_FORM_COUNT];
+    int warned_progress;
+} nh_sel_state;
+static inline nh_sel_state *nh_sel_state_of(nh_plan *p)
+{
+    return nh_plan_ext(p, NH_EXT_SELECT, sizeof(nh_sel_state), NULL);
+}
+
 /* May a schedule that forwards run in form on p?  Blocking calls always;
  * nonblocking and persistent ones under poll (promised), or where a
  * progress backend forwards for them (exec/progress.c) and the algorithm
@@ -40,7 +61,7 @@ typedef enum { NH_TUNED_NONE = 0, NH_TUNED_MEASURED, NH_TUNED_FILE, NH_TUNED_MOD
 
 typedef struct nh_choice {
     /* NH_ALGO_PMPI: MPI's own exchange (the caller hands the call to MPI:
-     * NH_TO_PMPI, nh.h); NH_ALGO_AUTO: not decided yet (nh_stfw_choose) */
+     * NH_TO_PMPI, util/util.h); NH_ALGO_AUTO: not decided yet (nh_stfw_choose) */
     nh_algo algo;
     const nh_sched *s;
     nh_bind_opts o;

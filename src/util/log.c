@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "nh.h"
+#include "util/util.h"
 
 int nh_world_rank;
 int nh_no_world;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nh.h"
+#include "util/util.h"
 #include "util/objects.h"
 
 /* The MPI library: of the loaded objects that define PMPI_Init, the last

@@ -24,6 +24,9 @@
 
 #include "util/init_forms.h"
 
+/* NHOOD_FORTRAN_FIXES: where nhood's Fortran converters run */
+enum { NH_FIXES_AUTO, NH_FIXES_ALL, NH_FIXES_NONE };
+
 #ifndef NHOOD_SMPI
 #define NH_LIB_FN(ret, name, nhname, params, args) extern ret(*nhname) params;
 #include "util/mpilib_gen.h"

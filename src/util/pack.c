@@ -9,7 +9,7 @@
  * call only; this path is taken only for blocks at exactly MPI_BOTTOM. */
 #include <stdint.h>
 
-#include "nh.h"
+#include "util/util.h"
 
 static int shifted(int count, MPI_Datatype type, MPI_Datatype *out)
 {

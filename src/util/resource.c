@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "nh.h"
+#include "util/util.h"
 #include "nhood.h"
 #include "util/host.h"
 

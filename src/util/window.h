@@ -37,7 +37,7 @@ void nh_win_seen(const MPI_Request *h, int n);
 void nh_win_forget(MPI_Request h);
 /* The bucket of this process's window (the third quartile measured), or
  * NH_WIN_UNKNOWN (fewer than NH_WIN_MIN samples).  Graph creation
- * contributes it, or NHOOD_WINDOW where set (nh_window_mine, nh.h). */
+ * contributes it, or NHOOD_WINDOW where set (nh_window_mine, plan/plan.h). */
 int nh_win_bucket(void);
 /* A bucket's window in microseconds (its upper edge; < 0 for unknown). */
 double nh_win_us(int bucket);

@@ -1,0 +1,53 @@
+/* What every layer above core shares (util/): handing a call to MPI
+ * (NH_TO_PMPI), the rank for messages, warnings and errors (log.c), and
+ * packing that accepts MPI_BOTTOM (pack.c).  Each layer above has its own
+ * header: config/config.h, plan/plan.h, exec/engine.h, exec/inplace.h,
+ * select/select.h, api/api.h, api/report.h, iso/iso.h (docs/layout.md). */
+#ifndef NH_UTIL_H
+#define NH_UTIL_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "core/grid.h"
+#include "core/inplace.h"
+#include "core/model.h"
+#include "core/sched.h"
+#include "util/mpilib.h"
+#include "util/resource.h"
+
+/* ---- handing a call to MPI ----
+ * A function that runs an MPI call nhood intercepted, or may leave it to
+ * the MPI library, returns MPI_SUCCESS, an MPI error code (positive), or
+ * NH_TO_PMPI: nhood declines the call, and the code that received it
+ * from the program (an nh_impl_* entry point, an Iso_* function, the
+ * overlap layer's hook) makes the MPI library's own call with the
+ * program's arguments.  It is the one way every layer says so (exec's
+ * nh_inplace; api's nh_neighbor, nh_inplace_try and their helpers; iso's
+ * calls of nh_neighbor), and each passes it up unchanged.
+ *
+ * NH_ALGO_PMPI (core/sched.h) is another thing: an algorithm, MPI's own
+ * exchange, as selection's choice (NHOOD_ALGO=pmpi, auto's cost model,
+ * the autotuner's candidate), carried in nh_choice.algo (select/select.h)
+ * and counted in the report like nhood's own algorithms.  nh_neighbor
+ * (api/neighbor.c) is where that choice becomes NH_TO_PMPI, except in an
+ * autotune trial, which times MPI's exchange itself.  The in-place
+ * all-to-all's order NH_INPLACE_PMPI (core/inplace.h) is the same kind of
+ * choice, which nh_inplace turns into NH_TO_PMPI. */
+#define NH_TO_PMPI (-1)
+
+extern int nh_world_rank; /* set at start-up (api/lifecycle.c); Sessions: the rank in the
+                            * communicator nhood started on */
+/* nhood started in a program that uses only MPI-4 Sessions (no MPI_Init):
+ * MPI_COMM_WORLD is not valid there (api/lifecycle.c, util/log.c). */
+extern int nh_no_world;
+/* Messages on stderr (util/log.c): warnings from rank 0, errors from any. */
+void nh_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void nh_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* MPI_Pack / MPI_Unpack that also accept a block at MPI_BOTTOM (util/pack.c). */
+int nh_pack(const void *in, int count, MPI_Datatype type, void *out, int outsize, int *pos,
+            MPI_Comm comm);
+int nh_unpack(const void *in, int insize, int *pos, void *out, int count, MPI_Datatype type,
+              MPI_Comm comm);
+
+#endif
