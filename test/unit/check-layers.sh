@@ -4,7 +4,8 @@
 #   core <- util <- config <- plan <- exec <- select <- api <- iso <- overlap <- intercept
 # (tools: programs and their helpers outside the library, at the top)
 # (a file may call files of its own folder or of lower ones), no two files
-# call each other through any chain (tsort finds no cycle), and no source
+# call each other through any chain (tsort finds no cycle), no file
+# includes a higher layer's header, and no source
 # file under src/ is over 700 lines (generated *_gen.h aside).  Prints TAP
 # and "N passed, N failed".
 : "${srcdir:=.}" "${TOP_BUILDDIR:=.}"
@@ -63,6 +64,29 @@ fi
 cut -d' ' -f1,2 "$tmp/edges" | sort -u >"$tmp/pairs"
 if tsort "$tmp/pairs" >/dev/null 2>"$tmp/cycle"; then ok "no dependency cycle among src/ files"; else
     notok "no dependency cycle among src/ files" "$tmp/cycle"
+fi
+
+# What nm cannot see: a header's macros, inline functions and struct
+# fields are compiled into the file that includes them, so a file of one
+# layer that includes a higher layer's header may use that layer's state
+# with no call between objects.  Includes go downward too (smpi/: the
+# simulated host, beside the layers; src/nh_impl.h: the entry points,
+# with intercept/).
+(cd "$srcdir" && grep -o '^#include "[a-z_]*/' $(find src -name '*.[ch]' | sort)) |
+    sed 's|^src/\([^:]*\):#include "\([a-z_]*\)/$|\1 \2|' >"$tmp/incs"
+: >"$tmp/upinc"
+while read -r file dir; do
+    case "$file" in */*) la=$(rank "${file%%/*}") ;; *) la=$(rank intercept) ;; esac
+    [ "$dir" = smpi ] || [ "${file%%/*}" = smpi ] && continue
+    lb=$(rank "$dir")
+    if [ "$la" -lt 0 ] || [ "$lb" -lt 0 ]; then
+        echo "src/$file includes from $dir/, which is in no layer" >>"$tmp/upinc"
+    elif [ "$lb" -gt "$la" ]; then
+        echo "src/$file includes a header of $dir/ (a higher layer)" >>"$tmp/upinc"
+    fi
+done <"$tmp/incs"
+if [ -s "$tmp/upinc" ]; then notok "headers are included downward only" "$tmp/upinc"; else
+    ok "headers are included downward only: $(wc -l <"$tmp/incs") includes of other folders' headers"
 fi
 
 (cd "$srcdir" && find src -name '*.[ch]' ! -name '*_gen.h' -exec wc -l {} + | awk '$2 != "total" && $1 > 700') >"$tmp/long"
