@@ -48,14 +48,19 @@ rank() {
     done
     echo -1
 }
+# downward LA LB NO-LAYER UPWARD OUT: appends NO-LAYER to OUT where a
+# layer is unknown (-1), UPWARD where LB is above LA.
+downward() {
+    if [ "$1" -lt 0 ] || [ "$2" -lt 0 ]; then
+        echo "$3" >>"$5"
+    elif [ "$2" -gt "$1" ]; then
+        echo "$4" >>"$5"
+    fi
+}
 : >"$tmp/up"
 while read -r a b sym; do
     la=$(rank "$(echo "$a" | cut -d/ -f2)") lb=$(rank "$(echo "$b" | cut -d/ -f2)")
-    if [ "$la" -lt 0 ] || [ "$lb" -lt 0 ]; then
-        echo "$a or $b is in no layer" >>"$tmp/up"
-    elif [ "$lb" -gt "$la" ]; then
-        echo "$a calls $sym of $b (a higher layer)" >>"$tmp/up"
-    fi
+    downward "$la" "$lb" "$a or $b is in no layer" "$a calls $sym of $b (a higher layer)" "$tmp/up"
 done <"$tmp/edges"
 if [ -s "$tmp/up" ]; then notok "calls go downward only ($layers)" "$tmp/up"; else
     ok "calls go downward only ($layers): $(wc -l <"$tmp/edges") calls between files"
@@ -78,12 +83,8 @@ fi
 while read -r file dir; do
     case "$file" in */*) la=$(rank "${file%%/*}") ;; *) la=$(rank intercept) ;; esac
     [ "$dir" = smpi ] || [ "${file%%/*}" = smpi ] && continue
-    lb=$(rank "$dir")
-    if [ "$la" -lt 0 ] || [ "$lb" -lt 0 ]; then
-        echo "src/$file includes from $dir/, which is in no layer" >>"$tmp/upinc"
-    elif [ "$lb" -gt "$la" ]; then
-        echo "src/$file includes a header of $dir/ (a higher layer)" >>"$tmp/upinc"
-    fi
+    downward "$la" "$(rank "$dir")" "src/$file includes from $dir/, which is in no layer" \
+        "src/$file includes a header of $dir/ (a higher layer)" "$tmp/upinc"
 done <"$tmp/incs"
 if [ -s "$tmp/upinc" ]; then notok "headers are included downward only" "$tmp/upinc"; else
     ok "headers are included downward only: $(wc -l <"$tmp/incs") includes of other folders' headers"
