@@ -3,7 +3,8 @@
  * function's parameters and result.  intercept/intercept.c's exported
  * MPI_X and PMPI_X call them; they are defined by layer:
  * exec/completion.c (the completion calls), api/lifecycle.c (start-up,
- * shut-down, Sessions, graph creation, the in-place all-to-all),
+ * shut-down, Sessions), api/create.c (graph creation), api/alltoall.c
+ * (the in-place all-to-all),
  * api/neighbor.c (the neighborhood collectives in every form) and
  * api/large.c (their large-count _c forms, the in-place _c all-to-all).
  * nhood's own layers above exec call some of them too: iso/ (graph

@@ -1,6 +1,7 @@
 /* The API layer: nhood's neighborhood collectives behind the MPI entry
- * points (neighbor.c), the call's arguments (call.c), life cycle and
- * graph creation (lifecycle.c), report and queries. */
+ * points (neighbor.c), the call's arguments (call.c), life cycle
+ * (lifecycle.c), graph creation (create.c), the in-place all-to-all's
+ * entry points (alltoall.c), report and queries. */
 #ifndef NH_API_H
 #define NH_API_H
 
@@ -28,7 +29,7 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
  * sampled (util/window.h).  Returns rc. */
 int nh_neighbor_started(nh_form form, int rc, MPI_Request *req);
 
-/* MPI_Dist_graph_create_adjacent as nhood answers it (api/lifecycle.c);
+/* MPI_Dist_graph_create_adjacent as nhood answers it (api/create.c);
  * mend: set the graph's MPI topology right (Open MPI 5.0: a Cartesian
  * parent's stays on it) even where nhood is off (NHOOD_DISABLE), as the
  * Iso_* interface's graphs need. */
@@ -36,12 +37,20 @@ int nh_graph_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
                       const int *sourceweights, int outdegree, const int destinations[],
                       const int *destweights, MPI_Info info, int reorder, int mend,
                       MPI_Comm *comm_dist_graph);
-/* An in-place all-to-all (api/lifecycle.c): nhood's run, or NH_TO_PMPI
+/* An in-place all-to-all (api/alltoall.c): nhood's run, or NH_TO_PMPI
  * (not MPI_IN_PLACE, or nh_inplace declines it). */
 int nh_inplace_try(const void *sendbuf, MPI_Comm comm, const nh_inplace_args *a);
 /* nhood's start-up after MPI was initialized without it (a Fortran
  * binding calling PMPI_Init); does nothing if it already ran. */
 int nh_start_late(void);
+/* Before a call on comm that nhood may run: nhood's start-up where MPI
+ * was started past it and comm spans MPI_COMM_WORLD, or under Sessions
+ * (api/lifecycle.c). */
+int nh_start_with(MPI_Comm comm);
+/* Under Sessions, the ranks of a new graph agree whether every one of
+ * them has a progress backend (collective over comm; *no_forward 0
+ * elsewhere). */
+int nh_session_agree(MPI_Comm comm, int *no_forward);
 
 /* The overlap layer's entry for the blocking and nonblocking collectives
  * while NHOOD_OVERLAP is on (overlap/coll.c sets it; NULL otherwise): it

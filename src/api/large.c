@@ -234,7 +234,7 @@ static int gv_c(nh_coll coll, nh_form form, const void *sendbuf, MPI_Count sendc
 #undef NH_COLL_C
 #undef NH_COLL_C_INIT
 
-/* ---- in-place all-to-all (lifecycle.c's, narrowed) ---- */
+/* ---- in-place all-to-all (alltoall.c's, narrowed) ---- */
 
 int nh_impl_MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                            void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,

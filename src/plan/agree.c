@@ -160,7 +160,7 @@ static int general_finish(det *d, const nh_hint *h, const long long *v, const in
                           long long edges, int *native, int *no_stfw, int *chosen, int *s)
 {
     int rc, *tbuf = NULL, any = !may;
-    if (v[SL_BAD] < d->size) { /* a malformed hint (api/lifecycle.c): the first such rank says why */
+    if (v[SL_BAD] < d->size) { /* a malformed hint (api/create.c): the first such rank says why */
         if (d->rank == v[SL_BAD])
             nh_error("%s", h->msg);
         return MPI_ERR_INFO_VALUE;

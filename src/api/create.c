@@ -1,0 +1,177 @@
+/* Graph creation: MPI_Dist_graph_create_adjacent and MPI_Dist_graph_create
+ * under nhood (the info keys agreed, MPI's own creation, its topology
+ * mended where Open MPI 5.0 leaves the parent's, the plan: plan/detect.c). */
+#include "api/api.h"
+#include "nh_impl.h"
+
+/* Info is a local argument: every rank parses its own, then all agree,
+ * so that a malformed value on any rank fails the creation on all of them
+ * instead of leaving the others in the collective, and the first such
+ * rank says why.  The agreement rides on the analysis' first reduction
+ * (plan/detect.c) where there is one; elsewhere (NHOOD_DISABLE,
+ * isomorphic=false) it is a reduction of its own before the creation. */
+static int hint_parse(MPI_Comm comm_old, MPI_Info info, nh_hint *h)
+{
+    int size, rc;
+    long prod = 1;
+    if ((rc = nh_mpi_Comm_size(comm_old, &size)))
+        return rc;
+    h->bad = nh_hint_parse(info, h, h->msg, sizeof(h->msg)) != 0;
+    if (!h->bad && h->ndims > 0) {
+        for (int j = 0; j < h->ndims; j++)
+            prod *= h->dims[j];
+        if (prod != size) {
+            snprintf(h->msg, sizeof(h->msg),
+                     "info nhood_dims describes %ld processes, the communicator has %d", prod,
+                     size);
+            h->bad = 1;
+        }
+    }
+    if (nh_active && h->iso != 0)
+        return MPI_SUCCESS;
+    int rank, first, mine;
+    if ((rc = nh_mpi_Comm_rank(comm_old, &rank)))
+        return rc;
+    mine = h->bad ? rank : size;
+    if ((rc = nh_mpi_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm_old)))
+        return rc;
+    if (first == size)
+        return MPI_SUCCESS;
+    if (rank == first)
+        nh_error("%s", h->msg);
+    nh_mpi_Comm_call_errhandler(comm_old, MPI_ERR_INFO_VALUE);
+    return MPI_ERR_INFO_VALUE;
+}
+
+/* Lists MPI_Dist_graph_create_adjacent accepts, on an intracommunicator:
+ * degrees and ranks in range (MPI_PROC_NULL included). */
+static int lists_valid(MPI_Comm comm, const nh_lists *l)
+{
+    int size, inter = 1;
+    if (comm == MPI_COMM_NULL || nh_mpi_Comm_test_inter(comm, &inter) || inter ||
+        nh_mpi_Comm_size(comm, &size) ||
+        l->indeg < 0 || l->outdeg < 0 ||
+        (l->indeg && !l->srcs) || (l->outdeg && !l->dsts))
+        return 0;
+    for (int i = 0; i < l->indeg; i++)
+        if ((l->srcs[i] < 0 || l->srcs[i] >= size) && l->srcs[i] != MPI_PROC_NULL)
+            return 0;
+    for (int i = 0; i < l->outdeg; i++)
+        if ((l->dsts[i] < 0 || l->dsts[i] >= size) && l->dsts[i] != MPI_PROC_NULL)
+            return 0;
+    return 1;
+}
+
+/* The analysis of a new graph communicator; the report shows what the
+ * creation cost (t0: the call began, t1: MPI's own creation began). */
+static int plan_create(MPI_Comm comm_old, MPI_Comm *graph, const nh_hint *h, const nh_lists *lists,
+                       nh_plan_start *begun, int no_forward, double t0, double t1)
+{
+    double t2 = nh_mpi_Wtime();
+    nh_plan *p;
+    int rc = nh_plan_create(comm_old, *graph, h, lists, begun, &p);
+    if (p) {
+        p->no_forward = no_forward;
+        p->create_mpi_us = (t2 - t1) * 1e6;
+        p->create_us = (nh_mpi_Wtime() - t0) * 1e6;
+        nh_report_creation(p->create_us, p->create_mpi_us);
+    }
+    if (rc == MPI_ERR_INFO_VALUE) { /* a malformed hint somewhere: no communicator */
+        nh_mpi_Comm_free(graph);
+        nh_mpi_Comm_call_errhandler(comm_old, rc);
+    }
+    return rc;
+}
+
+/* Open MPI 5.0 leaves a Cartesian or graph parent's topology on a
+ * distributed graph made from it (MPI_Topo_test says the parent's;
+ * open-mpi/ompi#14438), and its own neighborhood collectives and
+ * topology queries are then wrong there: they fail, crash or answer for
+ * the parent.  Where the new graph says so, which every rank sees alike
+ * (the parent's topology is collective), *plain becomes comm_old's ranks
+ * without a topology (MPI_Comm_split, same order) and the wrong graph is
+ * freed, for the caller to make it again from *plain; else *plain is
+ * MPI_COMM_NULL.  One MPI_Topo_test where MPI is right. */
+static int topology_mend(MPI_Comm comm_old, MPI_Comm *graph, MPI_Comm *plain)
+{
+    int topo = MPI_DIST_GRAPH, rank, rc;
+    *plain = MPI_COMM_NULL;
+    if ((rc = nh_mpi_Topo_test(*graph, &topo)) || topo == MPI_DIST_GRAPH)
+        return rc;
+    if ((rc = nh_mpi_Comm_rank(comm_old, &rank)) ||
+        (rc = nh_mpi_Comm_split(comm_old, 0, rank, plain)))
+        return rc;
+    return nh_mpi_Comm_free(graph);
+}
+
+int nh_impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+                                           const int *sourceweights, int outdegree,
+                                           const int destinations[], const int *destweights,
+                                           MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
+{
+    return nh_graph_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations,
+                             destweights, info, reorder, 0, comm_dist_graph);
+}
+
+int nh_graph_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+                      const int *sourceweights, int outdegree, const int destinations[],
+                      const int *destweights, MPI_Info info, int reorder, int mend,
+                      MPI_Comm *comm_dist_graph)
+{
+    nh_hint h;
+    nh_plan_start *begun = NULL;
+    double t0 = nh_mpi_Wtime();
+    int no_forward, rc = nh_start_with(comm_old);
+    if (rc || (rc = nh_session_agree(comm_old, &no_forward)) || (rc = hint_parse(comm_old, info, &h)))
+        return rc;
+    /* Without reordering the graph's ranks are comm_old's (MPI-4.0 7.5.4),
+     * and MPI returns the lists as given: the analysis starts now and its
+     * collective runs while MPI creates the graph.  Lists MPI would reject
+     * are left to MPI to report. */
+    nh_lists l = {indegree, outdegree, sources, destinations};
+    if (nh_active && !reorder && lists_valid(comm_old, &l) &&
+        (rc = nh_plan_begin(comm_old, &h, &l, &begun)))
+        return rc;
+    double t1 = nh_mpi_Wtime();
+    MPI_Comm plain = MPI_COMM_NULL;
+    rc = nh_mpi_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree,
+                                         destinations, destweights, info, reorder, comm_dist_graph);
+    if (!rc && (nh_active || mend) && *comm_dist_graph != MPI_COMM_NULL &&
+        !(rc = topology_mend(comm_old, comm_dist_graph, &plain)) && plain != MPI_COMM_NULL) {
+        rc = nh_mpi_Dist_graph_create_adjacent(plain, indegree, sources, sourceweights, outdegree,
+                                             destinations, destweights, info, reorder,
+                                             comm_dist_graph);
+        nh_mpi_Comm_free(&plain);
+    }
+    if (rc || !nh_active || *comm_dist_graph == MPI_COMM_NULL) {
+        nh_plan_abandon(begun);
+        return rc;
+    }
+    return plan_create(comm_old, comm_dist_graph, &h, reorder ? NULL : &l, begun, no_forward, t0,
+                       t1);
+}
+
+int nh_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
+                                  const int degrees[], const int destinations[],
+                                  const int weights[], MPI_Info info, int reorder,
+                                  MPI_Comm *comm_dist_graph)
+{
+    nh_hint h;
+    double t0 = nh_mpi_Wtime();
+    int no_forward, rc = nh_start_with(comm_old);
+    if (rc || (rc = nh_session_agree(comm_old, &no_forward)) || (rc = hint_parse(comm_old, info, &h)))
+        return rc;
+    double t1 = nh_mpi_Wtime();
+    MPI_Comm plain = MPI_COMM_NULL;
+    rc = nh_mpi_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder,
+                                comm_dist_graph);
+    if (!rc && nh_active && *comm_dist_graph != MPI_COMM_NULL &&
+        !(rc = topology_mend(comm_old, comm_dist_graph, &plain)) && plain != MPI_COMM_NULL) {
+        rc = nh_mpi_Dist_graph_create(plain, n, sources, degrees, destinations, weights, info,
+                                    reorder, comm_dist_graph);
+        nh_mpi_Comm_free(&plain);
+    }
+    if (rc || !nh_active || *comm_dist_graph == MPI_COMM_NULL)
+        return rc;
+    return plan_create(comm_old, comm_dist_graph, &h, NULL, NULL, no_forward, t0, t1);
+}
