@@ -3,6 +3,9 @@
 #ifndef NH_CONFIG_H
 #define NH_CONFIG_H
 
+#include "core/inplace.h"
+#include "core/model.h"
+#include "core/sched.h"
 #include "util/util.h"
 
 typedef enum { NH_BIND_AUTO = 0, NH_BIND_PACK, NH_BIND_ZCOPY, NH_BIND_COUNT } nh_binding;

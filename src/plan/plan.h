@@ -5,6 +5,7 @@
 #define NH_PLAN_H
 
 #include "config/config.h"
+#include "core/grid.h"
 
 /* State a layer above the plan keeps per plan, in a type of its own:
  * the engine's binding cache and tag slots (exec/), selection's memo of

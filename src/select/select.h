@@ -33,8 +33,8 @@ typedef struct nh_sel_state {
         nh_algo algo;
         const nh_sched *s; /* its schedule (bruck: of the ports chosen) */
         nh_bind_opts o;
-        int why;   /* nh_why (select/select.h) */
-        int tuned; /* nh_tuned (select/select.h) */
+        int why;   /* nh_why */
+        int tuned; /* nh_tuned */
     } last[NH_COLL_COUNT][NH_FORM_COUNT];
     int warned_progress;
 } nh_sel_state;

@@ -9,10 +9,6 @@
 #include <mpi.h>
 #include <stddef.h>
 
-#include "core/grid.h"
-#include "core/inplace.h"
-#include "core/model.h"
-#include "core/sched.h"
 #include "util/mpilib.h"
 #include "util/resource.h"
 

@@ -81,8 +81,8 @@ fi
     sed 's|^src/\([^:]*\):#include "\([a-z_]*\)/$|\1 \2|' >"$tmp/incs"
 : >"$tmp/upinc"
 while read -r file dir; do
-    case "$file" in */*) la=$(rank "${file%%/*}") ;; *) la=$(rank intercept) ;; esac
     [ "$dir" = smpi ] || [ "${file%%/*}" = smpi ] && continue
+    case "$file" in */*) la=$(rank "${file%%/*}") ;; *) la=$(rank intercept) ;; esac
     downward "$la" "$(rank "$dir")" "src/$file includes from $dir/, which is in no layer" \
         "src/$file includes a header of $dir/ (a higher layer)" "$tmp/upinc"
 done <"$tmp/incs"
