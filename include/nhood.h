@@ -24,7 +24,7 @@ typedef struct nhood_comm_info {
     int dims[8];
     int periods[8];
     int neighbors;   /* template size */
-    char source[16]; /* "cart", "hint", "inferred" or "" */
+    char source[16]; /* "cart", "hint", "inferred", "" or before the analysis "cold" */
 } nhood_comm_info;
 
 /* Fills *info for a distributed-graph communicator.  Returns MPI_SUCCESS,

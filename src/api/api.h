@@ -25,9 +25,15 @@ typedef struct nh_args {
  * nhood's request for it (nonblocking, persistent: *req); MPI_SUCCESS, an
  * MPI error (the communicator's error handler called), or NH_TO_PMPI. */
 int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI_Request *req);
-/* A call of form started with result rc: a nonblocking one's window is
- * sampled (util/window.h).  Returns rc. */
-int nh_neighbor_started(nh_form form, int rc, MPI_Request *req);
+/* A call on a cold plan (p->cold; plan/plan.h): counted, and MPI's
+ * (NH_TO_PMPI), or the one that analyzes the graph (MPI_SUCCESS, or an
+ * error with the communicator's error handler called).  Every call on the
+ * graph comes here first, whatever path it takes after. */
+int nh_neighbor_cold(nh_plan *p, nh_coll coll, nh_form form, MPI_Comm comm);
+/* A call of form on comm started with result rc: a nonblocking one's
+ * window is sampled (util/window.h), except on a cold graph (the cold
+ * tier pays nothing of nhood's).  Returns rc. */
+int nh_neighbor_started(nh_form form, int rc, MPI_Comm comm, MPI_Request *req);
 
 /* MPI_Dist_graph_create_adjacent as nhood answers it (api/create.c);
  * mend: set the graph's MPI topology right (Open MPI 5.0: a Cartesian
@@ -49,8 +55,10 @@ int nh_start_late(void);
 int nh_start_with(MPI_Comm comm);
 /* Under Sessions, the ranks of a new graph agree whether every one of
  * them has a progress backend (collective over comm; *no_forward 0
- * elsewhere). */
-int nh_session_agree(MPI_Comm comm, int *no_forward);
+ * elsewhere) and on the warm-up; *cold: the graph starts in the cold
+ * tier (NHOOD_WARMUP, the same on every rank: agreed at start-up outside
+ * Sessions). */
+int nh_session_agree(MPI_Comm comm, int *no_forward, int *cold);
 
 /* The overlap layer's entry for the blocking and nonblocking collectives
  * while NHOOD_OVERLAP is on (overlap/coll.c sets it; NULL otherwise): it

@@ -8,15 +8,17 @@
  * so that a malformed value on any rank fails the creation on all of them
  * instead of leaving the others in the collective, and the first such
  * rank says why.  The agreement rides on the analysis' first reduction
- * (plan/detect.c) where there is one; elsewhere (NHOOD_DISABLE,
- * isomorphic=false) it is a reduction of its own before the creation. */
+ * (plan/detect.c) where there is one: in the cold tier that is the
+ * graph's first analyzed call, which then fails on every rank (cold);
+ * elsewhere (NHOOD_DISABLE, isomorphic=false) it is a reduction of its
+ * own before the creation. */
 static int hint_parse(MPI_Comm comm_old, MPI_Info info, nh_hint *h)
 {
-    int size, rc;
+    int size = 0, rc;
     long prod = 1;
-    if ((rc = nh_mpi_Comm_size(comm_old, &size)))
-        return rc;
     h->bad = nh_hint_parse(info, h, h->msg, sizeof(h->msg)) != 0;
+    if ((h->ndims > 0 || !(nh_active && h->iso != 0)) && (rc = nh_mpi_Comm_size(comm_old, &size)))
+        return rc;
     if (!h->bad && h->ndims > 0) {
         for (int j = 0; j < h->ndims; j++)
             prod *= h->dims[j];
@@ -62,19 +64,27 @@ static int lists_valid(MPI_Comm comm, const nh_lists *l)
     return 1;
 }
 
-/* The analysis of a new graph communicator; the report shows what the
- * creation cost (t0: the call began, t1: MPI's own creation began). */
+/* The analysis of a new graph communicator (or a cold one's record); the
+ * report shows what the creation cost (t0: the call began, t1: MPI's own
+ * creation began; read only under NHOOD_REPORT). */
 static int plan_create(MPI_Comm comm_old, MPI_Comm *graph, const nh_hint *h, const nh_lists *lists,
-                       nh_plan_start *begun, int no_forward, double t0, double t1)
+                       nh_plan_start *begun, int no_forward, int cold, double t0, double t1)
 {
-    double t2 = nh_mpi_Wtime();
-    nh_plan *p;
-    int rc = nh_plan_create(comm_old, *graph, h, lists, begun, &p);
+    double t2 = nh_cfg.report ? nh_mpi_Wtime() : 0;
+    nh_plan *p = NULL;
+    int rc = cold ? nh_plan_cold_safe(*graph, lists, &cold) : MPI_SUCCESS;
+    if (!rc)
+        rc = cold ? nh_plan_create_cold(comm_old, *graph, h, lists, &p)
+                  : nh_plan_create(comm_old, *graph, h, lists, begun, &p);
+    else
+        nh_plan_abandon(begun);
     if (p) {
         p->no_forward = no_forward;
-        p->create_mpi_us = (t2 - t1) * 1e6;
-        p->create_us = (nh_mpi_Wtime() - t0) * 1e6;
-        nh_report_creation(p->create_us, p->create_mpi_us);
+        if (nh_cfg.report) {
+            p->create_mpi_us = (t2 - t1) * 1e6;
+            p->create_us = (nh_mpi_Wtime() - t0) * 1e6;
+            nh_report_creation(p->create_us, p->create_mpi_us);
+        }
     }
     if (rc == MPI_ERR_INFO_VALUE) { /* a malformed hint somewhere: no communicator */
         nh_mpi_Comm_free(graph);
@@ -94,14 +104,19 @@ static int plan_create(MPI_Comm comm_old, MPI_Comm *graph, const nh_hint *h, con
  * MPI_COMM_NULL.  One MPI_Topo_test where MPI is right. */
 static int topology_mend(MPI_Comm comm_old, MPI_Comm *graph, MPI_Comm *plain)
 {
-    int topo = MPI_DIST_GRAPH, rank, rc;
     *plain = MPI_COMM_NULL;
+#if defined(MPICH_VERSION) && !defined(OPEN_MPI) /* MPICH's graphs are right: no test */
+    (void)comm_old, (void)graph;
+    return MPI_SUCCESS;
+#else
+    int topo = MPI_DIST_GRAPH, rank, rc;
     if ((rc = nh_mpi_Topo_test(*graph, &topo)) || topo == MPI_DIST_GRAPH)
         return rc;
     if ((rc = nh_mpi_Comm_rank(comm_old, &rank)) ||
         (rc = nh_mpi_Comm_split(comm_old, 0, rank, plain)))
         return rc;
     return nh_mpi_Comm_free(graph);
+#endif
 }
 
 int nh_impl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
@@ -120,19 +135,21 @@ int nh_graph_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
 {
     nh_hint h;
     nh_plan_start *begun = NULL;
-    double t0 = nh_mpi_Wtime();
-    int no_forward, rc = nh_start_with(comm_old);
-    if (rc || (rc = nh_session_agree(comm_old, &no_forward)) || (rc = hint_parse(comm_old, info, &h)))
+    double t0 = nh_cfg.report ? nh_mpi_Wtime() : 0;
+    int no_forward, cold, rc = nh_start_with(comm_old);
+    if (rc || (rc = nh_session_agree(comm_old, &no_forward, &cold)) ||
+        (rc = hint_parse(comm_old, info, &h)))
         return rc;
+    cold = cold && !mend; /* nhood's own graphs (Iso_neighborhood_create) are analyzed now */
     /* Without reordering the graph's ranks are comm_old's (MPI-4.0 7.5.4),
      * and MPI returns the lists as given: the analysis starts now and its
      * collective runs while MPI creates the graph.  Lists MPI would reject
      * are left to MPI to report. */
     nh_lists l = {indegree, outdegree, sources, destinations};
-    if (nh_active && !reorder && lists_valid(comm_old, &l) &&
-        (rc = nh_plan_begin(comm_old, &h, &l, &begun)))
+    int given = nh_active && !reorder && (cold || lists_valid(comm_old, &l));
+    if (given && !cold && (rc = nh_plan_begin(comm_old, &h, &l, &begun)))
         return rc;
-    double t1 = nh_mpi_Wtime();
+    double t1 = nh_cfg.report ? nh_mpi_Wtime() : 0;
     MPI_Comm plain = MPI_COMM_NULL;
     rc = nh_mpi_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree,
                                          destinations, destweights, info, reorder, comm_dist_graph);
@@ -147,8 +164,8 @@ int nh_graph_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
         nh_plan_abandon(begun);
         return rc;
     }
-    return plan_create(comm_old, comm_dist_graph, &h, reorder ? NULL : &l, begun, no_forward, t0,
-                       t1);
+    return plan_create(comm_old, comm_dist_graph, &h, given ? &l : NULL, begun, no_forward, cold,
+                       t0, t1);
 }
 
 int nh_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
@@ -157,11 +174,12 @@ int nh_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
                                   MPI_Comm *comm_dist_graph)
 {
     nh_hint h;
-    double t0 = nh_mpi_Wtime();
-    int no_forward, rc = nh_start_with(comm_old);
-    if (rc || (rc = nh_session_agree(comm_old, &no_forward)) || (rc = hint_parse(comm_old, info, &h)))
+    double t0 = nh_cfg.report ? nh_mpi_Wtime() : 0;
+    int no_forward, cold, rc = nh_start_with(comm_old);
+    if (rc || (rc = nh_session_agree(comm_old, &no_forward, &cold)) ||
+        (rc = hint_parse(comm_old, info, &h)))
         return rc;
-    double t1 = nh_mpi_Wtime();
+    double t1 = nh_cfg.report ? nh_mpi_Wtime() : 0;
     MPI_Comm plain = MPI_COMM_NULL;
     rc = nh_mpi_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder,
                                 comm_dist_graph);
@@ -173,5 +191,5 @@ int nh_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
     }
     if (rc || !nh_active || *comm_dist_graph == MPI_COMM_NULL)
         return rc;
-    return plan_create(comm_old, comm_dist_graph, &h, NULL, NULL, no_forward, t0, t1);
+    return plan_create(comm_old, comm_dist_graph, &h, NULL, NULL, no_forward, cold, t0, t1);
 }

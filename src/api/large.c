@@ -36,6 +36,10 @@ static nh_plan *plan_of(MPI_Comm comm)
 static int passed(MPI_Comm comm, nh_coll coll, nh_form form, nh_why why)
 {
     nh_plan *p = plan_of(comm);
+    int rc;
+    /* counted as every call is, so the analysis comes at the same call everywhere */
+    if (p && p->cold && (rc = nh_neighbor_cold(p, coll, form, comm)))
+        return rc;
     nh_report_rec *r = p ? nh_report_rec_get(p, coll, form) : NULL;
     if (r) {
         r->calls[NH_ALGO_PMPI]++;
@@ -66,7 +70,7 @@ static int run(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI_
 {
     if (nh_coll_hook && form == NH_FORM_BLOCKING)
         return nh_coll_hook(coll, form, a, comm, req, nh_caller);
-    return nh_neighbor_started(form, nh_neighbor(coll, form, a, comm, req), req);
+    return nh_neighbor_started(form, nh_neighbor(coll, form, a, comm, req), comm, req);
 }
 
 static int regular_c(nh_coll coll, nh_form form, const void *sendbuf, MPI_Count sendcount,

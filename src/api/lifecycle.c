@@ -3,6 +3,7 @@
  * points: alltoall.c). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "exec/progress.h"
 #include "exec/request.h"
@@ -176,6 +177,16 @@ static int hook_shut_down(void)
 
 /* This rank's progress backend (Sessions: agreed per graph, session_agree). */
 static int prog_mine;
+
+/* This rank's warm-up: none where an algorithm is forced (such graphs
+ * are analyzed at creation, as the program asked for nhood's schedules). */
+static int warmup_mine(void)
+{
+    int forced = nh_cfg.algo != NH_ALGO_AUTO;
+    for (int o = 0; o < NH_OP_COUNT; o++)
+        forced |= nh_cfg.algo_op[o] != NH_ALGO_AUTO;
+    return forced ? 0 : nh_cfg.warmup;
+}
 /* The thread level the program asked for (-1: MPI started past nhood). */
 static int app_threads = -1;
 
@@ -197,7 +208,7 @@ static int after_init(int provided, MPI_Comm scope)
     nh_mpi_Comm_size(scope, &size);
     /* The first rank with a bad setting explains (usually rank 0: all
      * ranks normally see the same environment). */
-    int mine[3], all[3];
+    int mine[5], all[5];
     read_config();
     mine[0] = cfg_bad ? nh_world_rank : size;
     /* Whether forwarding may run in nonblocking calls must be the same
@@ -208,10 +219,16 @@ static int after_init(int provided, MPI_Comm scope)
      * (nhood's progress thread makes no graphs). */
     mine[2] =
         (app_threads >= 0 && app_threads < provided ? app_threads : provided) < MPI_THREAD_MULTIPLE;
+    /* The cold tier's warm-up (NHOOD_WARMUP, 0 where an algorithm is
+     * forced): the same on every rank, or none (plan/detect.c counts the
+     * calls alike everywhere) */
+    mine[3] = warmup_mine();
+    mine[4] = -mine[3];
     if (nh_no_world)
-        all[0] = mine[0], all[1] = mine[1], all[2] = 0;
+        memcpy(all, mine, sizeof(all)), all[2] = 0;
     else
-        nh_mpi_Allreduce(mine, all, 3, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        nh_mpi_Allreduce(mine, all, 5, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    nh_cfg.warmup = all[3] == -all[4] ? all[3] : 0;
     first = all[0];
     nh_prog_agree(all[1]);
     if (first < size) {
@@ -271,12 +288,16 @@ static int start_sessions(MPI_Comm comm)
 
 /* Under Sessions, the ranks of a new graph agree whether every one of them
  * has a progress backend (collective over comm; nothing elsewhere). */
-int nh_session_agree(MPI_Comm comm, int *no_forward)
+int nh_session_agree(MPI_Comm comm, int *no_forward, int *cold)
 {
-    int all = 1, rc = MPI_SUCCESS;
-    if (nh_no_world && nh_active)
-        rc = nh_mpi_Allreduce(&prog_mine, &all, 1, MPI_INT, MPI_MIN, comm);
-    *no_forward = !all;
+    *no_forward = 0;
+    *cold = nh_active && nh_cfg.warmup > 0; /* agreed at start-up */
+    if (!nh_no_world || !nh_active)
+        return MPI_SUCCESS;
+    int mine[3] = {prog_mine, warmup_mine(), -warmup_mine()}, all[3];
+    int rc = nh_mpi_Allreduce(mine, all, 3, MPI_INT, MPI_MIN, comm);
+    *no_forward = !all[0];
+    *cold = all[1] > 0 && all[1] == -all[2];
     return rc;
 }
 

@@ -44,13 +44,32 @@ static void count_call(nh_report_rec *rec, const nh_plan *p, nh_form form, const
     }
 }
 
+int nh_neighbor_cold(nh_plan *p, nh_coll coll, nh_form form, MPI_Comm comm)
+{
+    if (nh_plan_cold_due(p, form == NH_FORM_BLOCKING)) {
+        int rc = nh_plan_analyze(p, comm);
+        nh_report_analyzed(p);
+        if (rc)
+            nh_mpi_Comm_call_errhandler(comm, rc);
+        return rc;
+    }
+    nh_report_rec *r = nh_report_rec_get(p, coll, form);
+    if (r) {
+        r->calls[NH_ALGO_PMPI]++;
+        r->cold++;
+    }
+    return NH_TO_PMPI;
+}
+
 int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI_Request *req)
 {
     nh_plan *p = nh_active ? nh_plan_get(comm) : NULL;
     nh_call c = {0};
     nh_choice ch;
     int rc, zcopy = 0;
-    if (!p || a->sbuf == MPI_IN_PLACE)
+    if (!p || (p->cold && (rc = nh_neighbor_cold(p, coll, form, comm))))
+        return p ? rc : NH_TO_PMPI;
+    if (a->sbuf == MPI_IN_PLACE)
         return NH_TO_PMPI;
     if (p->gpu) /* buffers nhood's CPU must not touch (agreed at creation; util/gpu.h) */
         return nh_call_gpu_passed(p, coll, form);
@@ -62,6 +81,14 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
     if (nh_select_passes(p, coll, form, &ch)) {
         nh_req_progress();
         count_call(nh_report_rec_get(p, coll, form), p, form, &ch);
+        return NH_TO_PMPI;
+    }
+    /* A copy of an analyzed graph makes its private communicator at its
+     * first blocking call (collective); its starts go to MPI until then */
+    if (p->lazy_pcomm && form != NH_FORM_BLOCKING) {
+        nh_report_rec *r = nh_report_rec_get(p, coll, form);
+        if (r)
+            r->calls[NH_ALGO_PMPI]++;
         return NH_TO_PMPI;
     }
     if ((rc = nh_plan_ready(p, comm)) || (rc = nh_call_init(&c, coll, a, p)))
@@ -173,9 +200,11 @@ static void args_allgatherv(nh_args *a, const void *sendbuf, int sendcount, MPI_
                    .rtype = recvtype};
 }
 
-int nh_neighbor_started(nh_form form, int rc, MPI_Request *req)
+int nh_neighbor_started(nh_form form, int rc, MPI_Comm comm, MPI_Request *req)
 {
-    if (form == NH_FORM_NONBLOCKING && rc == MPI_SUCCESS && nh_active)
+    nh_plan *p;
+    if (form == NH_FORM_NONBLOCKING && rc == MPI_SUCCESS && nh_active &&
+        (!(p = nh_plan_get(comm)) || !p->cold))
         nh_win_started(*req);
     return rc;
 }
@@ -190,7 +219,7 @@ int nh_neighbor_started(nh_form form, int rc, MPI_Request *req)
     int rc = nh_neighbor(NH_COLL_##ID, form, &a, comm, req);                                       \
     if (rc == NH_TO_PMPI)                                                                          \
         rc = pmpi;                                                                                 \
-    return nh_neighbor_started(form, rc, req);
+    return nh_neighbor_started(form, rc, comm, req);
 
 #ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
 /* MPI-4 persistent forms.  nhood reads none of the info keys here. */

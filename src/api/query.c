@@ -27,7 +27,8 @@ NH_EXPORT int nhood_comm_query(MPI_Comm comm, nhood_comm_info *info)
             info->periods[j] = p->nb.g.periods[j];
         }
         snprintf(info->source, sizeof(info->source), "%s", p->source);
-    }
+    } else if (p->cold) /* not analyzed yet (the cold tier, docs/algorithms.md) */
+        snprintf(info->source, sizeof(info->source), "cold");
     return MPI_SUCCESS;
 }
 

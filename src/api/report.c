@@ -29,14 +29,10 @@ void nh_report_creation(double us, double mpi_us)
     nh_unlock(NH_LOCK_MISC);
 }
 
-static nh_report_rec *rec_new(nh_plan *p, nh_coll coll, nh_form form)
+/* What the record shows of p's analysis (none yet where p is cold). */
+static void rec_facts(nh_report_rec *r, nh_plan *p)
 {
-    nh_report_rec *r = calloc(1, sizeof(*r));
-    if (!r)
-        return NULL;
-    r->comm_id = p->id;
-    r->coll = coll;
-    r->form = form;
+    nh_coll coll = r->coll;
     r->isomorphic = p->isomorphic;
     r->source = p->source;
     r->neighbors = p->outdeg;
@@ -62,6 +58,17 @@ static nh_report_rec *rec_new(nh_plan *p, nh_coll coll, nh_form form)
     }
     r->rounds[NH_ALGO_PMPI] = 1;
     r->msgs[NH_ALGO_PMPI] = p->outdeg;
+}
+
+static nh_report_rec *rec_new(nh_plan *p, nh_coll coll, nh_form form)
+{
+    nh_report_rec *r = calloc(1, sizeof(*r));
+    if (!r)
+        return NULL;
+    r->comm_id = p->id;
+    r->coll = coll;
+    r->form = form;
+    rec_facts(r, p);
     nh_lock(NH_LOCK_MISC); /* records of all communicators, one list */
     *tail = r;
     tail = &r->next;
@@ -77,12 +84,23 @@ typedef struct report_state {
 
 nh_report_rec *nh_report_rec_get(nh_plan *p, nh_coll coll, nh_form form)
 {
+    if (!nh_cfg.report) /* (a record prices every schedule: only for the report) */
+        return NULL;
     report_state *st = nh_plan_ext(p, NH_EXT_REPORT, sizeof(report_state), NULL);
     if (!st)
         return NULL;
     if (!st->rec[coll][form])
         st->rec[coll][form] = rec_new(p, coll, form);
     return st->rec[coll][form];
+}
+
+void nh_report_analyzed(nh_plan *p)
+{
+    report_state *st = p->ext[NH_EXT_REPORT].state;
+    for (int c = 0; st && c < NH_COLL_COUNT; c++)
+        for (int f = 0; f < NH_FORM_COUNT; f++)
+            if (st->rec[c][f])
+                rec_facts(st->rec[c][f], p);
 }
 
 void nh_report_stfw(const nh_plan *p, nh_op op, nh_report_rec *r)
@@ -161,18 +179,23 @@ void nh_report_print(void)
          * exchange is the cheapest (the cost model or the store-and-forward
          * re-check); or the neighborhoods are not translates of one another
          * and store-and-forward saves no messages on them. */
-        char why[32] = "";
+        char why[48] = "";
         if (r->why) /* auto kept a single phase where a blocking call forwards */
             snprintf(why, sizeof(why), " why=%s", nh_why_name((nh_why)r->why));
         else if (best == NH_ALGO_PMPI)
             snprintf(why, sizeof(why), " why=%s",
                      r->asked == NH_ALGO_PMPI        ? "requested"
+                     : r->cold == calls              ? "cold"
                      : waiting                       ? "stfw_waiting"
                      : r->isomorphic || r->stfw_dims ? "native_cheaper"
                                                      : "irregular");
         char dup[32] = "", prog[64] = "";
         if (r->dup_of >= 0)
             snprintf(dup, sizeof(dup), " dup_of=%d", r->dup_of);
+        if (r->cold) { /* the cold tier's calls, before the analysis */
+            size_t k = strlen(why);
+            snprintf(why + k, sizeof(why) - k, " cold=%ld", r->cold);
+        }
         /* Nonblocking and persistent forms: how forwarding progresses and
          * the window auto priced them with (util/window.h). */
         if (r->form != NH_FORM_BLOCKING && r->window == NH_WIN_UNKNOWN)

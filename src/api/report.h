@@ -16,6 +16,7 @@ typedef struct nh_report_rec {
     const char *source;
     int neighbors;
     long calls[NH_ALGO_COUNT];
+    long cold; /* of the calls, those made before the graph's analysis (the cold tier) */
     int rounds[NH_ALGO_COUNT];
     long msgs[NH_ALGO_COUNT];
     nh_binding last_binding;
@@ -42,8 +43,11 @@ typedef struct nh_report_rec {
      * nh_tuned (select/select.h) */
     int tuned;
 } nh_report_rec;
-/* The record of calls of coll in form on p (NULL when out of memory). */
+/* The record of calls of coll in form on p (NULL without NHOOD_REPORT,
+ * or when out of memory). */
 nh_report_rec *nh_report_rec_get(nh_plan *p, nh_coll coll, nh_form form);
+/* p's analysis just ran (the cold tier): its records take its facts. */
+void nh_report_analyzed(nh_plan *p);
 /* Fills the record's store-and-forward fields (dims, VPT, message counts). */
 void nh_report_stfw(const nh_plan *p, nh_op op, nh_report_rec *r);
 void nh_report_print(void);

@@ -23,6 +23,11 @@ enum { NH_MISMATCH_USE, NH_MISMATCH_SKIP, NH_MISMATCH_ERROR };
  * promises their counts fit an int (api/large.c) */
 enum { NH_LARGE_MPI, NH_LARGE_FITS };
 
+/* NHOOD_WARMUP's default: a graph's first two calls go to MPI (the
+ * cold tier, docs/algorithms.md): created, used once or twice and freed,
+ * it costs what MPI's own does. */
+#define NH_WARMUP_DEFAULT 2
+
 typedef struct nh_config {
     nh_algo algo;                 /* NHOOD_ALGO */
     nh_algo algo_op[NH_OP_COUNT]; /* NHOOD_ALGO_ALLTOALL, NHOOD_ALGO_ALLGATHER (AUTO = unset) */
@@ -36,6 +41,7 @@ typedef struct nh_config {
     nh_progress progress;         /* NHOOD_PROGRESS */
     double window;                /* NHOOD_WINDOW: us between start and wait (< 0: measured) */
     int node_size;                /* NHOOD_NODE_SIZE: fake nodes of that many ranks (0: real) */
+    int warmup;                   /* NHOOD_WARMUP: calls to MPI before the analysis (0: at creation) */
     int autotune;                 /* NHOOD_AUTOTUNE */
     int check; /* NHOOD_CHECK: verify isomorphic=true on v/w calls, and host buffers (api/call.c) */
     int host_buffers; /* NHOOD_HOST_BUFFERS: host buffers promised where a GPU runtime is loaded */

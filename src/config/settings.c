@@ -18,7 +18,8 @@
 #define NH_CONFIG_DEFAULTS                                                                         \
     {                                                                                              \
         .algo = NH_ALGO_AUTO, .binding = NH_BIND_AUTO, .fallback = NH_FALLBACK_WARN,               \
-        .cost = NH_COST_DEFAULTS, .iso_reduce = NH_RED_COUNT, .window = -1,                        \
+        .cost = NH_COST_DEFAULTS, .iso_reduce = NH_RED_COUNT, .window = -1,        \
+        .warmup = NH_WARMUP_DEFAULT,                        \
     }
 nh_config nh_cfg = NH_CONFIG_DEFAULTS;
 static const nh_config defaults = NH_CONFIG_DEFAULTS;
@@ -36,6 +37,7 @@ enum kind {
     K_PORTS,
     K_WINDOW,
     K_NODE_SIZE,
+    K_CALLS,
     K_ISO_REDUCE,
     K_OVERLAP,
     K_SETUP,
@@ -94,6 +96,9 @@ const nh_setting nh_settings[] = {
      "hsa)"},
     {"NHOOD_INPLACE_AUXMEM", NULL, LIB, K_BYTES, CFG(inplace_auxmem), 0,
      "bytes of auxiliary buffer for nonblocking in-place swaps (0: none)"},
+    {"NHOOD_WARMUP", NULL, LIB, K_CALLS, CFG(warmup), 0,
+     "a graph's first calls that go to MPI before nhood analyses it (at the next blocking call; "
+     "docs/algorithms.md, \"Tiers\"); 0: at its creation, as do graphs under a forced NHOOD_ALGO"},
     {"NHOOD_AUTOTUNE", NULL, LIB, K_BOOL, CFG(autotune), 0,
      "auto times the candidates on the first blocking calls of each block size and keeps the "
      "fastest, instead of using the cost model"},
@@ -293,7 +298,8 @@ int nh_setting_parse(const nh_setting *s, const char *v, void *dst, int info)
     case K_PORTS:
         return nh_parse_ports(v, ip);
     case K_NODE_SIZE:
-        if (nh_parse_uint(v, 1 << 30, &x) || x < 1)
+    case K_CALLS:
+        if (nh_parse_uint(v, 1 << 30, &x) || (s->kind == K_NODE_SIZE && x < 1))
             return -1;
         *ip = (int)x;
         return 0;
@@ -349,6 +355,9 @@ void nh_setting_allowed(const nh_setting *s, char *buf, size_t len, int info)
     case K_NODE_SIZE:
         snprintf(buf, len, "a positive integer");
         return;
+    case K_CALLS:
+        snprintf(buf, len, "a non-negative integer");
+        return;
     case K_WINDOW:
         snprintf(buf, len, "auto or microseconds (a number >= 0)");
         return;
@@ -396,6 +405,9 @@ void nh_setting_default(const nh_setting *s, char *buf, size_t len)
         return;
     case K_BYTES:
         snprintf(buf, len, "%ld", *(const long *)p);
+        return;
+    case K_CALLS:
+        snprintf(buf, len, "%d", *(const int *)p);
         return;
     case K_PATH:
     case K_TEXT:

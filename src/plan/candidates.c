@@ -67,15 +67,22 @@ static int inferred(int size, cand *c)
     return n;
 }
 
-int nh_det_candidates(MPI_Comm comm_old, int size, const nh_hint *h, cand *c)
+int nh_det_parent(MPI_Comm comm_old, nh_grid *g)
 {
-    int n = 0, topo, dims[NH_MAXDIMS], periods[NH_MAXDIMS], coords[NH_MAXDIMS], nd;
+    int topo, dims[NH_MAXDIMS], periods[NH_MAXDIMS], coords[NH_MAXDIMS], nd;
+    return comm_old != MPI_COMM_WORLD && /* (which has no topology: no call) */
+           nh_mpi_Topo_test(comm_old, &topo) == MPI_SUCCESS && topo == MPI_CART &&
+           nh_mpi_Cartdim_get(comm_old, &nd) == MPI_SUCCESS && nd >= 1 && nd <= NH_MAXDIMS &&
+           nh_mpi_Cart_get(comm_old, nd, dims, periods, coords) == MPI_SUCCESS &&
+           nh_grid_init(g, nd, dims, periods) == 0;
+}
+
+int nh_det_candidates(const nh_grid *parent, int size, const nh_hint *h, cand *c)
+{
+    int n = 0;
     nh_grid g;
-    if (nh_mpi_Topo_test(comm_old, &topo) == MPI_SUCCESS && topo == MPI_CART &&
-        nh_mpi_Cartdim_get(comm_old, &nd) == MPI_SUCCESS && nd >= 1 && nd <= NH_MAXDIMS &&
-        nh_mpi_Cart_get(comm_old, nd, dims, periods, coords) == MPI_SUCCESS &&
-        nh_grid_init(&g, nd, dims, periods) == 0 && g.size == size)
-        n = add_cand(c, n, &g, "cart");
+    if (parent)
+        n = add_cand(c, n, parent, "cart");
     if (h->ndims > 0 &&
         nh_grid_init(&g, h->ndims, h->dims, h->has_periods ? h->periods : NULL) == 0 &&
         g.size == size)

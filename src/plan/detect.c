@@ -23,6 +23,7 @@
 #include "plan/plan.h"
 #include "core/parse.h"
 #include "util/gpu.h"
+#include "util/mpilib.h"
 #include "util/sync.h"
 #include "util/window.h"
 
@@ -33,6 +34,19 @@ int nh_window_mine(void)
 {
     return nh_cfg.window >= 0 ? nh_win_bucket_of(nh_cfg.window) : nh_win_bucket();
 }
+
+/* A graph in the cold tier (docs/algorithms.md, "Tiers"): what its
+ * analysis will need that the graph communicator cannot tell later (the
+ * hint, the parent's grid, whether the parent's ranks were the graph's;
+ * the lists MPI gives back as the caller gave them, MPI-4.0 7.5.4), and
+ * its calls so far.  It lives in the plan's allocation, after the plan:
+ * one small allocation per creation. */
+struct nh_plan_cold {
+    nh_grid parent;
+    int has_parent, order, calls;
+    char *msg; /* a malformed value's message (the hint's bad), or NULL */
+    unsigned char hint[offsetof(nh_hint, msg)]; /* the hint up to its message */
+};
 
 static int tag_ub = 32767; /* MPI_TAG_UB, read at nh_plan_init; the least MPI allows */
 
@@ -72,6 +86,8 @@ void nh_plan_unref(nh_plan *p)
     }
     if (p->pcomm != MPI_COMM_NULL)
         nh_comm_free(&p->pcomm);
+    if (p->cold)
+        free(p->cold->msg);
     if (p->root) { /* a copy: the analysis is the original's */
         free(p->stfw);
         nh_plan_unref(p->root);
@@ -102,6 +118,35 @@ void *nh_plan_ext_new(nh_plan *p, nh_ext_id id, size_t size, nh_ext_fini fini)
     return p->ext[id].state;
 }
 
+/* A copy of a cold plan is cold too, with its own record and count: each
+ * communicator is analyzed at its own call (no analysis is shared). */
+static int copy_cold(const nh_plan *from, void *out, int *flag)
+{
+    const struct nh_plan_cold *k = from->cold;
+    nh_plan *p = malloc(sizeof(*p) + sizeof(*k));
+    char *msg = k->msg ? strdup(k->msg) : NULL;
+    *flag = 0;
+    if (!p || (k->msg && !msg)) {
+        free(p);
+        free(msg);
+        return MPI_ERR_NO_MEM;
+    }
+    nh_res_add(NH_RES_PLAN, 1);
+    memcpy(p, from, sizeof(*p)); /* a cold plan holds nothing but these */
+    memset(p->ext, 0, sizeof(p->ext));
+    p->cold = (struct nh_plan_cold *)(p + 1);
+    memcpy(p->cold, k, sizeof(*k));
+    p->cold->msg = msg;
+    p->cold->calls = 0;
+    p->id = nh_atomic_add(&next_plan_id, 1) - 1;
+    p->dup_of = from->id;
+    p->refs = 1;
+    p->pcomm = MPI_COMM_NULL;
+    *(nh_plan **)out = p;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
 /* MPI_Comm_dup, _dup_with_info and _idup of an analyzed communicator:
  * the copy shares the original's analysis (neighborhood, schedules,
  * store-and-forward set-up, node map; the original lives while copies
@@ -120,6 +165,8 @@ static int plan_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out
         *flag = 0;
         return MPI_SUCCESS;
     }
+    if (from->cold)
+        return copy_cold(from, out, flag);
     nh_plan *p = calloc(1, sizeof(*p));
     nh_stfw *st = from->stfw ? nh_stfw_share(from->stfw) : NULL;
     *flag = 0;
@@ -281,22 +328,14 @@ void nh_plan_abandon(nh_plan_start *b)
     free(__atomic_exchange_n(&spare, b, __ATOMIC_ACQ_REL));
 }
 
-/* The creation's local part and the start of its agreement on comm,
- * whose ranks are the graph's: comm_old before MPI creates the graph
- * (lists given, no reordering), else the graph, which gives the lists
- * where lists is NULL. */
-static int start(nh_plan_start *b, MPI_Comm comm_old, MPI_Comm comm, const nh_hint *h,
-                 const nh_lists *lists)
+/* A new plan: what creation knows before any analysis.  extra: bytes
+ * after it in the same allocation (a cold plan's record). */
+static nh_plan *plan_new(const nh_hint *h, size_t extra)
 {
-    int rc, old_rank, old_size, weighted;
-    det *d = &b->d;
-    nh_plan *p = b->p = calloc(1, sizeof(*p));
-    d->req = MPI_REQUEST_NULL;
+    nh_plan *p = calloc(1, sizeof(*p) + extra);
     if (!p)
-        return MPI_ERR_NO_MEM;
+        return NULL;
     nh_res_add(NH_RES_PLAN, 1);
-    d->graph = comm;
-    d->win = p->window = nh_window_mine();
     p->pcomm = MPI_COMM_NULL;
     p->refs = 1;
     p->dup_of = -1;
@@ -305,10 +344,32 @@ static int start(nh_plan_start *b, MPI_Comm comm_old, MPI_Comm comm, const nh_hi
     for (int o = 0; o < NH_OP_COUNT; o++)
         p->algo_info[o] = h->algo;
     p->ports = h->ports ? h->ports : nh_cfg.ports;
+    p->host_promised = h->host_buffers == 1 ? NH_HOST_INFO
+                       : h->host_buffers < 0 && nh_cfg.host_buffers ? NH_HOST_ENV
+                                                                    : 0;
+    return p;
+}
+
+/* The creation's local part and the start of its agreement on comm,
+ * whose ranks are the graph's: comm_old before MPI creates the graph
+ * (lists given, no reordering), else the graph, which gives the lists
+ * where lists is NULL.  k: a cold plan's record (b->p is that plan;
+ * comm_old is not used), or NULL. */
+static int start(nh_plan_start *b, MPI_Comm comm_old, MPI_Comm comm, const nh_hint *h,
+                 const nh_lists *lists, const struct nh_plan_cold *k)
+{
+    int rc, old_rank, old_size, weighted;
+    det *d = &b->d;
+    nh_plan *p = b->p ? b->p : (b->p = plan_new(h, 0));
+    d->req = MPI_REQUEST_NULL;
+    if (!p)
+        return MPI_ERR_NO_MEM;
+    d->graph = comm;
+    d->win = p->window = nh_window_mine();
     if ((rc = nh_mpi_Comm_rank(comm, &d->rank)) || (rc = nh_mpi_Comm_size(comm, &d->size)))
         return rc;
     old_rank = d->rank, old_size = d->size;
-    if (comm != comm_old &&
+    if (!k && comm != comm_old &&
         ((rc = nh_mpi_Comm_rank(comm_old, &old_rank)) || (rc = nh_mpi_Comm_size(comm_old, &old_size))))
         return rc;
     if (lists) { /* the caller's own lists, in the graph's ranks */
@@ -337,9 +398,6 @@ static int start(nh_plan_start *b, MPI_Comm comm_old, MPI_Comm comm, const nh_hi
      * have come after MPI_Init) and in use (a CUDA context: util/gpu.h),
      * and host buffers are not promised, nhood's
      * CPU must keep off this graph's buffers; agreed below (any rank). */
-    p->host_promised = h->host_buffers == 1 ? NH_HOST_INFO
-                       : h->host_buffers < 0 && nh_cfg.host_buffers ? NH_HOST_ENV
-                                                                    : 0;
     d->gpu = p->gpu = nh_active && nh_gpu_probe() && nh_gpu_in_use() && !p->host_promised;
     nh_stfw_pre(p, d->indeg, d->srcs, d->outdeg, d->dsts, h, d->stfw);
     /* Everyone takes the same branch: the hint and MPI_THREAD_MULTIPLE are
@@ -351,15 +409,20 @@ static int start(nh_plan_start *b, MPI_Comm comm_old, MPI_Comm comm, const nh_hi
     b->no_stfw = !forces;
     if (!(b->detect = nh_active && h->iso != 0))
         return MPI_SUCCESS;
-    d->ncand = nh_det_candidates(comm_old, d->size, h, d->c);
-    return nh_det_agree_start(d, h, old_rank == d->rank && old_size == d->size, &b->native,
-                              b->no_stfw, comm);
+    nh_grid parent;
+    int order = k ? k->order : old_rank == d->rank && old_size == d->size;
+    int has_parent = k ? k->has_parent : nh_det_parent(comm_old, &parent);
+    if (k)
+        parent = k->parent;
+    d->ncand = nh_det_candidates(has_parent && parent.size == d->size ? &parent : NULL, d->size,
+                                 h, d->c);
+    return nh_det_agree_start(d, h, order, &b->native, b->no_stfw, comm);
 }
 
 int nh_plan_begin(MPI_Comm comm_old, const nh_hint *h, const nh_lists *lists, nh_plan_start **out)
 {
     nh_plan_start *b = start_alloc();
-    int rc = b ? start(b, comm_old, comm_old, h, lists) : MPI_ERR_NO_MEM;
+    int rc = b ? start(b, comm_old, comm_old, h, lists, NULL) : MPI_ERR_NO_MEM;
     if (rc) {
         nh_plan_abandon(b);
         b = NULL;
@@ -368,19 +431,27 @@ int nh_plan_begin(MPI_Comm comm_old, const nh_hint *h, const nh_lists *lists, nh
     return rc;
 }
 
-int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, const nh_lists *lists,
-                   nh_plan_start *b, nh_plan **out)
+/* The private communicator, where the plan needs one: at the end of an
+ * analysis, which every rank is inside (a start must not make it). */
+static int make_pcomm(nh_plan *p, MPI_Comm comm)
 {
-    int rc = MPI_SUCCESS, chosen = -1, s = 0;
-    *out = NULL;
-    if (!b && (!(b = start_alloc()) || (rc = start(b, comm_old, graph, h, lists))))
-        goto fail;
+    if (!p->lazy_pcomm)
+        return MPI_SUCCESS;
+    p->lazy_pcomm = 0;
+    return p->pcomm != MPI_COMM_NULL ? MPI_SUCCESS : nh_comm_dup(comm, &p->pcomm);
+}
+
+/* The rest of the analysis b started: the agreement, the neighborhood,
+ * the node map, store-and-forward's set-up; collective over graph. */
+static int finish(nh_plan_start *b, MPI_Comm graph, const nh_hint *h)
+{
+    int rc, chosen = -1, s = 0;
     det *d = &b->d;
     nh_plan *p = b->p;
     d->graph = graph; /* the rest of the agreement is the graph's */
     if (b->detect &&
         (rc = nh_det_agree_finish(d, h, &b->native, &b->no_stfw, &chosen, &s)))
-        goto fail;
+        return rc;
     p->window = d->win;
     p->gpu = b->detect ? d->gpu : 0; /* agreed; without detection store-and-forward's words say */
     if (chosen >= 0) {
@@ -391,11 +462,11 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, const nh
         p->nb = d->nbs[chosen];
         d->fit[chosen] = 0; /* ownership moves to the plan */
         if ((rc = pend_sources(p, d, chosen)))
-            goto fail;
+            return rc;
         p->coupled = -1;   /* nh_plan_coupled */
-        p->lazy_pcomm = 1; /* made at the first collective (nh_plan_ready) */
+        p->lazy_pcomm = 1; /* made as the analysis ends (make_pcomm) */
         if ((rc = node_map(p, graph, d->size)))
-            goto fail;
+            return rc;
     } else if (b->detect && !(p->native_ok = b->native)) {
         /* A graph that is not isomorphic on which some rank lists a source
          * twice: where nhood would hand an all-to-all to MPI, its direct
@@ -403,25 +474,120 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, const nh
          * repeated source's blocks wrongly (select.c) */
         p->lazy_pcomm = 1;
         if (nh_build_direct_lists(d->rank, d->indeg, d->srcs, d->outdeg, d->dsts, NH_OP_ALLTOALL,
-                                  &p->sched[NH_OP_ALLTOALL][NH_ALGO_DIRECT])) {
-            rc = MPI_ERR_NO_MEM;
-            goto fail;
-        }
+                                  &p->sched[NH_OP_ALLTOALL][NH_ALGO_DIRECT]))
+            return MPI_ERR_NO_MEM;
     }
     /* Store-and-forward for irregular graphs (or where forced): every
      * rank gets here together (nh_active is global); an isomorphic graph
      * on which no rank forces it skips the set-up's reductions. */
-    if (nh_active && !(p->isomorphic && b->no_stfw) &&
-        (rc = d->stfw_agreed ? nh_stfw_setup_agreed(p, graph, d->indeg, d->srcs, d->outdeg,
-                                                    d->dsts, h->stfw_dims, d->stfw)
-                             : nh_stfw_setup(p, graph, d->indeg, d->srcs, d->outdeg, d->dsts,
-                                             h->stfw_dims, d->stfw)))
+    if (!nh_active || (p->isomorphic && b->no_stfw))
+        return MPI_SUCCESS;
+    return d->stfw_agreed ? nh_stfw_setup_agreed(p, graph, d->indeg, d->srcs, d->outdeg, d->dsts,
+                                                 h->stfw_dims, d->stfw)
+                          : nh_stfw_setup(p, graph, d->indeg, d->srcs, d->outdeg, d->dsts,
+                                          h->stfw_dims, d->stfw);
+}
+
+int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, const nh_lists *lists,
+                   nh_plan_start *b, nh_plan **out)
+{
+    int rc = MPI_SUCCESS;
+    *out = NULL;
+    if ((!b && (!(b = start_alloc()) || (rc = start(b, comm_old, graph, h, lists, NULL)))) ||
+        (rc = finish(b, graph, h)) || (rc = make_pcomm(b->p, graph)) ||
+        (rc = nh_mpi_Comm_set_attr(graph, plan_keyval, b->p)))
         goto fail;
-    if ((rc = nh_mpi_Comm_set_attr(graph, plan_keyval, p)))
-        goto fail;
-    *out = p;
+    *out = b->p;
     b->p = NULL;
 fail:
     nh_plan_abandon(b);
+    return rc;
+}
+
+int nh_plan_create_cold(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, const nh_lists *lists,
+                        nh_plan **out)
+{
+    int rc, rank, old_rank, weighted;
+    nh_plan *p = plan_new(h, sizeof(struct nh_plan_cold));
+    *out = NULL;
+    if (!p)
+        return MPI_ERR_NO_MEM;
+    struct nh_plan_cold *k = p->cold = (struct nh_plan_cold *)(p + 1);
+    memcpy(k->hint, h, sizeof(k->hint));
+    if (h->bad && !(k->msg = strdup(h->msg))) {
+        rc = MPI_ERR_NO_MEM;
+        goto fail;
+    }
+    if (lists) { /* no reordering: the graph's ranks are comm_old's */
+        p->indeg = lists->indeg;
+        p->outdeg = lists->outdeg;
+        k->order = 1;
+    } else if ((rc = nh_mpi_Comm_rank(graph, &rank)) ||
+               (rc = nh_mpi_Comm_rank(comm_old, &old_rank)) ||
+               (rc = nh_mpi_Dist_graph_neighbors_count(graph, &p->indeg, &p->outdeg, &weighted))) {
+        goto fail;
+    } else { /* (a distributed graph has comm_old's group: only reordering moves ranks) */
+        k->order = old_rank == rank;
+    }
+    k->has_parent = nh_det_parent(comm_old, &k->parent);
+    if ((rc = nh_mpi_Comm_set_attr(graph, plan_keyval, p)))
+        goto fail;
+    *out = p;
+    return MPI_SUCCESS;
+fail:
+    nh_plan_unref(p);
+    return rc;
+}
+
+int nh_plan_cold_safe(MPI_Comm graph, const nh_lists *lists, int *safe)
+{
+    int rc = MPI_SUCCESS, indeg, outdeg, weighted, *srcs = NULL, *dsts = NULL, rep = 0, any;
+    *safe = 1;
+    if (!nh_mpilib_dup_edges_wrong())
+        return MPI_SUCCESS;
+    if (lists) {
+        rep = nh_det_repeats(lists->srcs, lists->indeg);
+    } else if (!(rc = nh_mpi_Dist_graph_neighbors_count(graph, &indeg, &outdeg, &weighted))) {
+        srcs = malloc(((size_t)indeg + 1) * sizeof(int));
+        dsts = malloc(((size_t)outdeg + 1) * sizeof(int));
+        rep = !srcs || !dsts; /* (no memory: as a repeat, the analysis comes now) */
+        if (!rep && !(rc = nh_mpi_Dist_graph_neighbors(graph, indeg, srcs, MPI_UNWEIGHTED, outdeg,
+                                                      dsts, MPI_UNWEIGHTED)))
+            rep = nh_det_repeats(srcs, indeg);
+        free(srcs);
+        free(dsts);
+    }
+    if (!lists && rc)
+        return rc;
+    if ((rc = nh_mpi_Allreduce(&rep, &any, 1, MPI_INT, MPI_MAX, graph)))
+        return rc;
+    *safe = !any;
+    return MPI_SUCCESS;
+}
+
+int nh_plan_cold_due(nh_plan *p, int blocking)
+{
+    return ++p->cold->calls > nh_cfg.warmup && blocking;
+}
+
+int nh_plan_analyze(nh_plan *p, MPI_Comm comm)
+{
+    struct nh_plan_cold *k = p->cold;
+    nh_plan_start *b = start_alloc();
+    nh_hint h;
+    int rc = MPI_ERR_NO_MEM;
+    memcpy(&h, k->hint, sizeof(k->hint));
+    snprintf(h.msg, sizeof(h.msg), "%s", k->msg ? k->msg : "");
+    if (b) {
+        b->p = p;
+        if (!(rc = start(b, comm, comm, &h, NULL, k)) && !(rc = finish(b, comm, &h)))
+            rc = make_pcomm(p, comm);
+        b->p = NULL; /* the communicator's */
+        nh_plan_abandon(b);
+    }
+    if (rc) /* the calls go to MPI (this one fails) */
+        p->isomorphic = 0;
+    free(k->msg);
+    p->cold = NULL; /* (the rest of its memory is the plan's) */
     return rc;
 }

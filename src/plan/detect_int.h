@@ -78,9 +78,13 @@ void nh_det_fini(det *d);
 int nh_det_repeats(const int *ranks, int n);
 
 /* The grids a new graph communicator's lists are tried on: its
- * Cartesian parent, the nhood_dims hint, or else the inferred ones
- * (candidates.c says which, in which order).  Returns how many. */
-int nh_det_candidates(MPI_Comm comm_old, int size, const nh_hint *h, cand *c);
+ * Cartesian parent (NULL: none), the nhood_dims hint, or else the
+ * inferred ones (candidates.c says which, in which order).  Returns how
+ * many. */
+int nh_det_candidates(const nh_grid *parent, int size, const nh_hint *h, cand *c);
+/* comm_old's Cartesian grid where it has one (local; a candidate where
+ * its size is the graph's). */
+int nh_det_parent(MPI_Comm comm_old, nh_grid *g);
 /* Of the candidates fit[] marks, the one to keep (-1: none). */
 int nh_det_pick(const cand *c, int n, const int *fit, const nh_nbhd *nbs);
 /* A template names some peer twice (-1 and +1 on a dimension of 2). */

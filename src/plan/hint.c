@@ -1,6 +1,7 @@
 /* nhood's MPI_Info keys on graph creation, and the algorithm a plan's
  * calls ask for (info key, then NHOOD_ALGO_<OP>, then NHOOD_ALGO). */
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "core/parse.h"
@@ -66,7 +67,8 @@ static void warn_unknown_keys(MPI_Info info)
 int nh_hint_parse(MPI_Info info, nh_hint *h, char *msg, size_t len)
 {
     char v[NH_INFO_VALUE_MAX + 1];
-    memset(h, 0, sizeof(*h));
+    memset(h, 0, offsetof(nh_hint, msg)); /* (the message is written where needed) */
+    h->msg[0] = '\0';
     h->iso = -1;
     h->algo = NH_ALGO_AUTO;
     h->stfw_setup = -1;

@@ -63,7 +63,7 @@ typedef struct nh_plan {
      * schedules, node map and store-and-forward schedules are root's. */
     struct nh_plan *root;
     int dup_of;     /* report id of the communicator it was copied from, or -1 */
-    int lazy_pcomm; /* pcomm is made at the first collective (nh_plan_ready) */
+    int lazy_pcomm; /* pcomm still to be made (nh_plan_ready) */
     int *pend_srcs; /* the sources, while nb.recv_slot waits for them (detect.c) */
     /* The compute window of nonblocking calls, agreed at creation: the
      * largest bucket any rank contributed (nh_window_mine; util/window.h) */
@@ -75,6 +75,9 @@ typedef struct nh_plan {
      * host buffers (agreed; util/gpu.h): the calls go to MPI. */
     int gpu;
     int host_promised; /* NH_HOST_*: this rank promised host buffers (NHOOD_CHECK verifies it) */
+    /* The cold tier: the analysis waits for the graph's calls
+     * (nh_plan_create_cold); NULL once it ran. */
+    struct nh_plan_cold *cold;
 } nh_plan;
 /* Where a plan's promise of host buffers came from. */
 enum { NH_HOST_ENV = 1, NH_HOST_INFO };
@@ -95,8 +98,11 @@ int nh_window_mine(void);
 int nh_plan_init(MPI_Comm scope);
 void nh_plan_fini(void);
 nh_plan *nh_plan_get(MPI_Comm comm);
-/* Before a collective on comm runs nhood's schedule: a duplicate's
- * private communicator (collective over comm, at its first such call). */
+/* Before a collective on comm runs nhood's schedule: the sources' half
+ * of the neighborhood, and the private communicator where the plan needs
+ * one and has none (p->lazy_pcomm: collective over comm, so only at
+ * graph creation, the analysis, or a copy's first blocking call; a
+ * nonblocking start must not wait for the other ranks). */
 int nh_plan_ready(nh_plan *p, MPI_Comm comm);
 /* A rank's neighbor lists as the caller passed them. */
 typedef struct nh_lists {
@@ -118,6 +124,28 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, const nh
  * comm_old.  nh_plan_abandon ends one whose graph was not created. */
 int nh_plan_begin(MPI_Comm comm_old, const nh_hint *h, const nh_lists *lists, nh_plan_start **out);
 void nh_plan_abandon(nh_plan_start *b);
+/* The cold tier (docs/algorithms.md, "Tiers"): creation keeps what the
+ * analysis will need and cannot ask of the graph later, and attaches a
+ * plan with no analysis (p->cold); local.  lists: the caller's, where
+ * the graph was not reordered (only their degrees are kept: MPI gives
+ * the lists back as given), else NULL. */
+int nh_plan_create_cold(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, const nh_lists *lists,
+                        nh_plan **out);
+/* May MPI's own exchange serve a new graph's cold calls (*safe)?  Where
+ * the MPI library orders a repeated source's blocks wrongly
+ * (nh_mpilib_dup_edges_wrong), only if no rank lists a source twice: one
+ * reduction over graph (collective; such a graph is analyzed at its
+ * creation instead).  Elsewhere yes, without communication.  lists: as
+ * nh_plan_create_cold's. */
+int nh_plan_cold_safe(MPI_Comm graph, const nh_lists *lists, int *safe);
+/* Counts a call on a cold plan: whether its analysis is due now (past
+ * NHOOD_WARMUP calls, and blocking: the only calls every rank is sure to
+ * be inside).  The same on every rank. */
+int nh_plan_cold_due(nh_plan *p, int blocking);
+/* A cold plan's analysis, collective over comm (its communicator): what
+ * nh_plan_create does at creation.  Afterwards p->cold is NULL (where it
+ * failed, p stays without an analysis: its calls go to MPI). */
+int nh_plan_analyze(nh_plan *p, MPI_Comm comm);
 const nh_sched *nh_plan_sched(nh_plan *p, nh_op op, nh_algo a);
 /* Algorithm a's alltoall schedule made split (nh_sched_add_alt): v/w
  * calls without the promise send each block along it or straight to its

@@ -199,12 +199,22 @@ static int fortran_bugs(void)
 #endif
 }
 
-static int bugs_found;
+static int bugs_found, dup_edges_wrong;
 static pthread_once_t bugs_once = PTHREAD_ONCE_INIT;
 
 static void bugs_find(void)
 {
     bugs_found = fortran_bugs();
+#if defined(MPICH_VERSION) && !defined(OPEN_MPI)
+    int major = 0, minor = 0; /* a version not found: as the oldest */
+    dup_edges_wrong = !lib_version("MPICH Version:", &major, &minor) || major < 5;
+#endif
+}
+
+int nh_mpilib_dup_edges_wrong(void)
+{
+    pthread_once(&bugs_once, bugs_find);
+    return dup_edges_wrong;
 }
 
 int nh_mpilib_fortran_fixes(int mode)

@@ -180,6 +180,10 @@ enum {
 /* The bits this run mends: the library's (mode NH_FIXES_AUTO), every one
  * (NH_FIXES_ALL) or none. */
 int nh_mpilib_fortran_fixes(int mode);
+/* Does the MPI library's own neighborhood all-to-all order the blocks of
+ * a source listed twice wrongly (MPICH before 5.0; docs/platforms.md)?
+ * The same answer on every rank. */
+int nh_mpilib_dup_edges_wrong(void);
 /* Their names, blank-separated, or "none". */
 void nh_mpilib_fortran_fix_names(int bits, char *out, size_t len);
 #else /* SMPI: the same table, generated from SimGrid's mpi.h by smpi.mk */
@@ -191,6 +195,10 @@ void nh_mpilib_fortran_fix_names(int bits, char *out, size_t len);
 #undef NH_LIB_FN
 #pragma GCC diagnostic pop
 static inline void nh_mpilib_warn(void) {}
+static inline int nh_mpilib_dup_edges_wrong(void)
+{
+    return 0; /* SimGrid's own exchange follows the lists */
+}
 static inline void *nh_mpilib_lookup(const char *name)
 {
     (void)name;

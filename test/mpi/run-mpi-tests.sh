@@ -206,6 +206,21 @@ for np in $nps; do
             all_passed; then ok "$name"; else bad "$name"; fi
     done
 done
+# The same corpus under auto with the default warm-up (the cold tier: no
+# start analyzes a graph; the firstcall ordering's fresh graphs included).
+name="progress np=4 torus NHOOD_WARMUP=2 (the cold tier)"
+if run "$name" 4 "NHOOD_WARMUP=2 NHOOD_FALLBACK=silent" "$t/test_progress" torus &&
+    all_passed; then ok "$name"; else bad "$name"; fi
+# The tiers (test_tiers): cold after creation and through the warm-up, no
+# start analyzes, the next blocking call does (every rank alike), copies,
+# a malformed info value failing the analyzing call; and NHOOD_WARMUP=0.
+for np in 2 4; do
+    for case in "2 cold" "0 eager"; do
+        name="tiers np=$np NHOOD_WARMUP=${case% *}"
+        if run "$name" $np "NHOOD_WARMUP=${case% *}" "$t/test_tiers" ${case#* } &&
+            all_passed; then ok "$name"; else bad "$name"; fi
+    done
+done
 # With a second thread, and the report showing the schedule forwarded
 # (more than one round; bruck with one port, its only multi-round form on
 # 2x2x1) by the hook or the thread backend: never MPIX_Async at

@@ -32,6 +32,10 @@
  *               ranks blocked in MPI_Probe (each receives and passes it on)
  *   mixed       start plus a ring of MPI_Irecv/MPI_Isend; MPI_Waitany on
  *               half the ranks, MPI_Testsome on the others, over one array
+ *   firstcall   a fresh graph whose first call is a start, and then a copy
+ *               of it (MPI_Comm_dup) likewise: each rank starts only once
+ *               the previous rank has started and sent it a token (a start
+ *               that waits for the other ranks hangs here)
  * Prints "N passed, N failed" on rank 0; a hang is killed by alarm(). */
 #include <mpi.h>
 #include <pthread.h>
@@ -299,6 +303,34 @@ static void mixed(ex *e)
     ex_check(e, "mixed");
 }
 
+/* A chain: each rank starts after the previous one started and told it. */
+static void chain_start(ex *e)
+{
+    int tok = 0;
+    if (rank > 0)
+        MPI_Recv(&tok, 1, MPI_INT, rank - 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    ex_start(e);
+    if (rank + 1 < p)
+        MPI_Send(&tok, 1, MPI_INT, rank + 1, 7, MPI_COMM_WORLD);
+}
+
+static void firstcall(int irregular, unsigned seed)
+{
+    ex e = {0};
+    ex_init(&e, irregular, seed);
+    ex_prepare(&e);
+    chain_start(&e);
+    ex_wait(&e, "firstcall");
+    MPI_Comm g = e.g;
+    MPI_Comm_dup(g, &e.g);
+    ex_prepare(&e);
+    chain_start(&e);
+    ex_wait(&e, "firstcall (a copy)");
+    MPI_Comm_free(&e.g);
+    e.g = g;
+    ex_fini(&e);
+}
+
 #ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
 /* The persistent form, started three times, with the barrier ordering. */
 static void persistent(ex *e)
@@ -375,6 +407,7 @@ int main(int argc, char **argv)
         allreduce(&e);
         probe(&e);
         mixed(&e);
+        firstcall(irregular, 13 + (unsigned)it);
     }
 #ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
     persistent(&e);

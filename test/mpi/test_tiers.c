@@ -1,0 +1,205 @@
+/* MPI test, run preloaded with NHOOD_WARMUP=2 (the default): the cold
+ * tier (docs/algorithms.md, "Tiers").  Every result must equal the
+ * point-to-point reference (reference.h); nhood_comm_query tells where
+ * the graph's analysis stands.
+ *   - A directed ring is cold after its creation (source "cold") and
+ *     through its first two calls; a
+ *     nonblocking call after them does not analyze it (a start must not
+ *     wait for the other ranks); the next blocking call does (source
+ *     "inferred"), and later calls of every form stay right.
+ *   - A copy (MPI_Comm_dup) of a cold graph is cold, with its own count;
+ *     a copy of an analyzed one shares the analysis.
+ *   - A 2-D Moore graph whose ranks list peers twice (2 and 4 ranks):
+ *     right results in every call, where MPICH before 5.0's own exchange
+ *     is not (such a graph is analyzed at its creation there).
+ *   - A malformed nhood_dims info value: the creation succeeds (nhood
+ *     adds no communication to it), the call that analyzes the graph fails
+ *     on every rank with MPI_ERR_INFO_VALUE.
+ * With "eager" (run under NHOOD_WARMUP=0) the graph is analyzed at its
+ * creation instead, and the malformed value fails the creation.
+ * Prints "N passed, N failed" on rank 0. */
+#include <dlfcn.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../check.h"
+#include "../common.h"
+#include "../reference.h"
+#include "nhood.h"
+
+#define M 2 /* ints per block */
+
+static int rank, p, eager;
+static int (*query)(MPI_Comm, nhood_comm_info *);
+
+static const char *source_of(MPI_Comm g)
+{
+    static nhood_comm_info info;
+    if (!query || query(g, &info) != MPI_SUCCESS)
+        return "?";
+    return info.source;
+}
+
+/* One call of the form (0 blocking, 1 nonblocking, 2 persistent) on g,
+ * checked against the reference; returns the call's error code. */
+static int call(MPI_Comm g, int outdeg, int indeg, int form, int salt, const char *what)
+{
+    int *s = malloc(sizeof(int) * (size_t)(outdeg * M + 1));
+    int *r = malloc(sizeof(int) * (size_t)(indeg * M + 1));
+    int *ref = malloc(sizeof(int) * (size_t)(indeg * M + 1));
+    for (int i = 0; i < outdeg * M; i++)
+        s[i] = rank * 1000 + salt * 100 + i;
+    memset(r, 0xA5, sizeof(int) * (size_t)(indeg * M + 1));
+    memset(ref, 0xA5, sizeof(int) * (size_t)(indeg * M + 1));
+    reference(1, g, s, M, MPI_INT, ref, M, MPI_INT);
+    MPI_Request q = MPI_REQUEST_NULL;
+    int rc;
+    if (form == 0) {
+        rc = MPI_Neighbor_alltoall(s, M, MPI_INT, r, M, MPI_INT, g);
+    } else if (form == 1) {
+        rc = MPI_Ineighbor_alltoall(s, M, MPI_INT, r, M, MPI_INT, g, &q);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Wait(&q, MPI_STATUS_IGNORE);
+    } else {
+#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
+        rc = MPI_Neighbor_alltoall_init(s, M, MPI_INT, r, M, MPI_INT, g, MPI_INFO_NULL, &q);
+        if (rc == MPI_SUCCESS && (rc = MPI_Start(&q)) == MPI_SUCCESS)
+            rc = MPI_Wait(&q, MPI_STATUS_IGNORE);
+        if (q != MPI_REQUEST_NULL)
+            MPI_Request_free(&q);
+#else
+        rc = MPI_Neighbor_alltoall(s, M, MPI_INT, r, M, MPI_INT, g);
+#endif
+    }
+    if (rc == MPI_SUCCESS)
+        CHECK(memcmp(r, ref, sizeof(int) * (size_t)(indeg * M)) == 0,
+              "%s: result differs from the reference", what);
+    free(s);
+    free(r);
+    free(ref);
+    return rc;
+}
+
+static void expect(MPI_Comm g, const char *source, const char *what)
+{
+    if (query)
+        CHECK(strcmp(source_of(g), source) == 0, "%s: source=%s, expected %s", what,
+              source_of(g), source);
+}
+
+/* A directed ring (each rank sends to the next): no rank lists a peer
+ * twice at any size, so MPI's own exchange may serve its cold calls on
+ * every library. */
+static void ring(MPI_Info info, MPI_Comm *g, int *outdeg, int *indeg, int *rc)
+{
+    int src = (rank + p - 1) % p, dst = (rank + 1) % p;
+    *rc = MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &src, MPI_UNWEIGHTED, 1, &dst,
+                                         MPI_UNWEIGHTED, info, 0, g);
+    *outdeg = *indeg = 1;
+}
+
+static void tiers(void)
+{
+    MPI_Comm g, c;
+    int outdeg, indeg, rc;
+    ring(MPI_INFO_NULL, &g, &outdeg, &indeg, &rc);
+    if (eager) {
+        expect(g, "inferred", "eager: after creation");
+        for (int k = 0; k < 3; k++)
+            call(g, outdeg, indeg, k, k, "eager call");
+        MPI_Comm_free(&g);
+        return;
+    }
+    expect(g, "cold", "after creation");
+    call(g, outdeg, indeg, 0, 1, "first call (blocking)");
+    expect(g, "cold", "after one call");
+    call(g, outdeg, indeg, 1, 2, "second call (nonblocking)");
+    /* a copy of a cold graph: cold, its own count */
+    MPI_Comm_dup(g, &c);
+    expect(c, "cold", "a copy of a cold graph");
+    call(g, outdeg, indeg, 1, 3, "third call, nonblocking");
+    call(g, outdeg, indeg, 2, 4, "fourth call, persistent");
+    expect(g, "cold", "after the warm-up's starts");
+    call(g, outdeg, indeg, 0, 5, "fifth call, blocking: the analysis");
+    expect(g, "inferred", "after the first blocking call past the warm-up");
+    for (int k = 0; k < 3; k++)
+        call(g, outdeg, indeg, k, 6 + k, "analyzed");
+    expect(c, "cold", "the copy, before its own calls");
+    for (int k = 0; k < 3; k++)
+        call(c, outdeg, indeg, 0, 10 + k, "the copy's calls");
+    expect(c, "inferred", "the copy after three blocking calls");
+    MPI_Comm_free(&c);
+    /* a copy of an analyzed graph shares the analysis; its first call a start */
+    MPI_Comm_dup(g, &c);
+    expect(c, "inferred", "a copy of an analyzed graph");
+    call(c, outdeg, indeg, 1, 20, "the analyzed copy's first call (nonblocking)");
+    call(c, outdeg, indeg, 0, 21, "the analyzed copy's blocking call");
+    call(c, outdeg, indeg, 1, 22, "the analyzed copy's nonblocking call");
+    MPI_Comm_free(&c);
+    MPI_Comm_free(&g);
+}
+
+/* A 2-D Moore neighborhood on a periodic grid of all ranks: at 2 and 4
+ * ranks every rank lists its peers more than once, where MPICH before 5.0
+ * orders MPI's own all-to-all wrongly (such a graph is analyzed at its
+ * creation there): every call, cold or not, must give the reference. */
+static void repeats(void)
+{
+    MPI_Comm g;
+    int outdeg, indeg;
+    int dims[2] = {0, 0}, periods[2] = {1, 1}, *off, s = tc_offsets("moore", 2, 1, &off);
+    MPI_Dims_create(p, 2, dims);
+    tc_graph(MPI_COMM_WORLD, 2, dims, periods, s, off, MPI_INFO_NULL, 0, &g, &outdeg, &indeg);
+    free(off);
+    for (int k = 0; k < 5; k++)
+        call(g, outdeg, indeg, k % 3, 30 + k, "repeated peers");
+    expect(g, "inferred", "repeated peers: analyzed by the blocking calls");
+    MPI_Comm_free(&g);
+}
+
+/* A malformed value fails where the analysis runs, on every rank. */
+static void malformed(void)
+{
+    MPI_Info info;
+    MPI_Comm g;
+    int outdeg, indeg, rc;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "nhood_dims", "4,x");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    ring(info, &g, &outdeg, &indeg, &rc);
+    if (eager || !query) {
+        CHECK(!query || rc != MPI_SUCCESS, "eager: malformed nhood_dims accepted");
+    } else {
+        CHECK(rc == MPI_SUCCESS, "the cold creation failed (%d)", rc);
+        MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN);
+        for (int k = 0; k < 3 && rc == MPI_SUCCESS; k++) /* two to MPI, the third analyzes */
+            rc = call(g, outdeg, indeg, 0, k, "malformed hint's calls");
+        int cls = MPI_SUCCESS;
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_INFO_VALUE, "the analyzing call returned class %d, expected %d", cls,
+              MPI_ERR_INFO_VALUE);
+        rc = call(g, outdeg, indeg, 0, 4, "after the failed analysis (MPI's exchange)");
+        CHECK(rc == MPI_SUCCESS, "the call after the failed analysis failed (%d)", rc);
+    }
+    if (rc == MPI_SUCCESS || !eager)
+        MPI_Comm_free(&g);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Info_free(&info);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    snprintf(check_prefix, sizeof(check_prefix), "rank %d: ", rank);
+    eager = argc > 1 && strcmp(argv[1], "eager") == 0;
+    query = (int (*)(MPI_Comm, nhood_comm_info *))dlsym(RTLD_DEFAULT, "nhood_comm_query");
+    CHECK(query != NULL, "nhood is not loaded");
+    tiers();
+    repeats();
+    malformed();
+    return check_finish_mpi();
+}
