@@ -7,6 +7,7 @@
 #include "exec/request.h"
 #include "nh_impl.h"
 #include "plan/stfw_setup.h"
+#include "util/mpilib.h"
 #include "util/window.h"
 
 nh_coll_hook_fn nh_coll_hook;
@@ -84,8 +85,11 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
         return NH_TO_PMPI;
     }
     /* A copy of an analyzed graph makes its private communicator at its
-     * first blocking call (collective); its starts go to MPI until then */
-    if (p->lazy_pcomm && form != NH_FORM_BLOCKING) {
+     * first blocking call (collective); its starts go to MPI until then,
+     * where MPI's exchange is right on it (else the start makes it: the
+     * open defect of docs/nonblocking.md) */
+    if (p->lazy_pcomm && form != NH_FORM_BLOCKING &&
+        (p->native_ok || nh_coll_op(coll) == NH_OP_ALLGATHER || !nh_mpilib_dup_edges_wrong())) {
         nh_report_rec *r = nh_report_rec_get(p, coll, form);
         if (r)
             r->calls[NH_ALGO_PMPI]++;
