@@ -287,7 +287,8 @@ static int start_sessions(MPI_Comm comm)
 }
 
 /* Under Sessions, the ranks of a new graph agree whether every one of them
- * has a progress backend (collective over comm; nothing elsewhere). */
+ * has a progress backend, and on the warm-up (collective over comm;
+ * elsewhere both were agreed at start-up). */
 int nh_session_agree(MPI_Comm comm, int *no_forward, int *cold)
 {
     *no_forward = 0;
