@@ -142,9 +142,10 @@ int nh_graph_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
         return rc;
     cold = cold && !mend; /* nhood's own graphs (Iso_neighborhood_create) are analyzed now */
     /* Without reordering the graph's ranks are comm_old's (MPI-4.0 7.5.4),
-     * and MPI returns the lists as given: the analysis starts now and its
-     * collective runs while MPI creates the graph.  Lists MPI would reject
-     * are left to MPI to report. */
+     * and MPI returns the lists as given: an analysis at creation starts
+     * now and its collective runs while MPI creates the graph (a cold
+     * graph keeps only the degrees).  Lists MPI would reject are left to
+     * MPI to report. */
     nh_lists l = {indegree, outdegree, sources, destinations};
     int given = nh_active && !reorder && (cold || lists_valid(comm_old, &l));
     if (given && !cold && (rc = nh_plan_begin(comm_old, &h, &l, &begun)))

@@ -295,7 +295,7 @@ int nh_session_agree(MPI_Comm comm, int *no_forward, int *cold)
     *cold = nh_active && nh_cfg.warmup > 0; /* agreed at start-up */
     if (!nh_no_world || !nh_active)
         return MPI_SUCCESS;
-    int mine[3] = {prog_mine, warmup_mine(), -warmup_mine()}, all[3];
+    int w = warmup_mine(), mine[3] = {prog_mine, w, -w}, all[3];
     int rc = nh_mpi_Allreduce(mine, all, 3, MPI_INT, MPI_MIN, comm);
     *no_forward = !all[0];
     *cold = all[1] > 0 && all[1] == -all[2];

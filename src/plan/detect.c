@@ -118,6 +118,17 @@ void *nh_plan_ext_new(nh_plan *p, nh_ext_id id, size_t size, nh_ext_fini fini)
     return p->ext[id].state;
 }
 
+/* What makes a copy its own communicator's plan: a report id, one
+ * reference (the attribute's), no private communicator yet. */
+static void copy_identity(nh_plan *p, const nh_plan *from)
+{
+    nh_res_add(NH_RES_PLAN, 1);
+    p->id = nh_atomic_add(&next_plan_id, 1) - 1;
+    p->dup_of = from->id;
+    p->refs = 1;
+    p->pcomm = MPI_COMM_NULL;
+}
+
 /* A copy of a cold plan is cold too, with its own record and count: each
  * communicator is analyzed at its own call (no analysis is shared). */
 static int copy_cold(const nh_plan *from, void *out, int *flag)
@@ -131,17 +142,13 @@ static int copy_cold(const nh_plan *from, void *out, int *flag)
         free(msg);
         return MPI_ERR_NO_MEM;
     }
-    nh_res_add(NH_RES_PLAN, 1);
     memcpy(p, from, sizeof(*p)); /* a cold plan holds nothing but these */
     memset(p->ext, 0, sizeof(p->ext));
+    copy_identity(p, from);
     p->cold = (struct nh_plan_cold *)(p + 1);
     memcpy(p->cold, k, sizeof(*k));
     p->cold->msg = msg;
     p->cold->calls = 0;
-    p->id = nh_atomic_add(&next_plan_id, 1) - 1;
-    p->dup_of = from->id;
-    p->refs = 1;
-    p->pcomm = MPI_COMM_NULL;
     *(nh_plan **)out = p;
     *flag = 1;
     return MPI_SUCCESS;
@@ -153,7 +160,9 @@ static int copy_cold(const nh_plan *from, void *out, int *flag)
  * do) and has its own report id, decisions, binding cache, tag slots and
  * private communicator.  MPI runs this callback inside the duplication,
  * where nhood cannot start a collective of its own, so the private
- * communicator is made at the copy's first collective (nh_plan_ready). */
+ * communicator is made at the copy's first blocking collective
+ * (nh_plan_ready; api/neighbor.c sends its starts to MPI until then where
+ * MPI's exchange is right on it). */
 static int plan_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out, int *flag)
 {
     (void)comm;
@@ -175,18 +184,14 @@ static int plan_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out
         free(st);
         return MPI_ERR_NO_MEM;
     }
-    nh_res_add(NH_RES_PLAN, 1);
-    p->id = nh_atomic_add(&next_plan_id, 1) - 1;
-    p->dup_of = from->id;
+    copy_identity(p, from);
     p->root = root;
     nh_atomic_add(&root->refs, 1);
-    p->refs = 1;
     p->isomorphic = from->isomorphic;
     p->source = from->source;
     p->coupled = from->coupled;
     p->native_ok = from->native_ok;
     p->nb = root->nb;
-    p->pcomm = MPI_COMM_NULL;
     p->lazy_pcomm = from->pcomm != MPI_COMM_NULL || from->lazy_pcomm;
     p->tag_ub = from->tag_ub;
     memcpy(p->algo_info, from->algo_info, sizeof(p->algo_info));
@@ -550,19 +555,17 @@ int nh_plan_cold_safe(MPI_Comm graph, const nh_lists *lists, int *safe)
     } else if (!(rc = nh_mpi_Dist_graph_neighbors_count(graph, &indeg, &outdeg, &weighted))) {
         srcs = malloc(((size_t)indeg + 1) * sizeof(int));
         dsts = malloc(((size_t)outdeg + 1) * sizeof(int));
-        rep = !srcs || !dsts; /* (no memory: as a repeat, the analysis comes now) */
-        if (!rep && !(rc = nh_mpi_Dist_graph_neighbors(graph, indeg, srcs, MPI_UNWEIGHTED, outdeg,
-                                                      dsts, MPI_UNWEIGHTED)))
-            rep = nh_det_repeats(srcs, indeg);
+        rc = !srcs || !dsts ? MPI_ERR_NO_MEM
+                            : nh_mpi_Dist_graph_neighbors(graph, indeg, srcs, MPI_UNWEIGHTED, outdeg,
+                                                          dsts, MPI_UNWEIGHTED);
+        rep = rc || nh_det_repeats(srcs, indeg);
         free(srcs);
         free(dsts);
     }
-    if (!lists && rc)
-        return rc;
-    if ((rc = nh_mpi_Allreduce(&rep, &any, 1, MPI_INT, MPI_MAX, graph)))
-        return rc;
-    *safe = !any;
-    return MPI_SUCCESS;
+    /* (a rank that failed still takes part, so that no rank waits for it) */
+    int rc2 = nh_mpi_Allreduce(&rep, &any, 1, MPI_INT, MPI_MAX, graph);
+    *safe = !rc2 && !any;
+    return rc ? rc : rc2;
 }
 
 int nh_plan_cold_due(nh_plan *p, int blocking)

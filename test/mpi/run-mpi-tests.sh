@@ -222,6 +222,16 @@ for np in 2 4; do
             all_passed; then ok "$name"; else bad "$name"; fi
     done
 done
+# ... and the report counts the cold calls: the ring's two cold starts,
+# its copy's two cold blocking calls
+name="tiers np=2 NHOOD_WARMUP=2 NHOOD_REPORT=1: cold= counts the calls before the analysis"
+if run "$name" 2 "NHOOD_WARMUP=2 NHOOD_REPORT=1" "$t/test_tiers" cold && all_passed &&
+    grep -Eq '^nhood: comm=0 op=ialltoall .* cold=2( |$)' "$log.err" &&
+    grep -Eq '^nhood: comm=1 dup_of=0 op=alltoall .* cold=2( |$)' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
 # With a second thread, and the report showing the schedule forwarded
 # (more than one round; bruck with one port, its only multi-round form on
 # 2x2x1) by the hook or the thread backend: never MPIX_Async at
