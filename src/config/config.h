@@ -8,7 +8,7 @@
 #include "core/sched.h"
 #include "util/util.h"
 
-typedef enum { NH_BIND_AUTO = 0, NH_BIND_PACK, NH_BIND_ZCOPY, NH_BIND_COUNT } nh_binding;
+/* nh_binding: how the engine binds multi-block messages (core/sched.h) */
 typedef enum { NH_FALLBACK_WARN = 0, NH_FALLBACK_ERROR, NH_FALLBACK_SILENT } nh_fallback;
 typedef enum { NH_PROGRESS_AUTO = 0, NH_PROGRESS_SAFE, NH_PROGRESS_POLL } nh_progress;
 /* NHOOD_OVERLAP (overlap/overlap.h) */
@@ -27,6 +27,8 @@ enum { NH_LARGE_MPI, NH_LARGE_FITS };
  * cold tier, docs/algorithms.md): created, used once or twice and freed,
  * it costs what MPI's own does. */
 #define NH_WARMUP_DEFAULT 2
+/* NHOOD_LEARN_RECHECK: calls of a size between re-checks of its learned choice */
+#define NH_LEARN_RECHECK_DEFAULT 1000
 
 typedef struct nh_config {
     nh_algo algo;                 /* NHOOD_ALGO */
@@ -42,7 +44,8 @@ typedef struct nh_config {
     double window;                /* NHOOD_WINDOW: us between start and wait (< 0: measured) */
     int node_size;                /* NHOOD_NODE_SIZE: fake nodes of that many ranks (0: real) */
     int warmup;                   /* NHOOD_WARMUP: calls to MPI before the analysis (0: at creation) */
-    int autotune;                 /* NHOOD_AUTOTUNE */
+    int autotune;                 /* NHOOD_AUTOTUNE: the learning tier */
+    int learn_recheck;            /* NHOOD_LEARN_RECHECK: calls between re-checks (0: none) */
     int check; /* NHOOD_CHECK: verify isomorphic=true on v/w calls, and host buffers (api/call.c) */
     int host_buffers; /* NHOOD_HOST_BUFFERS: host buffers promised where a GPU runtime is loaded */
     const char *gpu_dev_dir;      /* NHOOD_GPU_DEV_DIR: path, or NULL (/dev) */

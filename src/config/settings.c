@@ -19,7 +19,7 @@
     {                                                                                              \
         .algo = NH_ALGO_AUTO, .binding = NH_BIND_AUTO, .fallback = NH_FALLBACK_WARN,               \
         .cost = NH_COST_DEFAULTS, .iso_reduce = NH_RED_COUNT, .window = -1,        \
-        .warmup = NH_WARMUP_DEFAULT,                        \
+        .warmup = NH_WARMUP_DEFAULT, .autotune = 1, .learn_recheck = NH_LEARN_RECHECK_DEFAULT, \
     }
 nh_config nh_cfg = NH_CONFIG_DEFAULTS;
 static const nh_config defaults = NH_CONFIG_DEFAULTS;
@@ -59,7 +59,6 @@ static const char *const setup_names[] = {"auto", "creation", "call", NULL};
 static const char *const mismatch_names[] = {"use", "skip", "error", NULL};
 static const char *const large_names[] = {"mpi", "fits", NULL};
 static const char *const fixes_names[] = {"auto", "all", "none", NULL};
-static const char *const binding_names[NH_BIND_COUNT + 1] = {"auto", "pack", "zcopy", NULL};
 
 #define CFG(f) (offsetof(nh_config, f) + 1)
 #define HINT(f) (offsetof(nh_hint, f) + 1)
@@ -100,8 +99,12 @@ const nh_setting nh_settings[] = {
      "a graph's first calls that go to MPI before nhood analyses it (at the next blocking call; "
      "docs/algorithms.md, \"Tiers\"); 0: at its creation, as do graphs under a forced NHOOD_ALGO"},
     {"NHOOD_AUTOTUNE", NULL, LIB, K_BOOL, CFG(autotune), 0,
-     "auto times the candidates on the first blocking calls of each block size and keeps the "
-     "fastest, instead of using the cost model"},
+     "the learning tier: auto times MPI's exchange and nhood's schedules (each binding) on the "
+     "first blocking calls of each block size and keeps the fastest (docs/algorithms.md, "
+     "\"Tiers\"); 0: the cost model alone"},
+    {"NHOOD_LEARN_RECHECK", NULL, LIB, K_CALLS, CFG(learn_recheck), 0,
+     "a learned choice is timed again against MPI's exchange after this many calls of its size "
+     "(the interval doubles while it holds, up to 64 times); 0: never"},
     {"NHOOD_CHECK", NULL, LIB, K_BOOL, CFG(check), 0,
      "verify promises with extra collectives: isomorphic=true on every v/w call, identical "
      "offset lists at Iso_neighborhood_create, host buffers (debugging)"},
@@ -125,7 +128,7 @@ const nh_setting nh_settings[] = {
      "still win (unset: PREFIX/share/nhood/site.cost where installed; docs/tuning.md)"},
     /* clang-format on */
     {"NHOOD_TUNE_FILE", NULL, LIB, K_PATH, CFG(tune_file), 0,
-     "under NHOOD_AUTOTUNE=1: the autotuner's decisions, read at MPI_Init (a missing file is "
+     "the learning's decisions (NHOOD_AUTOTUNE), read at MPI_Init (a missing file is "
      "the first run) and saved by rank 0 at MPI_Finalize (a new file renamed over it: readers "
      "never see half a file, no link is followed)"},
     {"NHOOD_MISMATCH", NULL, LIB, K_MISMATCH, CFG(mismatch), 0,
@@ -195,7 +198,7 @@ int nh_parse_ports(const char *v, int *out)
 
 const char *nh_binding_name(nh_binding b)
 {
-    return binding_names[b];
+    return nh_binding_names[b];
 }
 
 const char *const nh_set_group_names[NH_SET_GROUPS] = {"library", "cost model", "info key",
@@ -217,7 +220,7 @@ static const char *const *names_of(int kind)
 {
     switch (kind) {
     case K_BINDING:
-        return binding_names;
+        return nh_binding_names;
     case K_FALLBACK:
         return fallback_names;
     case K_PROGRESS:

@@ -214,6 +214,14 @@ typedef struct nh_algo_info {
 } nh_algo_info;
 
 extern const nh_algo_info nh_algos[NH_ALGO_COUNT];
+
+/* How the engine binds a message of several blocks: AUTO packs up to the
+ * eager limit and describes larger ones with a struct datatype; PACK
+ * always packs, ZCOPY always describes (NHOOD_BINDING, the learning's
+ * candidates). */
+typedef enum { NH_BIND_AUTO = 0, NH_BIND_PACK, NH_BIND_ZCOPY, NH_BIND_COUNT } nh_binding;
+/* Their names, in value order, NULL-ended. */
+extern const char *const nh_binding_names[NH_BIND_COUNT + 1];
 /* The algorithm named v (nh_algos' names): 0, or -1. */
 int nh_parse_algo(const char *v, nh_algo *out);
 const char *nh_op_name(nh_op op);

@@ -82,31 +82,57 @@ static int parse_template(char *v, nh_tune_key *k, char *msg, size_t len)
     return 0;
 }
 
-/* An algorithm a decision may name: MPI's exchange or one of nhood's
- * isomorphic schedules. */
-static int parse_tuned_algo(const char *v, nh_algo *a)
+/* A candidate a decision may name: MPI's exchange, or one of nhood's
+ * isomorphic schedules with an optional binding (v: cut up here). */
+static int parse_tuned_algo(char *v, nh_algo *a, nh_binding *b)
 {
-    return nh_parse_algo(v, a) || *a == NH_ALGO_AUTO || *a == NH_ALGO_STFW ? -1 : 0;
+    char *slash = strchr(v, '/');
+    int i = 0, rc;
+    *b = NH_BIND_AUTO;
+    if (slash) {
+        *slash = '\0';
+        while (nh_binding_names[i] && strcmp(slash + 1, nh_binding_names[i]) != 0)
+            i++;
+        *b = nh_binding_names[i] ? (nh_binding)i : NH_BIND_AUTO;
+    }
+    rc = (slash && (!nh_binding_names[i] || i == NH_BIND_AUTO)) || nh_parse_algo(v, a) ||
+                 *a == NH_ALGO_AUTO || *a == NH_ALGO_STFW ||
+                 (*a == NH_ALGO_PMPI && *b != NH_BIND_AUTO)
+             ? -1
+             : 0;
+    if (slash) /* v whole again, for messages */
+        *slash = '/';
+    return rc;
+}
+
+void nh_tune_cand_name(nh_algo a, nh_binding b, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%s%s", nh_algos[a].name, b == NH_BIND_AUTO ? "" : "/",
+             b == NH_BIND_AUTO ? "" : nh_binding_names[b]);
 }
 
 static int parse_times(char *v, nh_tune_dec *d, char *msg, size_t len)
 {
     char *save = NULL;
     for (char *c = strtok_r(v, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
-        char *colon = strchr(c, ':');
+        char *colon = strchr(c, ':'), name[48];
         nh_algo a;
-        if (!colon || (*colon = '\0', parse_tuned_algo(c, &a)) ||
-            nh_parse_real(colon + 1, &d->us[d->ncand])) {
+        nh_binding b;
+        if (!colon || (*colon = '\0', parse_tuned_algo(c, &a, &b)) ||
+            d->ncand == NH_TUNE_MAXCAND || nh_parse_real(colon + 1, &d->us[d->ncand])) {
             snprintf(msg, len,
-                     "times_us: expected ALGORITHM:MICROSECONDS,... (algorithms "
-                     "pmpi|direct|torus|torus_direct|bruck)");
+                     "times_us: expected CANDIDATE:MICROSECONDS,... (candidates "
+                     "pmpi|direct|torus|torus_direct|bruck, each but pmpi with an optional "
+                     "/pack or /zcopy)");
             return -1;
         }
         for (int i = 0; i < d->ncand; i++)
-            if (d->cand[i] == a) {
-                snprintf(msg, len, "times_us: %s twice", nh_algos[a].name);
+            if (d->cand[i] == a && d->cbind[i] == b) {
+                nh_tune_cand_name(a, b, name, sizeof(name));
+                snprintf(msg, len, "times_us: %s twice", name);
                 return -1;
             }
+        d->cbind[d->ncand] = b;
         d->cand[d->ncand++] = a;
     }
     return 0;
@@ -179,8 +205,10 @@ static int parse_decision(char *v, nh_tune_entry *e, char *msg, size_t len)
         return -1;
     }
     e->k.m = (size_t)x;
-    if (parse_tuned_algo(f[F_ALGO], &e->d.algo)) {
-        snprintf(msg, len, "algorithm:%s: not pmpi, direct, torus, torus_direct or bruck",
+    if (parse_tuned_algo(f[F_ALGO], &e->d.algo, &e->d.bind)) {
+        snprintf(msg, len,
+                 "algorithm:%s: not pmpi, direct, torus, torus_direct or bruck (each but pmpi "
+                 "with an optional /pack or /zcopy)",
                  f[F_ALGO]);
         return -1;
     }
@@ -265,8 +293,12 @@ void nh_tune_write_decision(FILE *f, const nh_tune_key *k, const nh_tune_dec *d)
     for (int t = 0; t < k->s; t++)
         for (int j = 0; j < k->g.ndims; j++)
             fprintf(f, "%s%d", j ? "," : t ? ";" : "", k->off[t * k->g.ndims + j]);
-    fprintf(f, " algorithm:%s", nh_algos[d->algo].name);
-    for (int i = 0; i < d->ncand; i++)
-        fprintf(f, "%s%s:%.2f", i ? "," : " times_us:", nh_algos[d->cand[i]].name, d->us[i]);
+    char name[48];
+    nh_tune_cand_name(d->algo, d->bind, name, sizeof(name));
+    fprintf(f, " algorithm:%s", name);
+    for (int i = 0; i < d->ncand; i++) {
+        nh_tune_cand_name(d->cand[i], d->cbind[i], name, sizeof(name));
+        fprintf(f, "%s%s:%.2f", i ? "," : " times_us:", name, d->us[i]);
+    }
     fputc('\n', f);
 }

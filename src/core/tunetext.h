@@ -5,9 +5,11 @@
  * sorted offsets), the grid, the block size and the rank count.  The
  * cost file's format (core/kvfile.h) with one line per decision:
  *   decision = op:alltoall form:blocking ranks:4 dims:2x2 periods:1,1
- *              bytes:8 template:-1,-1;-1,0;... algorithm:torus
- *              times_us:direct:7.81,torus:3.62
+ *              bytes:8 template:-1,-1;-1,0;... algorithm:torus/pack
+ *              times_us:pmpi:9.10,direct/zcopy:7.81,torus/pack:3.62
  * (on one line; fields in any order, times_us optional; docs/tuning.md).
+ * A candidate is an algorithm, for nhood's own with the binding it was
+ * timed with (ALGORITHM/BINDING; without one: the cost model's).
  * Pure functions: fuzzed by test/fuzz/fuzz_tunefile.c. */
 #ifndef NH_TUNETEXT_H
 #define NH_TUNETEXT_H
@@ -21,15 +23,24 @@
 #define NH_TUNE_MAGIC "nhood-tune"
 #define NH_TUNE_VERSION 1
 
-/* A decision of the autotuner: the algorithm chosen and, where known,
- * every candidate's time (the slowest rank's fastest call, in
- * microseconds; ncand 0 where a tuning file gave none). */
+/* The most candidates a decision holds: each algorithm with each binding. */
+#define NH_TUNE_MAXCAND (NH_ALGO_COUNT * NH_BIND_COUNT)
+
+/* A decision of the learning: the algorithm and binding chosen (AUTO: the
+ * cost model's) and, where known, every candidate's with its time (the
+ * slowest rank's fastest call, in microseconds; ncand 0 where a tuning
+ * file gave none). */
 typedef struct nh_tune_dec {
     nh_algo algo;
+    nh_binding bind;
     int ncand;
-    nh_algo cand[NH_ALGO_COUNT];
-    double us[NH_ALGO_COUNT];
+    nh_algo cand[NH_TUNE_MAXCAND];
+    nh_binding cbind[NH_TUNE_MAXCAND];
+    double us[NH_TUNE_MAXCAND];
 } nh_tune_dec;
+
+/* "direct/pack" or "pmpi" (the model's binding: the algorithm alone). */
+void nh_tune_cand_name(nh_algo a, nh_binding b, char *buf, size_t len);
 
 typedef struct nh_tune_key {
     nh_op op;

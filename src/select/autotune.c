@@ -1,69 +1,79 @@
-/* NHOOD_AUTOTUNE=1: choose by measurement instead of by the cost model.
+/* The learning tier (NHOOD_AUTOTUNE, on by default): choose by measuring
+ * the program's own calls instead of trusting the cost model.
  *
- * For each (communicator, operation, block size) on a communicator whose
- * block sizes are coupled (so every rank sees the same size and hence the
- * same sequence of calls), the first calls try the applicable algorithms in
- * turn: one untimed call each (it builds the schedule and the binding),
- * then NH_TUNE_TRIALS timed calls; the binding is the cost model's.  After
- * the last trial, one MPI_Allreduce (MAX) over the plan's private
- * communicator gives every candidate's time as the slowest rank's fastest
- * call; every rank takes the same minimum (ties to the earlier candidate)
- * and keeps it.  Rank 0 of the communicator reports the choice and the
- * times on stderr.
+ * For each (graph, operation, block size) on a graph whose block sizes
+ * are coupled (so every rank sees the same size and hence the same
+ * sequence of calls), the first blocking calls try the candidates in
+ * turn: MPI's own exchange, and each of nhood's schedules with each
+ * binding (packed, or described by a struct datatype: the wrong-constants
+ * losses came from the binding and the eager limit, not the algorithm).
+ * The cost model only prunes: a schedule it prices above NH_LEARN_PRUNE
+ * times its cheapest is not tried.  Each candidate gets one untimed call
+ * (it builds the schedule and the binding), then NH_TUNE_TRIALS timed
+ * ones.  After the last trial, one MPI_Allreduce (MAX) over the plan's
+ * private communicator gives every candidate's time as the slowest rank's
+ * fastest call; every rank takes the same minimum (ties to the earlier
+ * candidate, MPI's own first) and keeps it.
+ *
+ * Decided, a choice is re-checked after NHOOD_LEARN_RECHECK calls of its
+ * size: MPI's own exchange against nhood's best candidate, with the same
+ * trials and one reduction; the faster stays, and each confirmation
+ * doubles the interval.  A machine that changes under the program (a
+ * neighbor job on the network) moves the choice back.
  *
  * Every rank makes the same calls in the same order (MPI's collective
- * rule), so all ranks run the same candidate on the same call and reach the
- * reduction together.  State lives in a list freed from an MPI_COMM_SELF
- * attribute, whose delete callback MPI_Finalize runs first.
+ * rule) and counts them the same way, so all ranks run the same candidate
+ * on the same call and reach each reduction together; decided, no call
+ * communicates beyond the chosen exchange.  The state lives in the plan's
+ * selection state (one thread calls a communicator's collectives at a
+ * time) and goes with it.
  *
  * With NHOOD_TUNE_FILE (tunefile.c) a size whose key the file holds takes
- * the file's algorithm without trials where it applies to the plan; every
+ * the file's choice without trials where it applies to the plan; every
  * agreement is handed to the file for saving.  Nonblocking and persistent
- * calls are not timed (start to completion includes the program's
- * compute): they start from the blocking form's decision
- * (nh_autotune_decided, priced in select.c). */
+ * calls start from the blocking form's decision (nh_autotune_decided,
+ * priced in select.c). */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "select/select.h"
 #include "select/tunefile.h"
-#include "util/sync.h"
 
 #define NH_TUNE_TRIALS 3
-#define NH_TUNE_SIZES 16 /* block sizes tuned per communicator and operation */
+#define NH_TUNE_SIZES 16     /* block sizes learned per graph and operation */
+#define NH_LEARN_PRUNE 4.0   /* schedules priced above this times the cheapest: not tried */
+#define NH_LEARN_MAXGAP 64.0 /* re-check interval: at most this times NHOOD_LEARN_RECHECK */
 
-typedef struct tune {
-    struct tune *next;
-    int plan_id;
+struct nh_learn {
+    struct nh_learn *next;
     nh_op op;
     size_t m;
     int ncand;
-    nh_algo cand[NH_ALGO_COUNT];
-    double best[NH_ALGO_COUNT]; /* fastest timed call per candidate, seconds */
-    int cur, call;              /* candidate on trial, calls made with it */
+    nh_algo cand[NH_TUNE_MAXCAND];
+    nh_binding bind[NH_TUNE_MAXCAND];
+    double best[NH_TUNE_MAXCAND]; /* fastest timed call per candidate, seconds (< 0: none) */
+    /* the candidates on trial (indexes into cand): all of them, or a re-check's two */
+    int ntry, tryidx[NH_TUNE_MAXCAND];
+    int cur, call;   /* position in tryidx, calls made with it */
+    int rechecking;  /* the trials are a re-check's */
     int done;
-    int from_file;   /* decided by the tuning file, no trials */
-    nh_tune_dec dec; /* once done: the choice, with the agreed times */
-} tune;
+    int from_file;      /* decided by the tuning file, no trials */
+    int own;            /* cand index of nhood's fastest candidate at the decision (-1: none) */
+    double spent;       /* seconds of this rank's trial calls since the last agreement */
+    double cost_us;     /* what learning cost this rank over the best choice, microseconds */
+    long left, gap;     /* decided calls until the next re-check, and the interval */
+    int rechecks;       /* re-checks run */
+    nh_tune_dec dec;    /* once done: the choice, with the agreed times */
+};
 
-static tune *tunes;
-static int self_keyval = MPI_KEYVAL_INVALID;
-
-static int free_tunes(MPI_Comm comm, int keyval, void *attr, void *extra)
+void nh_learn_free(struct nh_learn **l)
 {
-    (void)comm;
-    (void)attr;
-    (void)extra;
-    (void)keyval;
-    while (tunes) {
-        tune *n = tunes->next;
-        free(tunes);
-        tunes = n;
+    while (*l) {
+        struct nh_learn *n = (*l)->next;
+        free(*l);
+        *l = n;
     }
-    return MPI_SUCCESS;
 }
-
-static int tune_get(nh_plan *p, nh_op op, size_t m, nh_algo *algo, int *tuning, nh_tuned *tuned);
 
 /* The key of the decision for blocks of m bytes of op in form on p. */
 static void key_of(const nh_plan *p, nh_op op, nh_form form, size_t m, nh_tune_key *k)
@@ -76,18 +86,18 @@ static void key_of(const nh_plan *p, nh_op op, nh_form form, size_t m, nh_tune_k
     k->off = p->nb.off;
 }
 
-/* Can p run algorithm a for op?  (MPI's exchange where no rank lists a
+/* Can p run candidate a for op?  (MPI's exchange where no rank lists a
  * source twice.) */
 static int applicable(nh_plan *p, nh_op op, nh_algo a)
 {
     return a == NH_ALGO_PMPI ? p->native_ok : nh_plan_sched(p, op, a) != NULL;
 }
 
-static tune *find(const nh_plan *p, nh_op op, size_t m, int *nsizes)
+static struct nh_learn *find(nh_sel_state *st, nh_op op, size_t m, int *nsizes)
 {
     *nsizes = 0;
-    for (tune *t = tunes; t; t = t->next)
-        if (t->plan_id == p->id && t->op == op) {
+    for (struct nh_learn *t = st->learn; t; t = t->next)
+        if (t->op == op) {
             if (t->m == m)
                 return t;
             ++*nsizes;
@@ -100,18 +110,73 @@ int nh_autotune_applies(nh_plan *p)
     return nh_cfg.autotune && p->isomorphic && nh_plan_coupled(p);
 }
 
-int nh_autotune_algo(nh_plan *p, nh_op op, size_t m, nh_algo *algo, int *tuning, nh_tuned *tuned)
+/* Does s send a message of more than one block?  (Only then does the
+ * binding change what MPI is handed.) */
+static int multi_block(const nh_sched *s)
 {
-    if (!nh_autotune_applies(p))
-        return -1;
-    nh_lock(NH_LOCK_MISC); /* one list for all communicators */
-    int rc = tune_get(p, op, m, algo, tuning, tuned);
-    nh_unlock(NH_LOCK_MISC);
-    return rc;
+    for (int i = 0; i < s->nrounds; i++)
+        if (s->rounds[i].nsend > 1 || s->rounds[i].nrecv > 1)
+            return 1;
+    return 0;
+}
+
+/* Puts every candidate on trial. */
+static void try_all(struct nh_learn *t)
+{
+    t->ntry = t->ncand;
+    for (int i = 0; i < t->ncand; i++) {
+        t->tryidx[i] = i;
+        t->best[i] = -1;
+    }
+    t->cur = t->call = 0;
+    t->spent = 0;
+}
+
+/* The candidates for blocks of m bytes of op on p: MPI's own exchange
+ * first (it wins ties), then nhood's schedules with each binding (the
+ * forced one under NHOOD_BINDING), those the model prices far above the
+ * cheapest left out.  Returns how many of nhood's. */
+static int candidates(nh_plan *p, struct nh_learn *t)
+{
+    double cost[NH_TUNE_MAXCAND], low = -1;
+    int own = 0;
+    t->ncand = 0;
+    if (p->native_ok) {
+        t->cand[0] = NH_ALGO_PMPI;
+        t->bind[t->ncand++] = NH_BIND_AUTO;
+    }
+    for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++) {
+        const nh_sched *s = nh_plan_sched(p, t->op, (nh_algo)a);
+        nh_binding kinds[2] = {nh_cfg.binding, NH_BIND_ZCOPY};
+        int nk = 1;
+        if (!s)
+            continue;
+        if (nh_cfg.binding == NH_BIND_AUTO && multi_block(s)) {
+            kinds[0] = NH_BIND_PACK;
+            nk = 2;
+        }
+        for (int k = 0; k < nk; k++) {
+            nh_binding priced = kinds[k] == NH_BIND_AUTO ? NH_BIND_PACK : kinds[k];
+            cost[t->ncand] = nh_cost_of(s, priced, t->m);
+            if (low < 0 || cost[t->ncand] < low)
+                low = cost[t->ncand];
+            t->cand[t->ncand] = (nh_algo)a;
+            t->bind[t->ncand++] = kinds[k];
+        }
+    }
+    int n = 0; /* the model prunes nhood's candidates, never MPI's */
+    for (int i = 0; i < t->ncand; i++)
+        if (t->cand[i] == NH_ALGO_PMPI || cost[i] <= NH_LEARN_PRUNE * low) {
+            own += t->cand[i] != NH_ALGO_PMPI;
+            t->cand[n] = t->cand[i];
+            t->bind[n++] = t->bind[i];
+        }
+    t->ncand = n;
+    return own;
 }
 
 /* The file's decision for t where it applies to p: t is done, no trials. */
-static void take_file_decision(nh_plan *p, tune *t)
+static void take_file_decision(nh_plan *p, struct nh_learn *t)
 {
     nh_tune_key k;
     key_of(p, t->op, NH_FORM_BLOCKING, t->m, &k);
@@ -119,42 +184,57 @@ static void take_file_decision(nh_plan *p, tune *t)
         t->done = t->from_file = 1;
 }
 
-static int tune_get(nh_plan *p, nh_op op, size_t m, nh_algo *algo, int *tuning, nh_tuned *tuned)
+/* A decided call: counts toward the re-check, which puts MPI's exchange
+ * and nhood's best candidate on trial again when due. */
+static void tick(const nh_plan *p, struct nh_learn *t)
+{
+    if (t->from_file || t->own < 0 || !p->native_ok || nh_cfg.learn_recheck <= 0 ||
+        --t->left > 0)
+        return;
+    t->done = 0;
+    t->rechecking = 1;
+    t->ntry = 2;
+    t->tryidx[0] = 0; /* MPI's own is candidate 0 where native_ok */
+    t->tryidx[1] = t->own;
+    t->best[0] = t->best[t->own] = -1;
+    t->cur = t->call = 0;
+    t->spent = 0;
+}
+
+int nh_autotune_algo(nh_plan *p, nh_op op, size_t m, nh_algo *algo, nh_binding *bind,
+                     int *tuning, nh_tuned *tuned)
 {
     int nsizes;
-    tune *t = find(p, op, m, &nsizes);
+    nh_sel_state *st = nh_sel_state_of(p);
+    if (!nh_autotune_applies(p) || !st)
+        return -1;
+    struct nh_learn *t = find(st, op, m, &nsizes);
     if (!t) {
         if (nsizes >= NH_TUNE_SIZES)
             return -1; /* the cost model decides for further sizes */
-        if (self_keyval == MPI_KEYVAL_INVALID &&
-            (nh_mpi_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_tunes, &self_keyval, NULL) ||
-             nh_mpi_Comm_set_attr(MPI_COMM_SELF, self_keyval, NULL)))
-            return -1;
         if (!(t = calloc(1, sizeof(*t))))
             return -1;
-        t->plan_id = p->id;
         t->op = op;
         t->m = m;
-        if (p->native_ok)
-            t->cand[t->ncand++] = NH_ALGO_PMPI; /* first: it wins ties */
-        int own = 0;                            /* nhood's candidates */
-        for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++)
-            if (nh_plan_sched(p, op, (nh_algo)a)) {
-                t->cand[t->ncand++] = (nh_algo)a;
-                own++;
-            }
-        if (own == 0) {
+        t->own = -1;
+        if (candidates(p, t) == 0) {
             free(t);
             return -1;
         }
-        for (int i = 0; i < t->ncand; i++)
-            t->best[i] = -1;
+        try_all(t);
         take_file_decision(p, t);
-        t->next = tunes;
-        tunes = t;
-    }
+        t->next = st->learn;
+        st->learn = t;
+    } else if (t->done)
+        tick(p, t);
     *tuning = !t->done;
-    *algo = t->done ? t->dec.algo : t->cand[t->cur];
+    if (t->done) {
+        *algo = t->dec.algo;
+        *bind = t->dec.bind;
+    } else {
+        *algo = t->cand[t->tryidx[t->cur]];
+        *bind = t->bind[t->tryidx[t->cur]];
+    }
     *tuned = t->from_file ? NH_TUNED_FILE : NH_TUNED_MEASURED;
     return 0;
 }
@@ -164,20 +244,19 @@ int nh_autotune_decided(nh_plan *p, nh_op op, nh_form form, size_t m, nh_tune_de
 {
     nh_tune_key k;
     int nsizes, rc = -1;
-    if (!nh_autotune_applies(p))
+    nh_sel_state *st = nh_sel_state_of(p);
+    if (!nh_autotune_applies(p) || !st)
         return -1;
     key_of(p, op, form, m, &k);
     *tuned = NH_TUNED_FILE;
     if (nh_tune_file_lookup(&k, d) == 0) /* the file's for this very form */
         return 0;
-    nh_lock(NH_LOCK_MISC);
-    tune *t = find(p, op, m, &nsizes);
-    if (t && t->done) { /* this communicator's blocking calls decided */
+    struct nh_learn *t = find(st, op, m, &nsizes);
+    if (t && (t->done || t->dec.ncand)) { /* decided (a re-check keeps the last decision) */
         *d = t->dec;
         *tuned = t->from_file ? NH_TUNED_FILE : NH_TUNED_MEASURED;
         rc = 0;
     }
-    nh_unlock(NH_LOCK_MISC);
     /* the file's blocking decision, before the first blocking call */
     k.form = NH_FORM_BLOCKING;
     if (rc && !t && nh_tune_file_lookup(&k, d) == 0)
@@ -185,23 +264,69 @@ int nh_autotune_decided(nh_plan *p, nh_op op, nh_form form, size_t m, nh_tune_de
     return rc;
 }
 
-/* After the last trial: agree on the fastest candidate. */
-static int agree(nh_plan *p, tune *t)
+/* Rank 0's line under NHOOD_REPORT: the choice, every candidate's agreed
+ * time, and what learning cost. */
+static void say(nh_plan *p, const struct nh_learn *t)
 {
-    double all[NH_ALGO_COUNT];
-    int rank, rc = nh_mpi_Allreduce(t->best, all, t->ncand, MPI_DOUBLE, MPI_MAX, p->pcomm);
+    char times[512], name[48];
+    size_t n = 0;
+    int rank;
+    if (!nh_cfg.report || nh_mpi_Comm_rank(p->pcomm, &rank) != MPI_SUCCESS || rank != 0)
+        return;
+    for (int i = 0; i < t->dec.ncand && n < sizeof(times); i++) {
+        nh_tune_cand_name(t->dec.cand[i], t->dec.cbind[i], name, sizeof(name));
+        n += (size_t)snprintf(times + n, sizeof(times) - n, "%s%s:%.2f", i ? "," : "", name,
+                              t->dec.us[i]);
+    }
+    nh_tune_cand_name(t->dec.algo, t->dec.bind, name, sizeof(name));
+    fprintf(stderr,
+            "nhood: autotune comm=%d op=%s bytes=%zu algorithm=%s times_us=%s (slowest "
+            "rank's fastest of %d calls) cost_us=%.1f rechecks=%d\n",
+            p->id, nh_op_name(t->op), t->m, name, times, NH_TUNE_TRIALS, t->cost_us,
+            t->rechecks);
+}
+
+/* After the last trial: agree on the fastest candidate on trial. */
+static int agree(nh_plan *p, struct nh_learn *t)
+{
+    double mine[NH_TUNE_MAXCAND], all[NH_TUNE_MAXCAND];
+    int calls = t->ntry * (NH_TUNE_TRIALS + 1);
+    for (int i = 0; i < t->ntry; i++)
+        mine[i] = t->best[t->tryidx[i]];
+    int rc = nh_mpi_Allreduce(mine, all, t->ntry, MPI_DOUBLE, MPI_MAX, p->pcomm);
     if (rc)
         return rc;
-    int best = 0;
-    for (int i = 1; i < t->ncand; i++)
+    int best = 0, recheck = t->rechecking;
+    for (int i = 1; i < t->ntry; i++)
         if (all[i] < all[best])
             best = i;
-    t->dec.algo = t->cand[best];
-    t->dec.ncand = t->ncand;
-    for (int i = 0; i < t->ncand; i++) {
-        t->dec.cand[i] = t->cand[i];
-        t->dec.us[i] = all[i] * 1e6;
+    if (!recheck) { /* the first decision: every candidate's time */
+        t->dec.ncand = t->ncand;
+        for (int i = 0; i < t->ncand; i++) {
+            t->dec.cand[i] = t->cand[i];
+            t->dec.cbind[i] = t->bind[i];
+        }
+        t->own = -1;
+        for (int i = 0; i < t->ncand; i++)
+            if (t->cand[i] != NH_ALGO_PMPI && (t->own < 0 || all[i] < all[t->own]))
+                t->own = i;
+        t->gap = nh_cfg.learn_recheck;
+    } else { /* confirmed: the next re-check comes later */
+        int same = t->cand[t->tryidx[best]] == t->dec.algo && t->bind[t->tryidx[best]] == t->dec.bind;
+        t->gap = same && t->gap < NH_LEARN_MAXGAP * nh_cfg.learn_recheck ? 2 * t->gap
+                 : same                                                  ? t->gap
+                                                                         : nh_cfg.learn_recheck;
+        t->rechecks++;
     }
+    for (int i = 0; i < t->ntry; i++)
+        t->dec.us[t->tryidx[i]] = all[i] * 1e6;
+    t->dec.algo = t->cand[t->tryidx[best]];
+    t->dec.bind = t->bind[t->tryidx[best]];
+    t->left = t->gap;
+    t->rechecking = 0;
+    /* what the trials cost this rank over running the choice throughout */
+    double over = (t->spent - calls * mine[best]) * 1e6;
+    t->cost_us += over > 0 ? over : 0;
     t->done = 1;
     /* Nonblocking and persistent calls of this size chose before the
      * decision (select.c remembers their choice): they choose again, from
@@ -214,35 +339,23 @@ static int agree(nh_plan *p, tune *t)
     nh_tune_key k;
     key_of(p, t->op, NH_FORM_BLOCKING, t->m, &k);
     nh_tune_file_put(&k, &t->dec);
-    if (nh_mpi_Comm_rank(p->pcomm, &rank) == MPI_SUCCESS && rank == 0) {
-        char times[256];
-        size_t n = 0;
-        for (int i = 0; i < t->ncand && n < sizeof(times); i++)
-            n += (size_t)snprintf(times + n, sizeof(times) - n, "%s%s:%.2f", i ? "," : "",
-                                  nh_algos[t->cand[i]].name, all[i] * 1e6);
-        fprintf(stderr,
-                "nhood: autotune comm=%d op=%s bytes=%zu algorithm=%s times_us=%s (slowest "
-                "rank's fastest of %d calls)\n",
-                p->id, nh_op_name(t->op), t->m, nh_algos[t->dec.algo].name, times, NH_TUNE_TRIALS);
-    }
+    say(p, t);
     return MPI_SUCCESS;
 }
 
 int nh_autotune_record(nh_plan *p, nh_op op, size_t m, double seconds)
 {
-    int nsizes, last = 0;
-    nh_lock(NH_LOCK_MISC);
-    tune *t = find(p, op, m, &nsizes);
-    if (t && !t->done) {
-        if (t->call > 0 && (t->best[t->cur] < 0 || seconds < t->best[t->cur]))
-            t->best[t->cur] = seconds; /* the first call of a candidate builds, untimed */
-        if (++t->call > NH_TUNE_TRIALS) {
-            t->call = 0;
-            last = ++t->cur == t->ncand;
-        }
-    }
-    nh_unlock(NH_LOCK_MISC);
-    /* t is this communicator's, used by one thread at a time; the
-     * reduction runs unlocked. */
-    return last ? agree(p, t) : MPI_SUCCESS;
+    int nsizes;
+    nh_sel_state *st = nh_sel_state_of(p);
+    struct nh_learn *t = st ? find(st, op, m, &nsizes) : NULL;
+    if (!t || t->done)
+        return MPI_SUCCESS;
+    int i = t->tryidx[t->cur];
+    t->spent += seconds;
+    if (t->call > 0 && (t->best[i] < 0 || seconds < t->best[i]))
+        t->best[i] = seconds; /* the first call of a candidate builds, untimed */
+    if (++t->call <= NH_TUNE_TRIALS)
+        return MPI_SUCCESS;
+    t->call = 0;
+    return ++t->cur == t->ntry ? agree(p, t) : MPI_SUCCESS;
 }

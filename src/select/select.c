@@ -37,132 +37,6 @@
 #include "select/select.h"
 #include "util/window.h"
 
-/* The model prices phases (core/model.h): a schedule's time is the sum
- * of its message phases' and its local copies' (nh_cost_phase).  A walk
- * over a schedule's phases hands each one's counts to an accumulator. */
-typedef struct phase_acc {
-    double par[NH_NTERMS];   /* the parameters, NH_TERM_* order */
-    double total, first;     /* the time, and its first phase's */
-    double *lin;             /* where not NULL: the branches taken, summed */
-    double (*ph)[NH_NTERMS]; /* where not NULL: each phase's counts, up to max */
-    int n, max;              /* phases seen */
-} phase_acc;
-
-static void acc_init(phase_acc *a)
-{
-    memset(a, 0, sizeof(*a));
-    nh_cost_vec(&nh_cfg.cost, a->par);
-}
-
-static void acc_phase(void *ctx, const double n[NH_NTERMS])
-{
-    phase_acc *a = ctx;
-    double x = nh_cost_phase(a->par, n, a->lin);
-    if (a->n == 0)
-        a->first = x;
-    a->total += x;
-    if (a->ph && a->n < a->max)
-        memcpy(a->ph[a->n], n, sizeof(double) * NH_NTERMS);
-    a->n++;
-}
-
-/* s's phases for blocks of m bytes under binding b (core/model.h). */
-static void walk_phases(const nh_sched *s, nh_binding b, size_t m, phase_acc *a)
-{
-    nh_sched_phases(s, m, b == NH_BIND_PACK, nh_cfg.cost.eager,
-                    nh_cost_excess(nh_node_ranks, nh_node_cpus), acc_phase, a);
-}
-
-void nh_cost_terms(const nh_sched *s, nh_binding b, size_t m, double t[NH_NTERMS])
-{
-    phase_acc a;
-    acc_init(&a);
-    memset(t, 0, sizeof(double) * NH_NTERMS);
-    a.lin = t;
-    walk_phases(s, b, m, &a);
-}
-
-int nh_cost_phase_counts(const nh_sched *s, nh_binding b, size_t m, double (*ph)[NH_NTERMS],
-                         int max)
-{
-    phase_acc a;
-    acc_init(&a);
-    a.ph = ph;
-    a.max = max;
-    walk_phases(s, b, m, &a);
-    return a.n;
-}
-
-/* Cost of a schedule in microseconds for blocks of m bytes. */
-double nh_cost_of(const nh_sched *s, nh_binding b, size_t m)
-{
-    phase_acc a;
-    acc_init(&a);
-    walk_phases(s, b, m, &a);
-    return a.total;
-}
-
-/* The modeled cost of s's first message phase, where *total gets the
- * whole schedule's: the phases after it wait for the forwarding ranks'
- * completion calls in a nonblocking call. */
-static double first_phase(const nh_sched *s, nh_binding b, size_t m, double *total)
-{
-    phase_acc a;
-    acc_init(&a);
-    walk_phases(s, b, m, &a);
-    *total = a.total;
-    return a.first;
-}
-
-/* The cost of s in a call the program completes w microseconds after
- * starting it (w <= 0: at once). */
-static double cost_in_window(const nh_sched *s, nh_binding b, size_t m, double w)
-{
-    double t, first = first_phase(s, b, m, &t);
-    return nh_cost_in_window(w, first, t);
-}
-
-/* MPI's own exchange as one phase: one message per neighbor each way
- * (self-messages included), crossing nodes as direct's blocks do (the
- * same blocks in one phase). */
-static void native_counts(nh_plan *p, nh_op op, size_t m, double n[NH_NTERMS])
-{
-    nh_native_counts(p->nb.s, m, nh_cfg.cost.eager, nh_cost_excess(nh_node_ranks, nh_node_cpus),
-                     nh_plan_sched(p, op, NH_ALGO_DIRECT), n);
-}
-
-int nh_native_phase_counts(nh_plan *p, nh_op op, size_t m, double (*ph)[NH_NTERMS], int max)
-{
-    if (max > 0)
-        native_counts(p, op, m, ph[0]);
-    return 1;
-}
-
-void nh_native_terms(nh_plan *p, nh_op op, size_t m, double t[NH_NTERMS])
-{
-    double n[NH_NTERMS];
-    native_counts(p, op, m, n);
-    memset(t, 0, sizeof(double) * NH_NTERMS);
-    nh_cost_phase_of(&nh_cfg.cost, n, t);
-}
-
-/* MPI's own exchange in a window of w microseconds. */
-static double native_cost(nh_plan *p, nh_op op, size_t m, double w)
-{
-    double n[NH_NTERMS];
-    native_counts(p, op, m, n);
-    double t = nh_cost_phase_of(&nh_cfg.cost, n, NULL);
-    return nh_cost_in_window(w, t, t);
-}
-
-nh_binding nh_pick_binding(const nh_sched *s, size_t m)
-{
-    if (nh_cfg.binding != NH_BIND_AUTO)
-        return nh_cfg.binding;
-    return nh_cost_of(s, NH_BIND_ZCOPY, m) < nh_cost_of(s, NH_BIND_PACK, m) ? NH_BIND_ZCOPY
-                                                                            : NH_BIND_PACK;
-}
-
 /* The window auto prices a call of form on p with, in microseconds: 0
  * for blocking calls, else the agreed one (< 0: unknown). */
 static double window_us(const nh_plan *p, nh_form form)
@@ -197,7 +71,7 @@ static const nh_sched *cheapest(nh_plan *p, nh_op op, nh_form form, int forced, 
             a == NH_ALGO_BRUCK ? nh_plan_sched_ports(p, op, k) : nh_plan_sched(p, op, a);
         if (!s || (s->tmpl_rounds > 1 && !fwd))
             continue;
-        double c = cost_in_window(s, nh_pick_binding(s, m), m, w);
+        double c = nh_cost_sched_in_window(s, nh_pick_binding(s, m), m, w);
         if (!best || c < *cost) {
             best = s;
             *cost = c;
@@ -232,7 +106,7 @@ static void model_pick(nh_plan *p, nh_op op, nh_form form, size_t m, double w, n
     /* MPI's own exchange wins ties: where nhood's best schedule is the
      * same exchange (large blocks, one message each), or a window hides
      * both, nhood would only add its own work. */
-    if (p->native_ok && bc >= 0 && native_cost(p, op, m, w) <= bc)
+    if (p->native_ok && bc >= 0 && nh_native_cost(p, op, m, w) <= bc)
         *best = NH_ALGO_PMPI;
 }
 
@@ -264,7 +138,7 @@ static void unknown_pick(nh_plan *p, nh_op op, nh_form form, double w, int split
             *bs = sp;
         }
     }
-    if (p->native_ok && native_cost(p, op, 8, w) <= dc) {
+    if (p->native_ok && nh_native_cost(p, op, 8, w) <= dc) {
         *best = NH_ALGO_PMPI;
         *bs = NULL;
     }
@@ -297,7 +171,7 @@ static nh_why why_not_forwarding(nh_plan *p, nh_op op, size_t m, const nh_sched 
  * rank: the times are agreed, or the file's.  Returns -1 where no
  * decision may run (the cost model chooses). */
 static int tuned_pick(nh_plan *p, nh_op op, nh_form form, size_t m, double w, nh_algo *best,
-                      const nh_sched **bs, nh_choice *out)
+                      nh_binding *bind, const nh_sched **bs, nh_choice *out)
 {
     nh_tune_dec d;
     nh_tuned src;
@@ -306,6 +180,7 @@ static int tuned_pick(nh_plan *p, nh_op op, nh_form form, size_t m, double w, nh
         return -1;
     if (d.ncand == 0) { /* the algorithm alone */
         d.cand[0] = d.algo;
+        d.cbind[0] = d.bind;
         d.us[0] = 0;
         d.ncand = 1;
     }
@@ -316,13 +191,15 @@ static int tuned_pick(nh_plan *p, nh_op op, nh_form form, size_t m, double w, nh
         double c = d.us[i], t, first;
         if (a == NH_ALGO_PMPI ? !p->native_ok : !s || (s->tmpl_rounds > 1 && !fwd))
             continue;
-        if (s && s->tmpl_rounds > 1 && (first = first_phase(s, nh_pick_binding(s, m), m, &t)) < t)
+        nh_binding b = d.cbind[i] != NH_BIND_AUTO ? d.cbind[i] : s ? nh_pick_binding(s, m) : 0;
+        if (s && s->tmpl_rounds > 1 && (first = nh_cost_first_phase(s, b, m, &t)) < t)
             c = nh_cost_in_window(w, c * first / t, c);
         else
             c = nh_cost_in_window(w, c, c);
         if (bc < 0 || c < bc) { /* ties: the earlier candidate, as in the trials */
             bc = c;
             *best = a;
+            *bind = d.cbind[i];
             *bs = s;
         }
     }
@@ -489,7 +366,8 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
         return nh_forced_not_isomorphic(p, forced, nh_coll_name(coll));
     }
     nh_algo best = forced;
-    const nh_sched *bs = NULL; /* best's schedule, where chosen among several */
+    nh_binding tb = NH_BIND_AUTO; /* the learning's binding (AUTO: the model's) */
+    const nh_sched *bs = NULL;    /* best's schedule, where chosen among several */
     if (forced != NH_ALGO_AUTO && forced != NH_ALGO_PMPI) {
         double bc;
         bs = cheapest(p, op, form, 1, forced, known ? m : 8, w, &bc);
@@ -512,13 +390,13 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
         best = NH_ALGO_DIRECT;
         int tune = known && !nh_coll_vec(coll) && nh_autotune_applies(p);
         if (tune && form == NH_FORM_BLOCKING &&
-            nh_autotune_algo(p, op, m, &best, &out->tuning, &out->tuned) == 0) {
+            nh_autotune_algo(p, op, m, &best, &tb, &out->tuning, &out->tuned) == 0) {
             /* measured (NHOOD_AUTOTUNE, blocking regular calls; MPI's own
              * exchange is a candidate, run by the caller), or the file's */
             if (best == NH_ALGO_PMPI)
                 return MPI_SUCCESS;
         } else if (tune && form != NH_FORM_BLOCKING &&
-                   tuned_pick(p, op, form, m, w, &best, &bs, out) == 0) {
+                   tuned_pick(p, op, form, m, w, &best, &tb, &bs, out) == 0) {
             /* the blocking form's decision, where it may run in this form */
         } else if (known) {
             model_pick(p, op, form, m, w, &best, &bs);
@@ -554,10 +432,15 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
     out->s = s;
     /* v/w calls decide packing per message (the engine's AUTO rule) unless
      * NHOOD_BINDING forces one; regular calls by the cost model. */
-    out->o.kind = nh_coll_vec(coll) ? nh_cfg.binding : nh_pick_binding(s, m);
+    out->o.kind = nh_coll_vec(coll)      ? nh_cfg.binding
+                  : tb != NH_BIND_AUTO ? tb
+                                       : nh_pick_binding(s, m);
     out->o.header = !known && s->tmpl_rounds > 1;
     out->o.model = nh_coll_vec(coll);
-    if (forced == NH_ALGO_AUTO && !out->tuning)
+    /* a learned blocking choice asks the learning at every call (it
+     * counts them toward the re-check) */
+    if (forced == NH_ALGO_AUTO && !out->tuning &&
+        !(form == NH_FORM_BLOCKING && (out->tuned == NH_TUNED_MEASURED || out->tuned == NH_TUNED_FILE)))
         remember(p, coll, form, m, out);
     return MPI_SUCCESS;
 }

@@ -1,5 +1,5 @@
 /* Selection: which schedule and binding a call runs with (select.c,
- * stfw_choice.c, autotune.c).  Above the engine, below the API layer. */
+ * price.c, stfw_choice.c, autotune.c).  Above the engine, below the API layer. */
 #ifndef NH_SELECT_H
 #define NH_SELECT_H
 
@@ -23,9 +23,12 @@ typedef enum {
 const char *nh_why_name(nh_why w);
 
 /* Selection's state per plan (nh_plan_ext): auto's decision for the last
- * block size of each collective and form, and whether the warning that a
+ * block size of each collective and form, the learning's state per
+ * operation and block size (autotune.c), and whether the warning that a
  * forced algorithm needs progress was given.  NULL where memory ran out
- * (nothing remembered, the warning repeated). */
+ * (nothing remembered, nothing learned, the warning repeated). */
+struct nh_learn;
+void nh_learn_free(struct nh_learn **l);
 typedef struct nh_sel_state {
     struct {
         size_t m;
@@ -36,11 +39,17 @@ typedef struct nh_sel_state {
         int why;   /* nh_why */
         int tuned; /* nh_tuned */
     } last[NH_COLL_COUNT][NH_FORM_COUNT];
+    struct nh_learn *learn;
     int warned_progress;
 } nh_sel_state;
+static inline void nh_sel_state_fini(nh_plan *p, void *state)
+{
+    (void)p;
+    nh_learn_free(&((nh_sel_state *)state)->learn);
+}
 static inline nh_sel_state *nh_sel_state_of(nh_plan *p)
 {
-    return nh_plan_ext(p, NH_EXT_SELECT, sizeof(nh_sel_state), NULL);
+    return nh_plan_ext(p, NH_EXT_SELECT, sizeof(nh_sel_state), nh_sel_state_fini);
 }
 
 /* May a schedule that forwards run in form on p?  Blocking calls always;
@@ -87,8 +96,18 @@ int nh_irregular_direct(nh_plan *p, nh_op op, nh_choice *out);
 int nh_select_passes(nh_plan *p, nh_coll coll, nh_form form, nh_choice *out);
 /* Does every rank see the same block sizes for coll on p (see select.c)? */
 int nh_sizes_known(nh_plan *p, nh_coll coll);
+/* The cost model applied (price.c). */
 /* The modeled time of s for blocks of m bytes under binding b. */
 double nh_cost_of(const nh_sched *s, nh_binding b, size_t m);
+/* The modeled time of s's first message phase; *total gets the whole
+ * schedule's (the phases after it wait for the forwarding ranks'
+ * completion calls in a nonblocking call). */
+double nh_cost_first_phase(const nh_sched *s, nh_binding b, size_t m, double *total);
+/* s in a call the program completes w microseconds after starting it
+ * (w <= 0: at once). */
+double nh_cost_sched_in_window(const nh_sched *s, nh_binding b, size_t m, double w);
+/* MPI's own exchange of op on p in a window of w microseconds. */
+double nh_native_cost(nh_plan *p, nh_op op, size_t m, double w);
 /* The cost model's terms, one per parameter: NH_TERM_* (core/model.h).
  * s's terms for blocks of m bytes under binding b, each phase's branch as
  * the current parameters take it: its cost is their dot product with the
@@ -135,15 +154,17 @@ int nh_stfw_form_allows(const nh_plan *p, nh_op op, nh_form form);
  * (afterwards: what it decided); the VPT dimension, or 0 without STFW. */
 int nh_stfw_predict(const nh_plan *p, nh_op op, int block_bytes);
 
-/* nh_tune_dec: a decision of the autotuner (core/tunetext.h) */
+/* nh_tune_dec: a decision of the learning (core/tunetext.h) */
 
-/* NHOOD_AUTOTUNE (autotune.c): whether it applies to p's regular calls
- * (isomorphic, coupled block sizes). */
+/* The learning tier, NHOOD_AUTOTUNE (autotune.c): whether it applies to
+ * p's regular calls (isomorphic, coupled block sizes). */
 int nh_autotune_applies(nh_plan *p);
-/* The algorithm a blocking regular call runs, measured rather than
- * modeled (or decided by the tuning file, *tuned says which); -1 where
- * autotuning does not apply. */
-int nh_autotune_algo(nh_plan *p, nh_op op, size_t m, nh_algo *algo, int *tuning, nh_tuned *tuned);
+/* The algorithm and binding (AUTO: the cost model's) a blocking regular
+ * call runs, measured rather than modeled (or decided by the tuning file,
+ * *tuned says which; *tuning: a trial, time it for nh_autotune_record);
+ * -1 where learning does not apply. */
+int nh_autotune_algo(nh_plan *p, nh_op op, size_t m, nh_algo *algo, nh_binding *bind,
+                     int *tuning, nh_tuned *tuned);
 int nh_autotune_record(nh_plan *p, nh_op op, size_t m, double seconds);
 /* The decision a nonblocking or persistent call of form may start from,
  * without trials: the tuning file's for that form, else the blocking

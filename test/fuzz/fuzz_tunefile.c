@@ -42,16 +42,21 @@ static void check_entry(const nh_tune_entry *e, const nh_tune_entry *list)
     if ((unsigned)e->d.algo >= NH_ALGO_COUNT || e->d.algo == NH_ALGO_AUTO ||
         e->d.algo == NH_ALGO_STFW)
         FZ_FAIL("algorithm %d", (int)e->d.algo);
-    if (e->d.ncand < 0 || e->d.ncand > NH_ALGO_COUNT)
+    if ((unsigned)e->d.bind >= NH_BIND_COUNT || (e->d.algo == NH_ALGO_PMPI && e->d.bind))
+        FZ_FAIL("binding %d of %s", (int)e->d.bind, nh_algos[e->d.algo].name);
+    if (e->d.ncand < 0 || e->d.ncand > NH_TUNE_MAXCAND)
         FZ_FAIL("%d candidates", e->d.ncand);
     for (int i = 0; i < e->d.ncand; i++) {
         nh_algo a = e->d.cand[i];
+        nh_binding b = e->d.cbind[i];
         if ((unsigned)a >= NH_ALGO_COUNT || a == NH_ALGO_AUTO || a == NH_ALGO_STFW)
             FZ_FAIL("candidate %d", (int)a);
+        if ((unsigned)b >= NH_BIND_COUNT || (a == NH_ALGO_PMPI && b))
+            FZ_FAIL("candidate %s with binding %d", nh_algos[a].name, (int)b);
         if (!(e->d.us[i] >= 0) || !isfinite(e->d.us[i]))
             FZ_FAIL("time %g", e->d.us[i]);
         for (int j = 0; j < i; j++)
-            if (e->d.cand[j] == a)
+            if (e->d.cand[j] == a && e->d.cbind[j] == b)
                 FZ_FAIL("candidate %s twice", nh_algos[a].name);
     }
     for (const nh_tune_entry *o = list; o != e; o = o->next)

@@ -73,13 +73,18 @@ run() {
         [ -n "$val" ] && flags="$flags $(env_flag $v "$val")"
     done
     for v in $vars; do flags="$flags $(env_flag "${v%%=*}" "${v#*=}")"; done
-    # The tests look at what the analysis found right after creation: the
-    # graphs are analyzed there unless a case sets NHOOD_WARMUP itself
-    # (the cold tier's own cases, test_tiers; MPI's suites run with the
-    # default).
+    # The tests look at what the analysis found right after creation and
+    # at what the cost model chooses: the graphs are analyzed there and
+    # the model alone chooses unless a case sets NHOOD_WARMUP or
+    # NHOOD_AUTOTUNE itself (the tiers' own cases; MPI's suites run with
+    # the defaults).
     case " $vars" in
         *" NHOOD_WARMUP="*) ;;
         *) flags="$flags $(env_flag NHOOD_WARMUP 0)" ;;
+    esac
+    case " $vars" in
+        *" NHOOD_AUTOTUNE="*) ;;
+        *) flags="$flags $(env_flag NHOOD_AUTOTUNE 0)" ;;
     esac
     last_prog=${1##*/}
     # shellcheck disable=SC2086

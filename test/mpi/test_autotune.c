@@ -1,4 +1,4 @@
-/* MPI test, run preloaded with NHOOD_AUTOTUNE=1: during the trials the
+/* MPI test, run preloaded with NHOOD_AUTOTUNE=1 (the learning tier): during the trials the
  * algorithm changes from call to call, so every result is checked against
  * the point-to-point reference; afterwards every rank must report the same
  * choice, and it must stay.  Two block sizes on one communicator (each
@@ -145,12 +145,14 @@ int main(int argc, char **argv)
     MPI_Dims_create(p, 2, dims);
     MPI_Comm g;
     tc_graph(MPI_COMM_WORLD, 2, dims, periods, s, off, MPI_INFO_NULL, 0, &g, &outdeg, &indeg);
-    /* Up to 4 candidates x (1 + 3 trials) = 16 calls tune a size; 24
-     * check that the choice is kept after the agreement.  This small
-     * torus lists ranks twice: MPI's own exchange is no candidate. */
-    run(1, g, outdeg, indeg, 8, 24, algo_for);
-    run(1, g, outdeg, indeg, 4096, 24, algo_for);
-    run(0, g, outdeg, indeg, 64, 24, algo_for);
+    /* Up to 9 candidates (MPI's own, 4 schedules x 2 bindings) x (1 + 3
+     * trials) = 36 calls learn a size; 64 check that the choice is kept
+     * after the agreement (and, under a short NHOOD_LEARN_RECHECK, through
+     * re-checks).  This small torus lists ranks twice: MPI's own exchange
+     * is no candidate. */
+    run(1, g, outdeg, indeg, 8, 64, algo_for);
+    run(1, g, outdeg, indeg, 4096, 64, algo_for);
+    run(0, g, outdeg, indeg, 64, 64, algo_for);
     MPI_Comm_free(&g);
     /* A ring of an odd number of ranks (>= 3) lists no rank twice, so MPI's
      * own exchange is a candidate too (run-mpi-tests.sh checks its time),
@@ -158,7 +160,7 @@ int main(int argc, char **argv)
     if (p >= 3 && p % 2) {
         int ring[2] = {1, -1}, rdims[1] = {p}, rper[1] = {1};
         tc_graph(MPI_COMM_WORLD, 1, rdims, rper, 2, ring, MPI_INFO_NULL, 0, &g, &outdeg, &indeg);
-        run(1, g, outdeg, indeg, 16, 24, algo_for);
+        run(1, g, outdeg, indeg, 16, 64, algo_for);
         MPI_Comm_free(&g);
     }
     free(off);

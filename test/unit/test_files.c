@@ -128,7 +128,8 @@ static void test_tune(void)
 {
     const char *good = "nhood-tune 1\nfingerprint.mpi = MPICH Version: 4.0.2\n"
                        "decision = op:alltoall form:blocking ranks:4 dims:2x2 periods:1,1 bytes:8 "
-                       "template:0,1;1,0;1,1 algorithm:torus times_us:direct:7.81,torus:3.62\n"
+                       "template:0,1;1,0;1,1 algorithm:torus/zcopy "
+                       "times_us:direct:7.81,torus:3.62,torus/zcopy:3.10,pmpi:9\n"
                        "decision = algorithm:pmpi template:none bytes:0 periods:0 dims:3 ranks:3 "
                        "form:nonblocking op:allgather\n";
     nh_fingerprint fp;
@@ -139,8 +140,11 @@ static void test_tune(void)
         const nh_tune_entry *a = l, *b = l->next;
         CHECK(a->k.op == NH_OP_ALLTOALL && a->k.form == NH_FORM_BLOCKING && a->k.g.ndims == 2 &&
                   a->k.g.size == 4 && a->k.m == 8 && a->k.s == 3 && a->k.off[5] == 1 &&
-                  a->d.algo == NH_ALGO_TORUS && a->d.ncand == 2 && a->d.us[1] == 3.62,
-              "first decision");
+                  a->d.algo == NH_ALGO_TORUS && a->d.bind == NH_BIND_ZCOPY && a->d.ncand == 4 &&
+                  a->d.us[1] == 3.62 && a->d.cbind[1] == NH_BIND_AUTO &&
+                  a->d.cand[2] == NH_ALGO_TORUS && a->d.cbind[2] == NH_BIND_ZCOPY &&
+                  a->d.cand[3] == NH_ALGO_PMPI,
+              "first decision (a candidate with and without a binding)");
         CHECK(b->k.op == NH_OP_ALLGATHER && b->k.form == NH_FORM_NONBLOCKING && b->k.s == 0 &&
                   b->k.g.periods[0] == 0 && b->d.algo == NH_ALGO_PMPI && b->d.ncand == 0,
               "second decision (fields in another order, no times)");
@@ -154,7 +158,9 @@ static void test_tune(void)
         nh_tune_entry *l2 = NULL;
         CHECK(nh_tune_parse(text, "app.tune", &fp, &l2, msg, sizeof(msg)) == 0 && l2 &&
                   nh_tune_key_eq(&l2->k, &l->k) && l2->next &&
-                  nh_tune_key_eq(&l2->next->k, &l->next->k),
+                  nh_tune_key_eq(&l2->next->k, &l->next->k) && l2->d.bind == NH_BIND_ZCOPY &&
+                  l2->d.ncand == 4 && l2->d.cbind[2] == NH_BIND_ZCOPY &&
+                  l2->d.cbind[1] == NH_BIND_AUTO,
               "written back and read again: %s\n%s", msg, text);
         nh_tune_free(&l2);
         free(text);
@@ -176,6 +182,15 @@ static void test_tune(void)
          "template:none algorithm:torus\n",
          "app.tune, line 2: ranks, dims, periods:"},
         {"nhood-tune 1\nalgorithm = torus\n", "app.tune, line 2: unknown key \"algorithm\""},
+        {"nhood-tune 1\ndecision = op:alltoall form:blocking ranks:2 dims:2 periods:1 bytes:8 "
+         "template:none algorithm:pmpi/pack\n",
+         "app.tune, line 2: algorithm:pmpi/pack: not pmpi,"},
+        {"nhood-tune 1\ndecision = op:alltoall form:blocking ranks:2 dims:2 periods:1 bytes:8 "
+         "template:none algorithm:torus times_us:torus/pack:1,torus/pack:2\n",
+         "app.tune, line 2: times_us: torus/pack twice"},
+        {"nhood-tune 1\ndecision = op:alltoall form:blocking ranks:2 dims:2 periods:1 bytes:8 "
+         "template:none algorithm:torus/auto\n",
+         "app.tune, line 2: algorithm:torus/auto: not pmpi,"},
         {"nhood-cost 2\n", "app.tune, line 1: the first line must be \"nhood-tune 1\""},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

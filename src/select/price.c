@@ -1,0 +1,131 @@
+/* The cost model applied to schedules and to MPI's own exchange: what
+ * selection (select.c), the learning's pruning (autotune.c) and the tools
+ * price calls with.  Pure functions of the configuration and the plan. */
+#include "select/select.h"
+
+/* The model prices phases (core/model.h): a schedule's time is the sum
+ * of its message phases' and its local copies' (nh_cost_phase).  A walk
+ * over a schedule's phases hands each one's counts to an accumulator. */
+typedef struct phase_acc {
+    double par[NH_NTERMS];   /* the parameters, NH_TERM_* order */
+    double total, first;     /* the time, and its first phase's */
+    double *lin;             /* where not NULL: the branches taken, summed */
+    double (*ph)[NH_NTERMS]; /* where not NULL: each phase's counts, up to max */
+    int n, max;              /* phases seen */
+} phase_acc;
+
+static void acc_init(phase_acc *a)
+{
+    memset(a, 0, sizeof(*a));
+    nh_cost_vec(&nh_cfg.cost, a->par);
+}
+
+static void acc_phase(void *ctx, const double n[NH_NTERMS])
+{
+    phase_acc *a = ctx;
+    double x = nh_cost_phase(a->par, n, a->lin);
+    if (a->n == 0)
+        a->first = x;
+    a->total += x;
+    if (a->ph && a->n < a->max)
+        memcpy(a->ph[a->n], n, sizeof(double) * NH_NTERMS);
+    a->n++;
+}
+
+/* s's phases for blocks of m bytes under binding b (core/model.h). */
+static void walk_phases(const nh_sched *s, nh_binding b, size_t m, phase_acc *a)
+{
+    nh_sched_phases(s, m, b == NH_BIND_PACK, nh_cfg.cost.eager,
+                    nh_cost_excess(nh_node_ranks, nh_node_cpus), acc_phase, a);
+}
+
+void nh_cost_terms(const nh_sched *s, nh_binding b, size_t m, double t[NH_NTERMS])
+{
+    phase_acc a;
+    acc_init(&a);
+    memset(t, 0, sizeof(double) * NH_NTERMS);
+    a.lin = t;
+    walk_phases(s, b, m, &a);
+}
+
+int nh_cost_phase_counts(const nh_sched *s, nh_binding b, size_t m, double (*ph)[NH_NTERMS],
+                         int max)
+{
+    phase_acc a;
+    acc_init(&a);
+    a.ph = ph;
+    a.max = max;
+    walk_phases(s, b, m, &a);
+    return a.n;
+}
+
+/* Cost of a schedule in microseconds for blocks of m bytes. */
+double nh_cost_of(const nh_sched *s, nh_binding b, size_t m)
+{
+    phase_acc a;
+    acc_init(&a);
+    walk_phases(s, b, m, &a);
+    return a.total;
+}
+
+/* The modeled cost of s's first message phase, where *total gets the
+ * whole schedule's: the phases after it wait for the forwarding ranks'
+ * completion calls in a nonblocking call. */
+double nh_cost_first_phase(const nh_sched *s, nh_binding b, size_t m, double *total)
+{
+    phase_acc a;
+    acc_init(&a);
+    walk_phases(s, b, m, &a);
+    *total = a.total;
+    return a.first;
+}
+
+/* The cost of s in a call the program completes w microseconds after
+ * starting it (w <= 0: at once). */
+double nh_cost_sched_in_window(const nh_sched *s, nh_binding b, size_t m, double w)
+{
+    double t, first = nh_cost_first_phase(s, b, m, &t);
+    return nh_cost_in_window(w, first, t);
+}
+
+/* MPI's own exchange as one phase: one message per neighbor each way
+ * (self-messages included), crossing nodes as direct's blocks do (the
+ * same blocks in one phase). */
+static void native_counts(nh_plan *p, nh_op op, size_t m, double n[NH_NTERMS])
+{
+    nh_native_counts(p->nb.s, m, nh_cfg.cost.eager, nh_cost_excess(nh_node_ranks, nh_node_cpus),
+                     nh_plan_sched(p, op, NH_ALGO_DIRECT), n);
+}
+
+int nh_native_phase_counts(nh_plan *p, nh_op op, size_t m, double (*ph)[NH_NTERMS], int max)
+{
+    if (max > 0)
+        native_counts(p, op, m, ph[0]);
+    return 1;
+}
+
+void nh_native_terms(nh_plan *p, nh_op op, size_t m, double t[NH_NTERMS])
+{
+    double n[NH_NTERMS];
+    native_counts(p, op, m, n);
+    memset(t, 0, sizeof(double) * NH_NTERMS);
+    nh_cost_phase_of(&nh_cfg.cost, n, t);
+}
+
+/* MPI's own exchange in a window of w microseconds. */
+double nh_native_cost(nh_plan *p, nh_op op, size_t m, double w)
+{
+    double n[NH_NTERMS];
+    native_counts(p, op, m, n);
+    double t = nh_cost_phase_of(&nh_cfg.cost, n, NULL);
+    return nh_cost_in_window(w, t, t);
+}
+
+nh_binding nh_pick_binding(const nh_sched *s, size_t m)
+{
+    if (nh_cfg.binding != NH_BIND_AUTO)
+        return nh_cfg.binding;
+    return nh_cost_of(s, NH_BIND_ZCOPY, m) < nh_cost_of(s, NH_BIND_PACK, m) ? NH_BIND_ZCOPY
+                                                                            : NH_BIND_PACK;
+}
+
