@@ -28,7 +28,7 @@
 
 /* A decision of the learning: the algorithm and binding chosen (AUTO: the
  * cost model's) and, where known, every candidate's with its time (the
- * slowest rank's fastest call, in microseconds; ncand 0 where a tuning
+ * slowest rank's median call, in microseconds; ncand 0 where a tuning
  * file gave none). */
 typedef struct nh_tune_dec {
     nh_algo algo;

@@ -8,11 +8,12 @@
  * binding (packed, or described by a struct datatype: the wrong-constants
  * losses came from the binding and the eager limit, not the algorithm).
  * The cost model only prunes: a schedule it prices above NH_LEARN_PRUNE
- * times its cheapest is not tried.  Each candidate gets one untimed call
- * (it builds the schedule and the binding), then NH_TUNE_TRIALS timed
- * ones.  After the last trial, one MPI_Allreduce (MAX) over the plan's
+ * times its cheapest is not tried.  Each candidate runs NH_TUNE_TRIALS
+ * timed calls and is judged by their median (its first call builds the
+ * schedule and the binding: an outlier the median drops).  After the last
+ * trial, one MPI_Allreduce (MAX) over the plan's
  * private communicator gives every candidate's time as the slowest rank's
- * fastest call; every rank takes the same minimum (ties to the earlier
+ * median call; every rank takes the same minimum (ties to the earlier
  * candidate, MPI's own first) and keeps it.
  *
  * Decided, a choice is re-checked after NHOOD_LEARN_RECHECK calls of its
@@ -41,7 +42,7 @@
 
 #define NH_TUNE_TRIALS 3
 #define NH_TUNE_SIZES 16     /* block sizes learned per graph and operation */
-#define NH_LEARN_PRUNE 4.0   /* schedules priced above this times the cheapest: not tried */
+#define NH_LEARN_PRUNE 2.0   /* schedules priced above this times the cheapest: not tried */
 #define NH_LEARN_MAXGAP 64.0 /* re-check interval: at most this times NHOOD_LEARN_RECHECK */
 
 struct nh_learn {
@@ -51,7 +52,7 @@ struct nh_learn {
     int ncand;
     nh_algo cand[NH_TUNE_MAXCAND];
     nh_binding bind[NH_TUNE_MAXCAND];
-    double best[NH_TUNE_MAXCAND]; /* fastest timed call per candidate, seconds (< 0: none) */
+    double tm[NH_TUNE_MAXCAND][NH_TUNE_TRIALS]; /* timed calls per candidate, seconds */
     /* the candidates on trial (indexes into cand): all of them, or a re-check's two */
     int ntry, tryidx[NH_TUNE_MAXCAND];
     int cur, call;   /* position in tryidx, calls made with it */
@@ -124,10 +125,8 @@ static int multi_block(const nh_sched *s)
 static void try_all(struct nh_learn *t)
 {
     t->ntry = t->ncand;
-    for (int i = 0; i < t->ncand; i++) {
+    for (int i = 0; i < t->ncand; i++)
         t->tryidx[i] = i;
-        t->best[i] = -1;
-    }
     t->cur = t->call = 0;
     t->spent = 0;
 }
@@ -196,7 +195,6 @@ static void tick(const nh_plan *p, struct nh_learn *t)
     t->ntry = 2;
     t->tryidx[0] = 0; /* MPI's own is candidate 0 where native_ok */
     t->tryidx[1] = t->own;
-    t->best[0] = t->best[t->own] = -1;
     t->cur = t->call = 0;
     t->spent = 0;
 }
@@ -281,18 +279,34 @@ static void say(nh_plan *p, const struct nh_learn *t)
     nh_tune_cand_name(t->dec.algo, t->dec.bind, name, sizeof(name));
     fprintf(stderr,
             "nhood: autotune comm=%d op=%s bytes=%zu algorithm=%s times_us=%s (slowest "
-            "rank's fastest of %d calls) cost_us=%.1f rechecks=%d\n",
+            "rank's median of %d calls) cost_us=%.1f rechecks=%d\n",
             p->id, nh_op_name(t->op), t->m, name, times, NH_TUNE_TRIALS, t->cost_us,
             t->rechecks);
+}
+
+/* The median of candidate i's timed calls: robust against one lucky or
+ * unlucky call, where the fastest would favor a candidate whose times
+ * scatter. */
+static double median(const struct nh_learn *t, int i)
+{
+    double v[NH_TUNE_TRIALS];
+    for (int k = 0; k < NH_TUNE_TRIALS; k++) { /* insertion sort */
+        int j = k;
+        for (; j > 0 && v[j - 1] > t->tm[i][k]; j--)
+            v[j] = v[j - 1];
+        v[j] = t->tm[i][k];
+    }
+    return NH_TUNE_TRIALS % 2 ? v[NH_TUNE_TRIALS / 2]
+                              : (v[NH_TUNE_TRIALS / 2 - 1] + v[NH_TUNE_TRIALS / 2]) / 2;
 }
 
 /* After the last trial: agree on the fastest candidate on trial. */
 static int agree(nh_plan *p, struct nh_learn *t)
 {
     double mine[NH_TUNE_MAXCAND], all[NH_TUNE_MAXCAND];
-    int calls = t->ntry * (NH_TUNE_TRIALS + 1);
+    int calls = t->ntry * NH_TUNE_TRIALS;
     for (int i = 0; i < t->ntry; i++)
-        mine[i] = t->best[t->tryidx[i]];
+        mine[i] = median(t, t->tryidx[i]);
     int rc = nh_mpi_Allreduce(mine, all, t->ntry, MPI_DOUBLE, MPI_MAX, p->pcomm);
     if (rc)
         return rc;
@@ -352,9 +366,8 @@ int nh_autotune_record(nh_plan *p, nh_op op, size_t m, double seconds)
         return MPI_SUCCESS;
     int i = t->tryidx[t->cur];
     t->spent += seconds;
-    if (t->call > 0 && (t->best[i] < 0 || seconds < t->best[i]))
-        t->best[i] = seconds; /* the first call of a candidate builds, untimed */
-    if (++t->call <= NH_TUNE_TRIALS)
+    t->tm[i][t->call] = seconds;
+    if (++t->call < NH_TUNE_TRIALS)
         return MPI_SUCCESS;
     t->call = 0;
     return ++t->cur == t->ntry ? agree(p, t) : MPI_SUCCESS;

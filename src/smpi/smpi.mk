@@ -41,7 +41,7 @@ HEADERS = $(wildcard $(top_srcdir)/src/*.h $(top_srcdir)/src/smpi/*.h $(top_srcd
 	$(top_srcdir)/test/*.h $(top_srcdir)/test/bench/*.h)
 
 PROGS = $(OUT)/nhood-simbench $(OUT)/nhood-simcalib $(OUT)/nhood-calibrate $(OUT)/nhood-bench $(OUT)/nhood-bench-inplace $(OUT)/test_neighbor \
-	$(OUT)/test_sync
+	$(OUT)/test_sync $(OUT)/test_autotune
 # Preloaded into the simulator by scripts/nhood-sim (src/smpi/sgfast.c):
 # a plain shared library, not an SMPI program.
 CC ?= cc
@@ -70,6 +70,7 @@ SRC_nhood-bench = $(top_srcdir)/test/bench/nhood-bench.c
 SRC_nhood-bench-inplace = $(top_srcdir)/test/bench/nhood-bench-inplace.c
 SRC_test_neighbor = $(top_srcdir)/test/mpi/test_neighbor.c
 SRC_test_sync = $(top_srcdir)/test/smpi/test_sync.c
+SRC_test_autotune = $(top_srcdir)/test/mpi/test_autotune.c
 $(OUT)/prog/nhood-simbench.o: $(SRC_nhood-simbench)
 $(OUT)/prog/nhood-simcalib.o: $(SRC_nhood-simcalib)
 $(OUT)/prog/nhood-calibrate.o: $(SRC_nhood-calibrate)
@@ -85,6 +86,7 @@ $(OUT)/prog/nhood-bench.o: $(SRC_nhood-bench)
 $(OUT)/prog/nhood-bench-inplace.o: $(SRC_nhood-bench-inplace)
 $(OUT)/prog/test_neighbor.o: $(SRC_test_neighbor)
 $(OUT)/prog/test_sync.o: $(SRC_test_sync)
+$(OUT)/prog/test_autotune.o: $(SRC_test_autotune)
 # nhood-simbench's other files, linked into it.
 SIMBENCH_PARTS = simbench_neighbor simbench_inplace simbench_spmv simbench_ispmv
 $(foreach s,$(SIMBENCH_PARTS),$(eval SRC_$(s) = $(top_srcdir)/src/smpi/$(s).c)\

@@ -19,7 +19,18 @@
  * (comm + T - total) / min(comm, T), with comm measured without
  * computation in the same run, clipped to [0, 1].  --test-every U makes the
  * computation test the request every U microseconds (MPI_Test; PMPI_Test
- * on the native side), as applications that poll for progress do. */
+ * on the native side), as applications that poll for progress do.
+ *
+ * --learning N (regular blocking and nonblocking calls): what learning
+ * costs over a run of N calls.  Per try (REPS tries), each variant in
+ * turn times a fresh graph's whole life: creation, N calls, MPI_Comm_free
+ * (slowest rank's).  Variants: MPI's own calls (PMPI_*), nhood's default
+ * (the cold tier, the analysis and the learning's trials included), and
+ * each fixed choice forced through the info key nhood_algorithm (pmpi,
+ * direct, torus, torus_direct, bruck: analyzed at creation).  CSV:
+ * op,nbhd,dims,radius,procs,bytes,calls,native_us,auto_us,best_fixed,
+ * best_fixed_us,ratio: medians of the totals; best_fixed the fastest
+ * forced choice, ratio auto over it. */
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -148,6 +159,61 @@ static double timed(side *sd, enum form f, double compute, double every, const c
     return (MPI_Wtime() - t0) * 1e6;
 }
 
+/* --learning: one row per block size (see the top of the file). */
+typedef struct graph_args {
+    int d, s, *dims, *periods, *off;
+} graph_args;
+
+/* The variants a --learning row times: MPI's own calls (PMPI_*), nhood's
+ * default (learning), and each choice forced through the info key. */
+static const char *const variants[] = {"native", "auto",  "pmpi",        "direct",
+                                       "torus",  "torus_direct", "bruck"};
+#define NVARIANTS (int)(sizeof(variants) / sizeof(variants[0]))
+
+static void learning_row(side *sides[2], enum form f, int calls, int tries, const graph_args *ga,
+                         const char *cols, int bytes, size_t sblk, size_t rblk, int rank)
+{
+    double *t = calloc((size_t)tries * NVARIANTS, sizeof(double)),
+           *m = calloc((size_t)tries * NVARIANTS, sizeof(double)), med[NVARIANTS];
+    char *sbuf = calloc(sblk + 1, 1), *rbuf = calloc(rblk + 1, 1);
+    for (int k = 0; k < tries; k++)
+        for (int v = 0; v < NVARIANTS; v++) {
+            MPI_Comm g;
+            MPI_Info info = MPI_INFO_NULL;
+            int outdeg, indeg;
+            if (v >= 2) {
+                MPI_Info_create(&info);
+                MPI_Info_set(info, "nhood_algorithm", variants[v]);
+            }
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            tc_graph(MPI_COMM_WORLD, ga->d, ga->dims, ga->periods, ga->s, ga->off, info, 0, &g,
+                     &outdeg, &indeg);
+            for (int c = 0; c < calls; c++)
+                timed(sides[v > 0], f, 0, 0, sbuf, rbuf, bytes, g);
+            MPI_Comm_free(&g);
+            t[v * tries + k] = (MPI_Wtime() - t0) * 1e6;
+            if (info != MPI_INFO_NULL)
+                MPI_Info_free(&info);
+        }
+    MPI_Reduce(t, m, tries * NVARIANTS, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        int best = 0; /* the fastest fixed choice: MPI's own calls or one forced */
+        for (int v = 0; v < NVARIANTS; v++) {
+            med[v] = robust_median(m + (size_t)v * tries, tries);
+            if (v >= 2 && med[v] < med[best])
+                best = v;
+        }
+        printf("%s,%d,%.1f,%.1f,%s,%.1f,%.3f\n", cols, calls, med[0], med[1], variants[best],
+               med[best], med[1] / med[best]);
+        fflush(stdout);
+    }
+    free(t);
+    free(m);
+    free(sbuf);
+    free(rbuf);
+}
+
 static double overlap(double comm, double compute, double total)
 {
     double m = comm < compute ? comm : compute, o = m > 0 ? (comm + compute - total) / m : 0;
@@ -161,7 +227,7 @@ static void usage(void)
                     "                   [--dims D] [--radius R] [--bytes 8,64,4096] [--reps N]\n"
                     "                   [--class-bytes B1,..,BD] [--hint] [--mesh]\n"
                     "                   [--form blocking|nonblocking|persistent] [--compute US]\n"
-                    "                   [--test-every US]\n"
+                    "                   [--test-every US] [--learning CALLS]\n"
                     "                   [--no-header]\n"
                     "  --class-bytes (alltoallv, alltoallw): block bytes by offset class, from D\n"
                     "  non-zero coordinates (corner) to 1 (face); the bytes column shows B1:..:BD\n"
@@ -173,7 +239,7 @@ int main(int argc, char **argv)
 {
     const char *op = "alltoall", *nbhd = "moore", *formname = "blocking";
     char bytes_list[256] = "8,64,4096", class_list[256] = "";
-    int d = 3, r = 1, reps = 1000, header = 1, rank, p, bad = 0, hint = 0, mesh = 0;
+    int d = 3, r = 1, reps = 1000, header = 1, rank, p, bad = 0, hint = 0, mesh = 0, learning = 0;
     double compute = 0, every = 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -213,6 +279,8 @@ int main(int argc, char **argv)
             compute = atof(v);
         else if (strcmp(a, "--test-every") == 0)
             every = atof(v);
+        else if (strcmp(a, "--learning") == 0)
+            learning = atoi(v);
         else if (strcmp(a, "--bytes") == 0)
             snprintf(bytes_list, sizeof(bytes_list), "%s", v);
         else if (strcmp(a, "--class-bytes") == 0)
@@ -249,7 +317,8 @@ int main(int argc, char **argv)
             bad = 1;
     }
     if (bad || (!alltoall && strcmp(op, "allgather") != 0 && vc.op != VOP_ALLGATHERV) || d < 1 ||
-        d > TC_MAXD || r < 1 || reps < 4 || compute < 0 ||
+        d > TC_MAXD || r < 1 || reps < 4 || compute < 0 || learning < 0 ||
+        (learning && (vc.op != VOP_NONE || f == PERSISTENT || compute > 0 || hint)) ||
         (f == BLOCKING && strcmp(formname, "blocking") != 0)) {
         if (rank == 0)
             usage();
@@ -343,7 +412,10 @@ int main(int argc, char **argv)
     snprintf(opname, sizeof(opname), "%s%s%s", f == NONBLOCKING ? "i" : "", op,
              f == PERSISTENT ? "_init" : "");
 
-    if (rank == 0 && header)
+    if (rank == 0 && header && learning)
+        printf("op,nbhd,dims,radius,procs,bytes,calls,native_us,auto_us,best_fixed,best_fixed_us,"
+               "ratio\n");
+    else if (rank == 0 && header)
         printf("op,nbhd,dims,radius,procs,bytes,algorithm,native_us,nhood_us,ratio%s\n",
                compute > 0
                    ? ",compute_us,native_total_us,nhood_total_us,native_overlap,nhood_overlap"
@@ -401,6 +473,15 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < sblk; i++)
             sbuf[i] = (char)(rank + i);
         side *sides[2] = {&native, &nhood};
+        if (learning) {
+            graph_args ga = {d, s, dims, periods, off};
+            char cols[160];
+            snprintf(cols, sizeof(cols), "%s,%s,%d,%d,%d,%s", opname, nbhd, d, r, p, bytes_col);
+            learning_row(sides, f, learning, reps, &ga, cols, bytes, sblk, rblk, rank);
+            free(sbuf);
+            free(rbuf);
+            continue;
+        }
         for (int k = 0; f == PERSISTENT && k < 2; k++) {
             side *sd = sides[k];
             if (vc.op == VOP_ALLTOALLV)
@@ -416,7 +497,11 @@ int main(int argc, char **argv)
                 sd->pcoll(sbuf, bytes, MPI_BYTE, rbuf, bytes, MPI_BYTE, graph, MPI_INFO_NULL,
                           &sd->preq);
         }
-        for (int w = 0; w < 10; w++) /* warm-up, also builds nhood's schedules */
+        /* warm-up: builds nhood's schedules and runs the learning's trials
+         * (at most 9 candidates x 3 calls of a size, docs/algorithms.md),
+         * so the medians below are the decided state's; what learning
+         * costs is --learning's figure */
+        for (int w = 0; w < 48; w++)
             for (int k = 0; k < 2; k++)
                 timed(sides[k], f, 0, 0, sbuf, rbuf, bytes, graph);
         for (int k = 0; k < reps; k++)

@@ -37,9 +37,10 @@ smpi() {
     vars=""
     while [ "$1" != -- ]; do vars="$vars $1"; shift; done
     shift
-    # analyzed at creation, as the tests look right after it (the cold
-    # tier: test/mpi/harness.sh)
+    # analyzed at creation, as the tests look right after it, and the cost
+    # model's choices (the tiers: test/mpi/harness.sh)
     case " $vars" in *" NHOOD_WARMUP="*) ;; *) vars="$vars NHOOD_WARMUP=0" ;; esac
+    case " $vars" in *" NHOOD_AUTOTUNE="*) ;; *) vars="$vars NHOOD_AUTOTUNE=0" ;; esac
     awk -v n="$np" 'BEGIN { for (i = 0; i < n; i++) printf "node-%d\n", i }' >"$log.hosts"
     # shellcheck disable=SC2086
     env $vars timeout 600 "${SMPIRUN:-smpirun}" -np "$np" -hostfile "$log.hosts" \
@@ -59,6 +60,18 @@ for algo in torus torus_direct bruck; do
     if smpi 27 NHOOD_ALGO=$algo NHOOD_FALLBACK=silent -- test_neighbor &&
         grep -q ' 0 failed' "$log.out"; then ok "$name"; else cat "$log.out" >>"$log.err"; bad "$name"; fi
 done
+
+# Learning in simulated time (docs/simulation.md): every result through
+# the trials equals the reference, every rank keeps the same choice, and
+# the agreements name the candidates with their simulated times.
+name="smpi test_autotune np=8 NHOOD_AUTOTUNE=1: learns in simulated time"
+if smpi 8 NHOOD_AUTOTUNE=1 NHOOD_REPORT=1 -- test_autotune && grep -q ' 0 failed' "$log.out" &&
+    [ "$(grep -Ec '^nhood: autotune comm=[0-9]+ op=(alltoall|allgather) bytes=[0-9]+ algorithm=[a-z_/]+ times_us=[a-z_/]+:[0-9.]+,' "$log.err")" -eq 3 ]; then
+    ok "$name"
+else
+    cat "$log.out" >>"$log.err"
+    bad "$name"
+fi
 
 # The harness's measurement window (src/smpi/sync.h): one start instant,
 # no rank sending again before the slowest rank's call is over.
