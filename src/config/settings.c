@@ -219,8 +219,6 @@ const nh_setting *nh_setting_find(const char *name)
 static const char *const *names_of(int kind)
 {
     switch (kind) {
-    case K_BINDING:
-        return nh_binding_names;
     case K_FALLBACK:
         return fallback_names;
     case K_PROGRESS:
@@ -251,6 +249,8 @@ static const char *value_name(int kind, int i)
         return names[i];
     }
     switch (kind) {
+    case K_BINDING: /* each: the learning's only */
+        return i < NH_BIND_EACH ? nh_binding_names[i] : NULL;
     case K_ALGO:
         return i < NH_ALGO_COUNT ? nh_algos[i].name : NULL;
     case K_INPLACE:

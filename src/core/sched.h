@@ -218,8 +218,16 @@ extern const nh_algo_info nh_algos[NH_ALGO_COUNT];
 /* How the engine binds a message of several blocks: AUTO packs up to the
  * eager limit and describes larger ones with a struct datatype; PACK
  * always packs, ZCOPY always describes (NHOOD_BINDING, the learning's
- * candidates). */
-typedef enum { NH_BIND_AUTO = 0, NH_BIND_PACK, NH_BIND_ZCOPY, NH_BIND_COUNT } nh_binding;
+ * candidates).  EACH sends every block as a message of its own (MPI's own
+ * exchange, run by nhood's schedule): a candidate of the learning only,
+ * never a setting, since both ends of a message must take it alike. */
+typedef enum {
+    NH_BIND_AUTO = 0,
+    NH_BIND_PACK,
+    NH_BIND_ZCOPY,
+    NH_BIND_EACH,
+    NH_BIND_COUNT
+} nh_binding;
 /* Their names, in value order, NULL-ended. */
 extern const char *const nh_binding_names[NH_BIND_COUNT + 1];
 /* The algorithm named v (nh_algos' names): 0, or -1. */

@@ -233,7 +233,9 @@ static int round_msgs(nh_bind *b, int i, int send, size_t *sz)
         g->send = send;
         g->first = first;
         g->peer = peer;
-        g->n = b->o.header ? n : nh_eager_take(sz + first, n - first, nh_cfg.cost.eager);
+        g->n = b->o.header                 ? n
+               : b->o.kind == NH_BIND_EACH ? 1
+                                           : nh_eager_take(sz + first, n - first, nh_cfg.cost.eager);
         g->index = (long)chunk * b->s->ntags + r->tag;
         g->type = MPI_DATATYPE_NULL;
         if (!b->o.header && (rc = sized_msg(b, g, blks + first)))

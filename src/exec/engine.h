@@ -69,7 +69,7 @@ typedef struct nh_bind nh_bind;
 /* How the engine frames and addresses a call's messages. */
 typedef struct nh_bind_opts {
     nh_binding kind; /* multi-block sized messages: AUTO (packed up to the eager limit, else a
-                        struct), PACK, ZCOPY */
+                        struct), PACK, ZCOPY; EACH: a message per block (both ends alike) */
     int header;      /* header framing (sizes unknown at the receiver) */
     int model;       /* typed temps: 0 a receive block (regular calls), 1 the local block of
                         the temp's template entry (v/w calls under the promise) */

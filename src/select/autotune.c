@@ -6,7 +6,9 @@
  * sequence of calls), the first blocking calls try the candidates in
  * turn: MPI's own exchange, and each of nhood's schedules with each
  * binding (packed, or described by a struct datatype: the wrong-constants
- * losses came from the binding and the eager limit, not the algorithm).
+ * losses came from the binding and the eager limit, not the algorithm;
+ * where MPI's own may not run, direct with a message per block stands in
+ * for it).
  * The cost model only prunes: a schedule it prices above NH_LEARN_PRUNE
  * times its cheapest is not tried.  Each candidate runs NH_TUNE_TRIALS
  * timed calls and is judged by their median (its first call builds the
@@ -18,8 +20,8 @@
  *
  * Decided, a choice is re-checked after NHOOD_LEARN_RECHECK calls of its
  * size: MPI's own exchange against nhood's best candidate, with the same
- * trials and one reduction; the faster stays, and each confirmation
- * doubles the interval.  A machine that changes under the program (a
+ * trials and one reduction; the choice stays unless the other is 5 %
+ * faster, and each confirmation doubles the interval.  A machine that changes under the program (a
  * neighbor job on the network) moves the choice back.
  *
  * Every rank makes the same calls in the same order (MPI's collective
@@ -44,6 +46,7 @@
 #define NH_TUNE_SIZES 16     /* block sizes learned per graph and operation */
 #define NH_LEARN_PRUNE 2.0   /* schedules priced above this times the cheapest: not tried */
 #define NH_LEARN_MAXGAP 64.0 /* re-check interval: at most this times NHOOD_LEARN_RECHECK */
+#define NH_LEARN_SWITCH 0.95 /* a re-check switches where the other takes under this share */
 
 struct nh_learn {
     struct nh_learn *next;
@@ -146,13 +149,15 @@ static int candidates(nh_plan *p, struct nh_learn *t)
     }
     for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++) {
         const nh_sched *s = nh_plan_sched(p, t->op, (nh_algo)a);
-        nh_binding kinds[2] = {nh_cfg.binding, NH_BIND_ZCOPY};
+        nh_binding kinds[3] = {nh_cfg.binding, NH_BIND_ZCOPY, NH_BIND_EACH};
         int nk = 1;
         if (!s)
             continue;
         if (nh_cfg.binding == NH_BIND_AUTO && multi_block(s)) {
             kinds[0] = NH_BIND_PACK;
-            nk = 2;
+            /* direct with a message per block: MPI's own exchange run by
+             * nhood, where MPI's may not run (a source listed twice) */
+            nk = a == NH_ALGO_DIRECT && !p->native_ok ? 3 : 2;
         }
         for (int k = 0; k < nk; k++) {
             nh_binding priced = kinds[k] == NH_BIND_AUTO ? NH_BIND_PACK : kinds[k];
@@ -314,6 +319,11 @@ static int agree(nh_plan *p, struct nh_learn *t)
     for (int i = 1; i < t->ntry; i++)
         if (all[i] < all[best])
             best = i;
+    if (recheck) { /* the choice stays unless the other is clearly faster: no flip-flop on noise */
+        int cur = t->cand[t->tryidx[1]] == t->dec.algo && t->bind[t->tryidx[1]] == t->dec.bind;
+        if (all[best] > NH_LEARN_SWITCH * all[cur])
+            best = cur;
+    }
     if (!recheck) { /* the first decision: every candidate's time */
         t->dec.ncand = t->ncand;
         for (int i = 0; i < t->ncand; i++) {

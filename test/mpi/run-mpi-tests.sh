@@ -207,10 +207,11 @@ for np in $nps; do
             all_passed; then ok "$name"; else bad "$name"; fi
     done
 done
-# The same corpus under auto with the default warm-up (the cold tier: no
-# start analyzes a graph; the firstcall ordering's fresh graphs included).
-name="progress np=4 torus NHOOD_WARMUP=2 (the cold tier)"
-if run "$name" 4 "NHOOD_WARMUP=2 NHOOD_FALLBACK=silent" "$t/test_progress" torus &&
+# The same corpus under auto with the defaults: the cold tier (no start
+# analyzes a graph; the firstcall ordering's fresh graphs included) and
+# learning, re-checking often.
+name="progress np=4 torus NHOOD_WARMUP=2 NHOOD_AUTOTUNE=1 (the cold tier, learning)"
+if run "$name" 4 "NHOOD_WARMUP=2 NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=4 NHOOD_FALLBACK=silent" "$t/test_progress" torus &&
     all_passed; then ok "$name"; else bad "$name"; fi
 # The tiers (test_tiers): cold after creation and through the warm-up, no
 # start analyzes, the next blocking call does (every rank alike), copies,
@@ -822,6 +823,13 @@ if run "$name" 3 "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=4 NHOOD_REPORT=1" "$t/tes
 else
     bad "$name"
 fi
+# One rank made slow in a third of the blocking calls (test_autotune slow):
+# the ranks time the candidates differently, the decisions (checked by
+# every rank against rank 0's) are identical.
+for np in 3 4; do
+    name="autotune np=$np, the last rank slow in some calls: identical decisions"
+    if run "$name" $np "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=8" "$t/test_autotune" slow; then ok "$name"; else bad "$name"; fi
+done
 name="autotune np=3, the default: learns without a word on stderr"
 if run "$name" 3 "NHOOD_AUTOTUNE=1" "$t/test_autotune" && [ ! -s "$log.err" ]; then
     ok "$name"

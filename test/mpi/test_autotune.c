@@ -18,6 +18,17 @@
 #include "../common.h"
 
 static int rank, p;
+/* argv[1] "slow": the last rank spins before some blocking calls, so the
+ * others wait inside them and every rank times the candidates
+ * differently; the decisions must still be identical everywhere. */
+static int slow;
+
+static void spin_us(double us)
+{
+    double t0 = MPI_Wtime();
+    while ((MPI_Wtime() - t0) * 1e6 < us)
+        ;
+}
 
 /* The standard's point-to-point equivalent (blocks of m bytes). */
 static void reference(int alltoall, MPI_Comm g, const char *sbuf, char *rbuf, int m)
@@ -49,7 +60,10 @@ static void reference(int alltoall, MPI_Comm g, const char *sbuf, char *rbuf, in
 static void call(int alltoall, int form, MPI_Comm g, const char *sbuf, char *rbuf, int m)
 {
     MPI_Request req;
+    static unsigned long n;
     if (form == 0) {
+        if (slow && rank == p - 1 && n++ % 3 == 1)
+            spin_us(200 + 100 * (double)(n % 5)); /* one of three calls, by varying amounts */
         (alltoall ? MPI_Neighbor_alltoall : MPI_Neighbor_allgather)(sbuf, m, MPI_BYTE, rbuf, m,
                                                                     MPI_BYTE, g);
         return;
@@ -136,6 +150,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     snprintf(check_prefix, sizeof(check_prefix), "rank %d ", rank);
+    slow = argc > 1 && strcmp(argv[1], "slow") == 0;
     int (*algo_for)(MPI_Comm, const char *, int, char *, int) =
         (int (*)(MPI_Comm, const char *, int, char *, int))dlsym(RTLD_DEFAULT,
                                                                  "nhood_algorithm_for");
