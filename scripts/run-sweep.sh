@@ -9,7 +9,9 @@
 # Environment: MPIEXEC, NHOOD_LIB as for nhood-run (Open MPI: MPIEXEC=
 # "mpirun.openmpi --oversubscribe --mca mpi_yield_when_idle 1");
 # BENCH (default ./nhood-bench, or build-openmpi/nhood-bench for
-# Open MPI); OUT (default results).
+# Open MPI); OUT (default results); FORCED=1 also times every forced
+# choice in the same alternation (nhood-bench --forced: the columns
+# best_forced,best_forced_us,forced_ratio; 3.5 times as long).
 set -e
 np=${1:-2}
 reps=${2:-1000}
@@ -19,7 +21,7 @@ bench=${BENCH:-./nhood-bench}
 out=${OUT:-results}
 mkdir -p "$out"
 csv="$out/sweep.csv"
-echo "op,nbhd,dims,radius,procs,bytes,algorithm,native_us,nhood_us,ratio" >"$csv"
+echo "op,nbhd,dims,radius,procs,bytes,algorithm,native_us,nhood_us,ratio${FORCED:+,best_forced,best_forced_us,forced_ratio}" >"$csv"
 rm -f "$csv.tries"
 for op in alltoall allgather; do
     for form in blocking nonblocking; do
@@ -30,7 +32,8 @@ for op in alltoall allgather; do
             t=0
             while [ $t -lt "$tries" ]; do
                 "$here/nhood-run" -np "$np" "$bench" --op "$op" --form "$form" --nbhd moore \
-                    --dims 3 --radius 1 --bytes "$1" --reps "$2" --no-header >>"$csv.tries"
+                    --dims 3 --radius 1 --bytes "$1" --reps "$2" --no-header \
+                    ${FORCED:+--forced} >>"$csv.tries"
                 t=$((t + 1))
             done
         done
@@ -43,6 +46,8 @@ sort -t, -k1,1 -k6,6n -k10,10n "$csv.tries" | awk -F, -v n="$tries" '
 rm -f "$csv.tries"
 cat "$csv"
 awk -F, 'NR > 1 && $10 > worst { worst = $10; row = $0 } END { print "worst: " row }' "$csv"
+[ -z "${FORCED:-}" ] ||
+    awk -F, 'NR > 1 && $13 > worst { worst = $13; row = $0 } END { print "worst against the fastest forced choice: " row }' "$csv"
 if command -v gnuplot >/dev/null 2>&1; then
     rm -f "$out"/series-*.dat
     awk -F, -v dir="$out" 'NR > 1 { print $6, $10 >> (dir "/series-" $1 ".dat") }' "$csv"

@@ -168,9 +168,10 @@ static int candidates(nh_plan *p, struct nh_learn *t)
             t->bind[t->ncand++] = kinds[k];
         }
     }
-    int n = 0; /* the model prunes nhood's candidates, never MPI's */
+    int n = 0; /* the model prunes nhood's candidates, never MPI's own nor its stand-in */
     for (int i = 0; i < t->ncand; i++)
-        if (t->cand[i] == NH_ALGO_PMPI || cost[i] <= NH_LEARN_PRUNE * low) {
+        if (t->cand[i] == NH_ALGO_PMPI || t->bind[i] == NH_BIND_EACH ||
+            cost[i] <= NH_LEARN_PRUNE * low) {
             own += t->cand[i] != NH_ALGO_PMPI;
             t->cand[n] = t->cand[i];
             t->bind[n++] = t->bind[i];

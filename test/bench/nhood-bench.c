@@ -21,6 +21,11 @@
  * computation test the request every U microseconds (MPI_Test; PMPI_Test
  * on the native side), as applications that poll for progress do.
  *
+ * --forced (blocking and nonblocking): each choice nhood can be forced to
+ * (the info key nhood_algorithm: pmpi, direct, torus, torus_direct,
+ * bruck) on a graph of its own, timed in the same alternation; appends
+ * best_forced,best_forced_us,forced_ratio (nhood over the fastest).
+ *
  * --learning N (regular blocking and nonblocking calls): what learning
  * costs over a run of N calls.  Per try (REPS tries), each variant in
  * turn times a fresh graph's whole life: creation, N calls, MPI_Comm_free
@@ -227,7 +232,7 @@ static void usage(void)
                     "                   [--dims D] [--radius R] [--bytes 8,64,4096] [--reps N]\n"
                     "                   [--class-bytes B1,..,BD] [--hint] [--mesh]\n"
                     "                   [--form blocking|nonblocking|persistent] [--compute US]\n"
-                    "                   [--test-every US] [--learning CALLS]\n"
+                    "                   [--test-every US] [--learning CALLS] [--forced]\n"
                     "                   [--no-header]\n"
                     "  --class-bytes (alltoallv, alltoallw): block bytes by offset class, from D\n"
                     "  non-zero coordinates (corner) to 1 (face); the bytes column shows B1:..:BD\n"
@@ -239,7 +244,8 @@ int main(int argc, char **argv)
 {
     const char *op = "alltoall", *nbhd = "moore", *formname = "blocking";
     char bytes_list[256] = "8,64,4096", class_list[256] = "";
-    int d = 3, r = 1, reps = 1000, header = 1, rank, p, bad = 0, hint = 0, mesh = 0, learning = 0;
+    int d = 3, r = 1, reps = 1000, header = 1, rank, p, bad = 0, hint = 0, mesh = 0, learning = 0,
+        forced = 0;
     double compute = 0, every = 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -256,6 +262,10 @@ int main(int argc, char **argv)
         }
         if (strcmp(a, "--mesh") == 0) {
             mesh = 1;
+            continue;
+        }
+        if (strcmp(a, "--forced") == 0) {
+            forced = 1;
             continue;
         }
         if (!v) {
@@ -319,6 +329,7 @@ int main(int argc, char **argv)
     if (bad || (!alltoall && strcmp(op, "allgather") != 0 && vc.op != VOP_ALLGATHERV) || d < 1 ||
         d > TC_MAXD || r < 1 || reps < 4 || compute < 0 || learning < 0 ||
         (learning && (vc.op != VOP_NONE || f == PERSISTENT || compute > 0 || hint)) ||
+        (forced && (f == PERSISTENT || compute > 0 || hint || learning)) ||
         (f == BLOCKING && strcmp(formname, "blocking") != 0)) {
         if (rank == 0)
             usage();
@@ -417,11 +428,22 @@ int main(int argc, char **argv)
                "ratio\n");
     else if (rank == 0 && header)
         printf("op,nbhd,dims,radius,procs,bytes,algorithm,native_us,nhood_us,ratio%s\n",
-               compute > 0
-                   ? ",compute_us,native_total_us,nhood_total_us,native_overlap,nhood_overlap"
-                   : "");
+               compute > 0 ? ",compute_us,native_total_us,nhood_total_us,native_overlap,nhood_overlap"
+               : forced    ? ",best_forced,best_forced_us,forced_ratio"
+                           : "");
     /* Per rep: native and nhood without computation, then with it. */
-    int series = compute > 0 ? 4 : 2;
+    /* --forced: a graph per forced choice, timed after native and nhood */
+    MPI_Comm fg[NVARIANTS];
+    int nforced = forced ? NVARIANTS - 2 : 0;
+    for (int v = 0; v < nforced; v++) {
+        MPI_Info fi;
+        int o2, i2;
+        MPI_Info_create(&fi);
+        MPI_Info_set(fi, "nhood_algorithm", variants[v + 2]);
+        tc_graph(MPI_COMM_WORLD, d, dims, periods, s, off, fi, 0, &fg[v], &o2, &i2);
+        MPI_Info_free(&fi);
+    }
+    int series = compute > 0 ? 4 : 2 + nforced;
     double *t = malloc(sizeof(double) * reps * series), *m = malloc(sizeof(double) * reps * series);
     /* strtok_r: under SMPI all simulated ranks share libc's strtok state. */
     char *save = NULL;
@@ -504,11 +526,17 @@ int main(int argc, char **argv)
         for (int w = 0; w < 48; w++)
             for (int k = 0; k < 2; k++)
                 timed(sides[k], f, 0, 0, sbuf, rbuf, bytes, graph);
+        for (int w = 0; w < 10; w++)
+            for (int v = 0; v < nforced; v++)
+                timed(&nhood, f, 0, 0, sbuf, rbuf, bytes, fg[v]);
         for (int k = 0; k < reps; k++)
             for (int j = 0; j < series; j++) {
                 MPI_Barrier(graph);
                 t[j * reps + k] =
-                    timed(sides[j % 2], f, j >= 2 ? compute : 0, every, sbuf, rbuf, bytes, graph);
+                    j >= 2 && forced
+                        ? timed(&nhood, f, 0, 0, sbuf, rbuf, bytes, fg[j - 2])
+                        : timed(sides[j % 2], f, j >= 2 ? compute : 0, every, sbuf, rbuf, bytes,
+                                graph);
             }
         MPI_Reduce(t, m, reps * series, MPI_DOUBLE, MPI_MAX, 0, graph);
         if (f == PERSISTENT) {
@@ -528,6 +556,16 @@ int main(int argc, char **argv)
                 printf(",%.1f,%.2f,%.2f,%.2f,%.2f", compute, ac, bc, overlap(a, compute, ac),
                        overlap(b, compute, bc));
             }
+            if (nforced) {
+                int fb = 0;
+                double fv[NVARIANTS];
+                for (int v = 0; v < nforced; v++) {
+                    fv[v] = robust_median(m + (size_t)(2 + v) * reps, reps);
+                    if (fv[v] < fv[fb])
+                        fb = v;
+                }
+                printf(",%s,%.2f,%.3f", variants[fb + 2], fv[fb], b / fv[fb]);
+            }
             printf("\n");
             fflush(stdout);
         }
@@ -545,6 +583,8 @@ int main(int argc, char **argv)
     free(vc.rbdispls);
     free(vc.stypes);
     free(vc.rtypes);
+    for (int v = 0; v < nforced; v++)
+        MPI_Comm_free(&fg[v]);
     MPI_Comm_free(&graph);
     MPI_Finalize();
     return 0;

@@ -1,0 +1,33 @@
+#!/bin/sh
+# What learning costs (docs/benchmarks.md, "What learning costs"): for
+# each row of the sweep (3-D Moore alltoall and allgather, blocking and
+# nonblocking, 8 B to 1 MiB), whole runs of CALLS calls on a fresh graph
+# (creation, the calls, MPI_Comm_free), each variant in turn per try:
+# MPI's own calls, nhood's default (cold tier, analysis and learning
+# included) and every forced choice (nhood-bench --learning).  Writes
+# OUT/learning.csv and prints the worst ratio of the default's total to
+# the fastest fixed choice's.
+# Usage: scripts/run-learning-bench.sh [NP] [CALLS] [TRIES]
+# Environment: MPIEXEC, NHOOD_LIB as for nhood-run; BENCH (default
+# ./nhood-bench); OUT (default results/learning); extra NHOOD_* settings
+# (the wrong constants of scripts/run-tuning-bench.sh, for example) pass
+# through.
+set -e
+np=${1:-2}
+calls=${2:-1000}
+tries=${3:-3}
+here=$(cd "$(dirname "$0")" && pwd)
+bench=${BENCH:-./nhood-bench}
+out=${OUT:-results/learning}
+mkdir -p "$out"
+csv="$out/learning.csv"
+echo "op,nbhd,dims,radius,procs,bytes,calls,native_us,auto_us,best_fixed,best_fixed_us,ratio" >"$csv"
+for op in alltoall allgather; do
+    for form in blocking nonblocking; do
+        "$here/nhood-run" -np "$np" "$bench" --op "$op" --form "$form" --nbhd moore --dims 3 \
+            --radius 1 --bytes 8,64,512,4096,16384,65536,262144,1048576 --reps "$tries" \
+            --learning "$calls" --no-header >>"$csv"
+    done
+done
+cat "$csv"
+awk -F, 'NR > 1 && $12 > worst { worst = $12; row = $0 } END { print "worst: " row }' "$csv"
