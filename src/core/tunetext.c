@@ -123,7 +123,7 @@ static int parse_times(char *v, nh_tune_dec *d, char *msg, size_t len)
             snprintf(msg, len,
                      "times_us: expected CANDIDATE:MICROSECONDS,... (candidates "
                      "pmpi|direct|torus|torus_direct|bruck, each but pmpi with an optional "
-                     "/pack or /zcopy)");
+                     "/pack, /zcopy or /each)");
             return -1;
         }
         for (int i = 0; i < d->ncand; i++)
@@ -208,7 +208,7 @@ static int parse_decision(char *v, nh_tune_entry *e, char *msg, size_t len)
     if (parse_tuned_algo(f[F_ALGO], &e->d.algo, &e->d.bind)) {
         snprintf(msg, len,
                  "algorithm:%s: not pmpi, direct, torus, torus_direct or bruck (each but pmpi "
-                 "with an optional /pack or /zcopy)",
+                 "with an optional /pack, /zcopy or /each)",
                  f[F_ALGO]);
         return -1;
     }

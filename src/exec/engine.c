@@ -71,6 +71,20 @@ nh_exec_state *nh_exec_state_of(nh_plan *p)
     return nh_plan_ext(p, NH_EXT_EXEC, sizeof(nh_exec_state), exec_fini);
 }
 
+void nh_exec_forget_idle(nh_plan *p)
+{
+    nh_exec_state *e = p->ext[NH_EXT_EXEC].state; /* none made: nothing cached */
+    for (nh_bind **q = e ? &e->bcache : NULL; q && *q;) {
+        nh_bind *b = *q;
+        if (b->busy) {
+            q = &b->next;
+            continue;
+        }
+        *q = b->next;
+        bind_free(b);
+    }
+}
+
 /* A held binding outlives the call: it describes blocks with duplicates of
  * the call's derived datatypes (one per distinct handle), so the program
  * may free its own types once the call has returned. */

@@ -84,6 +84,10 @@ typedef struct nh_exec_state {
     unsigned long seq;
 } nh_exec_state;
 nh_exec_state *nh_exec_state_of(nh_plan *p);
+/* Frees p's cached bindings that no outstanding operation uses (the
+ * learning, once it has chosen: the other candidates' temporary buffers
+ * go). */
+void nh_exec_forget_idle(nh_plan *p);
 
 /* One block of a call. */
 typedef struct nh_desc {

@@ -16,6 +16,7 @@
  * the outstanding watches and deferred operations, and records its
  * caller's return address (the advisor's call site). */
 #include "api/api.h"
+#include "api/below.h"
 #include "exec/progress.h"
 #include "exec/request.h"
 #include "nh_impl.h"

@@ -5,6 +5,7 @@
  * any synchronization).  The list is generated at build time from the
  * MPI library's own mpi.h (scripts/gen-fence.sh), so it matches the
  * library nhood is built against. */
+#include "api/below.h"
 #include "exec/progress.h"
 #include "exec/request.h"
 #include "overlap/ov_int.h"

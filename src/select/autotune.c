@@ -10,10 +10,13 @@
  * where MPI's own may not run, direct with a message per block stands in
  * for it).
  * The cost model only prunes: a schedule it prices above NH_LEARN_PRUNE
- * times its cheapest is not tried.  Each candidate runs NH_TUNE_TRIALS
- * timed calls and is judged by their median (its first call builds the
- * schedule and the binding: an outlier the median drops).  After the last
- * trial, one MPI_Allreduce (MAX) over the plan's
+ * times its cheapest is not tried.  Each candidate in turn runs one
+ * untimed call (it builds the schedule and the binding), then
+ * NH_TUNE_TRIALS timed ones, and is judged by their median.  (Taking
+ * turns call by call would spread a passing disturbance more evenly, but
+ * needs every candidate's binding cached at once: at 1 MiB blocks that is
+ * hundreds of MiB, and past the engine's cache every call rebuilds.)
+ * After the last trial, one MPI_Allreduce (MAX) over the plan's
  * private communicator gives every candidate's time as the slowest rank's
  * median call; every rank takes the same minimum (ties to the earlier
  * candidate, MPI's own first) and keeps it.
@@ -39,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "exec/request.h"
 #include "select/select.h"
 #include "select/tunefile.h"
 
@@ -58,7 +62,7 @@ struct nh_learn {
     double tm[NH_TUNE_MAXCAND][NH_TUNE_TRIALS]; /* timed calls per candidate, seconds */
     /* the candidates on trial (indexes into cand): all of them, or a re-check's two */
     int ntry, tryidx[NH_TUNE_MAXCAND];
-    int cur, call;   /* position in tryidx, calls made with it */
+    int cur, call;   /* position in tryidx, calls made with it (0: untimed) */
     int rechecking;  /* the trials are a re-check's */
     int done;
     int from_file;      /* decided by the tuning file, no trials */
@@ -310,10 +314,12 @@ static double median(const struct nh_learn *t, int i)
 static int agree(nh_plan *p, struct nh_learn *t)
 {
     double mine[NH_TUNE_MAXCAND], all[NH_TUNE_MAXCAND];
-    int calls = t->ntry * NH_TUNE_TRIALS;
+    int calls = t->ntry * (NH_TUNE_TRIALS + 1);
     for (int i = 0; i < t->ntry; i++)
         mine[i] = median(t, t->tryidx[i]);
-    int rc = nh_mpi_Allreduce(mine, all, t->ntry, MPI_DOUBLE, MPI_MAX, p->pcomm);
+    /* progressing nhood's outstanding operations while it waits: another
+     * rank may need this one's forwarding before it joins */
+    int rc = nh_req_allreduce(mine, all, t->ntry, MPI_DOUBLE, MPI_MAX, p->pcomm);
     if (rc)
         return rc;
     int best = 0, recheck = t->rechecking;
@@ -364,6 +370,9 @@ static int agree(nh_plan *p, struct nh_learn *t)
     nh_tune_key k;
     key_of(p, t->op, NH_FORM_BLOCKING, t->m, &k);
     nh_tune_file_put(&k, &t->dec);
+    /* the losers' bindings (their temporary buffers: 26 MiB each for a 3-D
+     * Moore call of 1 MiB blocks) are not kept */
+    nh_exec_forget_idle(p);
     say(p, t);
     return MPI_SUCCESS;
 }
@@ -377,8 +386,9 @@ int nh_autotune_record(nh_plan *p, nh_op op, size_t m, double seconds)
         return MPI_SUCCESS;
     int i = t->tryidx[t->cur];
     t->spent += seconds;
-    t->tm[i][t->call] = seconds;
-    if (++t->call < NH_TUNE_TRIALS)
+    if (t->call > 0) /* the first call builds, untimed */
+        t->tm[i][t->call - 1] = seconds;
+    if (++t->call <= NH_TUNE_TRIALS)
         return MPI_SUCCESS;
     t->call = 0;
     return ++t->cur == t->ntry ? agree(p, t) : MPI_SUCCESS;

@@ -327,7 +327,7 @@ int main(int argc, char **argv)
             bad = 1;
     }
     if (bad || (!alltoall && strcmp(op, "allgather") != 0 && vc.op != VOP_ALLGATHERV) || d < 1 ||
-        d > TC_MAXD || r < 1 || reps < 4 || compute < 0 || learning < 0 ||
+        d > TC_MAXD || r < 1 || reps < (learning ? 1 : 4) || compute < 0 || learning < 0 ||
         (learning && (vc.op != VOP_NONE || f == PERSISTENT || compute > 0 || hint)) ||
         (forced && (f == PERSISTENT || compute > 0 || hint || learning)) ||
         (f == BLOCKING && strcmp(formname, "blocking") != 0)) {
@@ -520,15 +520,20 @@ int main(int argc, char **argv)
                           &sd->preq);
         }
         /* warm-up: builds nhood's schedules and runs the learning's trials
-         * (at most 9 candidates x 3 calls of a size, docs/algorithms.md),
-         * so the medians below are the decided state's; what learning
-         * costs is --learning's figure */
+         * (at most 10 candidates x 4 calls of a size, docs/algorithms.md),
+         * so the medians below are the decided state's (each call after a
+         * barrier, as measured below: the trials see the calls the
+         * medians time); what learning costs is --learning's figure */
         for (int w = 0; w < 48; w++)
-            for (int k = 0; k < 2; k++)
+            for (int k = 0; k < 2; k++) {
+                MPI_Barrier(graph);
                 timed(sides[k], f, 0, 0, sbuf, rbuf, bytes, graph);
+            }
         for (int w = 0; w < 10; w++)
-            for (int v = 0; v < nforced; v++)
+            for (int v = 0; v < nforced; v++) {
+                MPI_Barrier(graph);
                 timed(&nhood, f, 0, 0, sbuf, rbuf, bytes, fg[v]);
+            }
         for (int k = 0; k < reps; k++)
             for (int j = 0; j < series; j++) {
                 MPI_Barrier(graph);

@@ -160,8 +160,8 @@ int main(int argc, char **argv)
     MPI_Dims_create(p, 2, dims);
     MPI_Comm g;
     tc_graph(MPI_COMM_WORLD, 2, dims, periods, s, off, MPI_INFO_NULL, 0, &g, &outdeg, &indeg);
-    /* Up to 9 candidates (MPI's own, 4 schedules x 2 bindings) x 3
-     * trials = 27 calls learn a size; 64 check that the choice is kept
+    /* Up to 9 candidates (MPI's own, 4 schedules x 2 bindings) x 4
+     * rounds = 36 calls learn a size; 64 check that the choice is kept
      * after the agreement (and, under a short NHOOD_LEARN_RECHECK, through
      * re-checks).  This small torus lists ranks twice: MPI's own exchange
      * is no candidate. */

@@ -90,6 +90,26 @@ if [ -s "$tmp/upinc" ]; then notok "headers are included downward only" "$tmp/up
     ok "headers are included downward only: $(wc -l <"$tmp/incs") includes of other folders' headers"
 fi
 
+# ... and a header's macros and inline functions, expanded in the files
+# that include it, must not name a higher layer's function either: nm
+# sees such a use in the including file only.  Every nh_ identifier of a
+# header outside comments that a higher layer's object defines (the MPI
+# names nhood defines to interpose are MPI's interface, not a layer's).
+: >"$tmp/upmac"
+for h in $(cd "$srcdir" && find src -mindepth 2 -name '*.h' ! -path 'src/smpi/*' | sort); do
+    lh=$(rank "$(echo "$h" | cut -d/ -f2)")
+    [ "$lh" -ge 0 ] || continue
+    sed 's|/\*.*\*/||g; /\/\*/,/\*\//d' "$srcdir/$h" | grep -o '[A-Za-z_][A-Za-z0-9_]*' | grep '^nh_' | sort -u |
+        awk 'NR == FNR {d[$1] = $2; next} ($1 in d) {print $1, d[$1]}' "$tmp/def.own" - |
+        while read -r sym file; do
+            lf=$(rank "$(echo "$file" | cut -d/ -f2)")
+            [ "$lf" -gt "$lh" ] && echo "$h names $sym of $file (a higher layer)"
+        done >>"$tmp/upmac"
+done
+if [ -s "$tmp/upmac" ]; then notok "headers' macros and inline functions name no higher layer" "$tmp/upmac"; else
+    ok "headers' macros and inline functions name no higher layer's function"
+fi
+
 (cd "$srcdir" && find src -name '*.[ch]' ! -name '*_gen.h' -exec wc -l {} + | awk '$2 != "total" && $1 > 700') >"$tmp/long"
 if [ -s "$tmp/long" ]; then notok "no source file under src/ over 700 lines" "$tmp/long"; else
     ok "no source file under src/ over 700 lines"
