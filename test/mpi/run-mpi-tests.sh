@@ -793,7 +793,7 @@ done
 # The report (NHOOD_REPORT) names each candidate tried, nhood's with the
 # binding it ran (packed and as a struct datatype), the choice and what
 # learning cost.
-cand='(direct|torus|torus_direct|bruck)(/(pack|zcopy))?'
+cand='(direct|torus|torus_direct|bruck)(/(pack|zcopy|each))?'
 name="autotune report np=4"
 if run "$name" 4 "NHOOD_AUTOTUNE=1 NHOOD_REPORT=1" "$t/test_autotune" &&
     [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=alltoall bytes=(8|4096) algorithm=$cand times_us=direct/pack:[0-9.]+(,$cand:[0-9.]+)+ .* cost_us=[0-9.]+ rechecks=0\$" "$log.err")" -eq 2 ] &&
@@ -871,7 +871,7 @@ if run "$name" 4 "NHOOD_AUTOTUNE=1 NHOOD_TUNE_FILE=$tune NHOOD_PROGRESS=poll NHO
     [ -f "$tune" ] && [ "$(ls -A "$tunedir")" = app.tune ] && cp "$log.err" "$tune.run1" &&
     [ "$(head -n 1 "$tune")" = "nhood-tune 1" ] &&
     grep -q '^fingerprint\.mpi *= *[^ ]' "$tune" && grep -Eq '^fingerprint\.ranks *= *4$' "$tune" &&
-    [ "$(grep -Ec '^decision = op:(alltoall|allgather) form:blocking ranks:4 dims:2x2 periods:1,1 bytes:(8|4096|64) template:[-0-9]+,[-0-9]+(;[-0-9]+,[-0-9]+){7} algorithm:(direct|torus|torus_direct|bruck)(/(pack|zcopy))? times_us:direct/pack:[0-9.]+(,(direct|torus|torus_direct|bruck)(/(pack|zcopy))?:[0-9.]+)*$' "$tune")" -eq 3 ] &&
+    [ "$(grep -Ec '^decision = op:(alltoall|allgather) form:blocking ranks:4 dims:2x2 periods:1,1 bytes:(8|4096|64) template:[-0-9]+,[-0-9]+(;[-0-9]+,[-0-9]+){7} algorithm:(direct|torus|torus_direct|bruck)(/(pack|zcopy|each))? times_us:direct/pack:[0-9.]+(,(direct|torus|torus_direct|bruck)(/(pack|zcopy|each))?:[0-9.]+)*$' "$tune")" -eq 3 ] &&
     [ "$(grep -Ec '^nhood: comm=[0-9]+ op=(alltoall|allgather) .* tuned=measured$' "$log.err")" -eq 2 ]; then
     ok "$name"
 else
