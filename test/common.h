@@ -72,6 +72,22 @@ static inline int tc_graph(MPI_Comm comm, int d, const int *dims, const int *per
     return rc;
 }
 
+/* Up to calls blocking MPI_Neighbor_allgather calls of one int on the
+ * distributed graph g: the first one's error code that fails, else
+ * MPI_SUCCESS.  Under the cold tier (NHOOD_WARMUP) a graph's info keys
+ * are checked, on every rank alike, at the call that analyzes it, the
+ * first blocking one after the warm-up (g needs MPI_ERRORS_RETURN). */
+static inline int tc_analyzing_call(MPI_Comm g, int calls)
+{
+    int indeg, outdeg, w, one = 1, rc = MPI_SUCCESS;
+    MPI_Dist_graph_neighbors_count(g, &indeg, &outdeg, &w);
+    int *in = malloc(sizeof(int) * (size_t)indeg + 1);
+    for (int i = 0; i < calls && rc == MPI_SUCCESS; i++)
+        rc = MPI_Neighbor_allgather(&one, 1, MPI_INT, in, 1, MPI_INT, g);
+    free(in);
+    return rc;
+}
+
 /* Is MPI's own neighborhood exchange usable on the distributed graph g?
  * Open MPI 5 and 6 leave a Cartesian or graph parent's topology on a
  * distributed graph made from it (MPI_Topo_test says the parent's;

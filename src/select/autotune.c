@@ -247,6 +247,16 @@ int nh_autotune_algo(nh_plan *p, nh_op op, size_t m, nh_algo *algo, nh_binding *
     return 0;
 }
 
+int nh_autotune_tick(nh_plan *p, nh_op op, size_t m)
+{
+    int nsizes;
+    nh_sel_state *st = nh_sel_state_of(p);
+    struct nh_learn *t = st ? find(st, op, m, &nsizes) : NULL;
+    if (t && t->done)
+        tick(p, t);
+    return t && !t->done;
+}
+
 int nh_autotune_decided(nh_plan *p, nh_op op, nh_form form, size_t m, nh_tune_dec *d,
                         nh_tuned *tuned)
 {
@@ -360,11 +370,12 @@ static int agree(nh_plan *p, struct nh_learn *t)
     t->cost_us += over > 0 ? over : 0;
     t->done = 1;
     /* Nonblocking and persistent calls of this size chose before the
-     * decision (select.c remembers their choice): they choose again, from
-     * it.  Every rank of p gets here on the same call. */
+     * decision, and blocking ones before a re-check (select.c remembers
+     * their choice): they choose again, from it.  Every rank of p gets
+     * here on the same call. */
     nh_coll coll = t->op == NH_OP_ALLTOALL ? NH_COLL_ALLTOALL : NH_COLL_ALLGATHER;
     nh_sel_state *st = nh_sel_state_of(p);
-    for (int f = NH_FORM_NONBLOCKING; st && f < NH_FORM_COUNT; f++)
+    for (int f = NH_FORM_BLOCKING; st && f < NH_FORM_COUNT; f++)
         if (st->last[coll][f].m == t->m)
             st->last[coll][f].valid = 0;
     nh_tune_key k;

@@ -191,7 +191,7 @@ static int tuned_pick(nh_plan *p, nh_op op, nh_form form, size_t m, double w, nh
         double c = d.us[i], t, first;
         if (a == NH_ALGO_PMPI ? !p->native_ok : !s || (s->tmpl_rounds > 1 && !fwd))
             continue;
-        nh_binding b = d.cbind[i] != NH_BIND_AUTO ? d.cbind[i] : s ? nh_pick_binding(s, m) : 0;
+        nh_binding b = !s || d.cbind[i] != NH_BIND_AUTO ? d.cbind[i] : nh_pick_binding(s, m);
         if (s && s->tmpl_rounds > 1 && (first = nh_cost_first_phase(s, b, m, &t)) < t)
             c = nh_cost_in_window(w, c * first / t, c);
         else
@@ -379,7 +379,11 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
                 return rc;
         }
     } else if (forced == NH_ALGO_AUTO && st && st->last[coll][form].valid &&
-               st->last[coll][form].m == m) {
+               st->last[coll][form].m == m &&
+               /* a learned blocking choice counts its calls toward the
+                * re-check; a re-check due chooses anew below */
+               !(form == NH_FORM_BLOCKING && st->last[coll][form].tuned == NH_TUNED_MEASURED &&
+                 nh_autotune_tick(p, op, m))) {
         out->algo = st->last[coll][form].algo;
         out->o = st->last[coll][form].o;
         out->s = st->last[coll][form].s;
@@ -437,10 +441,7 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
                                        : nh_pick_binding(s, m);
     out->o.header = !known && s->tmpl_rounds > 1;
     out->o.model = nh_coll_vec(coll);
-    /* a learned blocking choice asks the learning at every call (it
-     * counts them toward the re-check) */
-    if (forced == NH_ALGO_AUTO && !out->tuning &&
-        !(form == NH_FORM_BLOCKING && (out->tuned == NH_TUNED_MEASURED || out->tuned == NH_TUNED_FILE)))
+    if (forced == NH_ALGO_AUTO && !out->tuning)
         remember(p, coll, form, m, out);
     return MPI_SUCCESS;
 }

@@ -166,6 +166,10 @@ int nh_autotune_applies(nh_plan *p);
 int nh_autotune_algo(nh_plan *p, nh_op op, size_t m, nh_algo *algo, nh_binding *bind,
                      int *tuning, nh_tuned *tuned);
 int nh_autotune_record(nh_plan *p, nh_op op, size_t m, double seconds);
+/* A blocking call selection remembered the learned choice for (a
+ * decided call): counts it toward the re-check; 1 where one is now due
+ * (the call chooses through nh_autotune_algo, a trial). */
+int nh_autotune_tick(nh_plan *p, nh_op op, size_t m);
 /* The decision a nonblocking or persistent call of form may start from,
  * without trials: the tuning file's for that form, else the blocking
  * form's (agreed by this communicator's trials, or from the file).

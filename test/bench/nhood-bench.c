@@ -164,17 +164,34 @@ static double timed(side *sd, enum form f, double compute, double every, const c
     return (MPI_Wtime() - t0) * 1e6;
 }
 
-/* --learning: one row per block size (see the top of the file). */
+/* The benchmark's graph, for --learning and --forced to make more. */
 typedef struct graph_args {
     int d, s, *dims, *periods, *off;
 } graph_args;
 
-/* The variants a --learning row times: MPI's own calls (PMPI_*), nhood's
- * default (learning), and each choice forced through the info key. */
+/* The variants --learning and --forced time: MPI's own calls (PMPI_*),
+ * nhood's default (learning), and each choice forced through the info key
+ * nhood_algorithm (from index 2 on). */
 static const char *const variants[] = {"native", "auto",  "pmpi",        "direct",
                                        "torus",  "torus_direct", "bruck"};
 #define NVARIANTS (int)(sizeof(variants) / sizeof(variants[0]))
 
+/* A graph as the benchmark's, for variant v (forced from index 2 on). */
+static void variant_graph(const graph_args *ga, int v, MPI_Comm *g)
+{
+    MPI_Info info = MPI_INFO_NULL;
+    int outdeg, indeg;
+    if (v >= 2) {
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "nhood_algorithm", variants[v]);
+    }
+    tc_graph(MPI_COMM_WORLD, ga->d, ga->dims, ga->periods, ga->s, ga->off, info, 0, g, &outdeg,
+             &indeg);
+    if (info != MPI_INFO_NULL)
+        MPI_Info_free(&info);
+}
+
+/* --learning: one row per block size (see the top of the file). */
 static void learning_row(side *sides[2], enum form f, int calls, int tries, const graph_args *ga,
                          const char *cols, int bytes, size_t sblk, size_t rblk, int rank)
 {
@@ -184,22 +201,13 @@ static void learning_row(side *sides[2], enum form f, int calls, int tries, cons
     for (int k = 0; k < tries; k++)
         for (int v = 0; v < NVARIANTS; v++) {
             MPI_Comm g;
-            MPI_Info info = MPI_INFO_NULL;
-            int outdeg, indeg;
-            if (v >= 2) {
-                MPI_Info_create(&info);
-                MPI_Info_set(info, "nhood_algorithm", variants[v]);
-            }
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();
-            tc_graph(MPI_COMM_WORLD, ga->d, ga->dims, ga->periods, ga->s, ga->off, info, 0, &g,
-                     &outdeg, &indeg);
+            variant_graph(ga, v, &g);
             for (int c = 0; c < calls; c++)
                 timed(sides[v > 0], f, 0, 0, sbuf, rbuf, bytes, g);
             MPI_Comm_free(&g);
             t[v * tries + k] = (MPI_Wtime() - t0) * 1e6;
-            if (info != MPI_INFO_NULL)
-                MPI_Info_free(&info);
         }
     MPI_Reduce(t, m, tries * NVARIANTS, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (rank == 0) {
@@ -433,16 +441,11 @@ int main(int argc, char **argv)
                            : "");
     /* Per rep: native and nhood without computation, then with it. */
     /* --forced: a graph per forced choice, timed after native and nhood */
+    graph_args ga = {d, s, dims, periods, off};
     MPI_Comm fg[NVARIANTS];
     int nforced = forced ? NVARIANTS - 2 : 0;
-    for (int v = 0; v < nforced; v++) {
-        MPI_Info fi;
-        int o2, i2;
-        MPI_Info_create(&fi);
-        MPI_Info_set(fi, "nhood_algorithm", variants[v + 2]);
-        tc_graph(MPI_COMM_WORLD, d, dims, periods, s, off, fi, 0, &fg[v], &o2, &i2);
-        MPI_Info_free(&fi);
-    }
+    for (int v = 0; v < nforced; v++)
+        variant_graph(&ga, v + 2, &fg[v]);
     int series = compute > 0 ? 4 : 2 + nforced;
     double *t = malloc(sizeof(double) * reps * series), *m = malloc(sizeof(double) * reps * series);
     /* strtok_r: under SMPI all simulated ranks share libc's strtok state. */
@@ -496,7 +499,6 @@ int main(int argc, char **argv)
             sbuf[i] = (char)(rank + i);
         side *sides[2] = {&native, &nhood};
         if (learning) {
-            graph_args ga = {d, s, dims, periods, off};
             char cols[160];
             snprintf(cols, sizeof(cols), "%s,%s,%d,%d,%d,%s", opname, nbhd, d, r, p, bytes_col);
             learning_row(sides, f, learning, reps, &ga, cols, bytes, sblk, rblk, rank);

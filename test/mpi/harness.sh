@@ -78,14 +78,12 @@ run() {
     # the model alone chooses unless a case sets NHOOD_WARMUP or
     # NHOOD_AUTOTUNE itself (the tiers' own cases; MPI's suites run with
     # the defaults).
-    case " $vars" in
-        *" NHOOD_WARMUP="*) ;;
-        *) flags="$flags $(env_flag NHOOD_WARMUP 0)" ;;
-    esac
-    case " $vars" in
-        *" NHOOD_AUTOTUNE="*) ;;
-        *) flags="$flags $(env_flag NHOOD_AUTOTUNE 0)" ;;
-    esac
+    for v in NHOOD_WARMUP NHOOD_AUTOTUNE; do
+        case " $vars" in
+            *" $v="*) ;;
+            *) flags="$flags $(env_flag $v 0)" ;;
+        esac
+    done
     last_prog=${1##*/}
     # shellcheck disable=SC2086
     last="$last_prog$(shift; [ $# -eq 0 ] || echo " $*") np=$np$(for v in $vars; do printf ' %s' "$v"; done)"

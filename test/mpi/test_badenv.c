@@ -16,21 +16,19 @@
 #include <string.h>
 
 #include "../check.h"
+#include "../common.h"
 #include "../ompi_weights.h"
 
 static int rank, p;
 
 /* The error class of g's creation (rc), or where the creation succeeded,
- * of its first failing blocking call: under the cold tier (NHOOD_WARMUP,
- * default 2) a graph's info keys are checked, on every rank alike, at the
- * call that analyzes it, the first blocking one after the warm-up; at
- * creation under NHOOD_WARMUP=0.  g inherits MPI_COMM_WORLD's
- * MPI_ERRORS_RETURN.  Frees g. */
+ * of its first failing blocking call (tc_analyzing_call; at creation under
+ * NHOOD_WARMUP=0).  g inherits MPI_COMM_WORLD's MPI_ERRORS_RETURN.  Frees
+ * g. */
 static int refused(int rc, MPI_Comm *g)
 {
-    int one = rank, in[2];
-    for (int i = 0; i < 8 && rc == MPI_SUCCESS && *g != MPI_COMM_NULL; i++)
-        rc = MPI_Neighbor_allgather(&one, 1, MPI_INT, in, 1, MPI_INT, *g);
+    if (rc == MPI_SUCCESS && *g != MPI_COMM_NULL)
+        rc = tc_analyzing_call(*g, 8);
     if (*g != MPI_COMM_NULL)
         MPI_Comm_free(g);
     int cls = MPI_SUCCESS;

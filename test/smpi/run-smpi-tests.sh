@@ -39,8 +39,9 @@ smpi() {
     shift
     # analyzed at creation, as the tests look right after it, and the cost
     # model's choices (the tiers: test/mpi/harness.sh)
-    case " $vars" in *" NHOOD_WARMUP="*) ;; *) vars="$vars NHOOD_WARMUP=0" ;; esac
-    case " $vars" in *" NHOOD_AUTOTUNE="*) ;; *) vars="$vars NHOOD_AUTOTUNE=0" ;; esac
+    for v in NHOOD_WARMUP NHOOD_AUTOTUNE; do
+        case " $vars" in *" $v="*) ;; *) vars="$vars $v=0" ;; esac
+    done
     awk -v n="$np" 'BEGIN { for (i = 0; i < n; i++) printf "node-%d\n", i }' >"$log.hosts"
     # shellcheck disable=SC2086
     env $vars timeout 600 "${SMPIRUN:-smpirun}" -np "$np" -hostfile "$log.hosts" \
