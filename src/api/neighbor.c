@@ -21,14 +21,25 @@ static nh_binding shown_binding(const nh_choice *ch, int zcopy)
     return zcopy ? NH_BIND_ZCOPY : NH_BIND_PACK;
 }
 
-/* An autotune trial of MPI's own exchange (blocking regular calls only). */
-static int pmpi_trial(nh_coll coll, const nh_args *a, MPI_Comm comm)
+/* An autotune trial of MPI's own exchange (regular calls): blocking, or
+ * started and handed to nhood's request so the completion calls time it. */
+static int pmpi_trial(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
+                      MPI_Request *req)
 {
-    if (coll == NH_COLL_ALLTOALL)
-        return nh_mpi_Neighbor_alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype,
-                                      comm);
-    return nh_mpi_Neighbor_allgather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype,
-                                   comm);
+    MPI_Request inner;
+    int rc;
+    if (form == NH_FORM_BLOCKING)
+        return coll == NH_COLL_ALLTOALL
+                   ? nh_mpi_Neighbor_alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount,
+                                              a->rtype, comm)
+                   : nh_mpi_Neighbor_allgather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount,
+                                               a->rtype, comm);
+    rc = coll == NH_COLL_ALLTOALL
+             ? nh_mpi_Ineighbor_alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype,
+                                         comm, &inner)
+             : nh_mpi_Ineighbor_allgather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount,
+                                          a->rtype, comm, &inner);
+    return rc ? rc : nh_req_wrap(p, inner, req);
 }
 
 /* The report's count of a call and, for nonblocking and persistent
@@ -70,6 +81,9 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
     int rc, zcopy = 0;
     if (!p || (p->cold && (rc = nh_neighbor_cold(p, coll, form, comm))))
         return p ? rc : NH_TO_PMPI;
+    /* a blocking call: where nonblocking trials of any size agree */
+    if (form == NH_FORM_BLOCKING && nh_autotune_pending(p) && (rc = nh_autotune_settle(p)))
+        goto out;
     if (a->sbuf == MPI_IN_PLACE)
         return NH_TO_PMPI;
     if (p->gpu) /* buffers nhood's CPU must not touch (agreed at creation; util/gpu.h) */
@@ -127,7 +141,7 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
     }
     double t0 = ch.tuning ? nh_mpi_Wtime() : 0;
     if (ch.algo == NH_ALGO_PMPI)
-        rc = pmpi_trial(coll, a, comm);
+        rc = pmpi_trial(p, coll, form, a, comm, req);
     else if (form == NH_FORM_BLOCKING)
         rc = nh_run_blocking(p, ch.s, &c, &ch.o, &zcopy);
     else
@@ -135,8 +149,13 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
                            rec ? &rec->calls[ch.algo] : NULL, &zcopy, req);
     if (rec)
         rec->last_binding = shown_binding(&ch, zcopy);
-    if (!rc && ch.tuning)
+    if (!rc && ch.tuning && form == NH_FORM_BLOCKING) {
         rc = nh_autotune_record(p, nh_coll_op(coll), m, nh_mpi_Wtime() - t0);
+    } else if (!rc && ch.tuning) {
+        if (ch.paid)
+            nh_req_time(*req, nh_mpi_Wtime() - t0, ch.paid);
+        nh_autotune_started(p, nh_coll_op(coll), m);
+    }
 out:
     nh_call_fini(&c);
     if (rc > 0)
@@ -232,7 +251,7 @@ int nh_neighbor_started(nh_form form, int rc, MPI_Comm comm, MPI_Request *req)
                                            MPI_Request *request)                                   \
     {                                                                                              \
         NH_RUN(name, ID, NH_FORM_PERSISTENT, args, request,                                        \
-               nh_mpi_Neighbor_##name##_init(NH_UNWRAP args, comm, info, request))                   \
+               nh_mpi_Neighbor_##name##_init(NH_UNWRAP args, comm, info, request))                 \
     }
 #else
 #define NH_COLL_INIT(name, ID, params, args)
@@ -241,11 +260,12 @@ int nh_neighbor_started(nh_form form, int rc, MPI_Comm comm, MPI_Request *req)
 #define NH_COLL(name, ID, params, args)                                                            \
     int nh_impl_MPI_Neighbor_##name(NH_UNWRAP params, MPI_Comm comm)                               \
     {                                                                                              \
-        NH_RUN(name, ID, NH_FORM_BLOCKING, args, NULL, nh_mpi_Neighbor_##name(NH_UNWRAP args, comm)) \
+        NH_RUN(name, ID, NH_FORM_BLOCKING, args, NULL,                                             \
+               nh_mpi_Neighbor_##name(NH_UNWRAP args, comm))                                       \
     }                                                                                              \
     int nh_impl_MPI_Ineighbor_##name(NH_UNWRAP params, MPI_Comm comm, MPI_Request *request){       \
         NH_RUN(name, ID, NH_FORM_NONBLOCKING, args, request,                                       \
-               nh_mpi_Ineighbor_##name(NH_UNWRAP args, comm, request))} NH_COLL_INIT(name, ID,       \
-                                                                                   params, args)
+               nh_mpi_Ineighbor_##name(NH_UNWRAP args, comm, request))} NH_COLL_INIT(name, ID,     \
+                                                                                     params, args)
 #include "api/colls.h"
 #undef NH_COLL

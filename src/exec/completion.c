@@ -13,6 +13,7 @@
  * (util/window.h). */
 #define SEEN(arr, n)                                                                               \
     do {                                                                                           \
+        nh_req_clock();                                                                            \
         if (__atomic_load_n(&nh_win_pending, __ATOMIC_RELAXED))                                    \
             nh_win_seen(arr, n);                                                                   \
     } while (0)
@@ -37,6 +38,7 @@ static void empty_status(MPI_Status *st, int err)
 static int complete(nh_req *r, MPI_Request *h, MPI_Status *st)
 {
     int err = r->err;
+    nh_req_paid(r);
     empty_status(st, err);
     if (!r->persistent) {
         nh_req_destroy(r);
@@ -95,6 +97,17 @@ static void split_fini(split *v)
 }
 
 /* Copies PMPI's updates of the view back into the user's array. */
+/* The timed trials an array call leaves running pay for it too (those
+ * it completed paid at completion: their handles are null now). */
+static void charge_left(const split *v, const MPI_Request *arr)
+{
+    if (!__atomic_load_n(&nh_req_ntimed, __ATOMIC_RELAXED))
+        return;
+    for (int i = 0; i < v->n; i++)
+        if (v->r[i] && arr[i] != MPI_REQUEST_NULL)
+            nh_req_charge(v->r[i]);
+}
+
 static void split_back(const split *v, MPI_Request *arr)
 {
     for (int i = 0; i < v->n; i++)
@@ -148,6 +161,8 @@ int nh_impl_MPI_Test(MPI_Request *req, int *flag, MPI_Status *st)
             empty_status(st, MPI_SUCCESS);
         else if (r->done)
             rc = complete(r, req, st);
+        else
+            nh_req_charge(r);
     }
     nh_unlock(NH_LOCK_REQ);
     return rc;
@@ -235,6 +250,8 @@ static int testall_locked(int n, MPI_Request arr[], int *flag, MPI_Status sts[])
     if (*flag && !(rc = nh_mpi_Testall(n, v.view, flag, sts)) && *flag) {
         split_back(&v, arr);
         rc = complete_mine(&v, arr, sts, rc);
+    } else {
+        charge_left(&v, arr);
     }
     split_fini(&v);
     return rc;
@@ -286,6 +303,7 @@ int nh_impl_MPI_Waitany(int n, MPI_Request arr[], int *idx, MPI_Status *st)
     }
     while (!(rc = any_pass(&v, arr, idx, &flag, st)) && !flag)
         nh_lock_yield(NH_LOCK_REQ);
+    charge_left(&v, arr);
     nh_unlock(NH_LOCK_REQ);
     split_fini(&v);
     return rc;
@@ -301,6 +319,8 @@ int nh_impl_MPI_Testany(int n, MPI_Request arr[], int *idx, int *flag, MPI_Statu
     int rc = split_init(&v, n, arr);
     if (!rc)
         rc = any_pass(&v, arr, idx, flag, st);
+    if (!rc)
+        charge_left(&v, arr);
     nh_unlock(NH_LOCK_REQ);
     split_fini(&v);
     return rc;
@@ -352,6 +372,7 @@ int nh_impl_MPI_Waitsome(int n, MPI_Request arr[], int *outcount, int idxs[], MP
     }
     while (!(rc = some_pass(&v, arr, outcount, idxs, sts)) && *outcount == 0)
         nh_lock_yield(NH_LOCK_REQ);
+    charge_left(&v, arr);
     nh_unlock(NH_LOCK_REQ);
     split_fini(&v);
     return rc;
@@ -367,6 +388,8 @@ int nh_impl_MPI_Testsome(int n, MPI_Request arr[], int *outcount, int idxs[], MP
     int rc = split_init(&v, n, arr);
     if (!rc)
         rc = some_pass(&v, arr, outcount, idxs, sts);
+    if (!rc)
+        charge_left(&v, arr);
     nh_unlock(NH_LOCK_REQ);
     split_fini(&v);
     return rc;

@@ -19,9 +19,26 @@ typedef struct nh_req {
     int err;      /* first error while progressing */
     long *starts; /* persistent: the report's call counter, or NULL */
     nh_run run;   /* the engine's run of the schedule */
+    int wrapped;  /* MPI's own operation run for a learning trial: inner, no run */
+    MPI_Request inner;
+    double *paid; /* a timed trial: where its cost goes at completion (nh_req_time) */
+    double acc;   /* seconds charged to it so far */
 } nh_req;
 
 extern int nh_req_nmulti; /* running ones that forward (more than one message phase) */
+extern int nh_req_ntimed; /* live timed trials (nh_req_time) */
+extern double nh_req_t0;  /* when the current completion call began, where some are */
+
+/* A completion call charges a timed trial it names the seconds since it
+ * began (nh_req_charge); at completion the total goes to the trial's slot
+ * (nh_req_paid). */
+static inline void nh_req_clock(void)
+{
+    if (__atomic_load_n(&nh_req_ntimed, __ATOMIC_RELAXED))
+        nh_req_t0 = nh_mpi_Wtime();
+}
+void nh_req_charge(nh_req *r);
+void nh_req_paid(nh_req *r);
 
 /* The operation behind a handle, or NULL. */
 nh_req *nh_req_lookup(MPI_Request h);

@@ -63,9 +63,11 @@
 #include "exec/req_int.h"
 #include "util/host.h"
 
-nh_req *nh_req_live;  /* all of nhood's operations */
-static int nrunning;  /* active and not done */
-int nh_req_nmulti;    /* of those, multi-phase */
+nh_req *nh_req_live; /* all of nhood's operations */
+static int nrunning; /* active and not done */
+int nh_req_nmulti;   /* of those, multi-phase */
+int nh_req_ntimed;   /* timed trials not yet completed */
+double nh_req_t0;
 
 static void set_running(nh_req *r, int on)
 {
@@ -103,6 +105,8 @@ void nh_req_destroy(nh_req *r)
             }
     nh_plan *p = r->run.p;
     nh_run_release(&r->run);
+    if (r->paid) /* never completed: its trial stays unmeasured */
+        __atomic_sub_fetch(&nh_req_ntimed, 1, __ATOMIC_RELAXED);
     if (r->handle != MPI_REQUEST_NULL)
         nh_request_free(&r->handle);
     nh_plan_unref(p);
@@ -111,7 +115,14 @@ void nh_req_destroy(nh_req *r)
 
 static void step(nh_req *r, int block)
 {
-    int done = 0, rc = nh_run_progress(&r->run, block, &done);
+    int done = 0, rc;
+    if (r->wrapped) {
+        rc = block ? nh_mpi_Wait(&r->inner, MPI_STATUS_IGNORE)
+                   : nh_mpi_Test(&r->inner, &done, MPI_STATUS_IGNORE);
+        done |= block;
+    } else {
+        rc = nh_run_progress(&r->run, block, &done);
+    }
     if (rc && !r->err)
         r->err = rc;
     if (done || rc) {
@@ -180,6 +191,11 @@ void nh_req_wait_done(nh_req *r)
 int nh_req_start(nh_req *r)
 {
     nh_plan *p = r->run.p;
+    if (r->wrapped) { /* MPI's own operation, started by MPI */
+        r->active = 1;
+        set_running(r, 1);
+        return MPI_SUCCESS;
+    }
     for (;;) { /* complete the previous operation in this slot first */
         nh_req *q = nh_req_live;
         while (q &&
@@ -256,6 +272,51 @@ int nh_req_create(nh_plan *p, const nh_sched *s, const nh_call *c, const nh_bind
     return rc;
 }
 
+int nh_req_wrap(nh_plan *p, MPI_Request inner, MPI_Request *out)
+{
+    nh_req *r = calloc(1, sizeof(*r));
+    if (!r) { /* MPI's operation runs on: complete it, the trial is lost */
+        nh_mpi_Wait(&inner, MPI_STATUS_IGNORE);
+        return MPI_ERR_NO_MEM;
+    }
+    r->wrapped = 1;
+    r->inner = inner;
+    r->run.p = p;
+    r->run.slot = -1; /* MPI orders its own operations */
+    nh_lock(NH_LOCK_REQ);
+    int rc = enlist(r, p, 0, 0, NULL, out);
+    nh_unlock(NH_LOCK_REQ);
+    return rc;
+}
+
+void nh_req_time(MPI_Request h, double start_s, double *slot)
+{
+    nh_lock(NH_LOCK_REQ);
+    nh_req *r = nh_req_lookup(h);
+    if (r && !r->paid) {
+        r->acc = start_s;
+        r->paid = slot;
+        __atomic_add_fetch(&nh_req_ntimed, 1, __ATOMIC_RELAXED);
+    }
+    nh_unlock(NH_LOCK_REQ);
+}
+
+void nh_req_charge(nh_req *r)
+{
+    if (r->paid)
+        r->acc += nh_mpi_Wtime() - nh_req_t0;
+}
+
+void nh_req_paid(nh_req *r)
+{
+    if (!r->paid)
+        return;
+    nh_req_charge(r);
+    *r->paid = r->acc;
+    r->paid = NULL;
+    __atomic_sub_fetch(&nh_req_ntimed, 1, __ATOMIC_RELAXED);
+}
+
 int nh_req_allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op,
                      MPI_Comm comm)
 {
@@ -285,4 +346,3 @@ void nh_req_fini(void)
     }
     nh_unlock(NH_LOCK_REQ);
 }
-

@@ -11,6 +11,15 @@
  * *starts (if not NULL).  *zcopy: some message is a struct datatype. */
 int nh_req_create(nh_plan *p, const nh_sched *s, const nh_call *c, const nh_bind_opts *o,
                   int persistent, long *starts, int *zcopy, MPI_Request *out);
+/* MPI's own nonblocking operation inner on p as one of nhood's
+ * requests (*out), so that the completion calls see it end: a learning
+ * trial of MPI's exchange (select/autotune.c). */
+int nh_req_wrap(nh_plan *p, MPI_Request inner, MPI_Request *out);
+/* Times the nonblocking operation behind h for the learning: start_s
+ * seconds for its start, plus each completion call that names it (from
+ * the call's beginning to its end, or to the operation's completion);
+ * the total goes to *slot when the operation completes. */
+void nh_req_time(MPI_Request h, double start_s, double *slot);
 /* One nonblocking step of every running operation. */
 void nh_req_progress(void);
 /* The same, for the progress backend (exec/progress.c): nothing where this

@@ -48,6 +48,20 @@ NH_FN(Alltoallw,
        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
        const MPI_Datatype recvtypes[], MPI_Comm comm),
       (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm))
+/* Blocking collectives any rank may be synchronized in: on a graph, the
+ * agreement points of nonblocking learning and a cold graph's analysis
+ * (api/points.c); elsewhere straight to MPI. */
+NH_FN(Barrier, (MPI_Comm comm), (comm))
+NH_FN(Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm),
+      (buffer, count, datatype, root, comm))
+NH_FN(Reduce,
+      (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+       MPI_Comm comm),
+      (sendbuf, recvbuf, count, datatype, op, root, comm))
+NH_FN(Allreduce,
+      (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+       MPI_Comm comm),
+      (sendbuf, recvbuf, count, datatype, op, comm))
 /* Completion calls: nhood's requests are completed by nhood (exec/request.c);
  * NH_FN_DONE ones pass straight to MPI while none is live. */
 NH_FN_DONE(Wait, (MPI_Request * request, MPI_Status *status), (request, status))

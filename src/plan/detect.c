@@ -27,7 +27,6 @@
 #include "util/sync.h"
 #include "util/window.h"
 
-
 static int plan_keyval = MPI_KEYVAL_INVALID;
 static int next_plan_id;
 int nh_window_mine(void)
@@ -44,6 +43,7 @@ int nh_window_mine(void)
 struct nh_plan_cold {
     nh_grid parent;
     int has_parent, order, calls;
+    int ripe;  /* counted in nh_plan_nripe */
     char *msg; /* a malformed value's message (the hint's bad), or NULL */
     unsigned char hint[offsetof(nh_hint, msg)]; /* the hint up to its message */
 };
@@ -86,8 +86,11 @@ void nh_plan_unref(nh_plan *p)
     }
     if (p->pcomm != MPI_COMM_NULL)
         nh_comm_free(&p->pcomm);
-    if (p->cold)
+    if (p->cold) {
         free(p->cold->msg);
+        if (p->cold->ripe)
+            __atomic_sub_fetch(&nh_plan_nripe, 1, __ATOMIC_RELAXED);
+    }
     if (p->root) { /* a copy: the analysis is the original's */
         free(p->stfw);
         nh_plan_unref(p->root);
@@ -149,6 +152,7 @@ static int copy_cold(const nh_plan *from, void *out, int *flag)
     memcpy(p->cold, k, sizeof(*k));
     p->cold->msg = msg;
     p->cold->calls = 0;
+    p->cold->ripe = 0;
     *(nh_plan **)out = p;
     *flag = 1;
     return MPI_SUCCESS;
@@ -349,7 +353,7 @@ static nh_plan *plan_new(const nh_hint *h, size_t extra)
     for (int o = 0; o < NH_OP_COUNT; o++)
         p->algo_info[o] = h->algo;
     p->ports = h->ports ? h->ports : nh_cfg.ports;
-    p->host_promised = h->host_buffers == 1 ? NH_HOST_INFO
+    p->host_promised = h->host_buffers == 1                         ? NH_HOST_INFO
                        : h->host_buffers < 0 && nh_cfg.host_buffers ? NH_HOST_ENV
                                                                     : 0;
     return p;
@@ -375,7 +379,8 @@ static int start(nh_plan_start *b, MPI_Comm comm_old, MPI_Comm comm, const nh_hi
         return rc;
     old_rank = d->rank, old_size = d->size;
     if (!k && comm != comm_old &&
-        ((rc = nh_mpi_Comm_rank(comm_old, &old_rank)) || (rc = nh_mpi_Comm_size(comm_old, &old_size))))
+        ((rc = nh_mpi_Comm_rank(comm_old, &old_rank)) ||
+         (rc = nh_mpi_Comm_size(comm_old, &old_size))))
         return rc;
     if (lists) { /* the caller's own lists, in the graph's ranks */
         d->indeg = lists->indeg;
@@ -392,7 +397,7 @@ static int start(nh_plan_start *b, MPI_Comm comm_old, MPI_Comm comm, const nh_hi
         if (!b->srcs || !b->sw || !b->dsts || !b->dw)
             return MPI_ERR_NO_MEM;
         if ((rc = nh_mpi_Dist_graph_neighbors(comm, d->indeg, b->srcs, b->sw, d->outdeg, b->dsts,
-                                            b->dw)))
+                                              b->dw)))
             return rc;
         d->srcs = b->srcs;
         d->dsts = b->dsts;
@@ -419,8 +424,8 @@ static int start(nh_plan_start *b, MPI_Comm comm_old, MPI_Comm comm, const nh_hi
     int has_parent = k ? k->has_parent : nh_det_parent(comm_old, &parent);
     if (k)
         parent = k->parent;
-    d->ncand = nh_det_candidates(has_parent && parent.size == d->size ? &parent : NULL, d->size,
-                                 h, d->c);
+    d->ncand =
+        nh_det_candidates(has_parent && parent.size == d->size ? &parent : NULL, d->size, h, d->c);
     return nh_det_agree_start(d, h, order, &b->native, b->no_stfw, comm);
 }
 
@@ -454,8 +459,7 @@ static int finish(nh_plan_start *b, MPI_Comm graph, const nh_hint *h)
     det *d = &b->d;
     nh_plan *p = b->p;
     d->graph = graph; /* the rest of the agreement is the graph's */
-    if (b->detect &&
-        (rc = nh_det_agree_finish(d, h, &b->native, &b->no_stfw, &chosen, &s)))
+    if (b->detect && (rc = nh_det_agree_finish(d, h, &b->native, &b->no_stfw, &chosen, &s)))
         return rc;
     p->window = d->win;
     p->gpu = b->detect ? d->gpu : 0; /* agreed; without detection store-and-forward's words say */
@@ -556,8 +560,8 @@ int nh_plan_cold_safe(MPI_Comm graph, const nh_lists *lists, int *safe)
         srcs = malloc(((size_t)indeg + 1) * sizeof(int));
         dsts = malloc(((size_t)outdeg + 1) * sizeof(int));
         rc = !srcs || !dsts ? MPI_ERR_NO_MEM
-                            : nh_mpi_Dist_graph_neighbors(graph, indeg, srcs, MPI_UNWEIGHTED, outdeg,
-                                                          dsts, MPI_UNWEIGHTED);
+                            : nh_mpi_Dist_graph_neighbors(graph, indeg, srcs, MPI_UNWEIGHTED,
+                                                          outdeg, dsts, MPI_UNWEIGHTED);
         rep = rc || nh_det_repeats(srcs, indeg);
         free(srcs);
         free(dsts);
@@ -568,9 +572,22 @@ int nh_plan_cold_safe(MPI_Comm graph, const nh_lists *lists, int *safe)
     return rc ? rc : rc2;
 }
 
+int nh_plan_nripe;
+
 int nh_plan_cold_due(nh_plan *p, int blocking)
 {
-    return ++p->cold->calls > nh_cfg.warmup && blocking;
+    struct nh_plan_cold *k = p->cold;
+    int due = ++k->calls > nh_cfg.warmup;
+    if (due && !blocking && !k->ripe) {
+        k->ripe = 1;
+        __atomic_add_fetch(&nh_plan_nripe, 1, __ATOMIC_RELAXED);
+    }
+    return due && blocking;
+}
+
+int nh_plan_cold_ripe(const nh_plan *p)
+{
+    return p->cold && p->cold->ripe;
 }
 
 int nh_plan_analyze(nh_plan *p, MPI_Comm comm)
@@ -591,6 +608,8 @@ int nh_plan_analyze(nh_plan *p, MPI_Comm comm)
     if (rc) /* the calls go to MPI (this one fails) */
         p->isomorphic = 0;
     free(k->msg);
+    if (k->ripe)
+        __atomic_sub_fetch(&nh_plan_nripe, 1, __ATOMIC_RELAXED);
     p->cold = NULL; /* (the rest of its memory is the plan's) */
     return rc;
 }

@@ -37,8 +37,8 @@ typedef struct nh_plan {
         void *state;
         void (*fini)(struct nh_plan *p, void *state);
     } ext[NH_EXT_COUNT];
-    int outdeg, indeg; /* user's degrees (also for non-isomorphic graphs) */
-    int refs;          /* the communicator's attribute + live requests */
+    int outdeg, indeg;    /* user's degrees (also for non-isomorphic graphs) */
+    int refs;             /* the communicator's attribute + live requests */
     int hinted;           /* created with isomorphic=true: uniform block sizes promised */
     struct nh_stfw *stfw; /* store-and-forward state (plan/stfw_setup.c), NULL if none */
     /* Store-and-forward set up at this communicator's first blocking call
@@ -57,7 +57,7 @@ typedef struct nh_plan {
      * alike.  One int per rank: nnodes numbers the nodes. */
     int *node_of;
     int nnodes;
-    int node_ranks; /* the most ranks on one node (0 without node_of) */
+    int node_ranks;                  /* the most ranks on one node (0 without node_of) */
     double create_us, create_mpi_us; /* the graph creation, and MPI's part of it */
     /* A duplicate's plan (plan/detect.c) shares the analysis of root: nb,
      * schedules, node map and store-and-forward schedules are root's. */
@@ -142,6 +142,11 @@ int nh_plan_cold_safe(MPI_Comm graph, const nh_lists *lists, int *safe);
  * NHOOD_WARMUP calls, and blocking: the only calls every rank is sure to
  * be inside).  The same on every rank. */
 int nh_plan_cold_due(nh_plan *p, int blocking);
+/* Has a cold plan had nonblocking calls past NHOOD_WARMUP?  Its analysis
+ * then waits for an agreement point (api/points.c: a blocking collective
+ * on the graph); nh_plan_nripe counts such plans (the points' fast test). */
+int nh_plan_cold_ripe(const nh_plan *p);
+extern int nh_plan_nripe;
 /* A cold plan's analysis, collective over comm (its communicator): what
  * nh_plan_create does at creation.  Afterwards p->cold is NULL (where it
  * failed, p stays without an analysis: its calls go to MPI). */

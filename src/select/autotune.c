@@ -1,7 +1,7 @@
 /* The learning tier (NHOOD_AUTOTUNE, on by default): choose by measuring
  * the program's own calls instead of trusting the cost model.
  *
- * For each (graph, operation, block size) on a graph whose block sizes
+ * For each (graph, operation, form, block size) on a graph whose block sizes
  * are coupled (so every rank sees the same size and hence the same
  * sequence of calls), the first blocking calls try the candidates in
  * turn: MPI's own exchange, and each of nhood's schedules with each
@@ -34,11 +34,23 @@
  * selection state (one thread calls a communicator's collectives at a
  * time) and goes with it.
  *
+ * Nonblocking calls learn on their own (a caller's overlap changes what
+ * pays): a trial's request times what the caller pays, its start plus
+ * every completion call that names it (exec/request.c: MPI's own
+ * exchange runs through a request of nhood's for that), and puts it in
+ * the trial's slot at completion.  A start is local, so no agreement can
+ * happen there: once every trial of a size has started, the size waits
+ * (awaiting; its calls take the blocking form's decision or the model's)
+ * for an agreement point, a blocking collective on the graph
+ * (api/points.c, and the blocking neighborhood calls), where one
+ * reduction settles every waiting size whose trials have completed on
+ * every rank.  Persistent calls start from the nonblocking form's
+ * decision, else the blocking form's (nh_autotune_decided, priced in
+ * select.c).
+ *
  * With NHOOD_TUNE_FILE (tunefile.c) a size whose key the file holds takes
  * the file's choice without trials where it applies to the plan; every
- * agreement is handed to the file for saving.  Nonblocking and persistent
- * calls start from the blocking form's decision (nh_autotune_decided,
- * priced in select.c). */
+ * agreement is handed to the file for saving. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -55,6 +67,7 @@
 struct nh_learn {
     struct nh_learn *next;
     nh_op op;
+    nh_form form; /* blocking, or nonblocking (trials timed as the caller pays them) */
     size_t m;
     int ncand;
     nh_algo cand[NH_TUNE_MAXCAND];
@@ -62,22 +75,27 @@ struct nh_learn {
     double tm[NH_TUNE_MAXCAND][NH_TUNE_TRIALS]; /* timed calls per candidate, seconds */
     /* the candidates on trial (indexes into cand): all of them, or a re-check's two */
     int ntry, tryidx[NH_TUNE_MAXCAND];
-    int cur, call;   /* position in tryidx, calls made with it (0: untimed) */
-    int rechecking;  /* the trials are a re-check's */
+    int cur, call;  /* position in tryidx, calls made with it (0: untimed) */
+    int rechecking; /* the trials are a re-check's */
+    int awaiting;   /* nonblocking: every trial started, the agreement waits (settle) */
     int done;
-    int from_file;      /* decided by the tuning file, no trials */
-    int own;            /* cand index of nhood's fastest candidate at the decision (-1: none) */
-    double spent;       /* seconds of this rank's trial calls since the last agreement */
-    double cost_us;     /* what learning cost this rank over the best choice, microseconds */
-    long left, gap;     /* decided calls until the next re-check, and the interval */
-    int rechecks;       /* re-checks run */
-    nh_tune_dec dec;    /* once done: the choice, with the agreed times */
+    int from_file;   /* decided by the tuning file, no trials */
+    int own;         /* cand index of nhood's fastest candidate at the decision (-1: none) */
+    double spent;    /* seconds of this rank's trial calls since the last agreement */
+    double cost_us;  /* what learning cost this rank over the best choice, microseconds */
+    long left, gap;  /* decided calls until the next re-check, and the interval */
+    int rechecks;    /* re-checks run */
+    nh_tune_dec dec; /* once done: the choice, with the agreed times */
 };
+
+int nh_learn_nawait;
 
 void nh_learn_free(struct nh_learn **l)
 {
     while (*l) {
         struct nh_learn *n = (*l)->next;
+        if ((*l)->awaiting)
+            __atomic_sub_fetch(&nh_learn_nawait, 1, __ATOMIC_RELAXED);
         free(*l);
         *l = n;
     }
@@ -94,18 +112,22 @@ static void key_of(const nh_plan *p, nh_op op, nh_form form, size_t m, nh_tune_k
     k->off = p->nb.off;
 }
 
-/* Can p run candidate a for op?  (MPI's exchange where no rank lists a
- * source twice.) */
-static int applicable(nh_plan *p, nh_op op, nh_algo a)
+/* Can p run candidate a for op in form?  (MPI's exchange where no rank
+ * lists a source twice; a forwarding schedule in a nonblocking call where
+ * something progresses it.) */
+static int applicable(nh_plan *p, nh_op op, nh_form form, nh_algo a)
 {
-    return a == NH_ALGO_PMPI ? p->native_ok : nh_plan_sched(p, op, a) != NULL;
+    if (a == NH_ALGO_PMPI)
+        return p->native_ok;
+    const nh_sched *s = nh_plan_sched(p, op, a);
+    return s && (s->tmpl_rounds <= 1 || nh_may_forward(p, form, 1));
 }
 
-static struct nh_learn *find(nh_sel_state *st, nh_op op, size_t m, int *nsizes)
+static struct nh_learn *find(nh_sel_state *st, nh_op op, nh_form form, size_t m, int *nsizes)
 {
     *nsizes = 0;
     for (struct nh_learn *t = st->learn; t; t = t->next)
-        if (t->op == op) {
+        if (t->op == op && t->form == form) {
             if (t->m == m)
                 return t;
             ++*nsizes;
@@ -128,14 +150,24 @@ static int multi_block(const nh_sched *s)
     return 0;
 }
 
+/* Starts the trials of t->ntry candidates (t->tryidx): a nonblocking
+ * one's times arrive at completion, unmeasured (-1) until then. */
+static void start_trials(struct nh_learn *t)
+{
+    t->cur = t->call = 0;
+    t->spent = 0;
+    for (int i = 0; i < t->ntry; i++)
+        for (int k = 0; k < NH_TUNE_TRIALS; k++)
+            t->tm[t->tryidx[i]][k] = -1;
+}
+
 /* Puts every candidate on trial. */
 static void try_all(struct nh_learn *t)
 {
     t->ntry = t->ncand;
     for (int i = 0; i < t->ncand; i++)
         t->tryidx[i] = i;
-    t->cur = t->call = 0;
-    t->spent = 0;
+    start_trials(t);
 }
 
 /* The candidates for blocks of m bytes of op on p: MPI's own exchange
@@ -155,7 +187,8 @@ static int candidates(nh_plan *p, struct nh_learn *t)
         const nh_sched *s = nh_plan_sched(p, t->op, (nh_algo)a);
         nh_binding kinds[3] = {nh_cfg.binding, NH_BIND_ZCOPY, NH_BIND_EACH};
         int nk = 1;
-        if (!s)
+        /* a nonblocking call forwards only where something progresses it */
+        if (!s || (s->tmpl_rounds > 1 && !nh_may_forward(p, t->form, 1)))
             continue;
         if (nh_cfg.binding == NH_BIND_AUTO && multi_block(s)) {
             kinds[0] = NH_BIND_PACK;
@@ -188,8 +221,8 @@ static int candidates(nh_plan *p, struct nh_learn *t)
 static void take_file_decision(nh_plan *p, struct nh_learn *t)
 {
     nh_tune_key k;
-    key_of(p, t->op, NH_FORM_BLOCKING, t->m, &k);
-    if (nh_tune_file_lookup(&k, &t->dec) == 0 && applicable(p, t->op, t->dec.algo))
+    key_of(p, t->op, t->form, t->m, &k);
+    if (nh_tune_file_lookup(&k, &t->dec) == 0 && applicable(p, t->op, t->form, t->dec.algo))
         t->done = t->from_file = 1;
 }
 
@@ -197,32 +230,32 @@ static void take_file_decision(nh_plan *p, struct nh_learn *t)
  * and nhood's best candidate on trial again when due. */
 static void tick(const nh_plan *p, struct nh_learn *t)
 {
-    if (t->from_file || t->own < 0 || !p->native_ok || nh_cfg.learn_recheck <= 0 ||
-        --t->left > 0)
+    if (t->from_file || t->own < 0 || !p->native_ok || nh_cfg.learn_recheck <= 0 || --t->left > 0)
         return;
     t->done = 0;
     t->rechecking = 1;
     t->ntry = 2;
     t->tryidx[0] = 0; /* MPI's own is candidate 0 where native_ok */
     t->tryidx[1] = t->own;
-    t->cur = t->call = 0;
-    t->spent = 0;
+    start_trials(t);
 }
 
-int nh_autotune_algo(nh_plan *p, nh_op op, size_t m, nh_algo *algo, nh_binding *bind,
-                     int *tuning, nh_tuned *tuned)
+int nh_autotune_algo(nh_plan *p, nh_op op, nh_form form, size_t m, nh_algo *algo, nh_binding *bind,
+                     int *tuning, nh_tuned *tuned, double **paid)
 {
     int nsizes;
     nh_sel_state *st = nh_sel_state_of(p);
-    if (!nh_autotune_applies(p) || !st)
+    *paid = NULL;
+    if (!nh_autotune_applies(p) || !st || form == NH_FORM_PERSISTENT)
         return -1;
-    struct nh_learn *t = find(st, op, m, &nsizes);
+    struct nh_learn *t = find(st, op, form, m, &nsizes);
     if (!t) {
         if (nsizes >= NH_TUNE_SIZES)
             return -1; /* the cost model decides for further sizes */
         if (!(t = calloc(1, sizeof(*t))))
             return -1;
         t->op = op;
+        t->form = form;
         t->m = m;
         t->own = -1;
         if (candidates(p, t) == 0) {
@@ -235,23 +268,46 @@ int nh_autotune_algo(nh_plan *p, nh_op op, size_t m, nh_algo *algo, nh_binding *
         st->learn = t;
     } else if (t->done)
         tick(p, t);
+    if (t->awaiting) /* until the agreement: the blocking form's decision or the model's */
+        return -1;
     *tuning = !t->done;
+    *tuned = t->from_file ? NH_TUNED_FILE : NH_TUNED_MEASURED;
     if (t->done) {
         *algo = t->dec.algo;
         *bind = t->dec.bind;
-    } else {
-        *algo = t->cand[t->tryidx[t->cur]];
-        *bind = t->bind[t->tryidx[t->cur]];
+        return 0;
     }
-    *tuned = t->from_file ? NH_TUNED_FILE : NH_TUNED_MEASURED;
+    int i = t->tryidx[t->cur];
+    *algo = t->cand[i];
+    *bind = t->bind[i];
+    if (form == NH_FORM_BLOCKING)
+        return 0; /* timed by the caller: nh_autotune_record */
+    /* nonblocking: the request times what the caller pays and puts it in
+     * the slot at completion (none for the untimed first call); the
+     * trials move on when the caller has started it (nh_autotune_started) */
+    *paid = t->call > 0 ? &t->tm[i][t->call - 1] : NULL;
     return 0;
 }
 
-int nh_autotune_tick(nh_plan *p, nh_op op, size_t m)
+void nh_autotune_started(nh_plan *p, nh_op op, size_t m)
 {
     int nsizes;
     nh_sel_state *st = nh_sel_state_of(p);
-    struct nh_learn *t = st ? find(st, op, m, &nsizes) : NULL;
+    struct nh_learn *t = st ? find(st, op, NH_FORM_NONBLOCKING, m, &nsizes) : NULL;
+    if (!t || t->done || t->awaiting || ++t->call <= NH_TUNE_TRIALS)
+        return;
+    t->call = 0;
+    if (++t->cur == t->ntry) {
+        t->awaiting = 1;
+        __atomic_add_fetch(&nh_learn_nawait, 1, __ATOMIC_RELAXED);
+    }
+}
+
+int nh_autotune_tick(nh_plan *p, nh_op op, nh_form form, size_t m)
+{
+    int nsizes;
+    nh_sel_state *st = nh_sel_state_of(p);
+    struct nh_learn *t = st ? find(st, op, form, m, &nsizes) : NULL;
     if (t && t->done)
         tick(p, t);
     return t && !t->done;
@@ -269,7 +325,11 @@ int nh_autotune_decided(nh_plan *p, nh_op op, nh_form form, size_t m, nh_tune_de
     *tuned = NH_TUNED_FILE;
     if (nh_tune_file_lookup(&k, d) == 0) /* the file's for this very form */
         return 0;
-    struct nh_learn *t = find(st, op, m, &nsizes);
+    /* this form's, a persistent call the nonblocking form's, else the blocking form's */
+    struct nh_learn *t =
+        find(st, op, form == NH_FORM_BLOCKING ? form : NH_FORM_NONBLOCKING, m, &nsizes);
+    if (!t || !(t->done || t->dec.ncand))
+        t = find(st, op, NH_FORM_BLOCKING, m, &nsizes);
     if (t && (t->done || t->dec.ncand)) { /* decided (a re-check keeps the last decision) */
         *d = t->dec;
         *tuned = t->from_file ? NH_TUNED_FILE : NH_TUNED_MEASURED;
@@ -298,10 +358,10 @@ static void say(nh_plan *p, const struct nh_learn *t)
     }
     nh_tune_cand_name(t->dec.algo, t->dec.bind, name, sizeof(name));
     fprintf(stderr,
-            "nhood: autotune comm=%d op=%s bytes=%zu algorithm=%s times_us=%s (slowest "
+            "nhood: autotune comm=%d op=%s%s bytes=%zu algorithm=%s times_us=%s (slowest "
             "rank's median of %d calls) cost_us=%.1f rechecks=%d\n",
-            p->id, nh_op_name(t->op), t->m, name, times, NH_TUNE_TRIALS, t->cost_us,
-            t->rechecks);
+            p->id, t->form == NH_FORM_BLOCKING ? "" : "i", nh_op_name(t->op), t->m, name, times,
+            NH_TUNE_TRIALS, t->cost_us, t->rechecks);
 }
 
 /* The median of candidate i's timed calls: robust against one lucky or
@@ -320,18 +380,12 @@ static double median(const struct nh_learn *t, int i)
                               : (v[NH_TUNE_TRIALS / 2 - 1] + v[NH_TUNE_TRIALS / 2]) / 2;
 }
 
-/* After the last trial: agree on the fastest candidate on trial. */
-static int agree(nh_plan *p, struct nh_learn *t)
+/* The agreed times all[] (the slowest rank's) of the candidates on
+ * trial, this rank's mine[]: every rank takes the same choice. */
+static void decide(nh_plan *p, struct nh_learn *t, const double *mine, const double *all)
 {
-    double mine[NH_TUNE_MAXCAND], all[NH_TUNE_MAXCAND];
-    int calls = t->ntry * (NH_TUNE_TRIALS + 1);
-    for (int i = 0; i < t->ntry; i++)
-        mine[i] = median(t, t->tryidx[i]);
-    /* progressing nhood's outstanding operations while it waits: another
-     * rank may need this one's forwarding before it joins */
-    int rc = nh_req_allreduce(mine, all, t->ntry, MPI_DOUBLE, MPI_MAX, p->pcomm);
-    if (rc)
-        return rc;
+    /* a nonblocking trial's untimed call is not counted in spent */
+    int calls = t->ntry * (NH_TUNE_TRIALS + (t->form == NH_FORM_BLOCKING));
     int best = 0, recheck = t->rechecking;
     for (int i = 1; i < t->ntry; i++)
         if (all[i] < all[best])
@@ -353,7 +407,8 @@ static int agree(nh_plan *p, struct nh_learn *t)
                 t->own = i;
         t->gap = nh_cfg.learn_recheck;
     } else { /* confirmed: the next re-check comes later */
-        int same = t->cand[t->tryidx[best]] == t->dec.algo && t->bind[t->tryidx[best]] == t->dec.bind;
+        int same =
+            t->cand[t->tryidx[best]] == t->dec.algo && t->bind[t->tryidx[best]] == t->dec.bind;
         t->gap = same && t->gap < NH_LEARN_MAXGAP * nh_cfg.learn_recheck ? 2 * t->gap
                  : same                                                  ? t->gap
                                                                          : nh_cfg.learn_recheck;
@@ -379,20 +434,94 @@ static int agree(nh_plan *p, struct nh_learn *t)
         if (st->last[coll][f].m == t->m)
             st->last[coll][f].valid = 0;
     nh_tune_key k;
-    key_of(p, t->op, NH_FORM_BLOCKING, t->m, &k);
+    key_of(p, t->op, t->form, t->m, &k);
     nh_tune_file_put(&k, &t->dec);
     /* the losers' bindings (their temporary buffers: 26 MiB each for a 3-D
      * Moore call of 1 MiB blocks) are not kept */
     nh_exec_forget_idle(p);
     say(p, t);
-    return MPI_SUCCESS;
+}
+
+/* After a blocking call's last trial: agree on the fastest candidate. */
+static int agree(nh_plan *p, struct nh_learn *t)
+{
+    double mine[NH_TUNE_MAXCAND], all[NH_TUNE_MAXCAND];
+    for (int i = 0; i < t->ntry; i++)
+        mine[i] = median(t, t->tryidx[i]);
+    /* progressing nhood's outstanding operations while it waits: another
+     * rank may need this one's forwarding before it joins */
+    int rc = nh_req_allreduce(mine, all, t->ntry, MPI_DOUBLE, MPI_MAX, p->pcomm);
+    if (!rc)
+        decide(p, t, mine, all);
+    return rc;
+}
+
+int nh_autotune_pending(nh_plan *p)
+{
+    nh_sel_state *st =
+        __atomic_load_n(&nh_learn_nawait, __ATOMIC_RELAXED) ? nh_sel_state_of(p) : NULL;
+    for (struct nh_learn *t = st ? st->learn : NULL; t; t = t->next)
+        if (t->awaiting)
+            return 1;
+    return 0;
+}
+
+/* Has every timed trial of t completed here?  Sums them into t->spent. */
+static int measured(struct nh_learn *t)
+{
+    t->spent = 0;
+    for (int i = 0; i < t->ntry; i++)
+        for (int k = 0; k < NH_TUNE_TRIALS; k++) {
+            if (t->tm[t->tryidx[i]][k] < 0)
+                return 0;
+            t->spent += t->tm[t->tryidx[i]][k];
+        }
+    return 1;
+}
+
+int nh_autotune_settle(nh_plan *p)
+{
+    nh_sel_state *st = nh_sel_state_of(p);
+    int n = 0, k = 0, rc;
+    for (struct nh_learn *t = st ? st->learn : NULL; t; t = t->next)
+        n += t->awaiting ? 1 + t->ntry : 0;
+    if (!n)
+        return MPI_SUCCESS;
+    /* per entry awaiting (the same entries in the same order on every
+     * rank: the same calls made them): whether a trial is still running
+     * somewhere, then each candidate's median */
+    double *mine = malloc(2 * (size_t)n * sizeof(double)), *all = mine + n;
+    if (!mine)
+        return MPI_ERR_NO_MEM;
+    for (struct nh_learn *t = st->learn; t; t = t->next) {
+        if (!t->awaiting)
+            continue;
+        int ok = measured(t);
+        mine[k++] = !ok;
+        for (int i = 0; i < t->ntry; i++)
+            mine[k++] = ok ? median(t, t->tryidx[i]) : 0;
+    }
+    rc = nh_req_allreduce(mine, all, n, MPI_DOUBLE, MPI_MAX, p->pcomm);
+    k = 0;
+    for (struct nh_learn *t = st->learn; t && !rc; t = t->next) {
+        if (!t->awaiting)
+            continue;
+        if (all[k] == 0) { /* measured everywhere */
+            t->awaiting = 0;
+            __atomic_sub_fetch(&nh_learn_nawait, 1, __ATOMIC_RELAXED);
+            decide(p, t, mine + k + 1, all + k + 1);
+        }
+        k += 1 + t->ntry;
+    }
+    free(mine);
+    return rc;
 }
 
 int nh_autotune_record(nh_plan *p, nh_op op, size_t m, double seconds)
 {
     int nsizes;
     nh_sel_state *st = nh_sel_state_of(p);
-    struct nh_learn *t = st ? find(st, op, m, &nsizes) : NULL;
+    struct nh_learn *t = st ? find(st, op, NH_FORM_BLOCKING, m, &nsizes) : NULL;
     if (!t || t->done)
         return MPI_SUCCESS;
     int i = t->tryidx[t->cur];

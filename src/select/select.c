@@ -44,13 +44,6 @@ static double window_us(const nh_plan *p, nh_form form)
     return form == NH_FORM_BLOCKING ? 0 : nh_win_us(p->window);
 }
 
-int nh_may_forward(const nh_plan *p, nh_form form, int forced)
-{
-    if (form == NH_FORM_BLOCKING || nh_cfg.progress == NH_PROGRESS_POLL)
-        return 1;
-    return nh_prog_forwarding() && !p->no_forward && (forced || p->window != NH_WIN_UNKNOWN);
-}
-
 /* Algorithm a's schedule for blocks of m bytes that may run in form, at
  * its modeled cost in a window of w microseconds: bruck's port count
  * where the plan leaves it to the cost model is the cheapest (at m where
@@ -158,9 +151,9 @@ static nh_why why_not_forwarding(nh_plan *p, nh_op op, size_t m, const nh_sched 
     return nh_why_single_phase(p);
 }
 
-/* NHOOD_AUTOTUNE=1 in a nonblocking or persistent regular call, which
- * cannot be timed honestly (start to completion includes the program's
- * compute): the blocking form's decision (nh_autotune_decided) among the
+/* NHOOD_AUTOTUNE=1 in a persistent regular call (one request, one
+ * schedule), or a nonblocking one whose own trials await their agreement:
+ * the decision of another form (nh_autotune_decided) among the
  * candidates that may run in form (a forwarding schedule where
  * nh_may_forward allows it), each priced in the agreed window of w
  * microseconds as the model prices schedules, with the measured time T
@@ -380,10 +373,10 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
         }
     } else if (forced == NH_ALGO_AUTO && st && st->last[coll][form].valid &&
                st->last[coll][form].m == m &&
-               /* a learned blocking choice counts its calls toward the
-                * re-check; a re-check due chooses anew below */
-               !(form == NH_FORM_BLOCKING && st->last[coll][form].tuned == NH_TUNED_MEASURED &&
-                 nh_autotune_tick(p, op, m))) {
+               /* a learned choice counts its calls toward the re-check;
+                * trials running or a re-check due choose anew below */
+               !(form != NH_FORM_PERSISTENT && st->last[coll][form].tuned == NH_TUNED_MEASURED &&
+                 nh_autotune_tick(p, op, form, m))) {
         out->algo = st->last[coll][form].algo;
         out->o = st->last[coll][form].o;
         out->s = st->last[coll][form].s;
@@ -393,10 +386,11 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
     } else if (forced == NH_ALGO_AUTO) {
         best = NH_ALGO_DIRECT;
         int tune = known && !nh_coll_vec(coll) && nh_autotune_applies(p);
-        if (tune && form == NH_FORM_BLOCKING &&
-            nh_autotune_algo(p, op, m, &best, &tb, &out->tuning, &out->tuned) == 0) {
-            /* measured (NHOOD_AUTOTUNE, blocking regular calls; MPI's own
-             * exchange is a candidate, run by the caller), or the file's */
+        if (tune && nh_autotune_algo(p, op, form, m, &best, &tb, &out->tuning, &out->tuned,
+                                     &out->paid) == 0) {
+            /* measured (NHOOD_AUTOTUNE, blocking and nonblocking regular
+             * calls; MPI's own exchange is a candidate, run by the
+             * caller), or the file's */
             if (best == NH_ALGO_PMPI)
                 return MPI_SUCCESS;
         } else if (tune && form != NH_FORM_BLOCKING &&
@@ -436,7 +430,7 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
     out->s = s;
     /* v/w calls decide packing per message (the engine's AUTO rule) unless
      * NHOOD_BINDING forces one; regular calls by the cost model. */
-    out->o.kind = nh_coll_vec(coll)      ? nh_cfg.binding
+    out->o.kind = nh_coll_vec(coll)    ? nh_cfg.binding
                   : tb != NH_BIND_AUTO ? tb
                                        : nh_pick_binding(s, m);
     out->o.header = !known && s->tmpl_rounds > 1;

@@ -7,6 +7,8 @@
 
 #include "core/tunetext.h"
 #include "exec/engine.h"
+#include "exec/progress.h"
+#include "util/window.h"
 
 /* Why auto's nonblocking or persistent call does not forward where a
  * blocking one would: the window eats the gain, no progress backend
@@ -16,7 +18,7 @@ typedef enum {
     NH_WHY_WINDOW,
     NH_WHY_NO_PROGRESS,
     NH_WHY_WINDOW_UNKNOWN,
-    NH_WHY_LARGE_COUNT, /* large-count call: a block's bytes beyond int (api/large.c) */
+    NH_WHY_LARGE_COUNT,    /* large-count call: a block's bytes beyond int (api/large.c) */
     NH_WHY_LARGE_COUNT_VW, /* large-count v/w call without NHOOD_LARGE_COUNT=fits */
     NH_WHY_GPU_RUNTIME     /* a GPU runtime loaded on some rank at graph creation (util/gpu.h) */
 } nh_why;
@@ -55,8 +57,14 @@ static inline nh_sel_state *nh_sel_state_of(nh_plan *p)
 /* May a schedule that forwards run in form on p?  Blocking calls always;
  * nonblocking and persistent ones under poll (promised), or where a
  * progress backend forwards for them (exec/progress.c) and the algorithm
- * was forced or the window is known (auto prices it). */
-int nh_may_forward(const nh_plan *p, nh_form form, int forced);
+ * was forced or the window is known (auto prices it); forced = 1 also
+ * where the learning measures it. */
+static inline int nh_may_forward(const nh_plan *p, nh_form form, int forced)
+{
+    if (form == NH_FORM_BLOCKING || nh_cfg.progress == NH_PROGRESS_POLL)
+        return 1;
+    return nh_prog_forwarding() && !p->no_forward && (forced || p->window != NH_WIN_UNKNOWN);
+}
 /* Why auto keeps a single phase on p in a nonblocking or persistent call
  * where a forwarding schedule would win a blocking one: no backend, no
  * window measured, or the window eats the gain. */
@@ -75,6 +83,7 @@ typedef struct nh_choice {
     const nh_sched *s;
     nh_bind_opts o;
     int tuning;     /* an autotune trial: time the call, nh_autotune_record */
+    double *paid;   /* a nonblocking trial: where its request puts what it cost */
     nh_why why;     /* auto, nonblocking and persistent forms */
     nh_tuned tuned; /* NHOOD_AUTOTUNE=1 */
 } nh_choice;
@@ -159,17 +168,35 @@ int nh_stfw_predict(const nh_plan *p, nh_op op, int block_bytes);
 /* The learning tier, NHOOD_AUTOTUNE (autotune.c): whether it applies to
  * p's regular calls (isomorphic, coupled block sizes). */
 int nh_autotune_applies(nh_plan *p);
-/* The algorithm and binding (AUTO: the cost model's) a blocking regular
- * call runs, measured rather than modeled (or decided by the tuning file,
- * *tuned says which; *tuning: a trial, time it for nh_autotune_record);
- * -1 where learning does not apply. */
-int nh_autotune_algo(nh_plan *p, nh_op op, size_t m, nh_algo *algo, nh_binding *bind,
-                     int *tuning, nh_tuned *tuned);
+/* The algorithm and binding (AUTO: the cost model's) a blocking or
+ * nonblocking regular call runs, measured rather than modeled (or decided
+ * by the tuning file, *tuned says which); -1 where learning does not
+ * apply, or a nonblocking size awaits its agreement.  *tuning: a trial;
+ * a blocking one the caller times for nh_autotune_record (the first of
+ * each candidate, untimed, too), a nonblocking one's request
+ * (exec/request.h, nh_req_time) puts what the caller paid in **paid at
+ * completion (NULL: untimed), then nh_autotune_started.  No side effect
+ * (nhood_algorithm_for asks too). */
+int nh_autotune_algo(nh_plan *p, nh_op op, nh_form form, size_t m, nh_algo *algo, nh_binding *bind,
+                     int *tuning, nh_tuned *tuned, double **paid);
 int nh_autotune_record(nh_plan *p, nh_op op, size_t m, double seconds);
-/* A blocking call selection remembered the learned choice for (a
- * decided call): counts it toward the re-check; 1 where one is now due
- * (the call chooses through nh_autotune_algo, a trial). */
-int nh_autotune_tick(nh_plan *p, nh_op op, size_t m);
+/* A nonblocking trial (timed or not) has started: the next call takes the
+ * next trial. */
+void nh_autotune_started(nh_plan *p, nh_op op, size_t m);
+/* Selection remembered the learned choice for a call (a decided call):
+ * counts it toward the re-check; 1 where trials are due or running (the
+ * call chooses through nh_autotune_algo). */
+int nh_autotune_tick(nh_plan *p, nh_op op, nh_form form, size_t m);
+/* Nonblocking sizes whose trials have all started wait for an agreement
+ * point: a call where every rank of p is sure to take part and blocking is
+ * allowed (p's blocking collectives, api/points.c).  nh_learn_nawait:
+ * how many wait, all plans together (the points' fast test);
+ * nh_autotune_pending: whether p has one; nh_autotune_settle (collective
+ * over p): one reduction for all of p's, deciding those whose trials have
+ * completed on every rank (the rest wait for the next point). */
+extern int nh_learn_nawait;
+int nh_autotune_pending(nh_plan *p);
+int nh_autotune_settle(nh_plan *p);
 /* The decision a nonblocking or persistent call of form may start from,
  * without trials: the tuning file's for that form, else the blocking
  * form's (agreed by this communicator's trials, or from the file).

@@ -830,6 +830,35 @@ for np in 3 4; do
     name="autotune np=$np, the last rank slow in some calls: identical decisions"
     if run "$name" $np "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=8" "$t/test_autotune" slow; then ok "$name"; else bad "$name"; fi
 done
+# Nonblocking calls only: each candidate's trials time what the caller
+# pays (start and completion calls; MPI's own exchange through a request
+# of nhood's), and the agreement waits for a blocking collective on the
+# graph (here MPI_Barrier), where a cold graph (the odd ring) is analyzed
+# too.  Without one (nonblocking-nopoint: batches of requests completed
+# in rank-dependent orders) nothing is decided and every result is still
+# right.
+name="autotune np=3 nonblocking only: trials agree at MPI_Barrier on the graph"
+if run "$name" 3 "NHOOD_AUTOTUNE=1 NHOOD_WARMUP=2 NHOOD_REPORT=1" "$t/test_autotune" nonblocking &&
+    [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=ialltoall bytes=(8|4096) algorithm=$cand times_us=direct/pack:[0-9.]+(,$cand:[0-9.]+)+ .* rechecks=0\$" "$log.err")" -eq 2 ] &&
+    [ "$(grep -Ec '^nhood: autotune comm=[0-9]+ op=iallgather bytes=64 algorithm=' "$log.err")" -eq 1 ] &&
+    [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=ialltoall bytes=16 algorithm=(pmpi|$cand) times_us=pmpi:[0-9.]+,direct(/pack|/zcopy)?:" "$log.err")" -eq 1 ] &&
+    [ "$(grep -c '^nhood: autotune ' "$log.err")" -eq 4 ]; then
+    ok "$name"
+else
+    bad "$name"
+fi
+for np in 2 4; do
+    name="autotune np=$np nonblocking only"
+    if run "$name" $np "NHOOD_AUTOTUNE=1 NHOOD_WARMUP=2" "$t/test_autotune" nonblocking; then ok "$name"; else bad "$name"; fi
+done
+name="autotune np=3 nonblocking only, no agreement point: nothing decided, results right"
+if run "$name" 3 "NHOOD_AUTOTUNE=1 NHOOD_WARMUP=2 NHOOD_REPORT=1" "$t/test_autotune" nonblocking-nopoint &&
+    ! grep -q '^nhood: autotune ' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=ialltoall .*why=cold cold=64' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
 name="autotune np=3, the default: learns without a word on stderr"
 if run "$name" 3 "NHOOD_AUTOTUNE=1" "$t/test_autotune" && [ ! -s "$log.err" ]; then
     ok "$name"

@@ -18,6 +18,12 @@
 #include "../common.h"
 
 static int rank, p;
+/* argv[1] "nonblocking": nonblocking calls only, each after MPI_Barrier
+ * on the graph (where their trials agree); "nonblocking-nopoint": the
+ * same without the barriers and with several calls outstanding at once
+ * (nothing there may agree: the model's choice stays, the results must
+ * still be right). */
+static int nbonly, nopoint;
 /* argv[1] "slow": the last rank spins before some blocking calls, so the
  * others wait inside them and every rank times the candidates
  * differently; the decisions must still be identical everywhere. */
@@ -144,6 +150,60 @@ static void run(int alltoall, MPI_Comm g, int outdeg, int indeg, int m, int call
     free(ref);
 }
 
+/* Nonblocking calls only (see nbonly): calls of blocks of m bytes, in
+ * batches of up to three outstanding requests completed by MPI_Waitall,
+ * MPI_Wait in reverse or MPI_Testall polling, each result checked. */
+static void run_nb(int alltoall, MPI_Comm g, int outdeg, int indeg, int m, int calls,
+                   int (*algo_for)(MPI_Comm, const char *, int, char *, int))
+{
+    const char *op = alltoall ? "ialltoall" : "iallgather";
+    size_t sb = (size_t)m * (alltoall ? outdeg : 1) + 1, rb = (size_t)m * indeg + 1;
+    char *sbuf[3], *rbuf[3], *ref = malloc(rb), name[32];
+    for (int k = 0; k < 3; k++) {
+        sbuf[k] = malloc(sb);
+        rbuf[k] = malloc(rb);
+    }
+    for (int call_no = 0; call_no < calls;) {
+        /* nopoint: batches of 1..3, completed in a way that depends on
+         * the rank (the ranks complete different calls first) */
+        int nb = nopoint ? 1 + call_no % 3 : 1, done = 0,
+            how = (call_no + (nopoint ? rank : 0)) % 3;
+        MPI_Request req[3];
+        MPI_Status st[3]; /* not MPI_STATUSES_IGNORE: see reference() */
+        if (!nopoint)
+            MPI_Barrier(g);
+        for (int k = 0; k < nb && call_no + k < calls; k++) {
+            for (size_t i = 0; i < sb; i++)
+                sbuf[k][i] = (char)(rank * 13 + i * 7 + call_no + k);
+            memset(rbuf[k], 0x77, rb);
+            (alltoall ? MPI_Ineighbor_alltoall : MPI_Ineighbor_allgather)(
+                sbuf[k], m, MPI_BYTE, rbuf[k], m, MPI_BYTE, g, &req[k]);
+            done++;
+        }
+        if (how == 0)
+            MPI_Waitall(done, req, st);
+        else if (how == 1)
+            for (int k = done - 1; k >= 0; k--)
+                MPI_Wait(&req[k], MPI_STATUS_IGNORE);
+        else
+            for (int flag = 0; !flag;)
+                MPI_Testall(done, req, &flag, st);
+        for (int k = 0; k < done; k++) {
+            memset(ref, 0x11, rb);
+            reference(alltoall, g, sbuf[k], ref, m);
+            CHECK(memcmp(rbuf[k], ref, rb - 1) == 0, "%s %d B call %d differs from the reference",
+                  op, m, call_no + k);
+        }
+        call_no += done;
+    }
+    chosen(g, op, m, name, sizeof(name), algo_for);
+    for (int k = 0; k < 3; k++) {
+        free(sbuf[k]);
+        free(rbuf[k]);
+    }
+    free(ref);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -151,6 +211,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     snprintf(check_prefix, sizeof(check_prefix), "rank %d ", rank);
     slow = argc > 1 && strcmp(argv[1], "slow") == 0;
+    nopoint = argc > 1 && strcmp(argv[1], "nonblocking-nopoint") == 0;
+    nbonly = nopoint || (argc > 1 && strcmp(argv[1], "nonblocking") == 0);
     int (*algo_for)(MPI_Comm, const char *, int, char *, int) =
         (int (*)(MPI_Comm, const char *, int, char *, int))dlsym(RTLD_DEFAULT,
                                                                  "nhood_algorithm_for");
@@ -165,9 +227,15 @@ int main(int argc, char **argv)
      * after the agreement (and, under a short NHOOD_LEARN_RECHECK, through
      * re-checks).  This small torus lists ranks twice: MPI's own exchange
      * is no candidate. */
-    run(1, g, outdeg, indeg, 8, 64, algo_for);
-    run(1, g, outdeg, indeg, 4096, 64, algo_for);
-    run(0, g, outdeg, indeg, 64, 64, algo_for);
+    if (nbonly) {
+        run_nb(1, g, outdeg, indeg, 8, 64, algo_for);
+        run_nb(1, g, outdeg, indeg, 4096, 64, algo_for);
+        run_nb(0, g, outdeg, indeg, 64, 64, algo_for);
+    } else {
+        run(1, g, outdeg, indeg, 8, 64, algo_for);
+        run(1, g, outdeg, indeg, 4096, 64, algo_for);
+        run(0, g, outdeg, indeg, 64, 64, algo_for);
+    }
     MPI_Comm_free(&g);
     /* A ring of an odd number of ranks (>= 3) lists no rank twice, so MPI's
      * own exchange is a candidate too (run-mpi-tests.sh checks its time),
@@ -175,7 +243,7 @@ int main(int argc, char **argv)
     if (p >= 3 && p % 2) {
         int ring[2] = {1, -1}, rdims[1] = {p}, rper[1] = {1};
         tc_graph(MPI_COMM_WORLD, 1, rdims, rper, 2, ring, MPI_INFO_NULL, 0, &g, &outdeg, &indeg);
-        run(1, g, outdeg, indeg, 16, 64, algo_for);
+        (nbonly ? run_nb : run)(1, g, outdeg, indeg, 16, 64, algo_for);
         MPI_Comm_free(&g);
     }
     free(off);
