@@ -41,7 +41,7 @@ int nh_impl_MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int
     if (rc != NH_TO_PMPI)
         return rc;
     return nh_mpi_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                          recvtype, comm);
+                            recvtype, comm);
 }
 
 int nh_impl_MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -57,5 +57,5 @@ int nh_impl_MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int
     if (rc != NH_TO_PMPI)
         return rc;
     return nh_mpi_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                          recvtypes, comm);
+                            recvtypes, comm);
 }

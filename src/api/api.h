@@ -76,6 +76,10 @@ void nh_call_fini(nh_call *c);
 /* The block size selection uses: regular calls their block, v/w calls
  * the mean over the template (the same everywhere under the promise). */
 size_t nh_call_block(const nh_call *c, const nh_plan *p);
+/* A v/w call's signature for the learning (select.h, nh_learn_key): its
+ * sizes in the template's order, the same on every rank under the
+ * promise; 0 for regular calls. */
+unsigned long nh_call_sig(const nh_call *c, const nh_plan *p);
 /* Bytes this rank sends in the call. */
 double nh_call_bytes(const nh_call *c, const nh_plan *p);
 /* NHOOD_CHECK: the isomorphic=true promise holds for this call (collective;

@@ -15,8 +15,7 @@ typedef struct tmemo {
     int valid, named;
 } tmemo;
 
-static int block(nh_desc *d, const void *buf, MPI_Aint disp, int count, MPI_Datatype type,
-                 tmemo *m)
+static int block(nh_desc *d, const void *buf, MPI_Aint disp, int count, MPI_Datatype type, tmemo *m)
 {
     if (!m->valid || m->d.type != type) {
         if (nh_desc_init(&m->d, NULL, 0, 1, type))
@@ -61,10 +60,10 @@ int nh_call_init(nh_call *c, nh_coll coll, const nh_args *a, const nh_plan *p)
     c->r = malloc(((size_t)c->nr + 1) * sizeof(nh_desc));
     if (!c->s || !c->r)
         return MPI_ERR_NO_MEM;
-    if (!w && ((c->ns > 0 && (a->stype == MPI_DATATYPE_NULL ||
-                              nh_mpi_Type_get_extent(a->stype, &lb, &sext))) ||
-               (c->nr > 0 && (a->rtype == MPI_DATATYPE_NULL ||
-                              nh_mpi_Type_get_extent(a->rtype, &lb, &rext)))))
+    if (!w && ((c->ns > 0 &&
+                (a->stype == MPI_DATATYPE_NULL || nh_mpi_Type_get_extent(a->stype, &lb, &sext))) ||
+               (c->nr > 0 &&
+                (a->rtype == MPI_DATATYPE_NULL || nh_mpi_Type_get_extent(a->rtype, &lb, &rext)))))
         return NH_TO_PMPI;
     c->named = 1;
     tmemo memo = {0};
@@ -106,6 +105,20 @@ size_t nh_call_block(const nh_call *c, const nh_plan *p)
             n++;
         }
     return n ? (size_t)(sum / n) : 0;
+}
+
+unsigned long nh_call_sig(const nh_call *c, const nh_plan *p)
+{
+    unsigned long h = 14695981039346656037UL; /* FNV-1a over the sizes, template order */
+    for (int t = 0; c->vec && p->isomorphic && t < p->nb.s; t++) {
+        int rs = p->nb.recv_slot[t], ss = p->nb.send_slot[t];
+        unsigned long v[2] = {
+            rs == NH_NONE ? ~0UL : (unsigned long)c->r[rs].bytes,
+            ss == NH_NONE ? ~0UL : (unsigned long)c->s[c->op == NH_OP_ALLGATHER ? 0 : ss].bytes};
+        for (int k = 0; k < 2; k++)
+            h = (h ^ v[k]) * 1099511628211UL;
+    }
+    return c->vec && h ? h : 0;
 }
 
 double nh_call_bytes(const nh_call *c, const nh_plan *p)
@@ -221,9 +234,8 @@ int nh_call_check_host(const nh_plan *p, nh_coll coll, nh_form form, const nh_ar
         return MPI_SUCCESS;
     nh_error("%s%s%s: the %s buffer is %s, but %s",
              form == NH_FORM_NONBLOCKING ? "MPI_Ineighbor_" : "MPI_Neighbor_", nh_coll_name(coll),
-             form == NH_FORM_PERSISTENT ? "_init" : "",
-             ms != NH_MEM_HOST ? "send" : "receive", nh_gpu_mem_name(ms != NH_MEM_HOST ? ms : mr),
-             host_promise(p));
+             form == NH_FORM_PERSISTENT ? "_init" : "", ms != NH_MEM_HOST ? "send" : "receive",
+             nh_gpu_mem_name(ms != NH_MEM_HOST ? ms : mr), host_promise(p));
     fflush(stderr);
     nh_mpi_Abort(comm, MPI_ERR_BUFFER);
     return MPI_ERR_BUFFER;

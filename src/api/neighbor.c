@@ -21,25 +21,45 @@ static nh_binding shown_binding(const nh_choice *ch, int zcopy)
     return zcopy ? NH_BIND_ZCOPY : NH_BIND_PACK;
 }
 
-/* An autotune trial of MPI's own exchange (regular calls): blocking, or
- * started and handed to nhood's request so the completion calls time it. */
+/* An autotune trial of MPI's own exchange: blocking, or started and
+ * handed to nhood's request so that the completion calls time it. */
 static int pmpi_trial(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
                       MPI_Request *req)
 {
-    MPI_Request inner;
+    MPI_Request inner, *r = form == NH_FORM_BLOCKING ? NULL : &inner;
     int rc;
-    if (form == NH_FORM_BLOCKING)
-        return coll == NH_COLL_ALLTOALL
-                   ? nh_mpi_Neighbor_alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount,
-                                              a->rtype, comm)
-                   : nh_mpi_Neighbor_allgather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount,
-                                               a->rtype, comm);
-    rc = coll == NH_COLL_ALLTOALL
-             ? nh_mpi_Ineighbor_alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype,
-                                         comm, &inner)
-             : nh_mpi_Ineighbor_allgather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount,
-                                          a->rtype, comm, &inner);
-    return rc ? rc : nh_req_wrap(p, inner, req);
+    switch (coll) {
+    case NH_COLL_ALLTOALL:
+        rc = r ? nh_mpi_Ineighbor_alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount,
+                                           a->rtype, comm, r)
+               : nh_mpi_Neighbor_alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount,
+                                          a->rtype, comm);
+        break;
+    case NH_COLL_ALLGATHER:
+        rc = r ? nh_mpi_Ineighbor_allgather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount,
+                                            a->rtype, comm, r)
+               : nh_mpi_Neighbor_allgather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount,
+                                           a->rtype, comm);
+        break;
+    case NH_COLL_ALLTOALLV:
+        rc = r ? nh_mpi_Ineighbor_alltoallv(a->sbuf, a->scounts, a->sdispls, a->stype, a->rbuf,
+                                            a->rcounts, a->rdispls, a->rtype, comm, r)
+               : nh_mpi_Neighbor_alltoallv(a->sbuf, a->scounts, a->sdispls, a->stype, a->rbuf,
+                                           a->rcounts, a->rdispls, a->rtype, comm);
+        break;
+    case NH_COLL_ALLTOALLW:
+        rc = r ? nh_mpi_Ineighbor_alltoallw(a->sbuf, a->scounts, a->sdisplsw, a->stypes, a->rbuf,
+                                            a->rcounts, a->rdisplsw, a->rtypes, comm, r)
+               : nh_mpi_Neighbor_alltoallw(a->sbuf, a->scounts, a->sdisplsw, a->stypes, a->rbuf,
+                                           a->rcounts, a->rdisplsw, a->rtypes, comm);
+        break;
+    default:
+        rc = r ? nh_mpi_Ineighbor_allgatherv(a->sbuf, a->scount, a->stype, a->rbuf, a->rcounts,
+                                             a->rdispls, a->rtype, comm, r)
+               : nh_mpi_Neighbor_allgatherv(a->sbuf, a->scount, a->stype, a->rbuf, a->rcounts,
+                                            a->rdispls, a->rtype, comm);
+    }
+    return rc || !r ? rc : nh_req_wrap(p, inner, req);
 }
 
 /* The report's count of a call and, for nonblocking and persistent
@@ -120,8 +140,9 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
         (rc = nh_call_check(p, coll, &c, comm)))
         goto out;
     size_t m = nh_call_block(&c, p);
+    unsigned long sig = nh_call_sig(&c, p);
     if ((rc = nh_stfw_choose(p, coll, form, p->stfw ? nh_call_bytes(&c, p) : 0, &ch)) ||
-        (ch.algo == NH_ALGO_AUTO && (rc = nh_select(p, coll, form, m, &ch))))
+        (ch.algo == NH_ALGO_AUTO && (rc = nh_select(p, coll, form, m, sig, &ch))))
         goto out;
     nh_report_rec *rec = nh_report_rec_get(p, coll, form);
     if (rec && !rec->stfw_dims) /* where set up, also when not chosen; after the re-check */
@@ -149,12 +170,13 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
                            rec ? &rec->calls[ch.algo] : NULL, &zcopy, req);
     if (rec)
         rec->last_binding = shown_binding(&ch, zcopy);
+    nh_learn_key lk = {coll, form, m, sig};
     if (!rc && ch.tuning && form == NH_FORM_BLOCKING) {
-        rc = nh_autotune_record(p, nh_coll_op(coll), m, nh_mpi_Wtime() - t0);
+        rc = nh_autotune_record(p, &lk, nh_mpi_Wtime() - t0);
     } else if (!rc && ch.tuning) {
         if (ch.paid)
             nh_req_time(*req, nh_mpi_Wtime() - t0, ch.paid);
-        nh_autotune_started(p, nh_coll_op(coll), m);
+        nh_autotune_started(p, &lk);
     }
 out:
     nh_call_fini(&c);

@@ -66,9 +66,18 @@
 
 struct nh_learn {
     struct nh_learn *next;
+    nh_coll coll;
     nh_op op;
     nh_form form; /* blocking, or nonblocking (trials timed as the caller pays them) */
-    size_t m;
+    size_t m;     /* the (mean) block size: pricing, the report */
+    /* v and w calls: the sizes known alike on every rank (keyed by their
+     * signature), or not (one state per collective and form: the trials
+     * check that this rank's signature, lsig, stays the same) */
+    int vec, known;
+    unsigned long key; /* regular calls: m; v and w: the signature, or 0 */
+    unsigned long lsig;
+    int unstable; /* the signature changed during the trials */
+    int nolearn;  /* it changed on some rank: the cost model chooses */
     int ncand;
     nh_algo cand[NH_TUNE_MAXCAND];
     nh_binding bind[NH_TUNE_MAXCAND];
@@ -123,12 +132,21 @@ static int applicable(nh_plan *p, nh_op op, nh_form form, nh_algo a)
     return s && (s->tmpl_rounds <= 1 || nh_may_forward(p, form, 1));
 }
 
-static struct nh_learn *find(nh_sel_state *st, nh_op op, nh_form form, size_t m, int *nsizes)
+/* What k's state is found by (struct nh_learn's key). */
+static unsigned long key_value(nh_plan *p, const nh_learn_key *k)
+{
+    if (!nh_coll_vec(k->coll))
+        return k->m;
+    return nh_sizes_known(p, k->coll) ? k->sig : 0;
+}
+
+static struct nh_learn *find(nh_sel_state *st, nh_coll coll, nh_form form, unsigned long key,
+                             int *nsizes)
 {
     *nsizes = 0;
     for (struct nh_learn *t = st->learn; t; t = t->next)
-        if (t->op == op && t->form == form) {
-            if (t->m == m)
+        if (t->coll == coll && t->form == form) {
+            if (t->key == key)
                 return t;
             ++*nsizes;
         }
@@ -137,7 +155,7 @@ static struct nh_learn *find(nh_sel_state *st, nh_op op, nh_form form, size_t m,
 
 int nh_autotune_applies(nh_plan *p)
 {
-    return nh_cfg.autotune && p->isomorphic && nh_plan_coupled(p);
+    return nh_cfg.autotune && p->isomorphic;
 }
 
 /* Does s send a message of more than one block?  (Only then does the
@@ -170,10 +188,24 @@ static void try_all(struct nh_learn *t)
     start_trials(t);
 }
 
-/* The candidates for blocks of m bytes of op on p: MPI's own exchange
- * first (it wins ties), then nhood's schedules with each binding (the
- * forced one under NHOOD_BINDING), those the model prices far above the
- * cheapest left out.  Returns how many of nhood's. */
+const nh_sched *nh_autotune_sched(nh_plan *p, nh_coll coll, nh_algo a)
+{
+    nh_op op = nh_coll_op(coll);
+    if (!nh_coll_vec(coll) || nh_sizes_known(p, coll))
+        return nh_plan_sched(p, op, a);
+    /* sizes that may differ between ranks: direct, or (all-to-all) a
+     * forwarding schedule split (unknown_pick in select.c) */
+    const nh_sched *s = a == NH_ALGO_DIRECT || (op == NH_OP_ALLTOALL &&
+                                                (a == NH_ALGO_TORUS || a == NH_ALGO_TORUS_DIRECT))
+                            ? nh_plan_sched(p, op, a)
+                            : NULL;
+    return s && s->tmpl_rounds > 1 ? nh_plan_sched_split(p, a) : s;
+}
+
+/* The candidates for t on p: MPI's own exchange first (it wins ties),
+ * then nhood's schedules with each binding (the forced one under
+ * NHOOD_BINDING), those the model prices far above the cheapest left out
+ * (where every rank prices the same sizes).  Returns how many of nhood's. */
 static int candidates(nh_plan *p, struct nh_learn *t)
 {
     double cost[NH_TUNE_MAXCAND], low = -1;
@@ -184,7 +216,7 @@ static int candidates(nh_plan *p, struct nh_learn *t)
         t->bind[t->ncand++] = NH_BIND_AUTO;
     }
     for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++) {
-        const nh_sched *s = nh_plan_sched(p, t->op, (nh_algo)a);
+        const nh_sched *s = nh_autotune_sched(p, t->coll, (nh_algo)a);
         nh_binding kinds[3] = {nh_cfg.binding, NH_BIND_ZCOPY, NH_BIND_EACH};
         int nk = 1;
         /* a nonblocking call forwards only where something progresses it */
@@ -198,7 +230,7 @@ static int candidates(nh_plan *p, struct nh_learn *t)
         }
         for (int k = 0; k < nk; k++) {
             nh_binding priced = kinds[k] == NH_BIND_AUTO ? NH_BIND_PACK : kinds[k];
-            cost[t->ncand] = nh_cost_of(s, priced, t->m);
+            cost[t->ncand] = t->vec && !t->known ? 0 : nh_cost_of(s, priced, t->m);
             if (low < 0 || cost[t->ncand] < low)
                 low = cost[t->ncand];
             t->cand[t->ncand] = (nh_algo)a;
@@ -217,10 +249,13 @@ static int candidates(nh_plan *p, struct nh_learn *t)
     return own;
 }
 
-/* The file's decision for t where it applies to p: t is done, no trials. */
+/* The file's decision for t where it applies to p: t is done, no trials
+ * (regular calls: the file keys block sizes). */
 static void take_file_decision(nh_plan *p, struct nh_learn *t)
 {
     nh_tune_key k;
+    if (t->vec)
+        return;
     key_of(p, t->op, t->form, t->m, &k);
     if (nh_tune_file_lookup(&k, &t->dec) == 0 && applicable(p, t->op, t->form, t->dec.algo))
         t->done = t->from_file = 1;
@@ -230,7 +265,8 @@ static void take_file_decision(nh_plan *p, struct nh_learn *t)
  * and nhood's best candidate on trial again when due. */
 static void tick(const nh_plan *p, struct nh_learn *t)
 {
-    if (t->from_file || t->own < 0 || !p->native_ok || nh_cfg.learn_recheck <= 0 || --t->left > 0)
+    if (t->from_file || t->nolearn || t->own < 0 || !p->native_ok || nh_cfg.learn_recheck <= 0 ||
+        --t->left > 0)
         return;
     t->done = 0;
     t->rechecking = 1;
@@ -240,23 +276,36 @@ static void tick(const nh_plan *p, struct nh_learn *t)
     start_trials(t);
 }
 
-int nh_autotune_algo(nh_plan *p, nh_op op, nh_form form, size_t m, nh_algo *algo, nh_binding *bind,
+int nh_autotune_algo(nh_plan *p, const nh_learn_key *k, nh_algo *algo, nh_binding *bind,
                      int *tuning, nh_tuned *tuned, double **paid)
 {
     int nsizes;
     nh_sel_state *st = nh_sel_state_of(p);
     *paid = NULL;
-    if (!nh_autotune_applies(p) || !st || form == NH_FORM_PERSISTENT)
+    if (!nh_autotune_applies(p) || !st || k->form == NH_FORM_PERSISTENT)
         return -1;
-    struct nh_learn *t = find(st, op, form, m, &nsizes);
+    unsigned long key = key_value(p, k);
+    struct nh_learn *t = find(st, k->coll, k->form, key, &nsizes);
+    nh_tune_dec d;
+    nh_tuned src;
     if (!t) {
         if (nsizes >= NH_TUNE_SIZES)
             return -1; /* the cost model decides for further sizes */
+        /* a nonblocking call of a size the blocking form (or the file)
+         * decided starts from that (select.c, tuned_pick) */
+        if (k->form == NH_FORM_NONBLOCKING && !nh_coll_vec(k->coll) &&
+            nh_autotune_decided(p, nh_coll_op(k->coll), k->form, k->m, &d, &src) == 0)
+            return -1;
         if (!(t = calloc(1, sizeof(*t))))
             return -1;
-        t->op = op;
-        t->form = form;
-        t->m = m;
+        t->coll = k->coll;
+        t->op = nh_coll_op(k->coll);
+        t->form = k->form;
+        t->m = k->m;
+        t->vec = nh_coll_vec(k->coll);
+        t->known = !t->vec || nh_sizes_known(p, k->coll);
+        t->key = key;
+        t->lsig = k->sig;
         t->own = -1;
         if (candidates(p, t) == 0) {
             free(t);
@@ -268,7 +317,9 @@ int nh_autotune_algo(nh_plan *p, nh_op op, nh_form form, size_t m, nh_algo *algo
         st->learn = t;
     } else if (t->done)
         tick(p, t);
-    if (t->awaiting) /* until the agreement: the blocking form's decision or the model's */
+    /* until the agreement: the blocking form's decision or the model's;
+     * and the model's where the sizes changed during the trials */
+    if (t->awaiting || t->nolearn)
         return -1;
     *tuning = !t->done;
     *tuned = t->from_file ? NH_TUNED_FILE : NH_TUNED_MEASURED;
@@ -280,7 +331,7 @@ int nh_autotune_algo(nh_plan *p, nh_op op, nh_form form, size_t m, nh_algo *algo
     int i = t->tryidx[t->cur];
     *algo = t->cand[i];
     *bind = t->bind[i];
-    if (form == NH_FORM_BLOCKING)
+    if (k->form == NH_FORM_BLOCKING)
         return 0; /* timed by the caller: nh_autotune_record */
     /* nonblocking: the request times what the caller pays and puts it in
      * the slot at completion (none for the untimed first call); the
@@ -289,12 +340,23 @@ int nh_autotune_algo(nh_plan *p, nh_op op, nh_form form, size_t m, nh_algo *algo
     return 0;
 }
 
-void nh_autotune_started(nh_plan *p, nh_op op, size_t m)
+/* k's state on p, where it is on trial: the call's signature checked. */
+static struct nh_learn *on_trial(nh_plan *p, const nh_learn_key *k)
 {
     int nsizes;
     nh_sel_state *st = nh_sel_state_of(p);
-    struct nh_learn *t = st ? find(st, op, NH_FORM_NONBLOCKING, m, &nsizes) : NULL;
-    if (!t || t->done || t->awaiting || ++t->call <= NH_TUNE_TRIALS)
+    struct nh_learn *t = st ? find(st, k->coll, k->form, key_value(p, k), &nsizes) : NULL;
+    if (!t || t->done || t->awaiting)
+        return NULL;
+    if (k->sig != t->lsig)
+        t->unstable = 1;
+    return t;
+}
+
+void nh_autotune_started(nh_plan *p, const nh_learn_key *k)
+{
+    struct nh_learn *t = on_trial(p, k);
+    if (!t || ++t->call <= NH_TUNE_TRIALS)
         return;
     t->call = 0;
     if (++t->cur == t->ntry) {
@@ -303,11 +365,11 @@ void nh_autotune_started(nh_plan *p, nh_op op, size_t m)
     }
 }
 
-int nh_autotune_tick(nh_plan *p, nh_op op, nh_form form, size_t m)
+int nh_autotune_tick(nh_plan *p, const nh_learn_key *k)
 {
     int nsizes;
     nh_sel_state *st = nh_sel_state_of(p);
-    struct nh_learn *t = st ? find(st, op, form, m, &nsizes) : NULL;
+    struct nh_learn *t = st ? find(st, k->coll, k->form, key_value(p, k), &nsizes) : NULL;
     if (t && t->done)
         tick(p, t);
     return t && !t->done;
@@ -326,10 +388,13 @@ int nh_autotune_decided(nh_plan *p, nh_op op, nh_form form, size_t m, nh_tune_de
     if (nh_tune_file_lookup(&k, d) == 0) /* the file's for this very form */
         return 0;
     /* this form's, a persistent call the nonblocking form's, else the blocking form's */
+    nh_coll coll = op == NH_OP_ALLTOALL ? NH_COLL_ALLTOALL : NH_COLL_ALLGATHER;
     struct nh_learn *t =
-        find(st, op, form == NH_FORM_BLOCKING ? form : NH_FORM_NONBLOCKING, m, &nsizes);
-    if (!t || !(t->done || t->dec.ncand))
-        t = find(st, op, NH_FORM_BLOCKING, m, &nsizes);
+        find(st, coll, form == NH_FORM_BLOCKING ? form : NH_FORM_NONBLOCKING, m, &nsizes);
+    if (!t || t->nolearn || !(t->done || t->dec.ncand))
+        t = find(st, coll, NH_FORM_BLOCKING, m, &nsizes);
+    if (t && t->nolearn)
+        t = NULL;
     if (t && (t->done || t->dec.ncand)) { /* decided (a re-check keeps the last decision) */
         *d = t->dec;
         *tuned = t->from_file ? NH_TUNED_FILE : NH_TUNED_MEASURED;
@@ -351,6 +416,13 @@ static void say(nh_plan *p, const struct nh_learn *t)
     int rank;
     if (!nh_cfg.report || nh_mpi_Comm_rank(p->pcomm, &rank) != MPI_SUCCESS || rank != 0)
         return;
+    if (t->nolearn) {
+        fprintf(stderr,
+                "nhood: autotune comm=%d op=%s%s bytes=%zu algorithm=model (the blocks' sizes "
+                "changed during the trials on some rank)\n",
+                p->id, t->form == NH_FORM_BLOCKING ? "" : "i", nh_coll_name(t->coll), t->m);
+        return;
+    }
     for (int i = 0; i < t->dec.ncand && n < sizeof(times); i++) {
         nh_tune_cand_name(t->dec.cand[i], t->dec.cbind[i], name, sizeof(name));
         n += (size_t)snprintf(times + n, sizeof(times) - n, "%s%s:%.2f", i ? "," : "", name,
@@ -360,7 +432,7 @@ static void say(nh_plan *p, const struct nh_learn *t)
     fprintf(stderr,
             "nhood: autotune comm=%d op=%s%s bytes=%zu algorithm=%s times_us=%s (slowest "
             "rank's median of %d calls) cost_us=%.1f rechecks=%d\n",
-            p->id, t->form == NH_FORM_BLOCKING ? "" : "i", nh_op_name(t->op), t->m, name, times,
+            p->id, t->form == NH_FORM_BLOCKING ? "" : "i", nh_coll_name(t->coll), t->m, name, times,
             NH_TUNE_TRIALS, t->cost_us, t->rechecks);
 }
 
@@ -382,11 +454,29 @@ static double median(const struct nh_learn *t, int i)
 
 /* The agreed times all[] (the slowest rank's) of the candidates on
  * trial, this rank's mine[]: every rank takes the same choice. */
-static void decide(nh_plan *p, struct nh_learn *t, const double *mine, const double *all)
+/* The choice's calls chose before it (select.c remembers them): they
+ * choose again.  Every rank of p gets here on the same call. */
+static void forget_choices(nh_plan *p, const struct nh_learn *t)
+{
+    nh_sel_state *st = nh_sel_state_of(p);
+    for (int f = NH_FORM_BLOCKING; st && f < NH_FORM_COUNT; f++)
+        if (t->vec || st->last[t->coll][f].m == t->m)
+            st->last[t->coll][f].valid = 0;
+}
+
+static void decide(nh_plan *p, struct nh_learn *t, int unstable, const double *mine,
+                   const double *all)
 {
     /* a nonblocking trial's untimed call is not counted in spent */
     int calls = t->ntry * (NH_TUNE_TRIALS + (t->form == NH_FORM_BLOCKING));
     int best = 0, recheck = t->rechecking;
+    if (unstable) { /* the sizes changed on some rank: nothing learned */
+        t->done = t->nolearn = 1;
+        forget_choices(p, t);
+        nh_exec_forget_idle(p);
+        say(p, t);
+        return;
+    }
     for (int i = 1; i < t->ntry; i++)
         if (all[i] < all[best])
             best = i;
@@ -424,18 +514,25 @@ static void decide(nh_plan *p, struct nh_learn *t, const double *mine, const dou
     double over = (t->spent - calls * mine[best]) * 1e6;
     t->cost_us += over > 0 ? over : 0;
     t->done = 1;
-    /* Nonblocking and persistent calls of this size chose before the
-     * decision, and blocking ones before a re-check (select.c remembers
-     * their choice): they choose again, from it.  Every rank of p gets
-     * here on the same call. */
-    nh_coll coll = t->op == NH_OP_ALLTOALL ? NH_COLL_ALLTOALL : NH_COLL_ALLGATHER;
-    nh_sel_state *st = nh_sel_state_of(p);
-    for (int f = NH_FORM_BLOCKING; st && f < NH_FORM_COUNT; f++)
-        if (st->last[coll][f].m == t->m)
-            st->last[coll][f].valid = 0;
+    /* the other forms of this size chose before the decision, and this
+     * one before a re-check: they choose again, from it; nonblocking
+     * trials of the size stop (the blocking form's decision serves them) */
+    forget_choices(p, t);
+    int nsizes;
+    struct nh_learn *nb =
+        t->form == NH_FORM_BLOCKING && !t->vec
+            ? find(nh_sel_state_of(p), t->coll, NH_FORM_NONBLOCKING, t->key, &nsizes)
+            : NULL;
+    if (nb && !nb->done) { /* its outstanding trials' slots stay valid */
+        if (nb->awaiting)
+            __atomic_sub_fetch(&nh_learn_nawait, 1, __ATOMIC_RELAXED);
+        nb->awaiting = 0;
+        nb->done = nb->nolearn = 1;
+    }
     nh_tune_key k;
     key_of(p, t->op, t->form, t->m, &k);
-    nh_tune_file_put(&k, &t->dec);
+    if (!t->vec) /* the file keys regular calls' block sizes */
+        nh_tune_file_put(&k, &t->dec);
     /* the losers' bindings (their temporary buffers: 26 MiB each for a 3-D
      * Moore call of 1 MiB blocks) are not kept */
     nh_exec_forget_idle(p);
@@ -445,14 +542,16 @@ static void decide(nh_plan *p, struct nh_learn *t, const double *mine, const dou
 /* After a blocking call's last trial: agree on the fastest candidate. */
 static int agree(nh_plan *p, struct nh_learn *t)
 {
-    double mine[NH_TUNE_MAXCAND], all[NH_TUNE_MAXCAND];
+    /* whether the sizes changed, then each candidate's median */
+    double mine[NH_TUNE_MAXCAND + 1], all[NH_TUNE_MAXCAND + 1];
+    mine[0] = t->unstable;
     for (int i = 0; i < t->ntry; i++)
-        mine[i] = median(t, t->tryidx[i]);
+        mine[1 + i] = median(t, t->tryidx[i]);
     /* progressing nhood's outstanding operations while it waits: another
      * rank may need this one's forwarding before it joins */
-    int rc = nh_req_allreduce(mine, all, t->ntry, MPI_DOUBLE, MPI_MAX, p->pcomm);
+    int rc = nh_req_allreduce(mine, all, t->ntry + 1, MPI_DOUBLE, MPI_MAX, p->pcomm);
     if (!rc)
-        decide(p, t, mine, all);
+        decide(p, t, all[0] > 0, mine + 1, all + 1);
     return rc;
 }
 
@@ -484,12 +583,12 @@ int nh_autotune_settle(nh_plan *p)
     nh_sel_state *st = nh_sel_state_of(p);
     int n = 0, k = 0, rc;
     for (struct nh_learn *t = st ? st->learn : NULL; t; t = t->next)
-        n += t->awaiting ? 1 + t->ntry : 0;
+        n += t->awaiting ? 2 + t->ntry : 0;
     if (!n)
         return MPI_SUCCESS;
     /* per entry awaiting (the same entries in the same order on every
      * rank: the same calls made them): whether a trial is still running
-     * somewhere, then each candidate's median */
+     * somewhere, whether the sizes changed, then each candidate's median */
     double *mine = malloc(2 * (size_t)n * sizeof(double)), *all = mine + n;
     if (!mine)
         return MPI_ERR_NO_MEM;
@@ -498,6 +597,7 @@ int nh_autotune_settle(nh_plan *p)
             continue;
         int ok = measured(t);
         mine[k++] = !ok;
+        mine[k++] = t->unstable;
         for (int i = 0; i < t->ntry; i++)
             mine[k++] = ok ? median(t, t->tryidx[i]) : 0;
     }
@@ -509,20 +609,18 @@ int nh_autotune_settle(nh_plan *p)
         if (all[k] == 0) { /* measured everywhere */
             t->awaiting = 0;
             __atomic_sub_fetch(&nh_learn_nawait, 1, __ATOMIC_RELAXED);
-            decide(p, t, mine + k + 1, all + k + 1);
+            decide(p, t, all[k + 1] > 0, mine + k + 2, all + k + 2);
         }
-        k += 1 + t->ntry;
+        k += 2 + t->ntry;
     }
     free(mine);
     return rc;
 }
 
-int nh_autotune_record(nh_plan *p, nh_op op, size_t m, double seconds)
+int nh_autotune_record(nh_plan *p, const nh_learn_key *k, double seconds)
 {
-    int nsizes;
-    nh_sel_state *st = nh_sel_state_of(p);
-    struct nh_learn *t = st ? find(st, op, NH_FORM_BLOCKING, m, &nsizes) : NULL;
-    if (!t || t->done)
+    struct nh_learn *t = on_trial(p, k);
+    if (!t)
         return MPI_SUCCESS;
     int i = t->tryidx[t->cur];
     t->spent += seconds;

@@ -290,29 +290,16 @@ int nh_forced_needs_progress(nh_plan *p, nh_algo forced, const char *opname)
     return MPI_SUCCESS;
 }
 
-/* Every rank holds every template entry: each dimension that offsets can
- * leave is periodic (size 1 dimensions have nothing to leave). */
-static int full_template(const nh_plan *p)
-{
-    for (int j = 0; j < p->nb.g.ndims; j++)
-        if (p->nb.g.dims[j] > 1 && !p->nb.g.periods[j])
-            return 0;
-    return 1;
-}
-
-int nh_sizes_known(nh_plan *p, nh_coll coll)
-{
-    return nh_coll_vec(coll) ? p->hinted && full_template(p) : nh_plan_coupled(p);
-}
-
 /* auto's choice for blocks of m bytes, kept for the next such call. */
-static void remember(nh_plan *p, nh_coll coll, nh_form form, size_t m, const nh_choice *c)
+static void remember(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned long sig,
+                     const nh_choice *c)
 {
     nh_sel_state *st = nh_sel_state_of(p);
     if (!st)
         return;
     st->last[coll][form].valid = 1;
     st->last[coll][form].m = m;
+    st->last[coll][form].sig = sig;
     st->last[coll][form].algo = c->algo;
     st->last[coll][form].s = c->s;
     st->last[coll][form].o = c->o;
@@ -339,9 +326,11 @@ int nh_select_passes(nh_plan *p, nh_coll coll, nh_form form, nh_choice *out)
     return 1;
 }
 
-int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
+int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned long sig, nh_choice *out)
 {
     nh_op op = nh_coll_op(coll);
+    int vec = nh_coll_vec(coll);
+    nh_learn_key lk = {coll, form, m, sig};
     nh_algo forced = nh_forced_algo(p, op);
     int known = nh_sizes_known(p, coll), rc;
     nh_sel_state *st = nh_sel_state_of(p);
@@ -372,11 +361,11 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
                 return rc;
         }
     } else if (forced == NH_ALGO_AUTO && st && st->last[coll][form].valid &&
-               st->last[coll][form].m == m &&
+               st->last[coll][form].m == m && st->last[coll][form].sig == sig &&
                /* a learned choice counts its calls toward the re-check;
                 * trials running or a re-check due choose anew below */
                !(form != NH_FORM_PERSISTENT && st->last[coll][form].tuned == NH_TUNED_MEASURED &&
-                 nh_autotune_tick(p, op, form, m))) {
+                 nh_autotune_tick(p, &lk))) {
         out->algo = st->last[coll][form].algo;
         out->o = st->last[coll][form].o;
         out->s = st->last[coll][form].s;
@@ -385,15 +374,20 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
         return MPI_SUCCESS;
     } else if (forced == NH_ALGO_AUTO) {
         best = NH_ALGO_DIRECT;
-        int tune = known && !nh_coll_vec(coll) && nh_autotune_applies(p);
-        if (tune && nh_autotune_algo(p, op, form, m, &best, &tb, &out->tuning, &out->tuned,
-                                     &out->paid) == 0) {
-            /* measured (NHOOD_AUTOTUNE, blocking and nonblocking regular
-             * calls; MPI's own exchange is a candidate, run by the
-             * caller), or the file's */
-            if (best == NH_ALGO_PMPI)
+        int tune = (known || vec) && nh_autotune_applies(p);
+        if (tune &&
+            nh_autotune_algo(p, &lk, &best, &tb, &out->tuning, &out->tuned, &out->paid) == 0) {
+            /* measured (NHOOD_AUTOTUNE, blocking and nonblocking calls;
+             * MPI's own exchange is a candidate, run by the caller), or
+             * the file's */
+            if (best == NH_ALGO_PMPI) { /* decided: remembered (v, w: nh_select_passes) */
+                if (!out->tuning)
+                    remember(p, coll, form, m, sig, out);
                 return MPI_SUCCESS;
-        } else if (tune && form != NH_FORM_BLOCKING &&
+            }
+            if (!(bs = nh_autotune_sched(p, coll, best)))
+                return MPI_ERR_NO_MEM;
+        } else if (tune && !vec && form != NH_FORM_BLOCKING &&
                    tuned_pick(p, op, form, m, w, &best, &tb, &bs, out) == 0) {
             /* the blocking form's decision, where it may run in this form */
         } else if (known) {
@@ -404,6 +398,8 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
                 out->tuned = NH_TUNED_MODEL;
         } else {
             unknown_pick(p, op, form, w, split, &best, &bs);
+            if (tune) /* the trials' sizes changed: nothing learned */
+                out->tuned = NH_TUNED_MODEL;
             if (split && form != NH_FORM_BLOCKING && !bs && best != NH_ALGO_PMPI) {
                 nh_algo b0;
                 const nh_sched *s0;
@@ -420,7 +416,7 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
         !(bs = nh_plan_sched_split(p, best)))
         return MPI_ERR_NO_MEM;
     if (best == NH_ALGO_PMPI) { /* out says so already */
-        remember(p, coll, form, m, out);
+        remember(p, coll, form, m, sig, out);
         return MPI_SUCCESS;
     }
     const nh_sched *s = bs ? bs : nh_plan_sched(p, op, best);
@@ -430,12 +426,10 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out)
     out->s = s;
     /* v/w calls decide packing per message (the engine's AUTO rule) unless
      * NHOOD_BINDING forces one; regular calls by the cost model. */
-    out->o.kind = nh_coll_vec(coll)    ? nh_cfg.binding
-                  : tb != NH_BIND_AUTO ? tb
-                                       : nh_pick_binding(s, m);
+    out->o.kind = tb != NH_BIND_AUTO ? tb : vec ? nh_cfg.binding : nh_pick_binding(s, m);
     out->o.header = !known && s->tmpl_rounds > 1;
     out->o.model = nh_coll_vec(coll);
     if (forced == NH_ALGO_AUTO && !out->tuning)
-        remember(p, coll, form, m, out);
+        remember(p, coll, form, m, sig, out);
     return MPI_SUCCESS;
 }

@@ -38,8 +38,9 @@ typedef struct nh_sel_state {
         nh_algo algo;
         const nh_sched *s; /* its schedule (bruck: of the ports chosen) */
         nh_bind_opts o;
-        int why;   /* nh_why */
-        int tuned; /* nh_tuned */
+        int why;           /* nh_why */
+        int tuned;         /* nh_tuned */
+        unsigned long sig; /* v and w calls */
     } last[NH_COLL_COUNT][NH_FORM_COUNT];
     struct nh_learn *learn;
     int warned_progress;
@@ -89,8 +90,9 @@ typedef struct nh_choice {
 } nh_choice;
 
 /* The algorithm for a call of coll in form with blocks of m bytes (the
- * same on every rank where nh_sizes_known; ignored elsewhere). */
-int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, nh_choice *out);
+ * same on every rank where nh_sizes_known; ignored elsewhere) and, for v
+ * and w calls, the signature sig of their sizes (nh_learn_key). */
+int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned long sig, nh_choice *out);
 /* On a graph that is not isomorphic, where nhood would hand op's call to
  * MPI's own exchange: nhood's direct exchange over the lists instead
  * (*out set, 1) where some rank lists a source twice, whose blocks MPICH
@@ -103,8 +105,20 @@ int nh_irregular_direct(nh_plan *p, nh_op op, nh_choice *out);
  * describe its blocks first; *out says so.  Not with store-and-forward
  * (it re-checks with the call's sizes) or under NHOOD_CHECK. */
 int nh_select_passes(nh_plan *p, nh_coll coll, nh_form form, nh_choice *out);
-/* Does every rank see the same block sizes for coll on p (see select.c)? */
-int nh_sizes_known(nh_plan *p, nh_coll coll);
+/* Does every rank see the same block sizes for coll on p?  Regular calls
+ * where the plan's sizes are coupled; v and w calls under the
+ * isomorphic=true promise where every rank holds every template entry
+ * (each dimension that offsets can leave is periodic; size 1 dimensions
+ * have nothing to leave). */
+static inline int nh_sizes_known(nh_plan *p, nh_coll coll)
+{
+    if (!nh_coll_vec(coll))
+        return nh_plan_coupled(p);
+    for (int j = 0; j < p->nb.g.ndims; j++)
+        if (p->nb.g.dims[j] > 1 && !p->nb.g.periods[j])
+            return 0;
+    return p->hinted;
+}
 /* The cost model applied (price.c). */
 /* The modeled time of s for blocks of m bytes under binding b. */
 double nh_cost_of(const nh_sched *s, nh_binding b, size_t m);
@@ -166,27 +180,44 @@ int nh_stfw_predict(const nh_plan *p, nh_op op, int block_bytes);
 /* nh_tune_dec: a decision of the learning (core/tunetext.h) */
 
 /* The learning tier, NHOOD_AUTOTUNE (autotune.c): whether it applies to
- * p's regular calls (isomorphic, coupled block sizes). */
+ * p (isomorphic; regular calls where nh_sizes_known, v and w calls
+ * everywhere). */
 int nh_autotune_applies(nh_plan *p);
+/* What the learning keeps its state by: the collective, the form and the
+ * blocks: a regular call's size m; a v or w call's signature sig (its
+ * sizes in the template's order, api's nh_call_sig), the key where the
+ * sizes are known alike on every rank (nh_sizes_known), elsewhere only
+ * checked to stay the same through the trials (one state per collective
+ * and form; where it changes on some rank, the model chooses); m their
+ * mean there (pricing, the report). */
+typedef struct nh_learn_key {
+    nh_coll coll;
+    nh_form form;
+    size_t m;
+    unsigned long sig;
+} nh_learn_key;
 /* The algorithm and binding (AUTO: the cost model's) a blocking or
- * nonblocking regular call runs, measured rather than modeled (or decided
- * by the tuning file, *tuned says which); -1 where learning does not
- * apply, or a nonblocking size awaits its agreement.  *tuning: a trial;
- * a blocking one the caller times for nh_autotune_record (the first of
- * each candidate, untimed, too), a nonblocking one's request
- * (exec/request.h, nh_req_time) puts what the caller paid in **paid at
- * completion (NULL: untimed), then nh_autotune_started.  No side effect
- * (nhood_algorithm_for asks too). */
-int nh_autotune_algo(nh_plan *p, nh_op op, nh_form form, size_t m, nh_algo *algo, nh_binding *bind,
+ * nonblocking call runs, measured rather than modeled (or decided by the
+ * tuning file, *tuned says which); -1 where learning does not apply, or
+ * a nonblocking size awaits its agreement.  *tuning: a trial; a blocking
+ * one the caller times for nh_autotune_record (the first of each
+ * candidate, untimed, too), a nonblocking one's request (exec/request.h,
+ * nh_req_time) puts what the caller paid in **paid at completion (NULL:
+ * untimed), then nh_autotune_started.  Creates the key's state; a trial
+ * moves on only when made (nhood_algorithm_for asks too). */
+int nh_autotune_algo(nh_plan *p, const nh_learn_key *k, nh_algo *algo, nh_binding *bind,
                      int *tuning, nh_tuned *tuned, double **paid);
-int nh_autotune_record(nh_plan *p, nh_op op, size_t m, double seconds);
+int nh_autotune_record(nh_plan *p, const nh_learn_key *k, double seconds);
 /* A nonblocking trial (timed or not) has started: the next call takes the
  * next trial. */
-void nh_autotune_started(nh_plan *p, nh_op op, size_t m);
+void nh_autotune_started(nh_plan *p, const nh_learn_key *k);
 /* Selection remembered the learned choice for a call (a decided call):
  * counts it toward the re-check; 1 where trials are due or running (the
  * call chooses through nh_autotune_algo). */
-int nh_autotune_tick(nh_plan *p, nh_op op, nh_form form, size_t m);
+int nh_autotune_tick(nh_plan *p, const nh_learn_key *k);
+/* Candidate a's schedule for coll on p (v and w calls of sizes not known
+ * alike: direct, or an all-to-all's forwarding schedule split). */
+const nh_sched *nh_autotune_sched(nh_plan *p, nh_coll coll, nh_algo a);
 /* Nonblocking sizes whose trials have all started wait for an agreement
  * point: a call where every rank of p is sure to take part and blocking is
  * allowed (p's blocking collectives, api/points.c).  nh_learn_nawait:

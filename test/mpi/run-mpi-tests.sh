@@ -859,6 +859,30 @@ if run "$name" 3 "NHOOD_AUTOTUNE=1 NHOOD_WARMUP=2 NHOOD_REPORT=1" "$t/test_autot
 else
     bad "$name"
 fi
+# v and w calls: learned per collective, form and signature of their
+# sizes (checked to stay the same through the trials on graphs without
+# the isomorphic=true promise); where they change (vw-vary) the model
+# chooses and the report says so.
+name="autotune np=3 v and w calls"
+if run "$name" 3 "NHOOD_AUTOTUNE=1 NHOOD_REPORT=1" "$t/test_autotune" vw &&
+    [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=alltoall[vw] bytes=64 algorithm=$cand times_us=direct/pack:" "$log.err")" -eq 2 ] &&
+    [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=alltoall[vw] bytes=16 algorithm=(pmpi|$cand) times_us=pmpi:" "$log.err")" -eq 2 ]; then
+    ok "$name"
+else
+    bad "$name"
+fi
+name="autotune np=3 v and w calls whose sizes change: the model chooses"
+if run "$name" 3 "NHOOD_AUTOTUNE=1 NHOOD_REPORT=1" "$t/test_autotune" vw-vary &&
+    [ "$(grep -Ec '^nhood: autotune comm=[0-9]+ op=alltoall[vw] bytes=(64|16) algorithm=model \(the blocks. sizes changed' "$log.err")" -eq 4 ] &&
+    [ "$(grep -c '^nhood: autotune ' "$log.err")" -eq 4 ]; then
+    ok "$name"
+else
+    bad "$name"
+fi
+for np in 2 4; do
+    name="autotune np=$np v and w calls"
+    if run "$name" $np "NHOOD_AUTOTUNE=1" "$t/test_autotune" vw; then ok "$name"; else bad "$name"; fi
+done
 name="autotune np=3, the default: learns without a word on stderr"
 if run "$name" 3 "NHOOD_AUTOTUNE=1" "$t/test_autotune" && [ ! -s "$log.err" ]; then
     ok "$name"

@@ -24,6 +24,10 @@ static int rank, p;
  * (nothing there may agree: the model's choice stays, the results must
  * still be right). */
 static int nbonly, nopoint;
+/* argv[1] "vw": MPI_Neighbor_alltoallv and _alltoallw calls (learned per
+ * signature of their sizes); "vw-vary": their sizes change from call to
+ * call on one rank (nothing learned: the model's choice). */
+static int vw, vary;
 /* argv[1] "slow": the last rank spins before some blocking calls, so the
  * others wait inside them and every rank times the candidates
  * differently; the decisions must still be identical everywhere. */
@@ -150,6 +154,64 @@ static void run(int alltoall, MPI_Comm g, int outdeg, int indeg, int m, int call
     free(ref);
 }
 
+/* v and w calls (see vw): alltoallv and alltoallw (bytes) of blocks of m
+ * bytes, blocking, every result checked; vary: blocks of m and m + 8
+ * bytes in turn. */
+static void run_vw(MPI_Comm g, int outdeg, int indeg, int m, int calls,
+                   int (*algo_for)(MPI_Comm, const char *, int, char *, int))
+{
+    int big = m + 8;
+    size_t sb = (size_t)big * outdeg + 1, rb = (size_t)big * indeg + 1;
+    char *sbuf = malloc(sb), *rbuf = malloc(rb), *ref = malloc(rb), name[32];
+    int *sc = malloc(sizeof(int) * (outdeg + 1)), *sd = malloc(sizeof(int) * (outdeg + 1)),
+        *rc = malloc(sizeof(int) * (indeg + 1)), *rd = malloc(sizeof(int) * (indeg + 1));
+    MPI_Aint *swd = malloc(sizeof(MPI_Aint) * (outdeg + 1)),
+             *rwd = malloc(sizeof(MPI_Aint) * (indeg + 1));
+    MPI_Datatype *st = malloc(sizeof(MPI_Datatype) * (outdeg + 1)),
+                 *rt = malloc(sizeof(MPI_Datatype) * (indeg + 1));
+    for (int call_no = 0; call_no < calls; call_no++) {
+        /* w calls even, v calls odd; vary: every rank's blocks change
+         * every other call of each (the sizes of an edge agree at both
+         * ends), so the signatures change */
+        int mm = vary && call_no / 2 % 2 ? big : m, w = call_no % 2 == 0;
+        for (int k = 0; k < outdeg; k++) {
+            sc[k] = mm;
+            sd[k] = k * mm;
+            swd[k] = (MPI_Aint)k * mm;
+            st[k] = MPI_BYTE;
+        }
+        for (int k = 0; k < indeg; k++) {
+            rc[k] = mm;
+            rd[k] = k * mm;
+            rwd[k] = (MPI_Aint)k * mm;
+            rt[k] = MPI_BYTE;
+        }
+        for (size_t i = 0; i < sb; i++)
+            sbuf[i] = (char)(rank * 13 + i * 7 + call_no);
+        memset(ref, 0x11, rb);
+        memset(rbuf, 0x77, rb);
+        reference(1, g, sbuf, ref, mm);
+        if (w)
+            MPI_Neighbor_alltoallw(sbuf, sc, swd, st, rbuf, rc, rwd, rt, g);
+        else
+            MPI_Neighbor_alltoallv(sbuf, sc, sd, MPI_BYTE, rbuf, rc, rd, MPI_BYTE, g);
+        CHECK(memcmp(rbuf, ref, (size_t)mm * indeg) == 0,
+              "alltoall%s %d B call %d differs from the reference", w ? "w" : "v", mm, call_no);
+    }
+    chosen(g, "alltoallw", m, name, sizeof(name), algo_for);
+    free(sbuf);
+    free(rbuf);
+    free(ref);
+    free(sc);
+    free(sd);
+    free(rc);
+    free(rd);
+    free(swd);
+    free(rwd);
+    free(st);
+    free(rt);
+}
+
 /* Nonblocking calls only (see nbonly): calls of blocks of m bytes, in
  * batches of up to three outstanding requests completed by MPI_Waitall,
  * MPI_Wait in reverse or MPI_Testall polling, each result checked. */
@@ -213,6 +275,8 @@ int main(int argc, char **argv)
     slow = argc > 1 && strcmp(argv[1], "slow") == 0;
     nopoint = argc > 1 && strcmp(argv[1], "nonblocking-nopoint") == 0;
     nbonly = nopoint || (argc > 1 && strcmp(argv[1], "nonblocking") == 0);
+    vary = argc > 1 && strcmp(argv[1], "vw-vary") == 0;
+    vw = vary || (argc > 1 && strcmp(argv[1], "vw") == 0);
     int (*algo_for)(MPI_Comm, const char *, int, char *, int) =
         (int (*)(MPI_Comm, const char *, int, char *, int))dlsym(RTLD_DEFAULT,
                                                                  "nhood_algorithm_for");
@@ -227,7 +291,9 @@ int main(int argc, char **argv)
      * after the agreement (and, under a short NHOOD_LEARN_RECHECK, through
      * re-checks).  This small torus lists ranks twice: MPI's own exchange
      * is no candidate. */
-    if (nbonly) {
+    if (vw) {
+        run_vw(g, outdeg, indeg, 64, 160, algo_for);
+    } else if (nbonly) {
         run_nb(1, g, outdeg, indeg, 8, 64, algo_for);
         run_nb(1, g, outdeg, indeg, 4096, 64, algo_for);
         run_nb(0, g, outdeg, indeg, 64, 64, algo_for);
@@ -243,7 +309,10 @@ int main(int argc, char **argv)
     if (p >= 3 && p % 2) {
         int ring[2] = {1, -1}, rdims[1] = {p}, rper[1] = {1};
         tc_graph(MPI_COMM_WORLD, 1, rdims, rper, 2, ring, MPI_INFO_NULL, 0, &g, &outdeg, &indeg);
-        (nbonly ? run_nb : run)(1, g, outdeg, indeg, 16, 64, algo_for);
+        if (vw)
+            run_vw(g, outdeg, indeg, 16, 160, algo_for);
+        else
+            (nbonly ? run_nb : run)(1, g, outdeg, indeg, 16, 64, algo_for);
         MPI_Comm_free(&g);
     }
     free(off);
