@@ -51,8 +51,9 @@ static int lists_valid(MPI_Comm comm, const nh_lists *l)
 {
     int size, inter = 1;
     if (comm == MPI_COMM_NULL || nh_mpi_Comm_test_inter(comm, &inter) || inter ||
-        nh_mpi_Comm_size(comm, &size) || l->indeg < 0 || l->outdeg < 0 || (l->indeg && !l->srcs) ||
-        (l->outdeg && !l->dsts))
+        nh_mpi_Comm_size(comm, &size) ||
+        l->indeg < 0 || l->outdeg < 0 ||
+        (l->indeg && !l->srcs) || (l->outdeg && !l->dsts))
         return 0;
     for (int i = 0; i < l->indeg; i++)
         if ((l->srcs[i] < 0 || l->srcs[i] >= size) && l->srcs[i] != MPI_PROC_NULL)
@@ -152,13 +153,12 @@ int nh_graph_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
     double t1 = nh_cfg.report ? nh_mpi_Wtime() : 0;
     MPI_Comm plain = MPI_COMM_NULL;
     rc = nh_mpi_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree,
-                                           destinations, destweights, info, reorder,
-                                           comm_dist_graph);
+                                         destinations, destweights, info, reorder, comm_dist_graph);
     if (!rc && (nh_active || mend) && *comm_dist_graph != MPI_COMM_NULL &&
         !(rc = topology_mend(comm_old, comm_dist_graph, &plain)) && plain != MPI_COMM_NULL) {
         rc = nh_mpi_Dist_graph_create_adjacent(plain, indegree, sources, sourceweights, outdegree,
-                                               destinations, destweights, info, reorder,
-                                               comm_dist_graph);
+                                             destinations, destweights, info, reorder,
+                                             comm_dist_graph);
         nh_mpi_Comm_free(&plain);
     }
     if (rc || !nh_active || *comm_dist_graph == MPI_COMM_NULL) {
@@ -182,12 +182,12 @@ int nh_impl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
         return rc;
     double t1 = nh_cfg.report ? nh_mpi_Wtime() : 0;
     MPI_Comm plain = MPI_COMM_NULL;
-    rc = nh_mpi_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info,
-                                  reorder, comm_dist_graph);
+    rc = nh_mpi_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder,
+                                comm_dist_graph);
     if (!rc && nh_active && *comm_dist_graph != MPI_COMM_NULL &&
         !(rc = topology_mend(comm_old, comm_dist_graph, &plain)) && plain != MPI_COMM_NULL) {
         rc = nh_mpi_Dist_graph_create(plain, n, sources, degrees, destinations, weights, info,
-                                      reorder, comm_dist_graph);
+                                    reorder, comm_dist_graph);
         nh_mpi_Comm_free(&plain);
     }
     if (rc || !nh_active || *comm_dist_graph == MPI_COMM_NULL)

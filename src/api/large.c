@@ -227,15 +227,13 @@ static int gv_c(nh_coll coll, nh_form form, const void *sendbuf, MPI_Count sendc
 #define NH_COLL_C_INIT(name, ID, params, args, conv)
 #endif
 #define NH_COLL_C(name, ID, params, args, conv)                                                    \
-    int nh_impl_MPI_Neighbor_##name##_c(NH_UNWRAP params, MPI_Comm comm) NH_COLL_C_BODY(           \
-        conv, ID, NH_FORM_BLOCKING, args, NULL,                                                    \
-        nh_mpi_Neighbor_##name##_c(                                                                \
-            NH_UNWRAP args, comm)) int nh_impl_MPI_Ineighbor_##name##_c(NH_UNWRAP params,          \
-                                                                        MPI_Comm comm,             \
-                                                                        MPI_Request *request)      \
+    int nh_impl_MPI_Neighbor_##name##_c(NH_UNWRAP params, MPI_Comm comm)                           \
+        NH_COLL_C_BODY(conv, ID, NH_FORM_BLOCKING, args, NULL,                                     \
+                       nh_mpi_Neighbor_##name##_c(NH_UNWRAP args, comm))                             \
+    int nh_impl_MPI_Ineighbor_##name##_c(NH_UNWRAP params, MPI_Comm comm, MPI_Request *request)    \
         NH_COLL_C_BODY(conv, ID, NH_FORM_NONBLOCKING, args, request,                               \
-                       nh_mpi_Ineighbor_##name##_c(NH_UNWRAP args, comm, request))                 \
-            NH_COLL_C_INIT(name, ID, params, args, conv)
+                       nh_mpi_Ineighbor_##name##_c(NH_UNWRAP args, comm, request))                   \
+    NH_COLL_C_INIT(name, ID, params, args, conv)
 #include "api/colls_c.h"
 #undef NH_COLL_C
 #undef NH_COLL_C_INIT
@@ -243,7 +241,8 @@ static int gv_c(nh_coll coll, nh_form form, const void *sendbuf, MPI_Count sendc
 /* ---- in-place all-to-all (alltoall.c's, narrowed) ---- */
 
 int nh_impl_MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                           void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+                           void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                           MPI_Comm comm)
 {
     int r;
     if (sendbuf == MPI_IN_PLACE && regular(recvcount, recvtype, &r)) {
@@ -268,12 +267,8 @@ static int inplace_vw(nh_inplace_op op, void *recvbuf, const MPI_Count recvcount
     if ((rc = narrow(n, recvcounts, NULL, &c, &bad)) || (rc = narrow(n, NULL, rdispls, &d, &bad))) {
         rc = broken(comm, op == NH_INPLACE_ALLTOALLV ? "MPI_Alltoallv" : "MPI_Alltoallw", rc, bad);
     } else {
-        nh_inplace_args a = {.op = op,
-                             .buf = recvbuf,
-                             .type = recvtype,
-                             .types = recvtypes,
-                             .counts = c,
-                             .displs = d};
+        nh_inplace_args a = {
+            .op = op, .buf = recvbuf, .type = recvtype, .types = recvtypes, .counts = c, .displs = d};
         rc = nh_inplace_try(MPI_IN_PLACE, comm, &a);
     }
     free(c);
@@ -291,12 +286,12 @@ int nh_impl_MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
                                                   rdispls, recvtype, NULL, comm);
     return rc != NH_TO_PMPI ? rc
                             : nh_mpi_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                                                 recvcounts, rdispls, recvtype, comm);
+                                               recvcounts, rdispls, recvtype, comm);
 }
 
 int nh_impl_MPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
-                            const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
-                            const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                            const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                            void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                             const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     int rc = sendbuf != MPI_IN_PLACE ? NH_TO_PMPI
@@ -304,7 +299,7 @@ int nh_impl_MPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
                                                   rdispls, MPI_DATATYPE_NULL, recvtypes, comm);
     return rc != NH_TO_PMPI ? rc
                             : nh_mpi_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                                                 recvcounts, rdispls, recvtypes, comm);
+                                               recvcounts, rdispls, recvtypes, comm);
 }
 
 #endif

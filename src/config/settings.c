@@ -100,8 +100,9 @@ const nh_setting nh_settings[] = {
      "docs/algorithms.md, \"Tiers\"); 0: at its creation, as do graphs under a forced NHOOD_ALGO"},
     {"NHOOD_AUTOTUNE", NULL, LIB, K_BOOL, CFG(autotune), 0,
      "the learning tier: auto times MPI's exchange and nhood's schedules (each binding) on the "
-     "first blocking calls of each block size and keeps the fastest (docs/algorithms.md, "
-     "\"Tiers\"); 0: the cost model alone"},
+     "first blocking and nonblocking calls of each block size (v and w calls: of each size "
+     "signature) and keeps the fastest (docs/algorithms.md, \"Tiers\"); 0: the cost model "
+     "alone"},
     {"NHOOD_LEARN_RECHECK", NULL, LIB, K_CALLS, CFG(learn_recheck), 0,
      "a learned choice is timed again against MPI's exchange after this many calls of its size "
      "(the interval doubles while it holds, up to 64 times); 0: never"},

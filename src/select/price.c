@@ -129,3 +129,4 @@ nh_binding nh_pick_binding(const nh_sched *s, size_t m)
     return nh_cost_of(s, NH_BIND_ZCOPY, m) < nh_cost_of(s, NH_BIND_PACK, m) ? NH_BIND_ZCOPY
                                                                             : NH_BIND_PACK;
 }
+
