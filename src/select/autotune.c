@@ -63,6 +63,8 @@
 #define NH_LEARN_PRUNE 2.0   /* schedules priced above this times the cheapest: not tried */
 #define NH_LEARN_MAXGAP 64.0 /* re-check interval: at most this times NHOOD_LEARN_RECHECK */
 #define NH_LEARN_SWITCH 0.95 /* a re-check switches where the other takes under this share */
+#define NH_LEARN_CLOSE 1.25  /* candidates this close to the fastest: a run-off */
+#define NH_LEARN_RUNOFF 3    /* candidates in a run-off, at most */
 
 struct nh_learn {
     struct nh_learn *next;
@@ -82,10 +84,12 @@ struct nh_learn {
     nh_algo cand[NH_TUNE_MAXCAND];
     nh_binding bind[NH_TUNE_MAXCAND];
     double tm[NH_TUNE_MAXCAND][NH_TUNE_TRIALS]; /* timed calls per candidate, seconds */
+    double first[NH_TUNE_MAXCAND];              /* the first round's agreed times, seconds */
     /* the candidates on trial (indexes into cand): all of them, or a re-check's two */
     int ntry, tryidx[NH_TUNE_MAXCAND];
     int cur, call;  /* position in tryidx, calls made with it (0: untimed) */
     int rechecking; /* the trials are a re-check's */
+    int runoff;     /* the trials are a run-off between the first round's closest */
     int awaiting;   /* nonblocking: every trial started, the agreement waits (settle) */
     int done;
     int from_file;   /* decided by the tuning file, no trials */
@@ -222,7 +226,12 @@ static int candidates(nh_plan *p, struct nh_learn *t)
         /* a nonblocking call forwards only where something progresses it */
         if (!s || (s->tmpl_rounds > 1 && !nh_may_forward(p, t->form, 1)))
             continue;
-        if (nh_cfg.binding == NH_BIND_AUTO && multi_block(s)) {
+        if (nh_cfg.binding == NH_BIND_AUTO && t->vec) {
+            /* v and w calls: the engine's choice per message (a datatype's
+             * shape decides whether packing pays), or a message per block */
+            nk = a == NH_ALGO_DIRECT && !p->native_ok ? 2 : 1;
+            kinds[1] = NH_BIND_EACH;
+        } else if (nh_cfg.binding == NH_BIND_AUTO && multi_block(s)) {
             kinds[0] = NH_BIND_PACK;
             /* direct with a message per block: MPI's own exchange run by
              * nhood, where MPI's may not run (a source listed twice) */
@@ -454,6 +463,44 @@ static double median(const struct nh_learn *t, int i)
 
 /* The agreed times all[] (the slowest rank's) of the candidates on
  * trial, this rank's mine[]: every rank takes the same choice. */
+/* After the first round: a run-off between the fastest and the (up to
+ * NH_LEARN_RUNOFF - 1) candidates within NH_LEARN_CLOSE of it, with
+ * fresh trials (three calls each cannot tell apart choices a few percent
+ * apart on a noisy machine; both rounds count).  1 if one starts. */
+static int start_runoff(struct nh_learn *t, int best)
+{
+    int b = t->tryidx[best], n = 1, pick[NH_LEARN_RUNOFF];
+    pick[0] = b;
+    while (n < NH_LEARN_RUNOFF) {
+        int c = -1;
+        for (int i = 0; i < t->ncand; i++) {
+            int taken = 0;
+            for (int j = 0; j < n; j++)
+                taken |= pick[j] == i;
+            if (!taken && t->first[i] <= NH_LEARN_CLOSE * t->first[b] &&
+                (c < 0 || t->first[i] < t->first[c]))
+                c = i;
+        }
+        if (c < 0)
+            break;
+        pick[n++] = c;
+    }
+    if (n < 2)
+        return 0;
+    for (int i = 1; i < n; i++) /* candidate order: ties go to the earlier, MPI's own first */
+        for (int j = i; j > 0 && pick[j - 1] > pick[j]; j--) {
+            int x = pick[j];
+            pick[j] = pick[j - 1];
+            pick[j - 1] = x;
+        }
+    t->runoff = 1;
+    t->ntry = n;
+    for (int i = 0; i < n; i++)
+        t->tryidx[i] = pick[i];
+    start_trials(t);
+    return 1;
+}
+
 /* The choice's calls chose before it (select.c remembers them): they
  * choose again.  Every rank of p gets here on the same call. */
 static void forget_choices(nh_plan *p, const struct nh_learn *t)
@@ -477,23 +524,39 @@ static void decide(nh_plan *p, struct nh_learn *t, int unstable, const double *m
         say(p, t);
         return;
     }
+    double at[NH_TUNE_MAXCAND];
+    for (int i = 0; i < t->ntry; i++) /* a run-off: both rounds' agreed times averaged */
+        at[i] = t->runoff ? (all[i] + t->first[t->tryidx[i]]) / 2 : all[i];
     for (int i = 1; i < t->ntry; i++)
-        if (all[i] < all[best])
+        if (at[i] < at[best])
             best = i;
     if (recheck) { /* the choice stays unless the other is clearly faster: no flip-flop on noise */
         int cur = t->cand[t->tryidx[1]] == t->dec.algo && t->bind[t->tryidx[1]] == t->dec.bind;
-        if (all[best] > NH_LEARN_SWITCH * all[cur])
+        if (at[best] > NH_LEARN_SWITCH * at[cur])
             best = cur;
     }
-    if (!recheck) { /* the first decision: every candidate's time */
+    /* what the trials cost this rank over running the choice throughout */
+    double over = (t->spent - calls * mine[best]) * 1e6;
+    t->cost_us += over > 0 ? over : 0;
+    for (int i = 0; i < t->ntry; i++)
+        t->dec.us[t->tryidx[i]] = at[i] * 1e6;
+    t->dec.algo = t->cand[t->tryidx[best]];
+    t->dec.bind = t->bind[t->tryidx[best]];
+    if (!recheck && !t->runoff) { /* the first round: every candidate's time */
         t->dec.ncand = t->ncand;
         for (int i = 0; i < t->ncand; i++) {
             t->dec.cand[i] = t->cand[i];
             t->dec.cbind[i] = t->bind[i];
+            t->first[i] = all[i];
         }
+        if (start_runoff(t, best))
+            return;
+    }
+    t->runoff = 0;
+    if (!recheck) { /* decided: nhood's fastest, for the re-checks */
         t->own = -1;
         for (int i = 0; i < t->ncand; i++)
-            if (t->cand[i] != NH_ALGO_PMPI && (t->own < 0 || all[i] < all[t->own]))
+            if (t->cand[i] != NH_ALGO_PMPI && (t->own < 0 || t->dec.us[i] < t->dec.us[t->own]))
                 t->own = i;
         t->gap = nh_cfg.learn_recheck;
     } else { /* confirmed: the next re-check comes later */
@@ -504,15 +567,8 @@ static void decide(nh_plan *p, struct nh_learn *t, int unstable, const double *m
                                                                          : nh_cfg.learn_recheck;
         t->rechecks++;
     }
-    for (int i = 0; i < t->ntry; i++)
-        t->dec.us[t->tryidx[i]] = all[i] * 1e6;
-    t->dec.algo = t->cand[t->tryidx[best]];
-    t->dec.bind = t->bind[t->tryidx[best]];
     t->left = t->gap;
     t->rechecking = 0;
-    /* what the trials cost this rank over running the choice throughout */
-    double over = (t->spent - calls * mine[best]) * 1e6;
-    t->cost_us += over > 0 ? over : 0;
     t->done = 1;
     /* the other forms of this size chose before the decision, and this
      * one before a re-check: they choose again, from it; nonblocking

@@ -27,8 +27,13 @@
  * op = stencil, radius = halo depth k, bytes = doubles sent per process per
  * exchange x 8, algorithm = alltoallw or iso_alltoallw (the nhood side).
  *
+ * --forced also times the graph made again with each of nhood's algorithms
+ * forced (info key nhood_algorithm) in the same alternation, and adds
+ * best_fixed,best_fixed_us,fixed_ratio: the fastest of MPI's own and the
+ * forced choices, and nhood's time over it.
+ *
  * Usage: nhood-stencil [--dims 2|3|2,3] [--n N] [--halo K,...]
- *                      [--nbhd vonneumann|moore|both] [--reps R] */
+ *                      [--nbhd vonneumann|moore|both] [--reps R] [--forced] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -283,8 +288,43 @@ __attribute__((noipa)) static int graph_create(MPI_Comm comm, int s, const int *
                                           graph);
 }
 
+/* --forced: the same graph made again with each algorithm forced (info
+ * key nhood_algorithm), timed in the same alternation. */
+static const char *const forced_algos[] = {"direct", "torus", "torus_direct", "bruck"};
+#define NFORCED 4
+static int forced;
+
+static void forced_graph(MPI_Comm comm, int s, const int *src, const int *dst, const char *algo,
+                         MPI_Comm *graph)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "nhood_algorithm", algo);
+    MPI_Dist_graph_create_adjacent(comm, s, src, MPI_UNWEIGHTED, s, dst, MPI_UNWEIGHTED, info, 0,
+                                   graph);
+    MPI_Info_free(&info);
+}
+
+/* Variant v's exchange: 0 MPI's own on the graph, 1 MPI_Neighbor_alltoallw
+ * on it (nhood's), 2 Iso_neighbor_alltoallw, 3.. a forced graph. */
+static void exchange(int v, field *f, const exch *e, MPI_Comm graph, MPI_Comm iso,
+                     const MPI_Comm *fg)
+{
+    if (v == 0)
+        PMPI_Neighbor_alltoallw(f->a, e->scount, e->sdisp, e->stype, f->a, e->rcount, e->rdisp,
+                                e->rtype, graph);
+    else if (v == 2)
+        Iso_neighbor_alltoallw(f->a, e->scount, e->sdisp, e->stype, f->a, e->rcount, e->rdisp,
+                               e->rtype, iso);
+    else
+        MPI_Neighbor_alltoallw(f->a, e->scount, e->sdisp, e->stype, f->a, e->rcount, e->rdisp,
+                               e->rtype, v == 1 ? graph : fg[v - 3]);
+}
+
 static int run(int d, int n, int k, int moore, int reps)
 {
+    MPI_Comm fg[NFORCED];
+    int nv = 3 + (forced ? NFORCED : 0);
     int pdims[MAXD] = {0}, periods[MAXD] = {1, 1, 1}, pc[MAXD];
     MPI_Comm cart, graph, iso;
     MPI_Dims_create(procs, d, pdims);
@@ -305,24 +345,23 @@ static int run(int d, int n, int k, int moore, int reps)
     graph_create(cart, e.s, src, dst, MPI_UNWEIGHTED, &graph);
     /* The same with the isomorphic interface. */
     Iso_neighborhood_create(cart, e.s, e.off, &iso);
+    for (int v = 3; v < nv; v++)
+        forced_graph(cart, e.s, src, dst, forced_algos[v - 3], &fg[v - 3]);
 
     int fails = 0;
-    for (int v = 0; v < 3; v++) { /* correctness of each variant, once */
+    for (int v = 0; v < nv; v++) { /* correctness of each variant, once */
         field_fill(&f, pc);
-        if (v == 0)
-            PMPI_Neighbor_alltoallw(f.a, e.scount, e.sdisp, e.stype, f.a, e.rcount, e.rdisp,
-                                    e.rtype, graph);
-        else if (v == 1)
-            MPI_Neighbor_alltoallw(f.a, e.scount, e.sdisp, e.stype, f.a, e.rcount, e.rdisp, e.rtype,
-                                   graph);
-        else
-            Iso_neighbor_alltoallw(f.a, e.scount, e.sdisp, e.stype, f.a, e.rcount, e.rdisp, e.rtype,
-                                   iso);
+        exchange(v, &f, &e, graph, iso, fg);
         long bad = field_check(&f, pc, pdims, moore), all;
         MPI_Allreduce(&bad, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
         if (all) {
-            static const char *names[] = {"PMPI_Neighbor_alltoallw", "MPI_Neighbor_alltoallw",
-                                          "Iso_neighbor_alltoallw"};
+            static const char *names[] = {"PMPI_Neighbor_alltoallw",
+                                          "MPI_Neighbor_alltoallw",
+                                          "Iso_neighbor_alltoallw",
+                                          "forced direct",
+                                          "forced torus",
+                                          "forced torus_direct",
+                                          "forced bruck"};
             /* MPI's own exchange on a grid of 2 or fewer processes in a
              * dimension, where neighbors repeat, orders their blocks as
              * it likes (MPICH 4.2 reverses them): said, not a failure of
@@ -338,38 +377,41 @@ static int run(int d, int n, int k, int moore, int reps)
         }
     }
     field_fill(&f, pc);
-    double *t = malloc(sizeof(double) * 3 * reps), *m = malloc(sizeof(double) * 3 * reps);
-    for (int w = 0; w < 10; w++) {
-        PMPI_Neighbor_alltoallw(f.a, e.scount, e.sdisp, e.stype, f.a, e.rcount, e.rdisp, e.rtype,
-                                graph);
-        MPI_Neighbor_alltoallw(f.a, e.scount, e.sdisp, e.stype, f.a, e.rcount, e.rdisp, e.rtype,
-                               graph);
-        Iso_neighbor_alltoallw(f.a, e.scount, e.sdisp, e.stype, f.a, e.rcount, e.rdisp, e.rtype,
-                               iso);
-    }
+    double *t = malloc(sizeof(double) * nv * reps), *m = malloc(sizeof(double) * nv * reps);
+    /* warm-up: builds nhood's schedules and runs the learning's trials
+     * (up to 10 candidates x 4 calls, and a run-off; docs/algorithms.md),
+     * each call after a barrier as measured below */
+    for (int w = 0; w < 64; w++)
+        for (int v = 0; v < nv; v++) {
+            MPI_Barrier(cart);
+            exchange(v, &f, &e, graph, iso, fg);
+        }
     for (int r = 0; r < reps; r++)
-        for (int v = 0; v < 3; v++) {
+        for (int v = 0; v < nv; v++) {
             MPI_Barrier(cart);
             double t0 = MPI_Wtime();
-            if (v == 0)
-                PMPI_Neighbor_alltoallw(f.a, e.scount, e.sdisp, e.stype, f.a, e.rcount, e.rdisp,
-                                        e.rtype, graph);
-            else if (v == 1)
-                MPI_Neighbor_alltoallw(f.a, e.scount, e.sdisp, e.stype, f.a, e.rcount, e.rdisp,
-                                       e.rtype, graph);
-            else
-                Iso_neighbor_alltoallw(f.a, e.scount, e.sdisp, e.stype, f.a, e.rcount, e.rdisp,
-                                       e.rtype, iso);
+            exchange(v, &f, &e, graph, iso, fg);
             t[v * reps + r] = (MPI_Wtime() - t0) * 1e6;
         }
-    MPI_Reduce(t, m, 3 * reps, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(t, m, nv * reps, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (rank == 0) {
-        double nat = robust_median(m, reps);
+        double nat = robust_median(m, reps), best = nat;
+        const char *bname = "pmpi";
+        for (int v = 3; v < nv; v++) { /* the fastest fixed choice: MPI's own or one forced */
+            double fv = robust_median(m + v * reps, reps);
+            if (fv < best) {
+                best = fv;
+                bname = forced_algos[v - 3];
+            }
+        }
         for (int v = 1; v < 3; v++) {
             double nh = robust_median(m + v * reps, reps);
-            printf("stencil,%s,%d,%d,%d,%ld,%s,%.2f,%.2f,%.3f\n", moore ? "moore" : "vonneumann", d,
+            printf("stencil,%s,%d,%d,%d,%ld,%s,%.2f,%.2f,%.3f", moore ? "moore" : "vonneumann", d,
                    k, procs, e.sent * (long)sizeof(double), v == 1 ? "alltoallw" : "iso_alltoallw",
                    nat, nh, nh / nat);
+            if (forced)
+                printf(",%s,%.2f,%.3f", bname, best, nh / best);
+            printf("\n");
         }
         fflush(stdout);
     }
@@ -379,6 +421,8 @@ static int run(int d, int n, int k, int moore, int reps)
     free(dst);
     exch_free(&e);
     free(f.a);
+    for (int v = 3; v < nv; v++)
+        MPI_Comm_free(&fg[v - 3]);
     MPI_Comm_free(&iso);
     MPI_Comm_free(&graph);
     MPI_Comm_free(&cart);
@@ -404,17 +448,20 @@ int main(int argc, char **argv)
             reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--nbhd") && v)
             nbhd = argv[++i];
+        else if (!strcmp(argv[i], "--forced"))
+            forced = 1;
         else {
             if (rank == 0)
                 fprintf(stderr, "usage: nhood-stencil [--dims 2|3|2,3] [--n N] [--halo K,...] "
-                                "[--nbhd vonneumann|moore|both] [--reps R]\n");
+                                "[--nbhd vonneumann|moore|both] [--reps R] [--forced]\n");
             MPI_Finalize();
             return 2;
         }
     }
     int fails = 0;
     if (rank == 0)
-        printf("op,nbhd,dims,radius,procs,bytes,algorithm,native_us,nhood_us,ratio\n");
+        printf("op,nbhd,dims,radius,procs,bytes,algorithm,native_us,nhood_us,ratio%s\n",
+               forced ? ",best_fixed,best_fixed_us,fixed_ratio" : "");
     for (int a = 0; a < nd; a++)
         for (int b = 0; b < nk; b++)
             for (int moore = 0; moore <= 1; moore++) {
