@@ -55,51 +55,8 @@
 #include <stdlib.h>
 
 #include "exec/request.h"
-#include "select/select.h"
+#include "select/learn.h"
 #include "select/tunefile.h"
-
-#define NH_TUNE_TRIALS 3
-#define NH_TUNE_SIZES 16     /* block sizes learned per graph and operation */
-#define NH_LEARN_PRUNE 2.0   /* schedules priced above this times the cheapest: not tried */
-#define NH_LEARN_MAXGAP 64.0 /* re-check interval: at most this times NHOOD_LEARN_RECHECK */
-#define NH_LEARN_SWITCH 0.95 /* a re-check switches where the other takes under this share */
-#define NH_LEARN_CLOSE 1.25  /* candidates this close to the fastest: a run-off */
-#define NH_LEARN_RUNOFF 3    /* candidates in a run-off, at most */
-
-struct nh_learn {
-    struct nh_learn *next;
-    nh_coll coll;
-    nh_op op;
-    nh_form form; /* blocking, or nonblocking (trials timed as the caller pays them) */
-    size_t m;     /* the (mean) block size: pricing, the report */
-    /* v and w calls: the sizes known alike on every rank (keyed by their
-     * signature), or not (one state per collective and form: the trials
-     * check that this rank's signature, lsig, stays the same) */
-    int vec, known;
-    unsigned long key; /* regular calls: m; v and w: the signature, or 0 */
-    unsigned long lsig;
-    int unstable; /* the signature changed during the trials */
-    int nolearn;  /* it changed on some rank: the cost model chooses */
-    int ncand;
-    nh_algo cand[NH_TUNE_MAXCAND];
-    nh_binding bind[NH_TUNE_MAXCAND];
-    double tm[NH_TUNE_MAXCAND][NH_TUNE_TRIALS]; /* timed calls per candidate, seconds */
-    double first[NH_TUNE_MAXCAND];              /* the first round's agreed times, seconds */
-    /* the candidates on trial (indexes into cand): all of them, or a re-check's two */
-    int ntry, tryidx[NH_TUNE_MAXCAND];
-    int cur, call;  /* position in tryidx, calls made with it (0: untimed) */
-    int rechecking; /* the trials are a re-check's */
-    int runoff;     /* the trials are a run-off between the first round's closest */
-    int awaiting;   /* nonblocking: every trial started, the agreement waits (settle) */
-    int done;
-    int from_file;   /* decided by the tuning file, no trials */
-    int own;         /* cand index of nhood's fastest candidate at the decision (-1: none) */
-    double spent;    /* seconds of this rank's trial calls since the last agreement */
-    double cost_us;  /* what learning cost this rank over the best choice, microseconds */
-    long left, gap;  /* decided calls until the next re-check, and the interval */
-    int rechecks;    /* re-checks run */
-    nh_tune_dec dec; /* once done: the choice, with the agreed times */
-};
 
 int nh_learn_nawait;
 
@@ -176,11 +133,33 @@ static int multi_block(const nh_sched *s)
  * one's times arrive at completion, unmeasured (-1) until then. */
 static void start_trials(struct nh_learn *t)
 {
-    t->cur = t->call = 0;
+    t->n = 0;
     t->spent = 0;
     for (int i = 0; i < t->ntry; i++)
         for (int k = 0; k < NH_TUNE_TRIALS; k++)
             t->tm[t->tryidx[i]][k] = -1;
+}
+
+/* The candidate (index into cand) of the set's next call, and *k its timed
+ * sample (-1: the untimed call that builds).  Candidates in blocks (one
+ * untimed call, then NH_TUNE_TRIALS timed ones), a run-off's in turns call
+ * by call (few, so their bindings all stay cached, and a passing
+ * disturbance spreads over them alike). */
+static int trial_at(const struct nh_learn *t, int *k)
+{
+    int per = NH_TUNE_TRIALS + 1;
+    if (t->runoff) {
+        *k = t->n / t->ntry - 1;
+        return t->tryidx[t->n % t->ntry];
+    }
+    *k = t->n % per - 1;
+    return t->tryidx[t->n / per];
+}
+
+/* Counts a trial call: 1 when the set is complete. */
+static int trial_done(struct nh_learn *t)
+{
+    return ++t->n == t->ntry * (NH_TUNE_TRIALS + 1);
 }
 
 /* Puts every candidate on trial. */
@@ -337,7 +316,7 @@ int nh_autotune_algo(nh_plan *p, const nh_learn_key *k, nh_algo *algo, nh_bindin
         *bind = t->dec.bind;
         return 0;
     }
-    int i = t->tryidx[t->cur];
+    int smp, i = trial_at(t, &smp);
     *algo = t->cand[i];
     *bind = t->bind[i];
     if (k->form == NH_FORM_BLOCKING)
@@ -345,7 +324,7 @@ int nh_autotune_algo(nh_plan *p, const nh_learn_key *k, nh_algo *algo, nh_bindin
     /* nonblocking: the request times what the caller pays and puts it in
      * the slot at completion (none for the untimed first call); the
      * trials move on when the caller has started it (nh_autotune_started) */
-    *paid = t->call > 0 ? &t->tm[i][t->call - 1] : NULL;
+    *paid = smp >= 0 ? &t->tm[i][smp] : NULL;
     return 0;
 }
 
@@ -365,10 +344,7 @@ static struct nh_learn *on_trial(nh_plan *p, const nh_learn_key *k)
 void nh_autotune_started(nh_plan *p, const nh_learn_key *k)
 {
     struct nh_learn *t = on_trial(p, k);
-    if (!t || ++t->call <= NH_TUNE_TRIALS)
-        return;
-    t->call = 0;
-    if (++t->cur == t->ntry) {
+    if (t && trial_done(t)) {
         t->awaiting = 1;
         __atomic_add_fetch(&nh_learn_nawait, 1, __ATOMIC_RELAXED);
     }
@@ -448,7 +424,7 @@ static void say(nh_plan *p, const struct nh_learn *t)
 /* The median of candidate i's timed calls: robust against one lucky or
  * unlucky call, where the fastest would favor a candidate whose times
  * scatter. */
-static double median(const struct nh_learn *t, int i)
+double nh_learn_median(const struct nh_learn *t, int i)
 {
     double v[NH_TUNE_TRIALS];
     for (int k = 0; k < NH_TUNE_TRIALS; k++) { /* insertion sort */
@@ -465,8 +441,9 @@ static double median(const struct nh_learn *t, int i)
  * trial, this rank's mine[]: every rank takes the same choice. */
 /* After the first round: a run-off between the fastest and the (up to
  * NH_LEARN_RUNOFF - 1) candidates within NH_LEARN_CLOSE of it, with
- * fresh trials (three calls each cannot tell apart choices a few percent
- * apart on a noisy machine; both rounds count).  1 if one starts. */
+ * fresh trials taken in turns (three calls each in a block cannot tell
+ * apart choices a few percent apart on a noisy machine; both rounds
+ * count).  1 if one starts. */
 static int start_runoff(struct nh_learn *t, int best)
 {
     int b = t->tryidx[best], n = 1, pick[NH_LEARN_RUNOFF];
@@ -511,8 +488,8 @@ static void forget_choices(nh_plan *p, const struct nh_learn *t)
             st->last[t->coll][f].valid = 0;
 }
 
-static void decide(nh_plan *p, struct nh_learn *t, int unstable, const double *mine,
-                   const double *all)
+void nh_learn_decide(nh_plan *p, struct nh_learn *t, int unstable, const double *mine,
+                     const double *all)
 {
     /* a nonblocking trial's untimed call is not counted in spent */
     int calls = t->ntry * (NH_TUNE_TRIALS + (t->form == NH_FORM_BLOCKING));
@@ -602,74 +579,12 @@ static int agree(nh_plan *p, struct nh_learn *t)
     double mine[NH_TUNE_MAXCAND + 1], all[NH_TUNE_MAXCAND + 1];
     mine[0] = t->unstable;
     for (int i = 0; i < t->ntry; i++)
-        mine[1 + i] = median(t, t->tryidx[i]);
+        mine[1 + i] = nh_learn_median(t, t->tryidx[i]);
     /* progressing nhood's outstanding operations while it waits: another
      * rank may need this one's forwarding before it joins */
     int rc = nh_req_allreduce(mine, all, t->ntry + 1, MPI_DOUBLE, MPI_MAX, p->pcomm);
     if (!rc)
-        decide(p, t, all[0] > 0, mine + 1, all + 1);
-    return rc;
-}
-
-int nh_autotune_pending(nh_plan *p)
-{
-    nh_sel_state *st =
-        __atomic_load_n(&nh_learn_nawait, __ATOMIC_RELAXED) ? nh_sel_state_of(p) : NULL;
-    for (struct nh_learn *t = st ? st->learn : NULL; t; t = t->next)
-        if (t->awaiting)
-            return 1;
-    return 0;
-}
-
-/* Has every timed trial of t completed here?  Sums them into t->spent. */
-static int measured(struct nh_learn *t)
-{
-    t->spent = 0;
-    for (int i = 0; i < t->ntry; i++)
-        for (int k = 0; k < NH_TUNE_TRIALS; k++) {
-            if (t->tm[t->tryidx[i]][k] < 0)
-                return 0;
-            t->spent += t->tm[t->tryidx[i]][k];
-        }
-    return 1;
-}
-
-int nh_autotune_settle(nh_plan *p)
-{
-    nh_sel_state *st = nh_sel_state_of(p);
-    int n = 0, k = 0, rc;
-    for (struct nh_learn *t = st ? st->learn : NULL; t; t = t->next)
-        n += t->awaiting ? 2 + t->ntry : 0;
-    if (!n)
-        return MPI_SUCCESS;
-    /* per entry awaiting (the same entries in the same order on every
-     * rank: the same calls made them): whether a trial is still running
-     * somewhere, whether the sizes changed, then each candidate's median */
-    double *mine = malloc(2 * (size_t)n * sizeof(double)), *all = mine + n;
-    if (!mine)
-        return MPI_ERR_NO_MEM;
-    for (struct nh_learn *t = st->learn; t; t = t->next) {
-        if (!t->awaiting)
-            continue;
-        int ok = measured(t);
-        mine[k++] = !ok;
-        mine[k++] = t->unstable;
-        for (int i = 0; i < t->ntry; i++)
-            mine[k++] = ok ? median(t, t->tryidx[i]) : 0;
-    }
-    rc = nh_req_allreduce(mine, all, n, MPI_DOUBLE, MPI_MAX, p->pcomm);
-    k = 0;
-    for (struct nh_learn *t = st->learn; t && !rc; t = t->next) {
-        if (!t->awaiting)
-            continue;
-        if (all[k] == 0) { /* measured everywhere */
-            t->awaiting = 0;
-            __atomic_sub_fetch(&nh_learn_nawait, 1, __ATOMIC_RELAXED);
-            decide(p, t, all[k + 1] > 0, mine + k + 2, all + k + 2);
-        }
-        k += 2 + t->ntry;
-    }
-    free(mine);
+        nh_learn_decide(p, t, all[0] > 0, mine + 1, all + 1);
     return rc;
 }
 
@@ -678,12 +593,9 @@ int nh_autotune_record(nh_plan *p, const nh_learn_key *k, double seconds)
     struct nh_learn *t = on_trial(p, k);
     if (!t)
         return MPI_SUCCESS;
-    int i = t->tryidx[t->cur];
+    int smp, i = trial_at(t, &smp);
     t->spent += seconds;
-    if (t->call > 0) /* the first call builds, untimed */
-        t->tm[i][t->call - 1] = seconds;
-    if (++t->call <= NH_TUNE_TRIALS)
-        return MPI_SUCCESS;
-    t->call = 0;
-    return ++t->cur == t->ntry ? agree(p, t) : MPI_SUCCESS;
+    if (smp >= 0) /* the first call builds, untimed */
+        t->tm[i][smp] = seconds;
+    return trial_done(t) ? agree(p, t) : MPI_SUCCESS;
 }

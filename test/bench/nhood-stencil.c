@@ -282,10 +282,9 @@ static void parse_ints(const char *s, int *v, int *n)
  * MPI's MPI_UNWEIGHTED (a zero-length array) as a weights array too short
  * for the degree (-Wstringop-overread). */
 __attribute__((noipa)) static int graph_create(MPI_Comm comm, int s, const int *src, const int *dst,
-                                               const int *weights, MPI_Comm *graph)
+                                               const int *weights, MPI_Info info, MPI_Comm *graph)
 {
-    return MPI_Dist_graph_create_adjacent(comm, s, src, weights, s, dst, weights, MPI_INFO_NULL, 0,
-                                          graph);
+    return MPI_Dist_graph_create_adjacent(comm, s, src, weights, s, dst, weights, info, 0, graph);
 }
 
 /* --forced: the same graph made again with each algorithm forced (info
@@ -300,8 +299,7 @@ static void forced_graph(MPI_Comm comm, int s, const int *src, const int *dst, c
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "nhood_algorithm", algo);
-    MPI_Dist_graph_create_adjacent(comm, s, src, MPI_UNWEIGHTED, s, dst, MPI_UNWEIGHTED, info, 0,
-                                   graph);
+    graph_create(comm, s, src, dst, MPI_UNWEIGHTED, info, graph);
     MPI_Info_free(&info);
 }
 
@@ -342,7 +340,7 @@ static int run(int d, int n, int k, int moore, int reps)
     int *src = malloc(sizeof(int) * e.s), *dst = malloc(sizeof(int) * e.s);
     for (int i = 0; i < e.s; i++)
         Cart_relative_shift(cart, e.off + (size_t)i * d, &src[i], &dst[i]);
-    graph_create(cart, e.s, src, dst, MPI_UNWEIGHTED, &graph);
+    graph_create(cart, e.s, src, dst, MPI_UNWEIGHTED, MPI_INFO_NULL, &graph);
     /* The same with the isomorphic interface. */
     Iso_neighborhood_create(cart, e.s, e.off, &iso);
     for (int v = 3; v < nv; v++)

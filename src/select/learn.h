@@ -1,0 +1,59 @@
+/* The learning's state per plan, collective, form and key (autotune.c,
+ * settle.c); private to src/select/. */
+#ifndef NH_LEARN_H
+#define NH_LEARN_H
+
+#include "select/select.h"
+
+#define NH_TUNE_TRIALS 3
+#define NH_TUNE_SIZES 16     /* block sizes learned per graph and operation */
+#define NH_LEARN_PRUNE 2.0   /* schedules priced above this times the cheapest: not tried */
+#define NH_LEARN_MAXGAP 64.0 /* re-check interval: at most this times NHOOD_LEARN_RECHECK */
+#define NH_LEARN_SWITCH 0.95 /* a re-check switches where the other takes under this share */
+#define NH_LEARN_CLOSE 1.25  /* candidates this close to the fastest: a run-off */
+#define NH_LEARN_RUNOFF 3    /* candidates in a run-off, at most */
+
+struct nh_learn {
+    struct nh_learn *next;
+    nh_coll coll;
+    nh_op op;
+    nh_form form; /* blocking, or nonblocking (trials timed as the caller pays them) */
+    size_t m;     /* the (mean) block size: pricing, the report */
+    /* v and w calls: the sizes known alike on every rank (keyed by their
+     * signature), or not (one state per collective and form: the trials
+     * check that this rank's signature, lsig, stays the same) */
+    int vec, known;
+    unsigned long key; /* regular calls: m; v and w: the signature, or 0 */
+    unsigned long lsig;
+    int unstable; /* the signature changed during the trials */
+    int nolearn;  /* it changed on some rank: the cost model chooses */
+    int ncand;
+    nh_algo cand[NH_TUNE_MAXCAND];
+    nh_binding bind[NH_TUNE_MAXCAND];
+    double tm[NH_TUNE_MAXCAND][NH_TUNE_TRIALS]; /* timed calls per candidate, seconds */
+    double first[NH_TUNE_MAXCAND];              /* the first round's agreed times, seconds */
+    /* the candidates on trial (indexes into cand): all of them, or a re-check's two */
+    int ntry, tryidx[NH_TUNE_MAXCAND];
+    int n;          /* calls made in this set of trials (trial_at) */
+    int rechecking; /* the trials are a re-check's */
+    int runoff;     /* the trials are a run-off between the first round's closest */
+    int awaiting;   /* nonblocking: every trial started, the agreement waits (settle) */
+    int done;
+    int from_file;   /* decided by the tuning file, no trials */
+    int own;         /* cand index of nhood's fastest candidate at the decision (-1: none) */
+    double spent;    /* seconds of this rank's trial calls since the last agreement */
+    double cost_us;  /* what learning cost this rank over the best choice, microseconds */
+    long left, gap;  /* decided calls until the next re-check, and the interval */
+    int rechecks;    /* re-checks run */
+    nh_tune_dec dec; /* once done: the choice, with the agreed times */
+};
+
+/* The median of candidate i's timed calls (seconds). */
+double nh_learn_median(const struct nh_learn *t, int i);
+/* The agreed times all[] (the slowest rank's) of the candidates on trial,
+ * this rank's mine[], unstable: the sizes changed on some rank.  Every
+ * rank takes the same choice (or starts the same run-off). */
+void nh_learn_decide(nh_plan *p, struct nh_learn *t, int unstable, const double *mine,
+                     const double *all);
+
+#endif
