@@ -55,6 +55,7 @@
 #include <stdlib.h>
 
 #include "exec/request.h"
+#include "util/mpilib.h"
 #include "select/learn.h"
 #include "select/tunefile.h"
 
@@ -82,13 +83,22 @@ static void key_of(const nh_plan *p, nh_op op, nh_form form, size_t m, nh_tune_k
     k->off = p->nb.off;
 }
 
+/* May MPI's own exchange run on p?  Where no rank lists a source twice,
+ * and where one does on MPI libraries that order such blocks as the
+ * standard says (not MPICH before 5.0: platforms.md): the learning times
+ * it there too, where the model alone keeps off it. */
+static int pmpi_ok(const nh_plan *p)
+{
+    return p->native_ok || !nh_mpilib_dup_edges_wrong();
+}
+
 /* Can p run candidate a for op in form?  (MPI's exchange where no rank
  * lists a source twice; a forwarding schedule in a nonblocking call where
  * something progresses it.) */
 static int applicable(nh_plan *p, nh_op op, nh_form form, nh_algo a)
 {
     if (a == NH_ALGO_PMPI)
-        return p->native_ok;
+        return pmpi_ok(p);
     const nh_sched *s = nh_plan_sched(p, op, a);
     return s && (s->tmpl_rounds <= 1 || nh_may_forward(p, form, 1));
 }
@@ -194,7 +204,7 @@ static int candidates(nh_plan *p, struct nh_learn *t)
     double cost[NH_TUNE_MAXCAND], low = -1;
     int own = 0;
     t->ncand = 0;
-    if (p->native_ok) {
+    if (pmpi_ok(p)) {
         t->cand[0] = NH_ALGO_PMPI;
         t->bind[t->ncand++] = NH_BIND_AUTO;
     }
@@ -208,13 +218,13 @@ static int candidates(nh_plan *p, struct nh_learn *t)
         if (nh_cfg.binding == NH_BIND_AUTO && t->vec) {
             /* v and w calls: the engine's choice per message (a datatype's
              * shape decides whether packing pays), or a message per block */
-            nk = a == NH_ALGO_DIRECT && !p->native_ok ? 2 : 1;
+            nk = a == NH_ALGO_DIRECT && !pmpi_ok(p) ? 2 : 1;
             kinds[1] = NH_BIND_EACH;
         } else if (nh_cfg.binding == NH_BIND_AUTO && multi_block(s)) {
             kinds[0] = NH_BIND_PACK;
             /* direct with a message per block: MPI's own exchange run by
              * nhood, where MPI's may not run (a source listed twice) */
-            nk = a == NH_ALGO_DIRECT && !p->native_ok ? 3 : 2;
+            nk = a == NH_ALGO_DIRECT && !pmpi_ok(p) ? 3 : 2;
         }
         for (int k = 0; k < nk; k++) {
             nh_binding priced = kinds[k] == NH_BIND_AUTO ? NH_BIND_PACK : kinds[k];
@@ -253,13 +263,13 @@ static void take_file_decision(nh_plan *p, struct nh_learn *t)
  * and nhood's best candidate on trial again when due. */
 static void tick(const nh_plan *p, struct nh_learn *t)
 {
-    if (t->from_file || t->nolearn || t->own < 0 || !p->native_ok || nh_cfg.learn_recheck <= 0 ||
+    if (t->from_file || t->nolearn || t->own < 0 || !pmpi_ok(p) || nh_cfg.learn_recheck <= 0 ||
         --t->left > 0)
         return;
     t->done = 0;
     t->rechecking = 1;
     t->ntry = 2;
-    t->tryidx[0] = 0; /* MPI's own is candidate 0 where native_ok */
+    t->tryidx[0] = 0; /* MPI's own is candidate 0 where pmpi_ok */
     t->tryidx[1] = t->own;
     start_trials(t);
 }
