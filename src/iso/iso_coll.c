@@ -14,7 +14,6 @@
 #include "nh_impl.h"
 #include "nhood.h"
 
-
 /* ---- the collectives: one prepared call ---- */
 
 typedef enum { C_ALLTOALL, C_ALLGATHER, C_ALLTOALLV, C_ALLGATHERV, C_ALLTOALLW } call_kind;
@@ -51,8 +50,9 @@ static void call_free(call *c)
  * see the whole neighborhood), MPICH 4.0.2's MPI_Neighbor_alltoallw would
  * get it wrong: it swaps the in- and out-degree when they differ (fixed in
  * MPICH 4.1), so at a mesh boundary a rank with more sources than targets
- * receives too few blocks or reads past the arrays.  The Iso layer
- * therefore packs every block into bytes and runs the library's
+ * receives too few blocks or reads past the arrays.  Where a rank's
+ * degrees differ the Iso layer therefore packs every block into bytes and
+ * runs the library's
  * MPI_Neighbor_alltoallv, which MPICH gets right; nhood's
  * MPI_Neighbor_alltoallw for applications still passes such calls to the
  * library's MPI_Neighbor_alltoallw unchanged.  Type signatures match pairwise, so
@@ -83,7 +83,10 @@ static int alltoallw_packed(const void *sendbuf, const int sendcounts[], const M
 {
     int indeg, outdeg, weighted, rc, stot = 0, rtot = 0, pos;
     if ((rc = nh_mpi_Dist_graph_neighbors_count(comm, &indeg, &outdeg, &weighted)))
-        return rc; /* through the error handler already */
+        return rc;       /* through the error handler already */
+    if (indeg == outdeg) /* the library's own is right there */
+        return nh_mpi_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                         recvcounts, rdispls, recvtypes, comm);
     int *sb = malloc(sizeof(int) * ((size_t)outdeg + 1)),
         *so = malloc(sizeof(int) * ((size_t)outdeg + 1));
     int *rb = malloc(sizeof(int) * ((size_t)indeg + 1)),
@@ -151,16 +154,16 @@ static int call_mpi(const call *c)
     switch (c->kind) {
     case C_ALLTOALL:
         return nh_mpi_Neighbor_alltoall(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype,
-                                      c->comm);
+                                        c->comm);
     case C_ALLGATHER:
         return nh_mpi_Neighbor_allgather(c->sbuf, c->scount, c->stype, c->rbuf, c->rcount, c->rtype,
-                                       c->comm);
+                                         c->comm);
     case C_ALLTOALLV:
         return nh_mpi_Neighbor_alltoallv(c->sbuf, c->scounts, c->sdispls, c->stype, c->rbuf,
-                                       c->rcounts, c->rdispls, c->rtype, c->comm);
+                                         c->rcounts, c->rdispls, c->rtype, c->comm);
     case C_ALLGATHERV:
         return nh_mpi_Neighbor_allgatherv(c->sbuf, c->scount, c->stype, c->rbuf, c->rcounts,
-                                        c->rdispls, c->rtype, c->comm);
+                                          c->rdispls, c->rtype, c->comm);
     case C_ALLTOALLW:
         return alltoallw_packed(c->sbuf, c->scounts, c->sdisplsa, c->stypes, c->rbuf, c->rcounts,
                                 c->rdisplsa, c->rtypes, c->comm);

@@ -92,6 +92,16 @@ static int pmpi_ok(const nh_plan *p)
     return p->native_ok || !nh_mpilib_dup_edges_wrong();
 }
 
+/* The same for t's collective: MPICH 4.0's MPI_Neighbor_alltoallw swaps
+ * the in- and out-degree where they differ (the Iso layer packs around it,
+ * iso/iso_coll.c), so not for w calls where a rank's degrees may differ
+ * on MPICH before 5.0. */
+static int pmpi_ok_for(const nh_plan *p, const struct nh_learn *t)
+{
+    return pmpi_ok(p) &&
+           !(t->coll == NH_COLL_ALLTOALLW && !nh_full_template(p) && nh_mpilib_dup_edges_wrong());
+}
+
 /* Can p run candidate a for op in form?  (MPI's exchange where no rank
  * lists a source twice; a forwarding schedule in a nonblocking call where
  * something progresses it.) */
@@ -204,7 +214,7 @@ static int candidates(nh_plan *p, struct nh_learn *t)
     double cost[NH_TUNE_MAXCAND], low = -1;
     int own = 0;
     t->ncand = 0;
-    if (pmpi_ok(p)) {
+    if (pmpi_ok_for(p, t)) {
         t->cand[0] = NH_ALGO_PMPI;
         t->bind[t->ncand++] = NH_BIND_AUTO;
     }
@@ -218,13 +228,13 @@ static int candidates(nh_plan *p, struct nh_learn *t)
         if (nh_cfg.binding == NH_BIND_AUTO && t->vec) {
             /* v and w calls: the engine's choice per message (a datatype's
              * shape decides whether packing pays), or a message per block */
-            nk = a == NH_ALGO_DIRECT && !pmpi_ok(p) ? 2 : 1;
+            nk = a == NH_ALGO_DIRECT && !pmpi_ok_for(p, t) ? 2 : 1;
             kinds[1] = NH_BIND_EACH;
         } else if (nh_cfg.binding == NH_BIND_AUTO && multi_block(s)) {
             kinds[0] = NH_BIND_PACK;
             /* direct with a message per block: MPI's own exchange run by
              * nhood, where MPI's may not run (a source listed twice) */
-            nk = a == NH_ALGO_DIRECT && !pmpi_ok(p) ? 3 : 2;
+            nk = a == NH_ALGO_DIRECT && !pmpi_ok_for(p, t) ? 3 : 2;
         }
         for (int k = 0; k < nk; k++) {
             nh_binding priced = kinds[k] == NH_BIND_AUTO ? NH_BIND_PACK : kinds[k];
@@ -263,8 +273,8 @@ static void take_file_decision(nh_plan *p, struct nh_learn *t)
  * and nhood's best candidate on trial again when due. */
 static void tick(const nh_plan *p, struct nh_learn *t)
 {
-    if (t->from_file || t->nolearn || t->own < 0 || !pmpi_ok(p) || nh_cfg.learn_recheck <= 0 ||
-        --t->left > 0)
+    if (t->from_file || t->nolearn || t->own < 0 || !pmpi_ok_for(p, t) ||
+        nh_cfg.learn_recheck <= 0 || --t->left > 0)
         return;
     t->done = 0;
     t->rechecking = 1;

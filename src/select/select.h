@@ -105,19 +105,22 @@ int nh_irregular_direct(nh_plan *p, nh_op op, nh_choice *out);
  * describe its blocks first; *out says so.  Not with store-and-forward
  * (it re-checks with the call's sizes) or under NHOOD_CHECK. */
 int nh_select_passes(nh_plan *p, nh_coll coll, nh_form form, nh_choice *out);
-/* Does every rank see the same block sizes for coll on p?  Regular calls
- * where the plan's sizes are coupled; v and w calls under the
- * isomorphic=true promise where every rank holds every template entry
- * (each dimension that offsets can leave is periodic; size 1 dimensions
- * have nothing to leave). */
-static inline int nh_sizes_known(nh_plan *p, nh_coll coll)
+/* Does every rank hold every template entry (each dimension that offsets
+ * can leave is periodic; size 1 dimensions have nothing to leave), so
+ * that every rank's in- and out-degree are the template's?  And does
+ * every rank see the same block sizes for coll on p: regular calls where
+ * the plan's sizes are coupled, v and w calls under the isomorphic=true
+ * promise on a full template. */
+static inline int nh_full_template(const nh_plan *p)
 {
-    if (!nh_coll_vec(coll))
-        return nh_plan_coupled(p);
     for (int j = 0; j < p->nb.g.ndims; j++)
         if (p->nb.g.dims[j] > 1 && !p->nb.g.periods[j])
             return 0;
-    return p->hinted;
+    return 1;
+}
+static inline int nh_sizes_known(nh_plan *p, nh_coll coll)
+{
+    return !nh_coll_vec(coll) ? nh_plan_coupled(p) : p->hinted && nh_full_template(p);
 }
 /* The cost model applied (price.c). */
 /* The modeled time of s for blocks of m bytes under binding b. */
