@@ -83,22 +83,18 @@ static void key_of(const nh_plan *p, nh_op op, nh_form form, size_t m, nh_tune_k
     k->off = p->nb.off;
 }
 
-/* May MPI's own exchange run on p?  Where no rank lists a source twice,
- * and where one does on MPI libraries that order such blocks as the
- * standard says (not MPICH before 5.0: platforms.md): the learning times
- * it there too, where the model alone keeps off it. */
-static int pmpi_ok(const nh_plan *p)
+int nh_autotune_pmpi_ok(const nh_plan *p)
 {
     return p->native_ok || !nh_mpilib_dup_edges_wrong();
 }
 
-/* The same for t's collective: MPICH 4.0's MPI_Neighbor_alltoallw swaps
+/* nh_autotune_pmpi_ok for t's collective: MPICH 4.0's MPI_Neighbor_alltoallw swaps
  * the in- and out-degree where they differ (the Iso layer packs around it,
  * iso/iso_coll.c), so not for w calls where a rank's degrees may differ
  * on MPICH before 5.0. */
 static int pmpi_ok_for(const nh_plan *p, const struct nh_learn *t)
 {
-    return pmpi_ok(p) &&
+    return nh_autotune_pmpi_ok(p) &&
            !(t->coll == NH_COLL_ALLTOALLW && !nh_full_template(p) && nh_mpilib_dup_edges_wrong());
 }
 
@@ -108,7 +104,7 @@ static int pmpi_ok_for(const nh_plan *p, const struct nh_learn *t)
 static int applicable(nh_plan *p, nh_op op, nh_form form, nh_algo a)
 {
     if (a == NH_ALGO_PMPI)
-        return pmpi_ok(p);
+        return nh_autotune_pmpi_ok(p);
     const nh_sched *s = nh_plan_sched(p, op, a);
     return s && (s->tmpl_rounds <= 1 || nh_may_forward(p, form, 1));
 }

@@ -182,7 +182,7 @@ static int tuned_pick(nh_plan *p, nh_op op, nh_form form, size_t m, double w, nh
         nh_algo a = d.cand[i];
         const nh_sched *s = a == NH_ALGO_PMPI ? NULL : nh_plan_sched(p, op, a);
         double c = d.us[i], t, first;
-        if (a == NH_ALGO_PMPI ? !p->native_ok : !s || (s->tmpl_rounds > 1 && !fwd))
+        if (a == NH_ALGO_PMPI ? !nh_autotune_pmpi_ok(p) : !s || (s->tmpl_rounds > 1 && !fwd))
             continue;
         nh_binding b = !s || d.cbind[i] != NH_BIND_AUTO ? d.cbind[i] : nh_pick_binding(s, m);
         if (s && s->tmpl_rounds > 1 && (first = nh_cost_first_phase(s, b, m, &t)) < t)

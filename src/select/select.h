@@ -218,6 +218,11 @@ void nh_autotune_started(nh_plan *p, const nh_learn_key *k);
  * counts it toward the re-check; 1 where trials are due or running (the
  * call chooses through nh_autotune_algo). */
 int nh_autotune_tick(nh_plan *p, const nh_learn_key *k);
+/* May the learning run MPI's own exchange on p?  Where no rank lists a
+ * source twice, and where one does on MPI libraries that order such
+ * blocks as the standard says (not MPICH before 5.0: platforms.md): the
+ * learning measures it there, where the model alone keeps off it. */
+int nh_autotune_pmpi_ok(const nh_plan *p);
 /* Candidate a's schedule for coll on p (v and w calls of sizes not known
  * alike: direct, or an all-to-all's forwarding schedule split). */
 const nh_sched *nh_autotune_sched(nh_plan *p, nh_coll coll, nh_algo a);
