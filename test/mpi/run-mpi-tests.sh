@@ -797,7 +797,7 @@ cand='(direct|torus|torus_direct|bruck)(/(pack|zcopy|each))?'
 name="autotune report np=4"
 if run "$name" 4 "NHOOD_AUTOTUNE=1 NHOOD_REPORT=1" "$t/test_autotune" &&
     [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=alltoall bytes=(8|4096) algorithm=(pmpi|$cand) times_us=(pmpi:[0-9.]+,)?direct/pack:[0-9.]+(,$cand:[0-9.]+)+ .* cost_us=[0-9.]+ rechecks=0\$" "$log.err")" -eq 2 ] &&
-    grep -Eq '^nhood: autotune .*times_us=direct/pack:[0-9.]+,direct/zcopy:' "$log.err" &&
+    grep -Eq '^nhood: autotune .*times_us=(pmpi:[0-9.]+,)?direct/pack:[0-9.]+,direct/zcopy:' "$log.err" &&
     [ "$(grep -Ec '^nhood: autotune comm=[0-9]+ op=allgather bytes=64 algorithm=' "$log.err")" -eq 1 ] &&
     [ "$(grep -c '^nhood: autotune ' "$log.err")" -eq 3 ]; then
     ok "$name"
