@@ -55,6 +55,7 @@
 #include <stdlib.h>
 
 #include "exec/request.h"
+#include "util/host.h"
 #include "util/mpilib.h"
 #include "select/learn.h"
 #include "select/tunefile.h"
@@ -88,14 +89,17 @@ int nh_autotune_pmpi_ok(const nh_plan *p)
     return p->native_ok || !nh_mpilib_dup_edges_wrong();
 }
 
-/* nh_autotune_pmpi_ok for t's collective: MPICH 4.0's MPI_Neighbor_alltoallw swaps
- * the in- and out-degree where they differ (the Iso layer packs around it,
- * iso/iso_coll.c), so not for w calls where a rank's degrees may differ
- * on MPICH before 5.0. */
+/* nh_autotune_pmpi_ok for t's collective and form: MPICH 4.0's
+ * MPI_Neighbor_alltoallw swaps the in- and out-degree where they differ
+ * (the Iso layer packs around it, iso/iso_coll.c), so not for w calls
+ * where a rank's degrees may differ on MPICH before 5.0; and not in a
+ * nonblocking call under SMPI, which has no nonblocking neighborhood
+ * collectives of its own (smpi/compat_nb.c stands in for two). */
 static int pmpi_ok_for(const nh_plan *p, const struct nh_learn *t)
 {
     return nh_autotune_pmpi_ok(p) &&
-           !(t->coll == NH_COLL_ALLTOALLW && !nh_full_template(p) && nh_mpilib_dup_edges_wrong());
+           !(t->coll == NH_COLL_ALLTOALLW && !nh_full_template(p) && nh_mpilib_dup_edges_wrong()) &&
+           !(t->form != NH_FORM_BLOCKING && nh_host_simulated());
 }
 
 /* Can p run candidate a for op in form?  (MPI's exchange where no rank
