@@ -105,7 +105,8 @@ const nh_setting nh_settings[] = {
      "alone"},
     {"NHOOD_LEARN_RECHECK", NULL, LIB, K_CALLS, CFG(learn_recheck), 0,
      "a learned choice is timed again against MPI's exchange after this many calls of its size "
-     "(the interval doubles while it holds, up to 64 times); 0: never"},
+     "(the first time after at most 64; the interval doubles while it holds, up to 64 times); "
+     "0: never"},
     {"NHOOD_CHECK", NULL, LIB, K_BOOL, CFG(check), 0,
      "verify promises with extra collectives: isomorphic=true on every v/w call, identical "
      "offset lists at Iso_neighborhood_create, host buffers (debugging)"},

@@ -564,7 +564,11 @@ void nh_learn_decide(nh_plan *p, struct nh_learn *t, int unstable, const double 
                                                                          : nh_cfg.learn_recheck;
         t->rechecks++;
     }
-    t->left = t->gap;
+    /* the first re-check comes early: the library's first calls on a
+     * communicator can cost many times its later ones (MPICH 5.0.2's
+     * first neighborhood all-to-alls: 204 us against 30), and MPI's own
+     * exchange is tried first */
+    t->left = !recheck && t->rechecks == 0 && t->gap > NH_LEARN_EARLY ? NH_LEARN_EARLY : t->gap;
     t->rechecking = 0;
     t->done = 1;
     /* the other forms of this size chose before the decision, and this

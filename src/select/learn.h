@@ -12,6 +12,7 @@
 #define NH_LEARN_SWITCH 0.95 /* a re-check switches where the other takes under this share */
 #define NH_LEARN_CLOSE 1.25  /* candidates this close to the fastest: a run-off */
 #define NH_LEARN_RUNOFF 3    /* candidates in a run-off, at most */
+#define NH_LEARN_EARLY 64   /* decided calls before the first re-check, at most */
 
 struct nh_learn {
     struct nh_learn *next;
