@@ -25,9 +25,9 @@ typedef struct nh_req {
     double acc;   /* seconds charged to it so far */
 } nh_req;
 
-extern int nh_req_nmulti; /* running ones that forward (more than one message phase) */
-extern int nh_req_ntimed; /* live timed trials (nh_req_time) */
-extern double nh_req_t0;  /* when the current completion call began, where some are */
+extern int nh_req_nmulti;         /* running ones that forward (more than one message phase) */
+extern int nh_req_ntimed;         /* live timed trials (nh_req_time) */
+extern __thread double nh_req_t0; /* when this thread's completion call began, where some are */
 
 /* A completion call charges a timed trial it names the seconds since it
  * began (nh_req_charge); at completion the total goes to the trial's slot

@@ -67,7 +67,7 @@ nh_req *nh_req_live; /* all of nhood's operations */
 static int nrunning; /* active and not done */
 int nh_req_nmulti;   /* of those, multi-phase */
 int nh_req_ntimed;   /* timed trials not yet completed */
-double nh_req_t0;
+__thread double nh_req_t0;
 
 static void set_running(nh_req *r, int on)
 {
