@@ -177,11 +177,21 @@ static int tuned_pick(nh_plan *p, nh_op op, nh_form form, size_t m, double w, nh
         d.us[0] = 0;
         d.ncand = 1;
     }
-    int fwd = nh_may_forward(p, form, 0);
+    /* The decision first, priced at the fastest time recorded: a run-off
+     * averages its candidates' two rounds, and a candidate left out of
+     * it keeps its first round's time, which may read lower. */
+    int fwd = nh_may_forward(p, form, 0), dec = 0;
+    double floor_us = d.us[0];
     for (int i = 0; i < d.ncand; i++) {
+        if (d.cand[i] == d.algo && d.cbind[i] == d.bind)
+            dec = i;
+        floor_us = d.us[i] < floor_us ? d.us[i] : floor_us;
+    }
+    for (int j = 0; j < d.ncand; j++) {
+        int i = j == 0 ? dec : j <= dec ? j - 1 : j; /* dec, then the others in order */
         nh_algo a = d.cand[i];
         const nh_sched *s = a == NH_ALGO_PMPI ? NULL : nh_plan_sched(p, op, a);
-        double c = d.us[i], t, first;
+        double c = i == dec ? floor_us : d.us[i], t, first;
         if (a == NH_ALGO_PMPI ? !nh_autotune_pmpi_ok(p) : !s || (s->tmpl_rounds > 1 && !fwd))
             continue;
         nh_binding b = !s || d.cbind[i] != NH_BIND_AUTO ? d.cbind[i] : nh_pick_binding(s, m);
@@ -189,7 +199,7 @@ static int tuned_pick(nh_plan *p, nh_op op, nh_form form, size_t m, double w, nh
             c = nh_cost_in_window(w, c * first / t, c);
         else
             c = nh_cost_in_window(w, c, c);
-        if (bc < 0 || c < bc) { /* ties: the earlier candidate, as in the trials */
+        if (bc < 0 || c < bc) { /* ties: the decision, then the earlier */
             bc = c;
             *best = a;
             *bind = d.cbind[i];
