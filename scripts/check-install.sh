@@ -137,6 +137,129 @@ else
     pass=$((pass + 1))
 fi
 
+# The environment modules (scripts/gen-modulefiles.sh): loaded with
+# Environment Modules and with Lmod in a clean environment, nhood-info
+# and nhood-run -np 2 from the module's PATH, no LD_PRELOAD in the shell;
+# unloaded, the environment is as before (but for the module system's own
+# bookkeeping).  modcase NAME CMD...: "CMD sh load|unload nhood" prints
+# the shell code.
+mods=${DATADIR:+$(cd "$DATADIR" 2>/dev/null && pwd)/modulefiles}
+bookkeeping='^(_|LMOD|MODULE|LOADEDMODULES|PWD=|OLDPWD=|SHLVL=)'
+modcase() {
+    sys=$1
+    shift
+    check "$sys: module load nhood (NHOOD_ROOT, PATH, nhood-info, nhood-run -np 2), unload restores" \
+        env -i PATH=/usr/bin:/bin HOME="${HOME:-/root}" MODULEPATH="$mods" MPIEXEC="$MPIEXEC" \
+        ${OMPI_ALLOW_RUN_AS_ROOT:+OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1} \
+        sh -c '
+        bk=$1 bindir=$2 prefix=$3 bench=$4
+        shift 4
+        env | grep -Ev "$bk" | sort >env.before
+        eval "$("$@" sh load nhood)" || exit 1
+        echo "loaded: NHOOD_ROOT=${NHOOD_ROOT:-} nhood-run=$(command -v nhood-run)"
+        [ "${NHOOD_ROOT:-}" = "$prefix" ] && [ "$(command -v nhood-run)" = "$bindir/nhood-run" ] &&
+            [ -z "${LD_PRELOAD:-}" ] && [ -z "${SRUN_EXPORT_ENV:-}" ] || exit 1
+        nhood-info >info && grep -q "^version  *[0-9]" info || exit 1
+        if [ -n "$bench" ]; then
+            NHOOD_REPORT=1 nhood-run -np 2 "$bench" --op alltoall --dims 2 --bytes 8 --reps 10 2>report &&
+                grep -Eq "^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic " report || exit 1
+        fi
+        eval "$("$@" sh unload nhood)" || exit 1
+        env | grep -Ev "$bk" | sort >env.after
+        diff env.before env.after' sh "$bookkeeping" "$(cd "$BINDIR" && pwd)" \
+        "$(cd "$BINDIR/.." && pwd)" "$([ -x "$BINDIR/nhood-bench" ] && echo nhood-bench)" "$@"
+}
+n=$(ls "$mods/nhood" "$mods/nhood-site" 2>/dev/null | grep -c '^[0-9]')
+if [ "$n" -eq 4 ]; then ok "modulefiles: nhood and nhood-site, Tcl and Lua"; else
+    ls -R "$mods" >"$tmp/out" 2>&1
+    bad "modulefiles: nhood and nhood-site, Tcl and Lua (found $n of 4)"
+fi
+if [ "$n" -gt 0 ]; then
+    envmod=""
+    for c in /usr/share/modules/libexec/modulecmd.tcl /usr/lib/x86_64-linux-gnu/modulecmd.tcl /usr/lib/modulecmd.tcl; do
+        [ -f "$c" ] && command -v tclsh >/dev/null 2>&1 && { envmod=$c; break; }
+    done
+    if [ -n "$envmod" ]; then modcase "Environment Modules" tclsh "$envmod"; else
+        pass=$((pass + 1))
+        echo "ok $((pass + fail)) - Environment Modules # SKIP not installed (scripts/install-deps.sh --modules)"
+    fi
+    lmod=""
+    for c in ${LMOD_CMD:-} /usr/share/lmod/lmod/libexec/lmod /opt/nhood-lmod/usr/share/lmod/lmod/libexec/lmod; do
+        [ -f "$c" ] && { lmod=$c; break; }
+    done
+    if [ -n "$lmod" ]; then modcase Lmod "$lmod"; else
+        pass=$((pass + 1))
+        echo "ok $((pass + fail)) - Lmod # SKIP not installed (scripts/install-deps.sh --modules)"
+    fi
+    # The site-wide module: srun's tasks preload nhood (make check-slurm
+    # runs a job under it); the personal one never names LD_PRELOAD.
+    check "nhood-site: SRUN_EXPORT_ENV=ALL,LD_PRELOAD=the installed library; nhood: no LD_PRELOAD" sh -c '
+        grep -qxF "pushenv SRUN_EXPORT_ENV {ALL,LD_PRELOAD=$2}" "$1/nhood-site/"*[0-9] &&
+        grep -qxF "pushenv(\"SRUN_EXPORT_ENV\", \"ALL,LD_PRELOAD=$2\")" "$1/nhood-site/"*.lua &&
+        ! grep -q "LD_PRELOAD" "$1/nhood/"*' sh "$mods" "$want"
+fi
+
+# Linked, not preloaded: a program built with MPICH's -profile=nhood (the
+# installed profile) or with -lnhood before MPI (any MPI) runs nhood's
+# schedule; the same program built without either does not.
+cat >ring.c <<'EOF'
+#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+    int rank, size, bad = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int nb[2] = {(rank + size - 1) % size, (rank + 1) % size}, s[2], r[2];
+    MPI_Comm g;
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, nb, MPI_UNWEIGHTED, 2, nb, MPI_UNWEIGHTED,
+                                   MPI_INFO_NULL, 0, &g);
+    for (int call = 0; call < 8; call++) {
+        s[0] = s[1] = rank * 100 + call;
+        MPI_Neighbor_alltoall(s, 1, MPI_INT, r, 1, MPI_INT, g);
+        bad += r[0] != nb[0] * 100 + call || r[1] != nb[1] * 100 + call;
+    }
+    MPI_Comm_free(&g);
+    MPI_Finalize();
+    if (bad)
+        printf("rank %d: %d wrong\n", rank, bad);
+    return bad != 0;
+}
+EOF
+libd=$(cd "$LIBDIR" && pwd)
+# linked FLAGS...: ring.c built with FLAGS, run at 3 ranks with
+# NHOOD_REPORT=1 and no preload; its output in $tmp/linked.
+linked() {
+    rm -f ring
+    : >"$tmp/linked"
+    $MPICC -o ring ring.c "$@" >"$tmp/out" 2>&1 &&
+        NHOOD_REPORT=1 LD_LIBRARY_PATH="$libd${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" $launch -n 3 ./ring \
+            >"$tmp/linked" 2>&1
+}
+report='^nhood: comm=[0-9]+ op=alltoall pattern=isomorphic '
+if linked && ! grep -q '^nhood: ' "$tmp/linked"; then ok "ring.c built without nhood: no report (the check can fail)"; else
+    cat "$tmp/linked" >>"$tmp/out"
+    bad "ring.c built without nhood: no report"
+fi
+if linked -L"$libd" -lnhood && grep -Eq "$report" "$tmp/linked"; then
+    ok "ring.c linked with -lnhood (no preload): nhood's schedule"
+else
+    cat "$tmp/linked" >>"$tmp/out"
+    bad "ring.c linked with -lnhood (no preload): nhood's schedule"
+fi
+conf=${DATADIR:+$(cd "$DATADIR" 2>/dev/null && pwd)/nhood/mpich/nhood}
+case "$($MPICC -show 2>/dev/null)" in
+    *-lmpich*)
+        if [ -f "$conf.conf" ] && linked -profile="$conf" && grep -Eq "$report" "$tmp/linked"; then
+            ok "ring.c built with mpicc -profile=nhood (no preload): nhood's schedule"
+        else
+            cat "$tmp/linked" >>"$tmp/out"
+            bad "ring.c built with mpicc -profile=nhood (no preload): nhood's schedule"
+        fi
+        ;;
+esac
+
 echo "$pass passed, $fail failed"
 echo "1..$((pass + fail))"
 [ "$fail" -eq 0 ]

@@ -9,6 +9,8 @@ dir=$(sh "$here/build-openmpi.sh" --fresh)
 cd "$dir"
 status=0
 make -j2 check >/dev/null 2>&1 || status=$?
+# Installed: modules, and a program linked with -lnhood (no preload).
+make check-install >check-install.log 2>&1 || status=$?
 cat test/unit/*.log test/fuzz/*.log \
-    test/mpi/run-mpi-tests.log test/mpi/run-tool-tests.log | grep -v '^ok \|^PASS: '
+    test/mpi/run-mpi-tests.log test/mpi/run-tool-tests.log check-install.log | grep -v '^ok \|^PASS: '
 exit $status

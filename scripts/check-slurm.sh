@@ -9,6 +9,8 @@
 #                   --mpi=pmix (Open MPI, 8 ranks)
 #   sbatch, salloc: nhood-run mpiexec inside the allocation (MPICH's
 #                   Hydra at 4 ranks, Open MPI's mpirun at 8)
+#   the site-wide module: module load nhood-site, then srun alone
+#                   (SRUN_EXPORT_ENV preloads nhood); NHOOD_DISABLE=1 off
 # The Open MPI cases use the Open MPI build of nhood
 # (scripts/build-openmpi.sh); without Open MPI they are skipped.  Prints
 # TAP and "N passed, N failed"; without root or Slurm, one skip.
@@ -141,6 +143,44 @@ case_run "srun --mpi=pmi2 -n 4 (MPICH): nhood-run srun" "$lib" \
 case_run "salloc -n 4: nhood-run mpiexec.mpich -n 4 (MPICH)" "$lib" \
     salloc -O -n 4 $run mpiexec.mpich -n 4 "$prog"
 batch_run "sbatch -n 4: nhood-run mpiexec.mpich -n 4 (MPICH)" "$lib" 4 mpiexec.mpich "$prog"
+
+# The site-wide module (nhood-site, installed here into a scratch prefix):
+# srun alone preloads nhood into its tasks through SRUN_EXPORT_ENV, the
+# shell and srun untouched; NHOOD_DISABLE=1 in the job's environment
+# turns it off (the program still passes, and no report).
+modcmd=""
+for c in /usr/share/modules/libexec/modulecmd.tcl /usr/lib/x86_64-linux-gnu/modulecmd.tcl; do
+    [ -f "$c" ] && command -v tclsh >/dev/null 2>&1 && { modcmd="tclsh $c"; break; }
+done
+for c in /usr/share/lmod/lmod/libexec/lmod /opt/nhood-lmod/usr/share/lmod/lmod/libexec/lmod; do
+    [ -z "$modcmd" ] && [ -f "$c" ] && modcmd=$c
+done
+if [ -z "$modcmd" ]; then
+    skip "module load nhood-site; srun" "no Environment Modules or Lmod (scripts/install-deps.sh --modules)"
+elif ! make -C "$top" install prefix="$work/prefix" >"$work/install.log" 2>&1; then
+    notok "make install into a scratch prefix" "$work/install.log"
+else
+    # site OUT [VAR=VALUE]: module load nhood-site, then srun -n 4 the test.
+    site() {
+        (cd "$work" && env MODULEPATH="$work/prefix/share/modulefiles" ${2:-} sh -c '
+            eval "$($1 sh load nhood-site)" && [ -z "${LD_PRELOAD:-}" ] &&
+                echo "SRUN_EXPORT_ENV=$SRUN_EXPORT_ENV" &&
+                timeout 300 srun -O --mpi=pmi2 -n 4 "$2"' sh "$modcmd" "$prog") >"$1" 2>&1
+    }
+    out=$work/site.out
+    if site "$out" && reported "$out"; then
+        ok "module load nhood-site; srun --mpi=pmi2 -n 4 (no nhood-run): nhood's schedule"
+    else
+        notok "module load nhood-site; srun --mpi=pmi2 -n 4 (no nhood-run): nhood's schedule" "$out"
+    fi
+    out=$work/site-off.out
+    if site "$out" NHOOD_DISABLE=1 && grep -qx 'nhood: off reason=NHOOD_DISABLE=1 (every call went to MPI)' "$out" &&
+        ! reported "$out" && grep -q ' passed, 0 failed' "$out"; then
+        ok "module load nhood-site; NHOOD_DISABLE=1 srun: nhood off, the test passes"
+    else
+        notok "module load nhood-site; NHOOD_DISABLE=1 srun: nhood off, the test passes" "$out"
+    fi
+fi
 
 if command -v mpirun.openmpi >/dev/null 2>&1 && odir=$(sh "$here/build-openmpi.sh" 2>"$work/ompi.err"); then
     olib=$odir/.libs/libnhood.so oprog=$odir/test/mpi/test_neighbor

@@ -7,7 +7,8 @@
 # runs (DOLFINx, PETSc and its examples, numpy; all on Open MPI); --slurm
 # Slurm and munge for make check-slurm (which starts its own one-node
 # cluster; the packages' services are not used); --platforms debootstrap,
-# for make check-platforms (Debian 13 and sid roots).
+# for make check-platforms (Debian 13 and sid roots); --modules Environment
+# Modules and Lmod for make check-install's module cases.
 # Package names that differ between releases are chosen per release below;
 # any other system gets a message naming what to install by hand.
 set -e
@@ -45,6 +46,13 @@ case " $* " in *" --smpi "*) pkgs="$pkgs libsimgrid-dev" ;; esac
 case " $* " in *" --metis "*) pkgs="$pkgs libmetis-dev" ;; esac
 case " $* " in *" --slurm "*) pkgs="$pkgs slurm-wlm munge" ;; esac
 case " $* " in *" --platforms "*) pkgs="$pkgs debootstrap" ;; esac
+# --modules: Environment Modules for make check-install's module cases,
+# and Lmod's dependencies (Debian's lmod conflicts with environment-modules:
+# its package is unpacked into /opt/nhood-lmod below, used from there).
+case " $* " in *" --modules "*)
+    pkgs="$pkgs tcl lua5.3 lua-posix lua-filesystem lua-json lua-term"
+    dpkg-query -W -f='${Status}' lmod 2>/dev/null | grep -q "ok installed" || pkgs="$pkgs environment-modules" ;;
+esac
 case " $* " in *" --clients "*) pkgs="$pkgs python3-dolfinx petsc-dev PETSC_EXAMPLES" ;; esac
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
@@ -62,6 +70,13 @@ done
 if [ -n "$missing" ]; then
     [ -n "$updated" ] || $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
+fi
+if case " $* " in *" --modules "*) true ;; *) false ;; esac && [ ! -f /usr/share/lmod/lmod/libexec/lmod ] &&
+    [ ! -f /opt/nhood-lmod/usr/share/lmod/lmod/libexec/lmod ]; then
+    d=$(mktemp -d)
+    (cd "$d" && apt-get download lmod >/dev/null) && $SUDO mkdir -p /opt/nhood-lmod &&
+        $SUDO dpkg -x "$d"/lmod_*.deb /opt/nhood-lmod
+    rm -rf "$d"
 fi
 # Installing Open MPI flips the mpicc/mpirun alternatives: keep MPICH the default.
 for alt in mpi mpirun; do
