@@ -199,6 +199,18 @@ if [ "$n" -gt 0 ]; then
         ! grep -q "LD_PRELOAD" "$1/nhood/"*' sh "$mods" "$want"
 fi
 
+# The Spack package (packaging/spack) parses as Python (checked by hand
+# with Spack: docs/installing.md).
+if command -v python3 >/dev/null 2>&1 && [ -f "$SRCDIR/packaging/spack/nhood/package.py" ]; then
+    check "packaging/spack/nhood/package.py parses, class Nhood(AutotoolsPackage)" python3 -c '
+import ast, sys
+t = ast.parse(open(sys.argv[1]).read())
+c = [n for n in t.body if isinstance(n, ast.ClassDef) and n.name == "Nhood"]
+assert c and c[0].bases[0].id == "AutotoolsPackage"
+assert any(isinstance(f, ast.FunctionDef) and f.name.startswith("test_") for f in c[0].body)' \
+        "$SRCDIR/packaging/spack/nhood/package.py"
+fi
+
 # Linked, not preloaded: a program built with MPICH's -profile=nhood (the
 # installed profile) or with -lnhood before MPI (any MPI) runs nhood's
 # schedule; the same program built without either does not.

@@ -166,6 +166,8 @@ const nh_setting nh_settings[] = {
      "with nhood_dims: one 0 or 1 per dimension, e.g. 1,1,0 (default: all periodic)"},
     {"NHOOD_LIB", NULL, NH_SET_RUN, K_PATH, 0, 0,
      "the libnhood.so nhood-run preloads (default: the installed one, or the build tree's)"},
+    {"NHOOD_ROOT", NULL, NH_SET_RUN, K_PATH, 0, 0,
+     "the installation the nhood module loaded (nhood-run's library where the configured one is gone)"},
     {"NHOOD_OPENMPI_BUILD", NULL, NH_SET_DEV, K_TEXT, 0, 0,
      "make check-openmpi's build directory of nhood against Open MPI"},
     {"NHOOD_SAN_BUILD", NULL, NH_SET_DEV, K_TEXT, 0, 0,
