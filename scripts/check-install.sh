@@ -264,6 +264,16 @@ conf=${DATADIR:+$(cd "$DATADIR" 2>/dev/null && pwd)/nhood/mpich/nhood}
 case "$($MPICC -show 2>/dev/null)" in
     *-lmpich*)
         if [ -f "$conf.conf" ] && linked -profile="$conf" && grep -Eq "$report" "$tmp/linked"; then
+            ok "ring.c built with mpicc -profile=DIR/nhood (no preload): nhood's schedule"
+        else
+            cat "$tmp/linked" >>"$tmp/out"
+            bad "ring.c built with mpicc -profile=DIR/nhood (no preload): nhood's schedule"
+        fi
+        # The bare name, as where nhood.conf is in MPICH's sysconfdir: MPICH
+        # also looks in the working directory.
+        mkdir -p prof && cp "$conf.conf" prof/ && cp ring.c prof/
+        if (cd prof && MPICC="$MPICC" sh -c '$MPICC -profile=nhood -o ring ring.c') >"$tmp/out" 2>&1 &&
+            NHOOD_REPORT=1 $launch -n 3 prof/ring >"$tmp/linked" 2>&1 && grep -Eq "$report" "$tmp/linked"; then
             ok "ring.c built with mpicc -profile=nhood (no preload): nhood's schedule"
         else
             cat "$tmp/linked" >>"$tmp/out"
