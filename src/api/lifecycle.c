@@ -1,6 +1,9 @@
 /* Library life cycle: MPI_Init, MPI_Finalize, a start past nhood, MPI-4
  * Sessions (graph creation: create.c; the in-place all-to-all's entry
  * points: alltoall.c). */
+#define _GNU_SOURCE /* program_invocation_short_name */
+#include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +190,30 @@ static int warmup_mine(void)
         forced |= nh_cfg.algo_op[o] != NH_ALGO_AUTO;
     return forced ? 0 : nh_cfg.warmup;
 }
+/* Why this rank's settings keep nhood out of the run (NHOOD_DISABLE, or
+ * NHOOD_EXCLUDE naming this program), or NULL. */
+static const char *off_here(void)
+{
+    static char why[160];
+    if (nh_cfg.disable)
+        return "NHOOD_DISABLE=1";
+    const char *prog = program_invocation_short_name, *pat = nh_cfg.exclude;
+    while (pat && *pat) {
+        size_t n = strcspn(pat, ",");
+        char one[128];
+        if (n > 0 && n < sizeof(one)) {
+            memcpy(one, pat, n);
+            one[n] = '\0';
+            if (fnmatch(one, prog, 0) == 0) {
+                snprintf(why, sizeof(why), "NHOOD_EXCLUDE (%s)", prog);
+                return why;
+            }
+        }
+        pat += n + (pat[n] == ',');
+    }
+    return NULL;
+}
+
 /* The thread level the program asked for (-1: MPI started past nhood). */
 static int app_threads = -1;
 
@@ -208,7 +235,7 @@ static int after_init(int provided, MPI_Comm scope)
     nh_mpi_Comm_size(scope, &size);
     /* The first rank with a bad setting explains (usually rank 0: all
      * ranks normally see the same environment). */
-    int mine[5], all[5];
+    int mine[6], all[6];
     read_config();
     mine[0] = cfg_bad ? nh_world_rank : size;
     /* Whether forwarding may run in nonblocking calls must be the same
@@ -224,10 +251,14 @@ static int after_init(int provided, MPI_Comm scope)
      * calls alike everywhere) */
     mine[3] = warmup_mine();
     mine[4] = -mine[3];
+    /* Off on every rank where one rank's settings say so (an MPMD job's
+     * programs, or environments, may differ): never on some ranks only */
+    const char *off = off_here();
+    mine[5] = !off;
     if (nh_no_world)
         memcpy(all, mine, sizeof(all)), all[2] = 0;
     else
-        nh_mpi_Allreduce(mine, all, 5, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        nh_mpi_Allreduce(mine, all, 6, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     nh_cfg.warmup = all[3] == -all[4] ? all[3] : 0;
     first = all[0];
     nh_prog_agree(all[1]);
@@ -247,7 +278,7 @@ static int after_init(int provided, MPI_Comm scope)
         return rc;
     /* Under MPI_THREAD_MULTIPLE what threads share takes locks (util/sync.h). */
     nh_mt = provided == MPI_THREAD_MULTIPLE;
-    off_why = nh_cfg.disable ? "NHOOD_DISABLE=1" : NULL;
+    off_why = off ? off : !all[5] ? "NHOOD_DISABLE or NHOOD_EXCLUDE on another rank" : NULL;
     nh_active = !off_why;
     if (!nh_active)
         return MPI_SUCCESS;

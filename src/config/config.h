@@ -37,6 +37,7 @@ typedef struct nh_config {
     nh_fallback fallback;         /* NHOOD_FALLBACK */
     int report;                   /* NHOOD_REPORT */
     int disable;                  /* NHOOD_DISABLE */
+    const char *exclude;          /* NHOOD_EXCLUDE: program name patterns, or NULL */
     nh_cost cost;                 /* NHOOD_COST_* */
     nh_inplace_algo inplace;      /* NHOOD_INPLACE_ALGO */
     long inplace_auxmem;          /* NHOOD_INPLACE_AUXMEM (bytes) */

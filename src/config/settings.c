@@ -80,6 +80,9 @@ const nh_setting nh_settings[] = {
     {"NHOOD_REPORT", NULL, LIB, K_BOOL, CFG(report), 0,
      "rank 0 prints what nhood did at MPI_Finalize, on stderr (docs/report.md)"},
     {"NHOOD_DISABLE", NULL, LIB, K_BOOL, CFG(disable), 0, "pass every call to MPI"},
+    {"NHOOD_EXCLUDE", NULL, LIB, K_TEXT, CFG(exclude), 0,
+     "programs nhood stays out of, as with NHOOD_DISABLE=1: names or shell patterns, "
+     "comma-separated (hostname,python*)"},
     {"NHOOD_PROGRESS", NULL, LIB, K_PROGRESS, CFG(progress), 0,
      "how nonblocking and persistent calls may forward data: auto with a progress backend (Open "
      "MPI's progress engine, or a helper thread under MPI_THREAD_MULTIPLE), safe never, poll on "

@@ -591,6 +591,41 @@ if run "$name" 2 "NHOOD_REPORT=1 NHOOD_DISABLE=1" "$t/test_dup" &&
 else
     bad "$name"
 fi
+# NHOOD_EXCLUDE: the programs named (shell patterns) run as under
+# NHOOD_DISABLE=1; others run nhood.
+name="NHOOD_EXCLUDE=hostname,test_d?p: off for this program"
+if run "$name" 2 "NHOOD_REPORT=1 NHOOD_EXCLUDE=hostname,test_d?p" "$t/test_dup" && all_passed &&
+    grep -Eq '^nhood: off reason=NHOOD_EXCLUDE \(test_dup\) ' "$log.err" &&
+    ! grep -q '^nhood: comm=' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+name="NHOOD_EXCLUDE=hostname,test_dup2: not this program, nhood on"
+if run "$name" 2 "NHOOD_REPORT=1 NHOOD_EXCLUDE=hostname,test_dup2" "$t/test_dup" && all_passed &&
+    grep -Eq '^nhood: comm=[0-9]+ ' "$log.err" && ! grep -q '^nhood: off' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+# An MPMD job whose second program is excluded: off on every rank (on
+# some ranks only, the ranks would run different exchanges), and rank 0's
+# report says why.  (Hydra's -genv reaches every program of the job.)
+name="NHOOD_EXCLUDE naming one program of an MPMD job: off on every rank"
+if [ "$launcher" = hydra ]; then
+    mkdir -p "$log.mpmd" && cp "$t/test_dup" "$log.mpmd/test_dup_b"
+    if run "$name" 1 "NHOOD_REPORT=1 NHOOD_EXCLUDE=test_dup_b" "$t/test_dup" : -n 1 "$log.mpmd/test_dup_b" &&
+        all_passed &&
+        grep -Eq '^nhood: off reason=NHOOD_DISABLE or NHOOD_EXCLUDE on another rank ' "$log.err" &&
+        ! grep -q '^nhood: comm=' "$log.err"; then
+        ok "$name"
+    else
+        bad "$name"
+    fi
+    rm -rf "$log.mpmd"
+else
+    skip "$name" "MPMD with one environment: Hydra's -genv (launcher $launcher)"
+fi
 
 fi # report
 if part all; then

@@ -65,7 +65,7 @@ static void analyzed(MPI_Comm g, const char *what)
 {
     int (*query)(MPI_Comm, nhood_comm_info *) =
         (int (*)(MPI_Comm, nhood_comm_info *))dlsym(RTLD_DEFAULT, "nhood_comm_query");
-    if (!query || !algo_for || getenv("NHOOD_DISABLE"))
+    if (!query || !algo_for || getenv("NHOOD_DISABLE") || getenv("NHOOD_EXCLUDE"))
         return;
     nhood_comm_info info;
     char name[32] = "";
