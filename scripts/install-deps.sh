@@ -74,7 +74,7 @@ fi
 if case " $* " in *" --modules "*) true ;; *) false ;; esac && [ ! -f /usr/share/lmod/lmod/libexec/lmod ] &&
     [ ! -f /opt/nhood-lmod/usr/share/lmod/lmod/libexec/lmod ]; then
     d=$(mktemp -d)
-    (cd "$d" && apt-get download lmod >/dev/null) && $SUDO mkdir -p /opt/nhood-lmod &&
+    (cd "$d" && apt-get download lmod >/dev/null 2>&1) && $SUDO mkdir -p /opt/nhood-lmod &&
         $SUDO dpkg -x "$d"/lmod_*.deb /opt/nhood-lmod
     rm -rf "$d"
 fi

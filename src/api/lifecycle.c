@@ -190,6 +190,7 @@ static int warmup_mine(void)
         forced |= nh_cfg.algo_op[o] != NH_ALGO_AUTO;
     return forced ? 0 : nh_cfg.warmup;
 }
+
 /* Why this rank's settings keep nhood out of the run (NHOOD_DISABLE, or
  * NHOOD_EXCLUDE naming this program), or NULL. */
 static const char *off_here(void)
@@ -199,11 +200,14 @@ static const char *off_here(void)
         return "NHOOD_DISABLE=1";
     const char *prog = program_invocation_short_name, *pat = nh_cfg.exclude;
     while (pat && *pat) {
-        size_t n = strcspn(pat, ",");
+        pat += strspn(pat, " ");
+        size_t n = strcspn(pat, ","), k = n;
         char one[128];
-        if (n > 0 && n < sizeof(one)) {
-            memcpy(one, pat, n);
-            one[n] = '\0';
+        while (k > 0 && pat[k - 1] == ' ')
+            k--;
+        if (k > 0 && k < sizeof(one)) {
+            memcpy(one, pat, k);
+            one[k] = '\0';
             if (fnmatch(one, prog, 0) == 0) {
                 snprintf(why, sizeof(why), "NHOOD_EXCLUDE (%s)", prog);
                 return why;

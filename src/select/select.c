@@ -180,15 +180,16 @@ static int tuned_pick(nh_plan *p, nh_op op, nh_form form, size_t m, double w, nh
     /* The decision first, priced at the fastest time recorded: a run-off
      * averages its candidates' two rounds, and a candidate left out of
      * it keeps its first round's time, which may read lower. */
-    int fwd = nh_may_forward(p, form, 0), dec = 0;
+    int fwd = nh_may_forward(p, form, 0), dec = -1;
     double floor_us = d.us[0];
     for (int i = 0; i < d.ncand; i++) {
-        if (d.cand[i] == d.algo && d.cbind[i] == d.bind)
+        if (dec < 0 && d.cand[i] == d.algo && d.cbind[i] == d.bind)
             dec = i;
         floor_us = d.us[i] < floor_us ? d.us[i] : floor_us;
     }
     for (int j = 0; j < d.ncand; j++) {
-        int i = j == 0 ? dec : j <= dec ? j - 1 : j; /* dec, then the others in order */
+        /* the decision, then the others in order */
+        int i = dec < 0 ? j : j == 0 ? dec : j <= dec ? j - 1 : j;
         nh_algo a = d.cand[i];
         const nh_sched *s = a == NH_ALGO_PMPI ? NULL : nh_plan_sched(p, op, a);
         double c = i == dec ? floor_us : d.us[i], t, first;
