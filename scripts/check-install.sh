@@ -175,22 +175,13 @@ if [ "$n" -eq 4 ]; then ok "modulefiles: nhood and nhood-site, Tcl and Lua"; els
     bad "modulefiles: nhood and nhood-site, Tcl and Lua (found $n of 4)"
 fi
 if [ "$n" -gt 0 ]; then
-    envmod=""
-    for c in /usr/share/modules/libexec/modulecmd.tcl /usr/lib/x86_64-linux-gnu/modulecmd.tcl /usr/lib/modulecmd.tcl; do
-        [ -f "$c" ] && command -v tclsh >/dev/null 2>&1 && { envmod=$c; break; }
+    for sys in "tcl Environment Modules" "lmod Lmod"; do
+        # shellcheck disable=SC2086 # the command's words
+        if cmd=$(sh "$SRCDIR/scripts/modulecmd.sh" "${sys%% *}"); then modcase "${sys#* }" $cmd; else
+            pass=$((pass + 1))
+            echo "ok $((pass + fail)) - ${sys#* } # SKIP not installed (scripts/install-deps.sh --modules)"
+        fi
     done
-    if [ -n "$envmod" ]; then modcase "Environment Modules" tclsh "$envmod"; else
-        pass=$((pass + 1))
-        echo "ok $((pass + fail)) - Environment Modules # SKIP not installed (scripts/install-deps.sh --modules)"
-    fi
-    lmod=""
-    for c in ${LMOD_CMD:-} /usr/share/lmod/lmod/libexec/lmod /opt/nhood-lmod/usr/share/lmod/lmod/libexec/lmod; do
-        [ -f "$c" ] && { lmod=$c; break; }
-    done
-    if [ -n "$lmod" ]; then modcase Lmod "$lmod"; else
-        pass=$((pass + 1))
-        echo "ok $((pass + fail)) - Lmod # SKIP not installed (scripts/install-deps.sh --modules)"
-    fi
     # The site-wide module: srun's tasks preload nhood (make check-slurm
     # runs a job under it); the personal one never names LD_PRELOAD.
     check "nhood-site: SRUN_EXPORT_ENV=ALL,LD_PRELOAD=the installed library; nhood: no LD_PRELOAD" sh -c '

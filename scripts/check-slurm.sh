@@ -148,13 +148,7 @@ batch_run "sbatch -n 4: nhood-run mpiexec.mpich -n 4 (MPICH)" "$lib" 4 mpiexec.m
 # srun alone preloads nhood into its tasks through SRUN_EXPORT_ENV, the
 # shell and srun untouched; NHOOD_DISABLE=1 in the job's environment
 # turns it off (the program still passes, and no report).
-modcmd=""
-for c in /usr/share/modules/libexec/modulecmd.tcl /usr/lib/x86_64-linux-gnu/modulecmd.tcl; do
-    [ -f "$c" ] && command -v tclsh >/dev/null 2>&1 && { modcmd="tclsh $c"; break; }
-done
-for c in /usr/share/lmod/lmod/libexec/lmod /opt/nhood-lmod/usr/share/lmod/lmod/libexec/lmod; do
-    [ -z "$modcmd" ] && [ -f "$c" ] && modcmd=$c
-done
+modcmd=$(sh "$here/modulecmd.sh" tcl || sh "$here/modulecmd.sh" lmod)
 if [ -z "$modcmd" ]; then
     skip "module load nhood-site; srun" "no Environment Modules or Lmod (scripts/install-deps.sh --modules)"
 elif ! make -C "$top" install prefix="$work/prefix" >"$work/install.log" 2>&1; then

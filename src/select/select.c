@@ -177,9 +177,9 @@ static int tuned_pick(nh_plan *p, nh_op op, nh_form form, size_t m, double w, nh
         d.us[0] = 0;
         d.ncand = 1;
     }
-    /* The decision first, priced at the fastest time recorded: a run-off
-     * averages its candidates' two rounds, and a candidate left out of
-     * it keeps its first round's time, which may read lower. */
+    /* The decision is priced at the fastest time recorded, and wins ties:
+     * a run-off averages its candidates' two rounds, and a candidate left
+     * out of it keeps its first round's time, which may read lower. */
     int fwd = nh_may_forward(p, form, 0), dec = -1;
     double floor_us = d.us[0];
     for (int i = 0; i < d.ncand; i++) {
@@ -187,9 +187,7 @@ static int tuned_pick(nh_plan *p, nh_op op, nh_form form, size_t m, double w, nh
             dec = i;
         floor_us = d.us[i] < floor_us ? d.us[i] : floor_us;
     }
-    for (int j = 0; j < d.ncand; j++) {
-        /* the decision, then the others in order */
-        int i = dec < 0 ? j : j == 0 ? dec : j <= dec ? j - 1 : j;
+    for (int i = 0; i < d.ncand; i++) {
         nh_algo a = d.cand[i];
         const nh_sched *s = a == NH_ALGO_PMPI ? NULL : nh_plan_sched(p, op, a);
         double c = i == dec ? floor_us : d.us[i], t, first;
@@ -200,7 +198,7 @@ static int tuned_pick(nh_plan *p, nh_op op, nh_form form, size_t m, double w, nh
             c = nh_cost_in_window(w, c * first / t, c);
         else
             c = nh_cost_in_window(w, c, c);
-        if (bc < 0 || c < bc) { /* ties: the decision, then the earlier */
+        if (bc < 0 || c < bc || (c == bc && i == dec)) { /* other ties: the earlier */
             bc = c;
             *best = a;
             *bind = d.cbind[i];

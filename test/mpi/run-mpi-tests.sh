@@ -582,25 +582,24 @@ else
     bad "$name"
 fi
 
-# Switched off: the report says so (and nothing else).
-name="NHOOD_REPORT=1 says nhood is off"
-if run "$name" 2 "NHOOD_REPORT=1 NHOOD_DISABLE=1" "$t/test_dup" &&
-    grep -Eq '^nhood: off reason=NHOOD_DISABLE=1 ' "$log.err" &&
-    ! grep -q '^nhood: comm=' "$log.err"; then
-    ok "$name"
-else
-    bad "$name"
-fi
+# Switched off: the report says so (and nothing else), and the program
+# passes.  off_case NAME REASON NP VARS PROGRAM...: REASON (an ERE) ends
+# "nhood: off reason=".
+off_case() {
+    name=$1 why=$2
+    shift 2
+    if run "$name" "$@" && all_passed && grep -Eq "^nhood: off reason=$why " "$log.err" &&
+        ! grep -q '^nhood: comm=' "$log.err"; then
+        ok "$name"
+    else
+        bad "$name"
+    fi
+}
+off_case "NHOOD_REPORT=1 says nhood is off" "NHOOD_DISABLE=1" 2 "NHOOD_REPORT=1 NHOOD_DISABLE=1" "$t/test_dup"
 # NHOOD_EXCLUDE: the programs named (shell patterns) run as under
 # NHOOD_DISABLE=1; others run nhood.
-name="NHOOD_EXCLUDE=hostname,test_d?p: off for this program"
-if run "$name" 2 "NHOOD_REPORT=1 NHOOD_EXCLUDE=hostname,test_d?p" "$t/test_dup" && all_passed &&
-    grep -Eq '^nhood: off reason=NHOOD_EXCLUDE \(test_dup\) ' "$log.err" &&
-    ! grep -q '^nhood: comm=' "$log.err"; then
-    ok "$name"
-else
-    bad "$name"
-fi
+off_case "NHOOD_EXCLUDE=hostname,test_d?p: off for this program" "NHOOD_EXCLUDE \(test_dup\)" \
+    2 "NHOOD_REPORT=1 NHOOD_EXCLUDE=hostname,test_d?p" "$t/test_dup"
 name="NHOOD_EXCLUDE=hostname,test_dup2: not this program, nhood on"
 if run "$name" 2 "NHOOD_REPORT=1 NHOOD_EXCLUDE=hostname,test_dup2" "$t/test_dup" && all_passed &&
     grep -Eq '^nhood: comm=[0-9]+ ' "$log.err" && ! grep -q '^nhood: off' "$log.err"; then
@@ -614,14 +613,8 @@ fi
 name="NHOOD_EXCLUDE naming one program of an MPMD job: off on every rank"
 if [ "$launcher" = hydra ]; then
     mkdir -p "$log.mpmd" && cp "$t/test_dup" "$log.mpmd/test_dup_b"
-    if run "$name" 1 "NHOOD_REPORT=1 NHOOD_EXCLUDE=test_dup_b" "$t/test_dup" : -n 1 "$log.mpmd/test_dup_b" &&
-        all_passed &&
-        grep -Eq '^nhood: off reason=NHOOD_DISABLE or NHOOD_EXCLUDE on another rank ' "$log.err" &&
-        ! grep -q '^nhood: comm=' "$log.err"; then
-        ok "$name"
-    else
-        bad "$name"
-    fi
+    off_case "$name" "NHOOD_DISABLE or NHOOD_EXCLUDE on another rank" \
+        1 "NHOOD_REPORT=1 NHOOD_EXCLUDE=test_dup_b" "$t/test_dup" : -n 1 "$log.mpmd/test_dup_b"
     rm -rf "$log.mpmd"
 else
     skip "$name" "MPMD with one environment: Hydra's -genv (launcher $launcher)"
