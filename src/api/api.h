@@ -30,6 +30,15 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
  * error with the communicator's error handler called).  Every call on the
  * graph comes here first, whatever path it takes after. */
 int nh_neighbor_cold(nh_plan *p, nh_coll coll, nh_form form, MPI_Comm comm);
+/* A cold graph's call that nh_neighbor_cold gave to MPI (api/cold.c):
+ * NH_TO_PMPI where MPI's own call with the program's arguments is right,
+ * else MPI's call made the way every rank makes it where the library
+ * orders a repeated peer's blocks wrongly (MPI_SUCCESS, or an error with
+ * the communicator's error handler called). */
+int nh_cold_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
+                 MPI_Request *req);
+/* Frees what the cold calls keep until MPI_Finalize. */
+void nh_cold_fini(void);
 /* A call of form on comm started with result rc: a nonblocking one's
  * window is sampled (util/window.h), except on a cold graph (the cold
  * tier pays nothing of nhood's).  Returns rc. */

@@ -72,12 +72,8 @@ static int plan_create(MPI_Comm comm_old, MPI_Comm *graph, const nh_hint *h, con
 {
     double t2 = nh_cfg.report ? nh_mpi_Wtime() : 0;
     nh_plan *p = NULL;
-    int rc = cold ? nh_plan_cold_safe(*graph, lists, &cold) : MPI_SUCCESS;
-    if (!rc)
-        rc = cold ? nh_plan_create_cold(comm_old, *graph, h, lists, &p)
+    int rc = cold ? nh_plan_create_cold(comm_old, *graph, h, lists, &p)
                   : nh_plan_create(comm_old, *graph, h, lists, begun, &p);
-    else
-        nh_plan_abandon(begun);
     if (p) {
         p->no_forward = no_forward;
         if (nh_cfg.report) {

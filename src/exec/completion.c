@@ -591,15 +591,23 @@ static int startall_locked(int n, MPI_Request arr[])
         return rc;
     /* nhood's in array order; PMPI's compacted (Startall takes no null
      * entries).  The two sets use different communicators, so their
-     * relative order does not matter. */
-    for (int i = 0; i < n && !rc; i++)
+     * relative order does not matter, except where one of nhood's runs an
+     * operation of MPI's on the program's communicator (a cold graph's,
+     * api/cold.c): then each in array order, as MPI orders collective
+     * starts. */
+    int inner = 0;
+    for (int i = 0; i < n; i++)
+        inner |= v.r[i] && v.r[i]->wrapped;
+    for (int i = 0; i < n && !rc && inner; i++)
+        rc = v.r[i] ? start_mine(v.r[i]) : nh_mpi_Start(&arr[i]);
+    for (int i = 0; i < n && !rc && !inner; i++)
         if (v.r[i])
             rc = start_mine(v.r[i]);
         else
             v.view[nf++] = arr[i];
-    if (!rc && nf)
+    if (!rc && nf && !inner)
         rc = nh_mpi_Startall(nf, v.view);
-    for (int i = 0, j = 0; !rc && i < n; i++)
+    for (int i = 0, j = 0; !rc && !inner && i < n; i++)
         if (!v.r[i])
             arr[i] = v.view[j++];
     split_fini(&v);

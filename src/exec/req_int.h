@@ -19,8 +19,11 @@ typedef struct nh_req {
     int err;      /* first error while progressing */
     long *starts; /* persistent: the report's call counter, or NULL */
     nh_run run;   /* the engine's run of the schedule */
-    int wrapped;  /* MPI's own operation run for a learning trial: inner, no run */
+    int wrapped;  /* MPI's own operation (inner), no run: a learning trial, or nh_req_wrap_ops */
     MPI_Request inner;
+    const nh_wrap_ops *ops; /* nh_req_wrap_ops's, or NULL */
+    void *ctx;
+    MPI_Comm home; /* nh_req_wrap_ops's comm */
     double *paid; /* a timed trial: where its cost goes at completion (nh_req_time) */
     double acc;   /* seconds charged to it so far */
 } nh_req;

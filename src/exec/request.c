@@ -105,6 +105,10 @@ void nh_req_destroy(nh_req *r)
             }
     nh_plan *p = r->run.p;
     nh_run_release(&r->run);
+    if (r->wrapped && r->persistent && r->inner != MPI_REQUEST_NULL)
+        nh_mpi_Request_free(&r->inner);
+    if (r->ops)
+        r->ops->fini(r->ctx);
     if (r->paid) /* never completed: its trial stays unmeasured */
         __atomic_sub_fetch(&nh_req_ntimed, 1, __ATOMIC_RELAXED);
     if (r->handle != MPI_REQUEST_NULL)
@@ -120,6 +124,8 @@ static void step(nh_req *r, int block)
         rc = block ? nh_mpi_Wait(&r->inner, MPI_STATUS_IGNORE)
                    : nh_mpi_Test(&r->inner, &done, MPI_STATUS_IGNORE);
         done |= block;
+        if (done && !rc && r->ops && r->ops->done)
+            rc = r->ops->done(r->ctx);
     } else {
         rc = nh_run_progress(&r->run, block, &done);
     }
@@ -191,8 +197,15 @@ void nh_req_wait_done(nh_req *r)
 int nh_req_start(nh_req *r)
 {
     nh_plan *p = r->run.p;
-    if (r->wrapped) { /* MPI's own operation, started by MPI */
+    if (r->wrapped) { /* MPI's own operation: started by MPI, or here (persistent) */
+        int rc = MPI_SUCCESS;
+        if (r->persistent && !(rc = r->ops && r->ops->start ? r->ops->start(r->ctx) : 0))
+            rc = nh_mpi_Start(&r->inner);
+        if (rc)
+            return rc;
         r->active = 1;
+        r->done = 0;
+        r->err = MPI_SUCCESS;
         set_running(r, 1);
         return MPI_SUCCESS;
     }
@@ -236,7 +249,9 @@ static int enlist(nh_req *r, nh_plan *p, int persistent, int multi, long *starts
     r->next = nh_req_live;
     set_live(r);
     int self = 0;
-    MPI_Comm on = nh_no_world ? p->pcomm : MPI_COMM_SELF;
+    MPI_Comm on = !nh_no_world                 ? MPI_COMM_SELF
+                  : p->pcomm != MPI_COMM_NULL ? p->pcomm
+                                              : r->home; /* a cold graph's (nh_req_wrap_ops) */
     rc = nh_no_world ? nh_mpi_Comm_rank(on, &self) : MPI_SUCCESS;
     if (!rc)
         rc = nh_recv_init(NULL, 0, MPI_BYTE, self, 0, on, &r->handle);
@@ -285,6 +300,31 @@ int nh_req_wrap(nh_plan *p, MPI_Request inner, MPI_Request *out)
     r->run.slot = -1; /* MPI orders its own operations */
     nh_lock(NH_LOCK_REQ);
     int rc = enlist(r, p, 0, 0, NULL, out);
+    nh_unlock(NH_LOCK_REQ);
+    return rc;
+}
+
+int nh_req_wrap_ops(nh_plan *p, MPI_Request inner, int persistent, const nh_wrap_ops *ops,
+                    void *ctx, MPI_Comm comm, MPI_Request *out)
+{
+    nh_req *r = calloc(1, sizeof(*r));
+    if (!r) {
+        if (persistent)
+            nh_mpi_Request_free(&inner);
+        else
+            nh_mpi_Wait(&inner, MPI_STATUS_IGNORE);
+        ops->fini(ctx);
+        return MPI_ERR_NO_MEM;
+    }
+    r->wrapped = 1;
+    r->inner = inner;
+    r->ops = ops;
+    r->ctx = ctx;
+    r->home = comm;
+    r->run.p = p;
+    r->run.slot = -1;
+    nh_lock(NH_LOCK_REQ);
+    int rc = enlist(r, p, persistent, 0, NULL, out);
     nh_unlock(NH_LOCK_REQ);
     return rc;
 }

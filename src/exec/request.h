@@ -15,6 +15,21 @@ int nh_req_create(nh_plan *p, const nh_sched *s, const nh_call *c, const nh_bind
  * requests (*out), so that the completion calls see it end: a learning
  * trial of MPI's exchange (select/autotune.c). */
 int nh_req_wrap(nh_plan *p, MPI_Request inner, MPI_Request *out);
+/* MPI's own nonblocking or persistent operation inner with nhood's work
+ * around it, as one of nhood's requests (*out): start (may be NULL) runs
+ * before each start of a persistent one, which nhood then starts; done
+ * (may be NULL) once inner completed, before the completion call
+ * returns (an error it returns is the operation's); fini frees ctx when
+ * the request goes.  comm: inner's communicator (under Sessions the
+ * handle's, where p has no private one yet).  Where this fails, inner is
+ * completed (nonblocking) or freed (persistent) and ctx freed. */
+typedef struct nh_wrap_ops {
+    int (*start)(void *ctx);
+    int (*done)(void *ctx);
+    void (*fini)(void *ctx);
+} nh_wrap_ops;
+int nh_req_wrap_ops(nh_plan *p, MPI_Request inner, int persistent, const nh_wrap_ops *ops,
+                    void *ctx, MPI_Comm comm, MPI_Request *out);
 /* Times the nonblocking operation behind h for the learning: start_s
  * seconds for its start, plus each completion call that names it (from
  * the call's beginning to its end, or to the operation's completion);

@@ -34,19 +34,6 @@ int nh_window_mine(void)
     return nh_cfg.window >= 0 ? nh_win_bucket_of(nh_cfg.window) : nh_win_bucket();
 }
 
-/* A graph in the cold tier (docs/algorithms.md, "Tiers"): what its
- * analysis will need that the graph communicator cannot tell later (the
- * hint, the parent's grid, whether the parent's ranks were the graph's;
- * the lists MPI gives back as the caller gave them, MPI-4.0 7.5.4), and
- * its calls so far.  It lives in the plan's allocation, after the plan:
- * one small allocation per creation. */
-struct nh_plan_cold {
-    nh_grid parent;
-    int has_parent, order, calls;
-    int ripe;  /* counted in nh_plan_nripe */
-    char *msg; /* a malformed value's message (the hint's bad), or NULL */
-    unsigned char hint[offsetof(nh_hint, msg)]; /* the hint up to its message */
-};
 
 static int tag_ub = 32767; /* MPI_TAG_UB, read at nh_plan_init; the least MPI allows */
 
@@ -88,6 +75,7 @@ void nh_plan_unref(nh_plan *p)
         nh_comm_free(&p->pcomm);
     if (p->cold) {
         free(p->cold->msg);
+        free(p->cold->lists);
         if (p->cold->ripe)
             __atomic_sub_fetch(&nh_plan_nripe, 1, __ATOMIC_RELAXED);
     }
@@ -151,6 +139,7 @@ static int copy_cold(const nh_plan *from, void *out, int *flag)
     p->cold = (struct nh_plan_cold *)(p + 1);
     memcpy(p->cold, k, sizeof(*k));
     p->cold->msg = msg;
+    p->cold->lists = NULL; /* the original's, made again at the copy's first call */
     p->cold->calls = 0;
     p->cold->ripe = 0;
     *(nh_plan **)out = p;
@@ -527,10 +516,14 @@ int nh_plan_create_cold(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, con
         rc = MPI_ERR_NO_MEM;
         goto fail;
     }
+    k->repeats = nh_mpilib_dup_edges_wrong() ? -1 : 0; /* (only asked where that holds) */
     if (lists) { /* no reordering: the graph's ranks are comm_old's */
         p->indeg = lists->indeg;
         p->outdeg = lists->outdeg;
         k->order = 1;
+        if (k->repeats) /* (MPI_PROC_NULL twice counts: that rank takes the longer way) */
+            k->repeats = nh_det_repeats(lists->srcs, lists->indeg) ||
+                         nh_det_repeats(lists->dsts, lists->outdeg);
     } else if ((rc = nh_mpi_Comm_rank(graph, &rank)) ||
                (rc = nh_mpi_Comm_rank(comm_old, &old_rank)) ||
                (rc = nh_mpi_Dist_graph_neighbors_count(graph, &p->indeg, &p->outdeg, &weighted))) {
@@ -546,30 +539,6 @@ int nh_plan_create_cold(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, con
 fail:
     nh_plan_unref(p);
     return rc;
-}
-
-int nh_plan_cold_safe(MPI_Comm graph, const nh_lists *lists, int *safe)
-{
-    int rc = MPI_SUCCESS, indeg, outdeg, weighted, *srcs = NULL, *dsts = NULL, rep = 0, any;
-    *safe = 1;
-    if (!nh_mpilib_dup_edges_wrong())
-        return MPI_SUCCESS;
-    if (lists) {
-        rep = nh_det_repeats(lists->srcs, lists->indeg);
-    } else if (!(rc = nh_mpi_Dist_graph_neighbors_count(graph, &indeg, &outdeg, &weighted))) {
-        srcs = malloc(((size_t)indeg + 1) * sizeof(int));
-        dsts = malloc(((size_t)outdeg + 1) * sizeof(int));
-        rc = !srcs || !dsts ? MPI_ERR_NO_MEM
-                            : nh_mpi_Dist_graph_neighbors(graph, indeg, srcs, MPI_UNWEIGHTED,
-                                                          outdeg, dsts, MPI_UNWEIGHTED);
-        rep = rc || nh_det_repeats(srcs, indeg);
-        free(srcs);
-        free(dsts);
-    }
-    /* (a rank that failed still takes part, so that no rank waits for it) */
-    int rc2 = nh_mpi_Allreduce(&rep, &any, 1, MPI_INT, MPI_MAX, graph);
-    *safe = !rc2 && !any;
-    return rc ? rc : rc2;
 }
 
 int nh_plan_nripe;
@@ -608,6 +577,7 @@ int nh_plan_analyze(nh_plan *p, MPI_Comm comm)
     if (rc) /* the calls go to MPI (this one fails) */
         p->isomorphic = 0;
     free(k->msg);
+    free(k->lists);
     if (k->ripe)
         __atomic_sub_fetch(&nh_plan_nripe, 1, __ATOMIC_RELAXED);
     p->cold = NULL; /* (the rest of its memory is the plan's) */

@@ -26,6 +26,22 @@ typedef struct cand {
 #define NH_DET_SUMMED 8
 #define NH_DET_WORDS (3 + 8 + NH_STFW_PRE + 2 * NH_DET_SUMMED)
 
+/* A graph in the cold tier (docs/algorithms.md, "Tiers"): what its
+ * analysis will need that the graph communicator cannot tell later (the
+ * hint, the parent's grid, whether the parent's ranks were the graph's;
+ * the lists MPI gives back as the caller gave them, MPI-4.0 7.5.4), and
+ * its calls so far.  It lives in the plan's allocation, after the plan:
+ * one small allocation per creation. */
+struct nh_plan_cold {
+    nh_grid parent;
+    int has_parent, order, calls;
+    int ripe;              /* counted in nh_plan_nripe */
+    char *msg;             /* a malformed value's message (the hint's bad), or NULL */
+    nh_cold_lists *lists;  /* nh_plan_cold_lists (cold.c), or NULL */
+    int repeats;           /* this rank lists a peer twice: 1, 0, -1 not known yet (cold.c) */
+    unsigned char hint[offsetof(nh_hint, msg)]; /* the hint up to its message */
+};
+
 /* One creation's analysis state. */
 typedef struct det {
     MPI_Comm graph;

@@ -131,13 +131,24 @@ void nh_plan_abandon(nh_plan_start *b);
  * the lists back as given), else NULL. */
 int nh_plan_create_cold(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, const nh_lists *lists,
                         nh_plan **out);
-/* May MPI's own exchange serve a new graph's cold calls (*safe)?  Where
- * the MPI library orders a repeated source's blocks wrongly
- * (nh_mpilib_dup_edges_wrong), only if no rank lists a source twice: one
- * reduction over graph (collective; such a graph is analyzed at its
- * creation instead).  Elsewhere yes, without communication.  lists: as
- * nh_plan_create_cold's. */
-int nh_plan_cold_safe(MPI_Comm graph, const nh_lists *lists, int *safe);
+/* A cold graph's lists as this rank sees them, for the MPI libraries
+ * that order a repeated peer's all-to-all blocks wrongly
+ * (nh_mpilib_dup_edges_wrong; api/cold.c): whether the rank lists some
+ * peer twice (MPI_PROC_NULL aside), and then, for each place in the
+ * sources and in the destinations, its peer's first place (-1 where the
+ * peer is MPI_PROC_NULL) and the next place of the same peer (-1 after
+ * the last).  Made at the first call
+ * that asks (local: MPI_Dist_graph_neighbors), freed with the plan or at
+ * its analysis; NULL where memory or MPI failed. */
+typedef struct nh_cold_lists {
+    int indeg, outdeg, repeats;
+    int *sfirst, *snext, *dfirst, *dnext;
+} nh_cold_lists;
+const nh_cold_lists *nh_plan_cold_lists(nh_plan *p, MPI_Comm comm);
+/* Whether this rank lists a peer twice (1, 0; -1 where memory or MPI
+ * failed), known from the caller's lists at creation where it had them,
+ * else asked of MPI (nh_plan_cold_lists). */
+int nh_plan_cold_repeats(nh_plan *p, MPI_Comm comm);
 /* Counts a call on a cold plan: whether its analysis is due now (past
  * NHOOD_WARMUP calls, and blocking: the only calls every rank is sure to
  * be inside).  The same on every rank. */

@@ -140,6 +140,21 @@ int nh_type_dup(MPI_Datatype type, MPI_Datatype *out)
     return rc;
 }
 
+int nh_type_contiguous(int count, MPI_Datatype type, MPI_Datatype *out)
+{
+    MPI_Datatype t;
+    int rc = nh_mpi_Type_contiguous(count, type, &t);
+    if (rc)
+        return rc;
+    if ((rc = nh_mpi_Type_commit(&t))) {
+        nh_mpi_Type_free(&t);
+        return rc;
+    }
+    nh_res_add(NH_RES_DATATYPE, 1);
+    *out = t;
+    return MPI_SUCCESS;
+}
+
 int nh_type_free(MPI_Datatype *type)
 {
     int rc = nh_mpi_Type_free(type);

@@ -233,6 +233,18 @@ if run "$name" 2 "NHOOD_WARMUP=2 NHOOD_REPORT=1" "$t/test_tiers" cold && all_pas
 else
     bad "$name"
 fi
+# A cold graph's all-to-all calls, every one of them cold: where MPICH
+# before 5.0 orders a repeated peer's blocks wrongly, the ranks that list
+# a peer twice route around it and the others pass theirs (api/cold.c);
+# every form, v and w, two graphs.
+for np in 2 4; do
+    name="cold np=$np NHOOD_WARMUP=1000000 (repeated peers, every form)"
+    if run "$name" $np "NHOOD_WARMUP=1000000" "$t/test_cold" && all_passed; then
+        ok "$name"
+    else
+        bad "$name"
+    fi
+done
 # With a second thread, and the report showing the schedule forwarded
 # (more than one round; bruck with one port, its only multi-round form on
 # 2x2x1) by the hook or the thread backend: never MPIX_Async at

@@ -239,7 +239,7 @@ static void test_cart(void)
 }
 
 /* Was a graph with a bad hint refused? At its creation where it is
- * analyzed there (NHOOD_WARMUP=0, or a repeated peer on MPICH before 5.0),
+ * analyzed there (NHOOD_WARMUP=0),
  * else at its first blocking call after the warm-up: the graph inherits
  * MPI_ERRORS_RETURN, and the call that analyzes it fails on every rank.
  * Frees the graph where it was made. */

@@ -10,8 +10,8 @@
  *   - A copy (MPI_Comm_dup) of a cold graph is cold, with its own count;
  *     a copy of an analyzed one shares the analysis.
  *   - A 2-D Moore graph whose ranks list peers twice (2 and 4 ranks):
- *     right results in every call, where MPICH before 5.0's own exchange
- *     is not (such a graph is analyzed at its creation there).
+ *     right results in every call, cold or not, where MPICH before 5.0's
+ *     own exchange is not (api/cold.c; test_cold has every form).
  *   - A malformed nhood_dims info value: the creation succeeds (nhood
  *     adds no communication to it), the call that analyzes the graph fails
  *     on every rank with MPI_ERR_INFO_VALUE.
@@ -145,8 +145,8 @@ static void tiers(void)
 
 /* A 2-D Moore neighborhood on a periodic grid of all ranks: at 2 and 4
  * ranks every rank lists its peers more than once, where MPICH before 5.0
- * orders MPI's own all-to-all wrongly (such a graph is analyzed at its
- * creation there): every call, cold or not, must give the reference. */
+ * orders MPI's own all-to-all wrongly: every call, cold or not, must give
+ * the reference. */
 static void repeats(void)
 {
     MPI_Comm g;

@@ -1,0 +1,624 @@
+/* A cold graph's all-to-all calls where the MPI library orders a repeated
+ * peer's blocks wrongly (MPICH before 5.0: nh_mpilib_dup_edges_wrong;
+ * docs/platforms.md, "Duplicate edges").
+ *
+ * The cold tier hands a graph's first calls to MPI without any agreement
+ * among the ranks (docs/algorithms.md, "Tiers"), so no rank knows whether
+ * another lists a peer twice.  Every rank therefore makes the same MPI
+ * call, whose result does not depend on how the library pairs a repeated
+ * peer's messages:
+ *  - MPI_Neighbor_alltoall goes to MPI as MPI_Neighbor_alltoallv of the
+ *    same blocks (v as v, w as w); a rank that lists no peer twice passes
+ *    its own buffers;
+ *  - a rank that lists a peer twice (the peer then lists it twice too: an
+ *    edge is in both ranks' lists) sends all of that peer's blocks in one
+ *    message at the peer's first place, in list order, and nothing
+ *    (count 0) at its other places; at every place of a repeated source
+ *    it receives the whole of that source's blocks into one region, so
+ *    that whichever place MPI matches the message with, the data land in
+ *    the region (the empty messages write nothing: a receive count is an
+ *    upper bound, and no location is written twice), and nhood copies
+ *    the blocks out in list order;
+ *  - v: the regions are in the call's own types (one per side);
+ *    w: MPI_BOTTOM with absolute addresses, a repeated peer's blocks
+ *    packed (MPI_PACKED) and the others the program's own.
+ * Nonblocking and persistent calls of such a rank are nhood's requests
+ * around MPI's (exec/request.h, nh_req_wrap_ops): the copies in at each
+ * start, out at completion.  allgather and allgatherv need none of this:
+ * every place of a source receives the same block. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "exec/request.h"
+#include "nh_impl.h"
+#include "util/copy.h"
+#include "util/gpu.h"
+#include "util/mpilib.h"
+
+/* One side of a call as places: place k's count, address and type. */
+typedef struct side {
+    char *base;
+    int n, count;             /* count: regular calls */
+    const int *counts;        /* v, w */
+    const int *displs;        /* v: in extents */
+    const MPI_Aint *bdispls;  /* w: in bytes */
+    MPI_Datatype type;        /* regular, v */
+    const MPI_Datatype *types; /* w */
+    MPI_Aint ext;             /* type's extent (regular, v) */
+} side;
+
+static int cnt(const side *s, int k)
+{
+    return s->counts ? s->counts[k] : s->count;
+}
+
+static char *addr(const side *s, int k)
+{
+    if (s->bdispls)
+        return (char *)((uintptr_t)s->base + (uintptr_t)s->bdispls[k]);
+    MPI_Aint e = s->displs ? (MPI_Aint)s->displs[k] : (MPI_Aint)k * s->count;
+    return (char *)((uintptr_t)s->base + (uintptr_t)(e * s->ext));
+}
+
+static MPI_Datatype typ(const side *s, int k)
+{
+    return s->types ? s->types[k] : s->type;
+}
+
+/* A type's layout: contiguous data (size == true extent == extent) can be
+ * copied with memcpy where no GPU runtime is loaded. */
+typedef struct layout {
+    MPI_Aint lb, ext, tlb, text;
+    int size, contig;
+} layout;
+
+/* A nonblocking or persistent call's state (one allocation): its sides
+ * with their arrays copied (the large-count forms' narrowed arrays live
+ * for the call only), the lists' groups, MPI's arrays and the regions. */
+typedef struct op {
+    side s, r;
+    MPI_Comm comm;
+    int w;
+    int *sfirst, *snext, *rfirst, *rnext; /* groups by peer (plan.h, nh_cold_lists) */
+    int *cs, *cr, *ds, *dr;               /* MPI's counts; displacements (v) */
+    MPI_Aint *bs, *br;                    /* ... (w: absolute) */
+    MPI_Datatype *ts, *tr;                /* w: MPI's types */
+    char *regs, *regr;                    /* the regions: v typed, w packed */
+    char *mem_s, *mem_r;                  /* w: the regions' memory (v: in o's) */
+    layout ls, lr;                        /* v: the types' */
+    MPI_Datatype *kept; /* types nhood uses after the call returns (duplicated), nkept */
+    int nkept;
+} op;
+
+static int layout_of(MPI_Datatype t, layout *l)
+{
+    int rc;
+    if ((rc = nh_mpi_Type_size(t, &l->size)) || (rc = nh_mpi_Type_get_extent(t, &l->lb, &l->ext)) ||
+        (rc = nh_mpi_Type_get_true_extent(t, &l->tlb, &l->text)))
+        return rc;
+    l->contig = (MPI_Aint)l->size == l->text && l->text == l->ext;
+    return MPI_SUCCESS;
+}
+
+/* count elements of t from one place to another of the same layout. */
+static int copy_typed(const char *from, char *to, int count, MPI_Datatype t, const layout *l,
+                      MPI_Comm comm)
+{
+    if (count == 0 || l->size == 0)
+        return MPI_SUCCESS;
+    if (l->contig && !__atomic_load_n(&nh_gpu_runtimes, __ATOMIC_RELAXED)) {
+        nh_copy(to + l->tlb, from + l->tlb, (size_t)count * (size_t)l->size);
+        return MPI_SUCCESS;
+    }
+    int size, pos = 0, rc = nh_mpi_Pack_size(count, t, comm, &size);
+    char *tmp = rc ? NULL : malloc((size_t)size + 1);
+    if (!rc && !tmp)
+        rc = MPI_ERR_NO_MEM;
+    if (!rc && !(rc = nh_pack(from, count, t, tmp, size, &pos, comm))) {
+        pos = 0;
+        rc = nh_unpack(tmp, size, &pos, to, count, t, comm);
+    }
+    free(tmp);
+    return rc;
+}
+
+/* The bytes a region of n elements of layout l spans; *lo: the offset
+ * of its first byte from the region's base (MPI's buffer argument). */
+static size_t span(long n, const layout *l, MPI_Aint *lo)
+{
+    MPI_Aint last = n > 0 ? (MPI_Aint)(n - 1) * l->ext : 0, hi;
+    *lo = (last < 0 ? last : 0) + l->tlb;
+    hi = (last > 0 ? last : 0) + l->tlb + l->text;
+    return n > 0 && hi > *lo ? (size_t)(hi - *lo) : 0;
+}
+
+/* v: the elements a side moves (MPI_PROC_NULL's places aside). */
+static long total_v(const side *s, const int *first)
+{
+    long t = 0;
+    for (int k = 0; k < s->n; k++)
+        if (first[k] >= 0)
+            t += cnt(s, k);
+    return t;
+}
+
+/* v: MPI's counts and displacements for one side (first/next: its
+ * groups): a group's total at its first place and nothing at the others
+ * (send), or the total at each of its places (receive), at the group's
+ * offset in the region; *total: the region's elements. */
+static int groups_v(const side *s, const int *first, const int *next, int recv, int *c, int *d,
+                    long *total)
+{
+    long off = 0;
+    for (int k = 0; k < s->n; k++) {
+        if (first[k] != k)
+            continue;
+        long t = 0;
+        for (int j = k; j >= 0; j = next[j])
+            t += cnt(s, j);
+        for (int j = k; j >= 0; j = next[j]) {
+            c[j] = recv || j == k ? (int)t : 0;
+            d[j] = (int)off;
+        }
+        off += t;
+        if (t > INT32_MAX || off > INT32_MAX)
+            return MPI_ERR_COUNT;
+    }
+    *total = off;
+    return MPI_SUCCESS;
+}
+
+/* v: the program's blocks into the send region, or out of the receive
+ * region, group by group in list order. */
+static int move_v(op *o, int out)
+{
+    const side *s = out ? &o->r : &o->s;
+    const int *first = out ? o->rfirst : o->sfirst, *next = out ? o->rnext : o->snext;
+    const int *d = out ? o->dr : o->ds;
+    char *reg = out ? o->regr : o->regs;
+    const layout *l = out ? &o->lr : &o->ls;
+    int rc = MPI_SUCCESS;
+    for (int k = 0; !rc && k < s->n; k++) {
+        if (first[k] != k)
+            continue;
+        MPI_Aint pos = d[k];
+        for (int j = k; !rc && j >= 0; j = next[j]) {
+            char *at = reg + pos * l->ext;
+            rc = out ? copy_typed(at, addr(s, j), cnt(s, j), s->type, l, o->comm)
+                     : copy_typed(addr(s, j), at, cnt(s, j), s->type, l, o->comm);
+            pos += cnt(s, j);
+        }
+    }
+    return rc;
+}
+
+/* w: MPI's arrays for one side: a place of a peer listed once keeps the
+ * program's block (absolute address), a repeated peer's group travels
+ * packed (sizes from MPI_Pack_size: the same on both ends, whose type
+ * signatures match); *bytes: the packed region's size. */
+static int groups_w(op *o, const side *s, const int *first, const int *next, int recv, int *c,
+                    MPI_Aint *b, MPI_Datatype *t, MPI_Aint *bytes)
+{
+    MPI_Aint off = 0;
+    for (int k = 0; k < s->n; k++) {
+        if (first[k] < 0) { /* MPI_PROC_NULL */
+            c[k] = 0;
+            b[k] = 0;
+            t[k] = MPI_BYTE;
+        }
+        if (first[k] != k)
+            continue;
+        if (next[k] < 0) { /* listed once */
+            c[k] = cnt(s, k);
+            b[k] = (MPI_Aint)(uintptr_t)addr(s, k);
+            t[k] = typ(s, k);
+            continue;
+        }
+        long sum = 0;
+        for (int j = k; j >= 0; j = next[j]) {
+            int size, rc = nh_mpi_Pack_size(cnt(s, j), typ(s, j), o->comm, &size);
+            if (rc)
+                return rc;
+            sum += size;
+        }
+        if (sum > INT32_MAX)
+            return MPI_ERR_COUNT;
+        for (int j = k; j >= 0; j = next[j]) {
+            c[j] = recv || j == k ? (int)sum : 0;
+            b[j] = off; /* made absolute once the region exists */
+            t[j] = MPI_PACKED;
+        }
+        off += sum;
+    }
+    *bytes = off;
+    return MPI_SUCCESS;
+}
+
+/* Is place k in a repeated peer's group? */
+static int repeated(const int *first, const int *next, int k)
+{
+    return first[k] >= 0 && (first[k] != k || next[k] >= 0);
+}
+
+static void absolute_w(const side *s, const int *first, const int *next, MPI_Aint *b,
+                       const char *reg)
+{
+    for (int k = 0; k < s->n; k++)
+        if (repeated(first, next, k))
+            b[k] += (MPI_Aint)(uintptr_t)reg;
+}
+
+/* w: the repeated peers' groups packed from the program's blocks, or
+ * unpacked into them. */
+static int move_w(op *o, int out)
+{
+    const side *s = out ? &o->r : &o->s;
+    const int *first = out ? o->rfirst : o->sfirst, *next = out ? o->rnext : o->snext;
+    const int *c = out ? o->cr : o->cs;
+    const MPI_Aint *b = out ? o->br : o->bs;
+    int rc = MPI_SUCCESS;
+    for (int k = 0; !rc && k < s->n; k++) {
+        if (first[k] != k || next[k] < 0)
+            continue;
+        char *reg = (char *)(uintptr_t)b[k];
+        int pos = 0, size = c[k]; /* the group's, at its first place on both sides */
+        for (int j = k; !rc && j >= 0; j = next[j])
+            rc = out ? nh_unpack(reg, size, &pos, addr(s, j), cnt(s, j), typ(s, j), o->comm)
+                     : nh_pack(addr(s, j), cnt(s, j), typ(s, j), reg, size, &pos, o->comm);
+    }
+    return rc;
+}
+
+static int op_in(void *ctx)
+{
+    op *o = ctx;
+    return o->w ? move_w(o, 0) : move_v(o, 0);
+}
+
+static int op_out(void *ctx)
+{
+    op *o = ctx;
+    return o->w ? move_w(o, 1) : move_v(o, 1);
+}
+
+static void op_free(void *ctx)
+{
+    op *o = ctx;
+    for (int i = 0; i < o->nkept; i++)
+        nh_type_free(&o->kept[i]);
+    free(o->mem_s);
+    free(o->mem_r);
+    free(o);
+}
+
+static const nh_wrap_ops op_ops = {op_in, op_out, op_free};
+
+/* t, held for use after the call returns: a duplicate unless predefined
+ * (the program may free its own meanwhile), recorded for op_free. */
+static int keep(op *o, MPI_Datatype t, MPI_Datatype *out)
+{
+    int ni, na, nd, comb, rc = nh_mpi_Type_get_envelope(t, &ni, &na, &nd, &comb);
+    *out = t;
+    if (rc || comb == MPI_COMBINER_NAMED)
+        return rc;
+    if ((rc = nh_type_dup(t, out)))
+        return rc;
+    o->kept[o->nkept++] = *out;
+    return MPI_SUCCESS;
+}
+
+/* A bump allocator over one block. */
+static void *take(char **at, size_t bytes)
+{
+    void *p = *at;
+    *at += (bytes + 15) & ~(size_t)15;
+    return p;
+}
+
+/* The sides of the call (w: the w arrays; else v's, or a regular call's
+ * count), arrays copied into o where copy. */
+static void sides(op *o, nh_coll coll, const nh_args *a, int outdeg, int indeg, int copy,
+                  char **at)
+{
+    side *s = &o->s, *r = &o->r;
+    s->base = (char *)(uintptr_t)a->sbuf;
+    r->base = a->rbuf;
+    s->n = outdeg;
+    r->n = indeg;
+    if (coll == NH_COLL_ALLTOALL) {
+        s->count = a->scount;
+        r->count = a->rcount;
+    } else {
+        s->counts = a->scounts;
+        r->counts = a->rcounts;
+    }
+    if (coll == NH_COLL_ALLTOALLW) {
+        s->bdispls = a->sdisplsw;
+        r->bdispls = a->rdisplsw;
+        s->types = a->stypes;
+        r->types = a->rtypes;
+    } else {
+        s->displs = coll == NH_COLL_ALLTOALLV ? a->sdispls : NULL;
+        r->displs = coll == NH_COLL_ALLTOALLV ? a->rdispls : NULL;
+        s->type = a->stype;
+        r->type = a->rtype;
+        s->ext = o->ls.ext;
+        r->ext = o->lr.ext;
+    }
+    if (!copy)
+        return;
+    for (int i = 0; i < 2; i++) {
+        side *x = i ? r : s;
+        if (x->counts)
+            x->counts = memcpy(take(at, (size_t)x->n * sizeof(int)), x->counts,
+                               (size_t)x->n * sizeof(int));
+        if (x->displs)
+            x->displs = memcpy(take(at, (size_t)x->n * sizeof(int)), x->displs,
+                               (size_t)x->n * sizeof(int));
+        if (x->bdispls)
+            x->bdispls = memcpy(take(at, (size_t)x->n * sizeof(MPI_Aint)), x->bdispls,
+                                (size_t)x->n * sizeof(MPI_Aint));
+        if (x->types) {
+            MPI_Datatype *t = take(at, (size_t)x->n * sizeof(MPI_Datatype));
+            for (int k = 0; k < x->n; k++)
+                t[k] = x->types[k];
+            x->types = t;
+        }
+    }
+}
+
+/* The state of a call on a rank that lists a peer twice: MPI's arrays
+ * and the regions.  persistent: the send side's types kept too (packed
+ * at every start); nonblocking and persistent: the receive side's
+ * (unpacked at completion) and the arrays copied. */
+static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
+                   const nh_cold_lists *l, op **out)
+{
+    int ns = l->outdeg, nr = l->indeg, copy = form != NH_FORM_BLOCKING, w = coll == NH_COLL_ALLTOALLW;
+    size_t per = 6 * sizeof(int) + 2 * sizeof(MPI_Aint) + 3 * sizeof(MPI_Datatype), rs = 0, rr = 0;
+    layout ls, lr;
+    MPI_Aint los = 0, lor = 0;
+    int rc = w ? MPI_SUCCESS : layout_of(a->stype, &ls);
+    if (rc || (!w && (rc = layout_of(a->rtype, &lr))))
+        return rc;
+    if (!w) { /* the v regions' bytes, in the same block */
+        side s = {.n = ns, .count = a->scount, .counts = coll == NH_COLL_ALLTOALL ? NULL : a->scounts};
+        side r = {.n = nr, .count = a->rcount, .counts = coll == NH_COLL_ALLTOALL ? NULL : a->rcounts};
+        rs = span(total_v(&s, l->dfirst), &ls, &los);
+        rr = span(total_v(&r, l->sfirst), &lr, &lor);
+    }
+    char *at = calloc(1, sizeof(op) + (size_t)(ns + nr + 2) * per + 64 * 16 + rs + rr);
+    op *o = (op *)at;
+    *out = NULL;
+    if (!at)
+        return MPI_ERR_NO_MEM;
+    take(&at, sizeof(op));
+    o->comm = comm;
+    o->w = w;
+    if (!w) {
+        o->ls = ls;
+        o->lr = lr;
+    }
+    o->kept = take(&at, (size_t)(ns + nr + 2) * sizeof(MPI_Datatype));
+    sides(o, coll, a, ns, nr, copy, &at);
+    o->sfirst = l->dfirst; /* sends go to the destinations */
+    o->snext = l->dnext;
+    o->rfirst = l->sfirst;
+    o->rnext = l->snext;
+    if (copy) { /* the lists go at the graph's analysis */
+        int *g = take(&at, (size_t)(2 * ns + 2 * nr) * sizeof(int));
+        o->sfirst = memcpy(g, l->dfirst, (size_t)ns * sizeof(int));
+        o->snext = memcpy(g + ns, l->dnext, (size_t)ns * sizeof(int));
+        o->rfirst = memcpy(g + 2 * ns, l->sfirst, (size_t)nr * sizeof(int));
+        o->rnext = memcpy(g + 2 * ns + nr, l->snext, (size_t)nr * sizeof(int));
+    }
+    o->cs = take(&at, (size_t)ns * sizeof(int));
+    o->cr = take(&at, (size_t)nr * sizeof(int));
+    if (!w) {
+        long ts, tr;
+        o->ds = take(&at, (size_t)ns * sizeof(int));
+        o->dr = take(&at, (size_t)nr * sizeof(int));
+        o->regs = (char *)take(&at, rs) - los;
+        o->regr = (char *)take(&at, rr) - lor;
+        if ((rc = groups_v(&o->s, o->sfirst, o->snext, 0, o->cs, o->ds, &ts)) ||
+            (rc = groups_v(&o->r, o->rfirst, o->rnext, 1, o->cr, o->dr, &tr)))
+            goto fail;
+        if (form == NH_FORM_PERSISTENT && (rc = keep(o, o->s.type, &o->s.type)))
+            goto fail;
+        if (copy && (rc = keep(o, o->r.type, &o->r.type)))
+            goto fail;
+    } else {
+        MPI_Aint bs, br;
+        o->bs = take(&at, (size_t)ns * sizeof(MPI_Aint));
+        o->br = take(&at, (size_t)nr * sizeof(MPI_Aint));
+        o->ts = take(&at, (size_t)ns * sizeof(MPI_Datatype));
+        o->tr = take(&at, (size_t)nr * sizeof(MPI_Datatype));
+        if ((rc = groups_w(o, &o->s, o->sfirst, o->snext, 0, o->cs, o->bs, o->ts, &bs)) ||
+            (rc = groups_w(o, &o->r, o->rfirst, o->rnext, 1, o->cr, o->br, o->tr, &br)))
+            goto fail;
+        o->mem_s = calloc(1, (size_t)bs + 1);
+        o->mem_r = calloc(1, (size_t)br + 1);
+        if (!o->mem_s || !o->mem_r) {
+            rc = MPI_ERR_NO_MEM;
+            goto fail;
+        }
+        absolute_w(&o->s, o->sfirst, o->snext, o->bs, o->mem_s);
+        absolute_w(&o->r, o->rfirst, o->rnext, o->br, o->mem_r);
+        /* the types nhood packs with after the call returns */
+        for (int i = 0; i < 2; i++) {
+            side *x = i ? &o->r : &o->s;
+            const int *first = i ? o->rfirst : o->sfirst, *next = i ? o->rnext : o->snext;
+            if (i ? !copy : form != NH_FORM_PERSISTENT)
+                continue;
+            for (int k = 0; k < x->n; k++)
+                if (repeated(first, next, k) &&
+                    (rc = keep(o, x->types[k], (MPI_Datatype *)&x->types[k])))
+                    goto fail;
+        }
+    }
+    *out = o;
+    return MPI_SUCCESS;
+fail:
+    op_free(o);
+    return rc;
+}
+
+/* MPI's call for o in form (*req: MPI's request, nonblocking and
+ * persistent). */
+static int op_call(op *o, nh_form form, MPI_Request *req)
+{
+    if (o->w) {
+        if (form == NH_FORM_BLOCKING)
+            return nh_mpi_Neighbor_alltoallw(MPI_BOTTOM, o->cs, o->bs, o->ts, MPI_BOTTOM, o->cr,
+                                             o->br, o->tr, o->comm);
+        if (form == NH_FORM_NONBLOCKING)
+            return nh_mpi_Ineighbor_alltoallw(MPI_BOTTOM, o->cs, o->bs, o->ts, MPI_BOTTOM, o->cr,
+                                              o->br, o->tr, o->comm, req);
+#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
+        return nh_mpi_Neighbor_alltoallw_init(MPI_BOTTOM, o->cs, o->bs, o->ts, MPI_BOTTOM, o->cr,
+                                              o->br, o->tr, o->comm, MPI_INFO_NULL, req);
+#endif
+    } else {
+        if (form == NH_FORM_BLOCKING)
+            return nh_mpi_Neighbor_alltoallv(o->regs, o->cs, o->ds, o->s.type, o->regr, o->cr,
+                                             o->dr, o->r.type, o->comm);
+        if (form == NH_FORM_NONBLOCKING)
+            return nh_mpi_Ineighbor_alltoallv(o->regs, o->cs, o->ds, o->s.type, o->regr, o->cr,
+                                              o->dr, o->r.type, o->comm, req);
+#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
+        return nh_mpi_Neighbor_alltoallv_init(o->regs, o->cs, o->ds, o->s.type, o->regr, o->cr,
+                                              o->dr, o->r.type, o->comm, MPI_INFO_NULL, req);
+#endif
+    }
+    return MPI_ERR_INTERN;
+}
+
+/* A rank that lists a peer twice. */
+static int run_repeats(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
+                       const nh_cold_lists *l, MPI_Request *req)
+{
+    op *o;
+    MPI_Request inner;
+    int rc = op_make(coll, form, a, comm, l, &o);
+    if (rc)
+        return rc;
+    if (form != NH_FORM_PERSISTENT && (rc = op_in(o)))
+        goto fail;
+    if ((rc = op_call(o, form, &inner)))
+        goto fail;
+    if (form != NH_FORM_BLOCKING) /* owns o from here */
+        return nh_req_wrap_ops(p, inner, form == NH_FORM_PERSISTENT, &op_ops, o, comm, req);
+    rc = op_out(o);
+fail:
+    op_free(o);
+    return rc;
+}
+
+/* ones[k] = 1 and iota[k] = k for the regular calls' contiguous blocks
+ * below: kept until MPI_Finalize (MPI may read them until a request is
+ * freed), one pair per power of two. */
+static int *ones[32], *iota[32];
+
+static int constants(int n, int **one, int **to)
+{
+    int b = 0;
+    while ((1 << b) < n)
+        b++;
+    if (!__atomic_load_n(&iota[b], __ATOMIC_ACQUIRE)) {
+        int *o = malloc(sizeof(int) << b), *t = malloc(sizeof(int) << b), *none = NULL;
+        if (!o || !t) {
+            free(o);
+            free(t);
+            return MPI_ERR_NO_MEM;
+        }
+        for (int k = 0; k < 1 << b; k++) {
+            o[k] = 1;
+            t[k] = k;
+        }
+        if (!__atomic_compare_exchange_n(&ones[b], &none, o, 0, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_ACQUIRE))
+            free(o);
+        none = NULL;
+        if (!__atomic_compare_exchange_n(&iota[b], &none, t, 0, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_ACQUIRE))
+            free(t);
+    }
+    *one = __atomic_load_n(&ones[b], __ATOMIC_ACQUIRE);
+    *to = __atomic_load_n(&iota[b], __ATOMIC_ACQUIRE);
+    return MPI_SUCCESS;
+}
+
+void nh_cold_fini(void)
+{
+    for (int b = 0; b < 32; b++) {
+        free(ones[b]);
+        free(iota[b]);
+        ones[b] = iota[b] = NULL;
+    }
+}
+
+/* A regular all-to-all of a rank that lists no peer twice, as the
+ * alltoallv the others make: a blocking one with counts and
+ * displacements on the stack where they fit, else each block one
+ * element of a contiguous type over constant arrays. */
+static int run_regular(nh_form form, const nh_args *a, MPI_Comm comm, int outdeg, int indeg,
+                       MPI_Request *req)
+{
+    int n = outdeg > indeg ? outdeg : indeg, rc;
+    if (form == NH_FORM_BLOCKING && n <= 256 && (long)n * a->scount <= INT32_MAX &&
+        (long)n * a->rcount <= INT32_MAX) {
+        int sc[256], sd[256], rcn[256], rd[256];
+        for (int k = 0; k < outdeg; k++) {
+            sc[k] = a->scount;
+            sd[k] = k * a->scount;
+        }
+        for (int k = 0; k < indeg; k++) {
+            rcn[k] = a->rcount;
+            rd[k] = k * a->rcount;
+        }
+        return nh_mpi_Neighbor_alltoallv(a->sbuf, sc, sd, a->stype, a->rbuf, rcn, rd, a->rtype,
+                                         comm);
+    }
+    int *one, *to;
+    MPI_Datatype st = MPI_DATATYPE_NULL, rt = MPI_DATATYPE_NULL;
+    if ((rc = constants(n, &one, &to)) || (rc = nh_type_contiguous(a->scount, a->stype, &st)) ||
+        (rc = nh_type_contiguous(a->rcount, a->rtype, &rt)))
+        goto out;
+    if (form == NH_FORM_BLOCKING)
+        rc = nh_mpi_Neighbor_alltoallv(a->sbuf, one, to, st, a->rbuf, one, to, rt, comm);
+    else if (form == NH_FORM_NONBLOCKING)
+        rc = nh_mpi_Ineighbor_alltoallv(a->sbuf, one, to, st, a->rbuf, one, to, rt, comm, req);
+#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
+    else
+        rc = nh_mpi_Neighbor_alltoallv_init(a->sbuf, one, to, st, a->rbuf, one, to, rt, comm,
+                                            MPI_INFO_NULL, req);
+#endif
+out: /* (MPI keeps what its operations use) */
+    if (st != MPI_DATATYPE_NULL)
+        nh_type_free(&st);
+    if (rt != MPI_DATATYPE_NULL)
+        nh_type_free(&rt);
+    return rc;
+}
+
+int nh_cold_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
+                 MPI_Request *req)
+{
+    if (!nh_mpilib_dup_edges_wrong() || nh_coll_op(coll) == NH_OP_ALLGATHER ||
+        a->sbuf == MPI_IN_PLACE)
+        return NH_TO_PMPI;
+    int rep = nh_plan_cold_repeats(p, comm), rc;
+    const nh_cold_lists *l = rep > 0 ? nh_plan_cold_lists(p, comm) : NULL;
+    if (rep < 0 || (rep && !l))
+        rc = MPI_ERR_NO_MEM;
+    else if (rep)
+        rc = run_repeats(p, coll, form, a, comm, l, req);
+    else
+        rc = coll == NH_COLL_ALLTOALL ? run_regular(form, a, comm, p->outdeg, p->indeg, req)
+                                      : NH_TO_PMPI;
+    if (rc > 0)
+        nh_mpi_Comm_call_errhandler(comm, rc);
+    return rc;
+}

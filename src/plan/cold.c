@@ -1,0 +1,93 @@
+/* A cold graph's lists for the cold tier's calls on the MPI libraries
+ * that order a repeated peer's all-to-all blocks wrongly (plan.h,
+ * nh_cold_lists; api/cold.c runs the calls).  Local: the lists come from
+ * MPI_Dist_graph_neighbors at the first call that asks. */
+#include <stdlib.h>
+
+#include "plan/detect_int.h"
+
+static int by_key(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* first[k]: the first place of list[k]'s peer (-1 for MPI_PROC_NULL);
+ * next[k]: its next place (-1 after the last).  Lists of ranks below 64
+ * (the small graphs') in one pass, remembering each rank's last place;
+ * others sorted by (peer, place), which groups each peer's places in list
+ * order.  Returns whether some peer other than MPI_PROC_NULL has two
+ * places, or -1 without memory. */
+static int places(const int *list, int n, int *first, int *next)
+{
+    int last[64], rep = 0, i = 0;
+    for (int r = 0; r < 64; r++)
+        last[r] = -1;
+    for (; i < n && list[i] < 64 && (list[i] >= 0 || list[i] == MPI_PROC_NULL); i++) {
+        int r = list[i];
+        next[i] = -1;
+        first[i] = r == MPI_PROC_NULL ? -1 : last[r] < 0 ? i : first[last[r]];
+        if (r != MPI_PROC_NULL && last[r] >= 0) {
+            next[last[r]] = i;
+            rep = 1;
+        }
+        if (r != MPI_PROC_NULL)
+            last[r] = i;
+    }
+    if (i == n)
+        return rep;
+    long *key = malloc(((size_t)n + 1) * sizeof(long));
+    rep = 0;
+    if (!key)
+        return -1;
+    for (int k = 0; k < n; k++) /* MPI_PROC_NULL is negative: shifted to sort as a peer */
+        key[k] = (long)((unsigned long)(list[k] - MPI_PROC_NULL) << 32 | (unsigned)k);
+    qsort(key, (size_t)n, sizeof(long), by_key);
+    for (int i = 0; i < n; i++) {
+        int k = (int)(key[i] & 0xffffffff), prev = i > 0 ? (int)(key[i - 1] & 0xffffffff) : -1;
+        int same = prev >= 0 && list[prev] == list[k] && list[k] != MPI_PROC_NULL;
+        first[k] = list[k] == MPI_PROC_NULL ? -1 : same ? first[prev] : k;
+        next[k] = -1;
+        if (same) {
+            next[prev] = k;
+            rep = 1;
+        }
+    }
+    free(key);
+    return rep;
+}
+
+const nh_cold_lists *nh_plan_cold_lists(nh_plan *p, MPI_Comm comm)
+{
+    struct nh_plan_cold *k = p->cold;
+    if (k->lists)
+        return k->lists;
+    int in = p->indeg, out = p->outdeg, rs, rd;
+    /* one block: the struct, the lists, sfirst, snext, dfirst, dnext */
+    nh_cold_lists *l = malloc(sizeof(*l) + ((size_t)(in + out) * 3 + 2) * sizeof(int));
+    if (!l)
+        return NULL;
+    int *srcs = (int *)(l + 1), *dsts = srcs + in + 1;
+    l->indeg = in;
+    l->outdeg = out;
+    l->sfirst = dsts + out + 1;
+    l->snext = l->sfirst + in;
+    l->dfirst = l->snext + in;
+    l->dnext = l->dfirst + out;
+    if (nh_mpi_Dist_graph_neighbors(comm, in, srcs, MPI_UNWEIGHTED, out, dsts, MPI_UNWEIGHTED) ||
+        (rs = places(srcs, in, l->sfirst, l->snext)) < 0 ||
+        (rd = places(dsts, out, l->dfirst, l->dnext)) < 0) {
+        free(l);
+        return NULL;
+    }
+    k->repeats = l->repeats = rs || rd;
+    return k->lists = l;
+}
+
+int nh_plan_cold_repeats(nh_plan *p, MPI_Comm comm)
+{
+    if (p->cold->repeats >= 0)
+        return p->cold->repeats;
+    const nh_cold_lists *l = nh_plan_cold_lists(p, comm);
+    return l ? l->repeats : -1;
+}

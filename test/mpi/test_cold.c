@@ -1,0 +1,346 @@
+/* MPI test, run preloaded with a warm-up longer than the test
+ * (NHOOD_WARMUP=1000000): every call is a cold graph's, which nhood hands
+ * to MPI without any agreement among the ranks (docs/algorithms.md,
+ * "Tiers").  Where the library orders a repeated peer's blocks wrongly
+ * (MPICH before 5.0) the ranks that list a peer twice route their blocks
+ * around it and the others pass theirs (api/cold.c); every result must
+ * equal the standard's point-to-point equivalent, computed here with PMPI.
+ *   - Graphs: a 2-D Moore neighborhood on a periodic grid of all ranks
+ *     (every rank lists its peers more than once at 2 and 4 ranks), and a
+ *     ring where ranks 0 and 1 list each other three times among single
+ *     peers, themselves and MPI_PROC_NULL twice (the other ranks list no
+ *     peer twice: the two paths must meet).
+ *   - alltoall with MPI_INT and with a strided vector type (the gaps
+ *     must stay as they were); alltoallv with counts 0 to 3 and gaps
+ *     between blocks; alltoallw whose sender and receiver describe the
+ *     same ints with different types.
+ *   - Blocking, nonblocking and persistent forms (two starts, the data
+ *     changed in between; the program's datatype freed after the init),
+ *     and an MPI_Startall whose array puts MPI's own persistent allgather
+ *     before the all-to-all, twice (nhood starts them in array order, as
+ *     the standard orders collective starts; MPICH would match them
+ *     anyway: it fixes a persistent collective's tag at its init).
+ * Prints "N passed, N failed" on rank 0. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../check.h"
+#include "../common.h"
+#include "util/init_forms.h"
+/* after mpi-ext.h (init_forms.h) */
+#include "../libmpi.h"
+
+#define SENT 0x5A5A5A5A /* where nothing may be written */
+
+static int rank, p;
+
+typedef struct graph {
+    MPI_Comm g;
+    int indeg, outdeg, *src, *dst;
+    const char *name;
+} graph;
+
+/* Which occurrence of peer place k is in list (0 for its first place). */
+static int occ(const int *list, int k)
+{
+    int j = 0;
+    for (int i = 0; i < k; i++)
+        j += list[i] == list[k];
+    return j;
+}
+
+/* The ints an edge carries: from a to b, its j-th occurrence; 0 to 3
+ * (the same from both ends; MPI_PROC_NULL's any). */
+static int edge_ints(int a, int b, int j)
+{
+    return ((a + 2 * b + j) % 4 + 4) % 4;
+}
+
+/* One side of a call as the test describes it: place k's block is
+ * counts[k] elements of types[k] at base + bdispls[k]. */
+typedef struct side {
+    int n, *counts;
+    MPI_Aint *bdispls;
+    MPI_Datatype *types;
+    int *buf, len; /* ints */
+} side;
+
+static MPI_Datatype vec; /* 2 ints, stride 2: extent 3 ints */
+
+static void side_alloc(side *s, int n, int len)
+{
+    s->n = n;
+    s->counts = calloc((size_t)n + 1, sizeof(int));
+    s->bdispls = calloc((size_t)n + 1, sizeof(MPI_Aint));
+    s->types = calloc((size_t)n + 1, sizeof(MPI_Datatype));
+    s->len = len;
+    s->buf = malloc(sizeof(int) * (size_t)(len + 1));
+    for (int i = 0; i < len; i++)
+        s->buf[i] = SENT;
+}
+
+static void side_free(side *s)
+{
+    free(s->counts);
+    free(s->bdispls);
+    free(s->types);
+    free(s->buf);
+}
+
+/* The standard's equivalent: receives in source order, sends in
+ * destination order, one tag, PMPI (never nhood's). */
+static void reference(const graph *x, const side *s, const side *r)
+{
+    MPI_Request *q = malloc(sizeof(MPI_Request) * (size_t)(x->indeg + x->outdeg + 1));
+    for (int l = 0; l < x->indeg; l++)
+        PMPI_Irecv((char *)r->buf + r->bdispls[l], r->counts[l], r->types[l], x->src[l], 0, x->g,
+                   &q[l]);
+    for (int k = 0; k < x->outdeg; k++)
+        PMPI_Isend((char *)s->buf + s->bdispls[k], s->counts[k], s->types[k], x->dst[k], 0, x->g,
+                   &q[x->indeg + k]);
+    PMPI_Waitall(x->indeg + x->outdeg, q, MPI_STATUSES_IGNORE);
+    free(q);
+}
+
+/* The sides of one call of kind 0 (alltoall, MPI_INT x3), 1 (alltoall,
+ * vec x2), 2 (alltoallv of ints with gaps), 3 (alltoallw): the send data
+ * from salt. */
+static void describe(const graph *x, int kind, int salt, side *s, side *r)
+{
+    int n[2] = {x->outdeg, x->indeg};
+    for (int i = 0; i < 2; i++) {
+        side *y = i ? r : s;
+        const int *list = i ? x->src : x->dst;
+        side_alloc(y, n[i], 12 * n[i] + 4);
+        int at = 1; /* ints: a gap before every block */
+        for (int k = 0; k < n[i]; k++) {
+            int a = i ? list[k] : rank, b = i ? rank : list[k], j = occ(list, k);
+            int m = edge_ints(a, b, j), sender_vec = ((a + b + j) % 2 + 2) % 2;
+            if (kind <= 1) {
+                y->counts[k] = kind ? 2 : 3;
+                y->types[k] = kind ? vec : MPI_INT;
+                y->bdispls[k] = (MPI_Aint)(k * (kind ? 6 : 3)) * (MPI_Aint)sizeof(int);
+                continue;
+            }
+            int use_vec = kind == 3 && (i ? !sender_vec : sender_vec) && m % 2 == 0;
+            y->counts[k] = use_vec ? m / 2 : m;
+            y->types[k] = use_vec ? vec : MPI_INT;
+            y->bdispls[k] = (MPI_Aint)at * (MPI_Aint)sizeof(int);
+            at += (use_vec ? 3 * (m / 2) : m) + 1;
+        }
+    }
+    for (int i = 0; i < s->len; i++)
+        s->buf[i] = rank * 100000 + salt * 1000 + i;
+}
+
+/* The program's v arrays (in extents of MPI_INT) from a side of kind 2. */
+static int *displs_v(const side *y)
+{
+    int *d = malloc(sizeof(int) * (size_t)(y->n + 1));
+    for (int k = 0; k < y->n; k++)
+        d[k] = (int)(y->bdispls[k] / (MPI_Aint)sizeof(int));
+    return d;
+}
+
+/* Starts (or makes: persistent) the call of kind on x; *req set for the
+ * nonblocking and persistent forms.  sd, rd: kind 2's displacements
+ * (displs_v), which MPI may read until the request is freed. */
+static int call(const graph *x, int kind, int form, side *s, side *r, const int *sd,
+                const int *rd, MPI_Request *req)
+{
+    MPI_Datatype t = kind == 1 ? vec : MPI_INT;
+    int c = kind == 1 ? 2 : 3;
+    if (kind <= 1)
+        return form == 0   ? MPI_Neighbor_alltoall(s->buf, c, t, r->buf, c, t, x->g)
+               : form == 1 ? MPI_Ineighbor_alltoall(s->buf, c, t, r->buf, c, t, x->g, req)
+                           : MPI_Neighbor_alltoall_init(s->buf, c, t, r->buf, c, t, x->g,
+                                                        MPI_INFO_NULL, req);
+    if (kind == 2)
+        return form == 0 ? MPI_Neighbor_alltoallv(s->buf, s->counts, sd, MPI_INT, r->buf,
+                                                  r->counts, rd, MPI_INT, x->g)
+               : form == 1
+                   ? MPI_Ineighbor_alltoallv(s->buf, s->counts, sd, MPI_INT, r->buf, r->counts, rd,
+                                             MPI_INT, x->g, req)
+                   : MPI_Neighbor_alltoallv_init(s->buf, s->counts, sd, MPI_INT, r->buf,
+                                                 r->counts, rd, MPI_INT, x->g, MPI_INFO_NULL, req);
+    return form == 0 ? MPI_Neighbor_alltoallw(s->buf, s->counts, s->bdispls, s->types, r->buf,
+                                              r->counts, r->bdispls, r->types, x->g)
+           : form == 1
+               ? MPI_Ineighbor_alltoallw(s->buf, s->counts, s->bdispls, s->types, r->buf,
+                                         r->counts, r->bdispls, r->types, x->g, req)
+               : MPI_Neighbor_alltoallw_init(s->buf, s->counts, s->bdispls, s->types, r->buf,
+                                             r->counts, r->bdispls, r->types, x->g, MPI_INFO_NULL,
+                                             req);
+}
+
+static void compare(const graph *x, int kind, int form, const side *r, const int *ref,
+                    const char *what)
+{
+    CHECK(memcmp(r->buf, ref, sizeof(int) * (size_t)r->len) == 0,
+          "%s, kind %d, form %d (%s): result differs from the reference", x->name, kind, form,
+          what);
+}
+
+static void one(const graph *x, int kind, int form)
+{
+    side s, r, rs, rr;
+    MPI_Request q = MPI_REQUEST_NULL;
+    describe(x, kind, 1, &s, &r);
+    describe(x, kind, 1, &rs, &rr);
+    reference(x, &rs, &rr);
+    int *sd = kind == 2 ? displs_v(&s) : NULL, *rd = kind == 2 ? displs_v(&r) : NULL;
+    int rc = call(x, kind, form, &s, &r, sd, rd, &q);
+    if (rc == MPI_SUCCESS && form == 2)
+        rc = MPI_Start(&q);
+    if (rc == MPI_SUCCESS && form)
+        rc = MPI_Wait(&q, MPI_STATUS_IGNORE);
+    CHECK(rc == MPI_SUCCESS, "%s, kind %d, form %d: error %d", x->name, kind, form, rc);
+    compare(x, kind, form, &r, rr.buf, "first");
+    if (form == 2) { /* a second start, new data */
+        side s2, r2;
+        describe(x, kind, 2, &s2, &r2);
+        reference(x, &s2, &r2);
+        memcpy(s.buf, s2.buf, sizeof(int) * (size_t)s.len);
+        for (int i = 0; i < r.len; i++)
+            r.buf[i] = SENT;
+        if ((rc = MPI_Start(&q)) == MPI_SUCCESS)
+            rc = MPI_Wait(&q, MPI_STATUS_IGNORE);
+        CHECK(rc == MPI_SUCCESS, "%s, kind %d: second start: error %d", x->name, kind, rc);
+        compare(x, kind, form, &r, r2.buf, "second start");
+        MPI_Request_free(&q);
+        side_free(&s2);
+        side_free(&r2);
+    }
+    free(sd);
+    free(rd);
+    side_free(&s);
+    side_free(&r);
+    side_free(&rs);
+    side_free(&rr);
+}
+
+/* MPI_Startall([allgather_init, alltoall_init]): the allgather is MPI's
+ * own on every rank, the all-to-all nhood's request on a rank that lists
+ * a peer twice. */
+static void startall(const graph *x)
+{
+    side s, r, rs, rr;
+    describe(x, 0, 3, &s, &r);
+    describe(x, 0, 3, &rs, &rr);
+    reference(x, &rs, &rr);
+    int mine = rank * 7 + 1, *all = malloc(sizeof(int) * (size_t)(x->indeg + 1));
+    MPI_Request q[2];
+    MPI_Neighbor_allgather_init(&mine, 1, MPI_INT, all, 1, MPI_INT, x->g, MPI_INFO_NULL, &q[0]);
+    call(x, 0, 2, &s, &r, NULL, NULL, &q[1]);
+    for (int round = 0; round < 2; round++) {
+        MPI_Startall(2, q);
+        MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+        compare(x, 0, 2, &r, rr.buf, "MPI_Startall");
+        for (int l = 0; l < x->indeg; l++)
+            CHECK(x->src[l] == MPI_PROC_NULL || all[l] == x->src[l] * 7 + 1,
+                  "%s: MPI_Startall's allgather: place %d got %d from %d", x->name, l, all[l],
+                  x->src[l]);
+    }
+    MPI_Request_free(&q[0]);
+    MPI_Request_free(&q[1]);
+    free(all);
+    side_free(&s);
+    side_free(&r);
+    side_free(&rs);
+    side_free(&rr);
+}
+
+/* A persistent call whose program datatype is freed after the init. */
+static void freed_type(const graph *x)
+{
+    MPI_Datatype mine;
+    MPI_Type_dup(vec, &mine);
+    side s, r, rs, rr;
+    describe(x, 1, 4, &s, &r);
+    describe(x, 1, 4, &rs, &rr);
+    reference(x, &rs, &rr);
+    MPI_Request q;
+    MPI_Neighbor_alltoall_init(s.buf, 2, mine, r.buf, 2, mine, x->g, MPI_INFO_NULL, &q);
+    MPI_Type_free(&mine);
+    MPI_Start(&q);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    compare(x, 1, 2, &r, rr.buf, "datatype freed after the init");
+    MPI_Request_free(&q);
+    side_free(&s);
+    side_free(&r);
+    side_free(&rs);
+    side_free(&rr);
+}
+
+static void lists_of(graph *x)
+{
+    int w;
+    MPI_Dist_graph_neighbors_count(x->g, &x->indeg, &x->outdeg, &w);
+    x->src = malloc(sizeof(int) * (size_t)(x->indeg + 1));
+    x->dst = malloc(sizeof(int) * (size_t)(x->outdeg + 1));
+    MPI_Dist_graph_neighbors(x->g, x->indeg, x->src, MPI_UNWEIGHTED, x->outdeg, x->dst,
+                             MPI_UNWEIGHTED);
+}
+
+/* The ring with ranks 0 and 1 listing each other three times. */
+static void mixed(graph *x)
+{
+    int next = (rank + 1) % p, prev = (rank + p - 1) % p, other = rank == 0 ? 1 : 0;
+    int dst[8], src[8], nd = 0, ns = 0;
+    dst[nd++] = next;
+    src[ns++] = prev;
+    dst[nd++] = MPI_PROC_NULL;
+    src[ns++] = MPI_PROC_NULL;
+    if (rank <= 1) {
+        dst[nd++] = other;
+        src[ns++] = other;
+    }
+    dst[nd++] = rank;
+    src[ns++] = rank;
+    if (rank <= 1) {
+        dst[nd++] = other;
+        src[ns++] = other;
+    }
+    dst[nd++] = MPI_PROC_NULL;
+    src[ns++] = MPI_PROC_NULL;
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, ns, src, MPI_UNWEIGHTED, nd, dst,
+                                   MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &x->g);
+    x->name = "mixed ring";
+}
+
+static void moore(graph *x)
+{
+    int dims[2] = {0, 0}, periods[2] = {1, 1}, *off, s = tc_offsets("moore", 2, 1, &off), o, i;
+    MPI_Dims_create(p, 2, dims);
+    tc_graph(MPI_COMM_WORLD, 2, dims, periods, s, off, MPI_INFO_NULL, 0, &x->g, &o, &i);
+    free(off);
+    x->name = "2-D Moore";
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    snprintf(check_prefix, sizeof(check_prefix), "rank %d: ", rank);
+    MPI_Type_vector(2, 1, 2, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    void (*make[2])(graph *) = {moore, mixed};
+    for (int gi = 0; gi < 2; gi++) {
+        graph x;
+        make[gi](&x);
+        lists_of(&x);
+        for (int kind = 0; kind < 4; kind++)
+            for (int form = 0; form < 3; form++)
+                one(&x, kind, form);
+        startall(&x);
+        freed_type(&x);
+        MPI_Comm_free(&x.g);
+        free(x.src);
+        free(x.dst);
+    }
+    MPI_Type_free(&vec);
+    return check_finish_mpi();
+}
