@@ -179,18 +179,38 @@ static int move_v(op *o, int out)
     const int *d = out ? o->dr : o->ds;
     char *reg = out ? o->regr : o->regs;
     const layout *l = out ? &o->lr : &o->ls;
-    int rc = MPI_SUCCESS;
+    /* contiguous data on the host: one copy per run of blocks that follow
+     * each other both in the program's buffer and in the region */
+    int runs = l->contig && !__atomic_load_n(&nh_gpu_runtimes, __ATOMIC_RELAXED), rc = MPI_SUCCESS;
+    char *from = NULL, *to = NULL;
+    size_t len = 0;
     for (int k = 0; !rc && k < s->n; k++) {
         if (first[k] != k)
             continue;
         MPI_Aint pos = d[k];
         for (int j = k; !rc && j >= 0; j = next[j]) {
-            char *at = reg + pos * l->ext;
-            rc = out ? copy_typed(at, addr(s, j), cnt(s, j), s->type, l, o->comm)
-                     : copy_typed(addr(s, j), at, cnt(s, j), s->type, l, o->comm);
+            char *at = reg + pos * l->ext, *user = addr(s, j);
+            size_t n = (size_t)cnt(s, j) * (size_t)l->size;
             pos += cnt(s, j);
+            if (!runs) {
+                rc = out ? copy_typed(at, user, cnt(s, j), s->type, l, o->comm)
+                         : copy_typed(user, at, cnt(s, j), s->type, l, o->comm);
+                continue;
+            }
+            char *f = (out ? at : user) + l->tlb, *t = (out ? user : at) + l->tlb;
+            if (len && f == from + len && t == to + len) {
+                len += n;
+                continue;
+            }
+            if (len)
+                nh_copy(to, from, len);
+            from = f;
+            to = t;
+            len = n;
         }
     }
+    if (len)
+        nh_copy(to, from, len);
     return rc;
 }
 
@@ -381,7 +401,11 @@ static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
     layout ls, lr;
     MPI_Aint los = 0, lor = 0;
     int rc = w ? MPI_SUCCESS : layout_of(a->stype, &ls);
-    if (rc || (!w && (rc = layout_of(a->rtype, &lr))))
+    if (!w && !rc && a->rtype == a->stype)
+        lr = ls;
+    else if (!w && !rc)
+        rc = layout_of(a->rtype, &lr);
+    if (rc)
         return rc;
     if (!w) { /* the v regions' bytes, in the same block */
         side s = {.n = ns, .count = a->scount, .counts = coll == NH_COLL_ALLTOALL ? NULL : a->scounts};

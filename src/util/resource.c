@@ -116,11 +116,10 @@ int nh_comm_free(MPI_Comm *comm)
     return rc;
 }
 
-int nh_type_create_struct(int n, const int *lens, const MPI_Aint *disps, const MPI_Datatype *types,
-                          MPI_Datatype *out)
+/* A new type t (rc: its creation's result, made before t is read)
+ * committed and counted. */
+static int committed(int rc, MPI_Datatype t, MPI_Datatype *out)
 {
-    MPI_Datatype t;
-    int rc = nh_mpi_Type_create_struct(n, lens, disps, types, &t);
     if (rc)
         return rc;
     if ((rc = nh_mpi_Type_commit(&t))) {
@@ -130,6 +129,14 @@ int nh_type_create_struct(int n, const int *lens, const MPI_Aint *disps, const M
     nh_res_add(NH_RES_DATATYPE, 1);
     *out = t;
     return MPI_SUCCESS;
+}
+
+int nh_type_create_struct(int n, const int *lens, const MPI_Aint *disps, const MPI_Datatype *types,
+                          MPI_Datatype *out)
+{
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    int rc = nh_mpi_Type_create_struct(n, lens, disps, types, &t);
+    return committed(rc, t, out);
 }
 
 int nh_type_dup(MPI_Datatype type, MPI_Datatype *out)
@@ -142,17 +149,9 @@ int nh_type_dup(MPI_Datatype type, MPI_Datatype *out)
 
 int nh_type_contiguous(int count, MPI_Datatype type, MPI_Datatype *out)
 {
-    MPI_Datatype t;
+    MPI_Datatype t = MPI_DATATYPE_NULL;
     int rc = nh_mpi_Type_contiguous(count, type, &t);
-    if (rc)
-        return rc;
-    if ((rc = nh_mpi_Type_commit(&t))) {
-        nh_mpi_Type_free(&t);
-        return rc;
-    }
-    nh_res_add(NH_RES_DATATYPE, 1);
-    *out = t;
-    return MPI_SUCCESS;
+    return committed(rc, t, out);
 }
 
 int nh_type_free(MPI_Datatype *type)
