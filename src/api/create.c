@@ -10,14 +10,17 @@
  * rank says why.  The agreement rides on the analysis' first reduction
  * (plan/detect.c) where there is one: in the cold tier that is the
  * graph's first analyzed call, which then fails on every rank (cold);
- * elsewhere (NHOOD_DISABLE, isomorphic=false) it is a reduction of its
- * own before the creation. */
+ * elsewhere (isomorphic=false) it is a reduction of its own before the
+ * creation.  Where nhood is off (NHOOD_DISABLE, NHOOD_EXCLUDE) the graph
+ * and its info are MPI's alone: no parse, no reduction (the defaults). */
 static int hint_parse(MPI_Comm comm_old, MPI_Info info, nh_hint *h)
 {
     int size = 0, rc;
     long prod = 1;
-    h->bad = nh_hint_parse(info, h, h->msg, sizeof(h->msg)) != 0;
-    if ((h->ndims > 0 || !(nh_active && h->iso != 0)) && (rc = nh_mpi_Comm_size(comm_old, &size)))
+    h->bad = nh_hint_parse(nh_active ? info : MPI_INFO_NULL, h, h->msg, sizeof(h->msg)) != 0;
+    if (!nh_active)
+        return MPI_SUCCESS;
+    if ((h->ndims > 0 || h->iso == 0) && (rc = nh_mpi_Comm_size(comm_old, &size)))
         return rc;
     if (!h->bad && h->ndims > 0) {
         for (int j = 0; j < h->ndims; j++)
@@ -29,7 +32,7 @@ static int hint_parse(MPI_Comm comm_old, MPI_Info info, nh_hint *h)
             h->bad = 1;
         }
     }
-    if (nh_active && h->iso != 0)
+    if (h->iso != 0)
         return MPI_SUCCESS;
     int rank, first, mine;
     if ((rc = nh_mpi_Comm_rank(comm_old, &rank)))

@@ -34,7 +34,6 @@ int nh_window_mine(void)
     return nh_cfg.window >= 0 ? nh_win_bucket_of(nh_cfg.window) : nh_win_bucket();
 }
 
-
 static int tag_ub = 32767; /* MPI_TAG_UB, read at nh_plan_init; the least MPI allows */
 
 /* nh_plan_get's last answer per thread, valid while no plan left a

@@ -233,6 +233,14 @@ if run "$name" 2 "NHOOD_WARMUP=2 NHOOD_REPORT=1" "$t/test_tiers" cold && all_pas
 else
     bad "$name"
 fi
+# nhood off: no parse of its info keys, no reduction at creation (a
+# malformed nhood_dims is MPI's to ignore)
+name="tiers np=2 NHOOD_DISABLE=1: a malformed nhood_dims changes nothing"
+if run "$name" 2 "NHOOD_DISABLE=1" "$t/test_tiers" off && all_passed; then
+    ok "$name"
+else
+    bad "$name"
+fi
 # A cold graph's all-to-all calls, every one of them cold: where MPICH
 # before 5.0 orders a repeated peer's blocks wrongly, the ranks that list
 # a peer twice route around it and the others pass theirs (api/cold.c);

@@ -16,7 +16,10 @@
  *     adds no communication to it), the call that analyzes the graph fails
  *     on every rank with MPI_ERR_INFO_VALUE.
  * With "eager" (run under NHOOD_WARMUP=0) the graph is analyzed at its
- * creation instead, and the malformed value fails the creation.
+ * creation instead, and the malformed value fails the creation.  With
+ * "off" (run under NHOOD_DISABLE=1) nhood neither reads its info keys nor
+ * communicates at creation: the malformed value is MPI's to ignore, and
+ * the creation and its calls succeed.
  * Prints "N passed, N failed" on rank 0. */
 #include <dlfcn.h>
 #include <mpi.h>
@@ -191,6 +194,28 @@ static void malformed(void)
     MPI_Info_free(&info);
 }
 
+/* nhood off: a malformed nhood_dims changes nothing. */
+static void malformed_off(void)
+{
+    MPI_Info info;
+    MPI_Comm g;
+    int outdeg, indeg, rc;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "nhood_dims", "4,x");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    ring(info, &g, &outdeg, &indeg, &rc);
+    CHECK(rc == MPI_SUCCESS, "off: the creation failed (%d)", rc);
+    if (rc == MPI_SUCCESS) {
+        MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN);
+        for (int k = 0; k < 4; k++)
+            CHECK(call(g, outdeg, indeg, k % 3, k, "off: a call") == MPI_SUCCESS,
+                  "off: call %d failed", k);
+        MPI_Comm_free(&g);
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Info_free(&info);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -200,6 +225,10 @@ int main(int argc, char **argv)
     eager = argc > 1 && strcmp(argv[1], "eager") == 0;
     query = (int (*)(MPI_Comm, nhood_comm_info *))dlsym(RTLD_DEFAULT, "nhood_comm_query");
     CHECK(query != NULL, "nhood is not loaded");
+    if (argc > 1 && strcmp(argv[1], "off") == 0) {
+        malformed_off();
+        return check_finish_mpi();
+    }
     tiers();
     repeats();
     malformed();
