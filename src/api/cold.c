@@ -42,13 +42,13 @@
 /* One side of a call as places: place k's count, address and type. */
 typedef struct side {
     char *base;
-    int n, count;             /* count: regular calls */
-    const int *counts;        /* v, w */
-    const int *displs;        /* v: in extents */
-    const MPI_Aint *bdispls;  /* w: in bytes */
-    MPI_Datatype type;        /* regular, v */
+    int n, count;              /* count: regular calls */
+    const int *counts;         /* v, w */
+    const int *displs;         /* v: in extents */
+    const MPI_Aint *bdispls;   /* w: in bytes */
+    MPI_Datatype type;         /* regular, v */
     const MPI_Datatype *types; /* w */
-    MPI_Aint ext;             /* type's extent (regular, v) */
+    MPI_Aint ext;              /* type's extent (regular, v) */
 } side;
 
 static int cnt(const side *s, int k)
@@ -76,9 +76,10 @@ typedef struct layout {
     int size, contig;
 } layout;
 
-/* A nonblocking or persistent call's state (one allocation): its sides
- * with their arrays copied (the large-count forms' narrowed arrays live
- * for the call only), the lists' groups, MPI's arrays and the regions. */
+/* A call's state on a rank that lists a peer twice (one allocation):
+ * its sides (a nonblocking or persistent call's arrays copied: the
+ * large-count forms' narrowed arrays live for the call only), the lists'
+ * groups, MPI's arrays and the regions. */
 typedef struct op {
     side s, r;
     MPI_Comm comm;
@@ -341,8 +342,7 @@ static void *take(char **at, size_t bytes)
 
 /* The sides of the call (w: the w arrays; else v's, or a regular call's
  * count), arrays copied into o where copy. */
-static void sides(op *o, nh_coll coll, const nh_args *a, int outdeg, int indeg, int copy,
-                  char **at)
+static void sides(op *o, nh_coll coll, const nh_args *a, int outdeg, int indeg, int copy, char **at)
 {
     side *s = &o->s, *r = &o->r;
     s->base = (char *)(uintptr_t)a->sbuf;
@@ -374,11 +374,11 @@ static void sides(op *o, nh_coll coll, const nh_args *a, int outdeg, int indeg, 
     for (int i = 0; i < 2; i++) {
         side *x = i ? r : s;
         if (x->counts)
-            x->counts = memcpy(take(at, (size_t)x->n * sizeof(int)), x->counts,
-                               (size_t)x->n * sizeof(int));
+            x->counts =
+                memcpy(take(at, (size_t)x->n * sizeof(int)), x->counts, (size_t)x->n * sizeof(int));
         if (x->displs)
-            x->displs = memcpy(take(at, (size_t)x->n * sizeof(int)), x->displs,
-                               (size_t)x->n * sizeof(int));
+            x->displs =
+                memcpy(take(at, (size_t)x->n * sizeof(int)), x->displs, (size_t)x->n * sizeof(int));
         if (x->bdispls)
             x->bdispls = memcpy(take(at, (size_t)x->n * sizeof(MPI_Aint)), x->bdispls,
                                 (size_t)x->n * sizeof(MPI_Aint));
@@ -398,7 +398,8 @@ static void sides(op *o, nh_coll coll, const nh_args *a, int outdeg, int indeg, 
 static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
                    const nh_cold_lists *l, op **out)
 {
-    int ns = l->outdeg, nr = l->indeg, copy = form != NH_FORM_BLOCKING, w = coll == NH_COLL_ALLTOALLW;
+    int ns = l->outdeg, nr = l->indeg, copy = form != NH_FORM_BLOCKING,
+        w = coll == NH_COLL_ALLTOALLW;
     size_t per = 6 * sizeof(int) + 2 * sizeof(MPI_Aint) + 3 * sizeof(MPI_Datatype), rs = 0, rr = 0;
     layout ls, lr;
     MPI_Aint los = 0, lor = 0;
@@ -410,8 +411,10 @@ static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
     if (rc)
         return rc;
     if (!w) { /* the v regions' bytes, in the same block */
-        side s = {.n = ns, .count = a->scount, .counts = coll == NH_COLL_ALLTOALL ? NULL : a->scounts};
-        side r = {.n = nr, .count = a->rcount, .counts = coll == NH_COLL_ALLTOALL ? NULL : a->rcounts};
+        side s = {
+            .n = ns, .count = a->scount, .counts = coll == NH_COLL_ALLTOALL ? NULL : a->scounts};
+        side r = {
+            .n = nr, .count = a->rcount, .counts = coll == NH_COLL_ALLTOALL ? NULL : a->rcounts};
         rs = span(total_v(&s, l->dfirst), &ls, &los);
         rr = span(total_v(&r, l->sfirst), &lr, &lor);
     }
@@ -563,12 +566,10 @@ static int constants(int n, int **one, int **to)
             o[k] = 1;
             t[k] = k;
         }
-        if (!__atomic_compare_exchange_n(&ones[b], &none, o, 0, __ATOMIC_ACQ_REL,
-                                         __ATOMIC_ACQUIRE))
+        if (!__atomic_compare_exchange_n(&ones[b], &none, o, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
             free(o);
         none = NULL;
-        if (!__atomic_compare_exchange_n(&iota[b], &none, t, 0, __ATOMIC_ACQ_REL,
-                                         __ATOMIC_ACQUIRE))
+        if (!__atomic_compare_exchange_n(&iota[b], &none, t, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
             free(t);
     }
     *one = __atomic_load_n(&ones[b], __ATOMIC_ACQUIRE);
@@ -658,6 +659,8 @@ int nh_cold_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_C
     return NH_TO_PMPI;
 }
 
-void nh_cold_fini(void) {}
+void nh_cold_fini(void)
+{
+}
 
 #endif

@@ -249,7 +249,7 @@ static int enlist(nh_req *r, nh_plan *p, int persistent, int multi, long *starts
     r->next = nh_req_live;
     set_live(r);
     int self = 0;
-    MPI_Comm on = !nh_no_world                 ? MPI_COMM_SELF
+    MPI_Comm on = !nh_no_world                ? MPI_COMM_SELF
                   : p->pcomm != MPI_COMM_NULL ? p->pcomm
                                               : r->home; /* a cold graph's (nh_req_wrap_ops) */
     rc = nh_no_world ? nh_mpi_Comm_rank(on, &self) : MPI_SUCCESS;

@@ -120,6 +120,12 @@ stopped() {
     [ "$1" -ne 0 ] || grep -qi 'abort' "$log.err"
 }
 
+# run, succeeding where the job stopped as on an error (stopped).
+run_stops() {
+    run "$@"
+    stopped $?
+}
+
 # The closing lines: the counts and the plan; the exit status.
 tap_end() {
     rm -f "$log.out" "$log.err" "$log.csv"

@@ -153,8 +153,8 @@ static int *displs_v(const side *y)
 /* Starts (or makes: persistent) the call of kind on x; *req set for the
  * nonblocking and persistent forms.  sd, rd: kind 2's displacements
  * (displs_v), which MPI may read until the request is freed. */
-static int call(const graph *x, int kind, int form, side *s, side *r, const int *sd,
-                const int *rd, MPI_Request *req)
+static int call(const graph *x, int kind, int form, side *s, side *r, const int *sd, const int *rd,
+                MPI_Request *req)
 {
     MPI_Datatype t = kind == 1 ? vec : MPI_INT;
     int c = kind == 1 ? 2 : 3;
@@ -164,21 +164,20 @@ static int call(const graph *x, int kind, int form, side *s, side *r, const int 
                            : MPI_Neighbor_alltoall_init(s->buf, c, t, r->buf, c, t, x->g,
                                                         MPI_INFO_NULL, req);
     if (kind == 2)
-        return form == 0 ? MPI_Neighbor_alltoallv(s->buf, s->counts, sd, MPI_INT, r->buf,
-                                                  r->counts, rd, MPI_INT, x->g)
+        return form == 0 ? MPI_Neighbor_alltoallv(s->buf, s->counts, sd, MPI_INT, r->buf, r->counts,
+                                                  rd, MPI_INT, x->g)
                : form == 1
                    ? MPI_Ineighbor_alltoallv(s->buf, s->counts, sd, MPI_INT, r->buf, r->counts, rd,
                                              MPI_INT, x->g, req)
-                   : MPI_Neighbor_alltoallv_init(s->buf, s->counts, sd, MPI_INT, r->buf,
-                                                 r->counts, rd, MPI_INT, x->g, MPI_INFO_NULL, req);
-    return form == 0 ? MPI_Neighbor_alltoallw(s->buf, s->counts, s->bdispls, s->types, r->buf,
-                                              r->counts, r->bdispls, r->types, x->g)
-           : form == 1
-               ? MPI_Ineighbor_alltoallw(s->buf, s->counts, s->bdispls, s->types, r->buf,
-                                         r->counts, r->bdispls, r->types, x->g, req)
-               : MPI_Neighbor_alltoallw_init(s->buf, s->counts, s->bdispls, s->types, r->buf,
-                                             r->counts, r->bdispls, r->types, x->g, MPI_INFO_NULL,
-                                             req);
+                   : MPI_Neighbor_alltoallv_init(s->buf, s->counts, sd, MPI_INT, r->buf, r->counts,
+                                                 rd, MPI_INT, x->g, MPI_INFO_NULL, req);
+    return form == 0   ? MPI_Neighbor_alltoallw(s->buf, s->counts, s->bdispls, s->types, r->buf,
+                                                r->counts, r->bdispls, r->types, x->g)
+           : form == 1 ? MPI_Ineighbor_alltoallw(s->buf, s->counts, s->bdispls, s->types, r->buf,
+                                                 r->counts, r->bdispls, r->types, x->g, req)
+                       : MPI_Neighbor_alltoallw_init(s->buf, s->counts, s->bdispls, s->types,
+                                                     r->buf, r->counts, r->bdispls, r->types, x->g,
+                                                     MPI_INFO_NULL, req);
 }
 
 static void compare(const graph *x, int kind, int form, const side *r, const int *ref,
@@ -324,8 +323,8 @@ static void mixed(graph *x)
         dst[nd++] = MPI_PROC_NULL;
         src[ns++] = MPI_PROC_NULL;
     }
-    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, ns, src, MPI_UNWEIGHTED, nd, dst,
-                                   MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &x->g);
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, ns, src, MPI_UNWEIGHTED, nd, dst, MPI_UNWEIGHTED,
+                                   MPI_INFO_NULL, 0, &x->g);
     x->name = "mixed ring";
 }
 
