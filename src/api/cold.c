@@ -150,9 +150,8 @@ static long total_v(const side *s, const int *first)
 /* v: MPI's counts and displacements for one side (first/next: its
  * groups): a group's total at its first place and nothing at the others
  * (send), or the total at each of its places (receive), at the group's
- * offset in the region; *total: the region's elements. */
-static int groups_v(const side *s, const int *first, const int *next, int recv, int *c, int *d,
-                    long *total)
+ * offset in the region (its size: total_v). */
+static int groups_v(const side *s, const int *first, const int *next, int recv, int *c, int *d)
 {
     long off = 0;
     for (int k = 0; k < s->n; k++) {
@@ -169,7 +168,6 @@ static int groups_v(const side *s, const int *first, const int *next, int recv, 
         if (t > INT32_MAX || off > INT32_MAX)
             return MPI_ERR_COUNT;
     }
-    *total = off;
     return MPI_SUCCESS;
 }
 
@@ -446,13 +444,12 @@ static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
     o->cs = take(&at, (size_t)ns * sizeof(int));
     o->cr = take(&at, (size_t)nr * sizeof(int));
     if (!w) {
-        long ts, tr;
         o->ds = take(&at, (size_t)ns * sizeof(int));
         o->dr = take(&at, (size_t)nr * sizeof(int));
         o->regs = (char *)take(&at, rs) - los;
         o->regr = (char *)take(&at, rr) - lor;
-        if ((rc = groups_v(&o->s, o->sfirst, o->snext, 0, o->cs, o->ds, &ts)) ||
-            (rc = groups_v(&o->r, o->rfirst, o->rnext, 1, o->cr, o->dr, &tr)))
+        if ((rc = groups_v(&o->s, o->sfirst, o->snext, 0, o->cs, o->ds)) ||
+            (rc = groups_v(&o->r, o->rfirst, o->rnext, 1, o->cr, o->dr)))
             goto fail;
         if (form == NH_FORM_PERSISTENT && (rc = keep(o, o->s.type, &o->s.type)))
             goto fail;

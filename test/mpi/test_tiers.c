@@ -164,16 +164,29 @@ static void repeats(void)
     MPI_Comm_free(&g);
 }
 
+/* The ring made with a malformed nhood_dims, errors returned; undone by
+ * malformed_end. */
+static void malformed_ring(MPI_Info *info, MPI_Comm *g, int *outdeg, int *indeg, int *rc)
+{
+    MPI_Info_create(info);
+    MPI_Info_set(*info, "nhood_dims", "4,x");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    ring(*info, g, outdeg, indeg, rc);
+}
+
+static void malformed_end(MPI_Info *info)
+{
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Info_free(info);
+}
+
 /* A malformed value fails where the analysis runs, on every rank. */
 static void malformed(void)
 {
     MPI_Info info;
     MPI_Comm g;
     int outdeg, indeg, rc;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "nhood_dims", "4,x");
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    ring(info, &g, &outdeg, &indeg, &rc);
+    malformed_ring(&info, &g, &outdeg, &indeg, &rc);
     if (eager || !query) {
         CHECK(!query || rc != MPI_SUCCESS, "eager: malformed nhood_dims accepted");
     } else {
@@ -190,8 +203,7 @@ static void malformed(void)
     }
     if (rc == MPI_SUCCESS || !eager)
         MPI_Comm_free(&g);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
-    MPI_Info_free(&info);
+    malformed_end(&info);
 }
 
 /* nhood off: a malformed nhood_dims changes nothing. */
@@ -200,10 +212,7 @@ static void malformed_off(void)
     MPI_Info info;
     MPI_Comm g;
     int outdeg, indeg, rc;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "nhood_dims", "4,x");
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    ring(info, &g, &outdeg, &indeg, &rc);
+    malformed_ring(&info, &g, &outdeg, &indeg, &rc);
     CHECK(rc == MPI_SUCCESS, "off: the creation failed (%d)", rc);
     if (rc == MPI_SUCCESS) {
         MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN);
@@ -212,8 +221,7 @@ static void malformed_off(void)
                   "off: call %d failed", k);
         MPI_Comm_free(&g);
     }
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
-    MPI_Info_free(&info);
+    malformed_end(&info);
 }
 
 int main(int argc, char **argv)
