@@ -38,6 +38,10 @@ export ASAN_OPTIONS='detect_leaks=1:exitcode=23:strict_string_checks=1:detect_st
 export LSAN_OPTIONS="suppressions=$dir/test/lsan.supp:print_suppressions=0:exitcode=23"
 export UBSAN_OPTIONS='print_stacktrace=1:halt_on_error=1:exitcode=24'
 mpiexec=$(sed -n 's/^MPIEXEC = //p' Makefile)
+# As make check's MPI tests (test/mpi/harness.sh): graphs analyzed at
+# creation and the model alone choosing, unless a case sets these itself;
+# test_cold runs the cold tier on every call.
+export NHOOD_WARMUP=0 NHOOD_AUTOTUNE=0
 lib=$dir/.libs/libnhood.so
 pass=0
 fail=0
@@ -73,6 +77,7 @@ one 4 "NHOOD_PROGRESS=poll NHOOD_ALGO=torus NHOOD_FALLBACK=silent" $t/test_neigh
 one 4 "NHOOD_PROGRESS=poll NHOOD_ALGO=stfw" $t/test_neighbor_v nonblocking
 one 2 "" $t/test_neighbor_v persistent
 one 2 "" $t/test_iso
+one 4 "NHOOD_WARMUP=1000000" $t/test_cold
 # The sanitizer runtimes interpose malloc before nhood, so defer steps
 # aside there (test_overlap's defer checks would fail): the advisor only.
 one 2 "NHOOD_OVERLAP=report" $t/test_overlap

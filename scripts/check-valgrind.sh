@@ -19,6 +19,10 @@ vg="valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite
     --suppressions=$top/test/valgrind.supp"
 pass=0
 fail=0
+# As make check's MPI tests (test/mpi/harness.sh): graphs analyzed at
+# creation and the model alone choosing, unless a case sets these itself;
+# test_cold runs the cold tier on every call.
+export NHOOD_WARMUP=0 NHOOD_AUTOTUNE=0
 # valgrind's reports come back on stderr (from every rank); --error-exitcode
 # makes any error or leak fail the program.  Only valgrind's notice that it
 # ignores SHM_HUGETLB (MPICH's shared memory) is not a finding.
@@ -60,6 +64,9 @@ mpi test_nonblocking "$b/test/mpi/test_nonblocking"
 mpi test_badenv "$b/test/mpi/test_badenv"
 mpi "test_leaks 200" "$b/test/mpi/test_leaks" 200
 mpi test_iso "$b/test/mpi/test_iso"
+MPIVARS="NHOOD_WARMUP=1000000"
+mpi "test_cold NHOOD_WARMUP=1000000" "$b/test/mpi/test_cold"
+MPIVARS=""
 mpi test_dup "$b/test/mpi/test_dup"
 mpi test_threads "$b/test/mpi/test_threads"
 # Not test_overlap: memcheck reports every access to a protected page, which

@@ -630,8 +630,9 @@ out: /* (MPI keeps what its operations use) */
 int nh_cold_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
                  MPI_Request *req)
 {
+    /* (NHOOD_ALGO=pmpi asks for MPI's own exchange, as it is, at every call) */
     if (!nh_mpilib_dup_edges_wrong() || nh_coll_op(coll) == NH_OP_ALLGATHER ||
-        a->sbuf == MPI_IN_PLACE)
+        a->sbuf == MPI_IN_PLACE || nh_forced_algo(p, NH_OP_ALLTOALL) == NH_ALGO_PMPI)
         return NH_TO_PMPI;
     int rep = nh_plan_cold_repeats(p, comm), rc;
     const nh_cold_lists *l = rep > 0 ? nh_plan_cold_lists(p, comm) : NULL;
