@@ -11,8 +11,9 @@
  * for it).
  * The cost model only prunes: a schedule it prices above NH_LEARN_PRUNE
  * times the cheapest is not tried (with any binding: where one binding
- * of a schedule is tried, every one is).  Each candidate in turn runs one
- * untimed call (it builds the schedule and the binding), then
+ * of a schedule is tried, every one is).  Each candidate in turn runs
+ * NH_TUNE_UNTIMED untimed calls (the first builds the schedule and the
+ * binding; MPI's first messages of a new shape cost more), then
  * NH_TUNE_TRIALS timed ones, and is judged by their median.  (Taking
  * turns call by call would spread a passing disturbance more evenly, but
  * needs every candidate's binding cached at once: at 1 MiB blocks that is
@@ -162,25 +163,27 @@ static void start_trials(struct nh_learn *t)
 }
 
 /* The candidate (index into cand) of the set's next call, and *k its timed
- * sample (-1: the untimed call that builds).  Candidates in blocks (one
- * untimed call, then NH_TUNE_TRIALS timed ones), a run-off's in turns call
+ * sample (negative: an untimed call).  Candidates in blocks
+ * (NH_TUNE_UNTIMED untimed calls, then NH_TUNE_TRIALS timed ones), a
+ * run-off's in turns call
  * by call (few, so their bindings all stay cached, and a passing
  * disturbance spreads over them alike). */
 static int trial_at(const struct nh_learn *t, int *k)
 {
-    int per = NH_TUNE_TRIALS + 1;
+    int per = NH_TUNE_TRIALS + NH_TUNE_UNTIMED;
     if (t->runoff) {
         *k = t->n / t->ntry - 1;
         return t->tryidx[t->n % t->ntry];
     }
-    *k = t->n % per - 1;
+    *k = t->n % per - NH_TUNE_UNTIMED;
     return t->tryidx[t->n / per];
 }
 
-/* Counts a trial call: 1 when the set is complete. */
+/* Counts a trial call: 1 when the set is complete (a run-off's candidates
+ * in turns, their bindings built: one untimed round). */
 static int trial_done(struct nh_learn *t)
 {
-    return ++t->n == t->ntry * (NH_TUNE_TRIALS + 1);
+    return ++t->n == t->ntry * (NH_TUNE_TRIALS + (t->runoff ? 1 : NH_TUNE_UNTIMED));
 }
 
 /* Puts every candidate on trial. */
@@ -523,8 +526,9 @@ static void forget_choices(nh_plan *p, const struct nh_learn *t)
 void nh_learn_decide(nh_plan *p, struct nh_learn *t, int unstable, const double *mine,
                      const double *all)
 {
-    /* a nonblocking trial's untimed call is not counted in spent */
-    int calls = t->ntry * (NH_TUNE_TRIALS + (t->form == NH_FORM_BLOCKING));
+    /* a nonblocking trial's untimed calls are not counted in spent */
+    int untimed = t->form != NH_FORM_BLOCKING ? 0 : t->runoff ? 1 : NH_TUNE_UNTIMED;
+    int calls = t->ntry * (NH_TUNE_TRIALS + untimed);
     int best = 0, recheck = t->rechecking;
     if (unstable) { /* the sizes changed on some rank: nothing learned */
         t->done = t->nolearn = 1;
@@ -631,7 +635,7 @@ int nh_autotune_record(nh_plan *p, const nh_learn_key *k, double seconds)
         return MPI_SUCCESS;
     int smp, i = trial_at(t, &smp);
     t->spent += seconds;
-    if (smp >= 0) /* the first call builds, untimed */
+    if (smp >= 0) /* the first calls build and warm up, untimed */
         t->tm[i][smp] = seconds;
     return trial_done(t) ? agree(p, t) : MPI_SUCCESS;
 }

@@ -6,6 +6,11 @@
 #include "select/select.h"
 
 #define NH_TUNE_TRIALS 3
+/* untimed calls before a candidate's timed ones: the first builds its
+ * binding; MPI's first few messages of a new shape cost more (MPICH 4.2.1
+ * at 2 ranks, a message per 4 KiB block: 41 to 66 us over the calls after
+ * one untimed, 22 from the third on) */
+#define NH_TUNE_UNTIMED 3
 #define NH_TUNE_SIZES 16     /* block sizes learned per graph and operation */
 #define NH_LEARN_PRUNE 2.0   /* schedules priced above this times the cheapest: not tried */
 #define NH_LEARN_MAXGAP 64.0 /* re-check interval: at most this times NHOOD_LEARN_RECHECK */
