@@ -16,6 +16,7 @@
 #endif
 
 #include "nbhd.h"
+#include "nhood.h"
 
 /* Rank of coords + sign*off on a grid, or MPI_PROC_NULL outside a mesh. */
 static inline int tc_shift(int d, const int *dims, const int *periods, const int *coords,
@@ -105,6 +106,19 @@ static inline int nhood_disabled(void)
 {
     const char *off = getenv("NHOOD_DISABLE");
     return off && strcmp(off, "0") != 0;
+}
+
+/* Does nhood take g's calls (loaded, on for this program: it has a record
+ * of g) without being told to hand them to MPI as they are
+ * (NHOOD_ALGO=pmpi)?  Then every result is the standard's, where nhood
+ * hands a call to MPI too (a cold graph's all-to-all, api/cold.c). */
+static inline int nhood_takes(MPI_Comm g)
+{
+    int (*query)(MPI_Comm, nhood_comm_info *) =
+        (int (*)(MPI_Comm, nhood_comm_info *))dlsym(RTLD_DEFAULT, "nhood_comm_query");
+    const char *a = getenv("NHOOD_ALGO");
+    nhood_comm_info info;
+    return query && query(g, &info) == MPI_SUCCESS && !(a && strcmp(a, "pmpi") == 0);
 }
 
 /* Does the program hand every neighborhood collective to MPI (no nhood,

@@ -19,9 +19,9 @@ typedef struct tc_op {
     size_t sb, rb;
 } tc_op;
 
-/* The truth is the standard's point-to-point equivalent wherever nhood is
- * on (it runs the call, or hands it to MPI in a form MPI gets right: a
- * cold graph's all-to-all, api/cold.c), and MPI's own where MPI's
+/* The truth is the standard's point-to-point equivalent where nhood runs
+ * the call or takes it (nhood_takes: it hands a cold graph's all-to-all
+ * to MPI in a form MPI gets right, api/cold.c), and MPI's own where MPI's
  * exchange runs as it is (nhood not loaded: algo_for NULL; turned off;
  * NHOOD_ALGO=pmpi); MPICH before 5.0 orders duplicate edges differently,
  * see reference.h. */
@@ -45,7 +45,7 @@ static inline void tc_op_init(tc_op *o, int alltoall, MPI_Comm g, int m, int see
     memset(o->ref, 0x77, o->rb);
     if (algo_for)
         algo_for(g, alltoall ? "alltoall" : "allgather", m, name, sizeof(name));
-    if (strcmp(name, "pmpi") == 0 && forced_mpi(algo_for != NULL))
+    if (strcmp(name, "pmpi") == 0 && !nhood_takes(g))
         (alltoall ? PMPI_Neighbor_alltoall : PMPI_Neighbor_allgather)(o->sbuf, m, MPI_BYTE, o->ref,
                                                                       m, MPI_BYTE, g);
     else

@@ -522,12 +522,12 @@ int main(int argc, char **argv)
                           &sd->preq);
         }
         /* warm-up: builds nhood's schedules and runs the learning's trials
-         * (at most 10 candidates x 4 calls of a size and a run-off of 3 x 4,
+         * (at most 10 candidates x 6 calls of a size and a run-off of 3 x 4,
          * then the early re-check 64 calls later, docs/algorithms.md),
          * so the medians below are the decided state's (each call after a
          * barrier, as measured below: the trials see the calls the
          * medians time); what learning costs is --learning's figure */
-        for (int w = 0; w < 128; w++)
+        for (int w = 0; w < 160; w++)
             for (int k = 0; k < 2; k++) {
                 MPI_Barrier(graph);
                 timed(sides[k], f, 0, 0, sbuf, rbuf, bytes, graph);

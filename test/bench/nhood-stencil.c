@@ -377,9 +377,9 @@ static int run(int d, int n, int k, int moore, int reps)
     field_fill(&f, pc);
     double *t = malloc(sizeof(double) * nv * reps), *m = malloc(sizeof(double) * nv * reps);
     /* warm-up: builds nhood's schedules and runs the learning's trials
-     * (up to 10 candidates x 4 calls, and a run-off; docs/algorithms.md),
+     * (up to 10 candidates x 6 calls, and a run-off; docs/algorithms.md),
      * each call after a barrier as measured below */
-    for (int w = 0; w < 64; w++)
+    for (int w = 0; w < 96; w++)
         for (int v = 0; v < nv; v++) {
             MPI_Barrier(cart);
             exchange(v, &f, &e, graph, iso, fg);

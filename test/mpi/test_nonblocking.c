@@ -58,9 +58,8 @@ static int nhood_runs(const op *o)
 }
 
 /* New send data (seed) and the expected result: the standard's
- * point-to-point equivalent wherever nhood is on (it runs the operation,
- * or hands it to MPI in a form MPI gets right: a cold graph's all-to-all,
- * api/cold.c), PMPI's blocking form where MPI's own exchange runs as it
+ * point-to-point equivalent where nhood runs the operation or takes it
+ * (nhood_takes), PMPI's blocking form where MPI's own exchange runs as it
  * is (MPICH before 5.0 orders duplicate edges differently, see
  * reference.h). */
 static void op_fill(op *o, int seed)
@@ -69,7 +68,7 @@ static void op_fill(op *o, int seed)
         o->sbuf[i] = (unsigned char)(rank * 37 + i * 11 + seed * 5 + o->alltoall);
     memset(o->rbuf, 0xA5, o->rbytes);
     memset(o->ref, 0xA5, o->rbytes);
-    int runs = nhood_runs(o) || !forced_mpi(algo_for != NULL), mpi_ok = mpi_topology_ok(o->g);
+    int runs = nhood_runs(o) || nhood_takes(o->g), mpi_ok = mpi_topology_ok(o->g);
     CHECK(runs || mpi_ok, "%s handed to MPI, which fails on this graph",
           o->alltoall ? "alltoall" : "allgather");
     if (runs || !mpi_ok)
