@@ -921,7 +921,7 @@ done
 name="autotune np=3 nonblocking only, no agreement point: nothing decided, results right"
 if run "$name" 3 "NHOOD_AUTOTUNE=1 NHOOD_WARMUP=2 NHOOD_REPORT=1" "$t/test_autotune" nonblocking-nopoint &&
     ! grep -q '^nhood: autotune ' "$log.err" &&
-    grep -Eq '^nhood: comm=[0-9]+ op=ialltoall .*why=cold cold=64' "$log.err"; then
+    grep -Eq '^nhood: comm=[0-9]+ op=ialltoall .*why=cold cold=96' "$log.err"; then
     ok "$name"
 else
     bad "$name"
