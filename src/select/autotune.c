@@ -12,8 +12,9 @@
  * The cost model only prunes: a schedule it prices above NH_LEARN_PRUNE
  * times the cheapest is not tried (with any binding: where one binding
  * of a schedule is tried, every one is).  Each candidate in turn runs
- * NH_TUNE_UNTIMED untimed calls (the first builds the schedule and the
- * binding; MPI's first messages of a new shape cost more), then
+ * three untimed calls (the first builds the schedule and the binding;
+ * MPI's first messages of a new shape cost more; one above 64 KiB
+ * blocks), then
  * NH_TUNE_TRIALS timed ones, and is judged by their median.  (Taking
  * turns call by call would spread a passing disturbance more evenly, but
  * needs every candidate's binding cached at once: at 1 MiB blocks that is
@@ -162,20 +163,27 @@ static void start_trials(struct nh_learn *t)
             t->tm[t->tryidx[i]][k] = -1;
 }
 
+/* Untimed calls before each candidate's timed ones in a block (the same
+ * on every rank: a regular call's block size is). */
+static int untimed(const struct nh_learn *t)
+{
+    return t->vec || t->m <= NH_TUNE_WARM_MAX ? NH_TUNE_UNTIMED : 1;
+}
+
 /* The candidate (index into cand) of the set's next call, and *k its timed
  * sample (negative: an untimed call).  Candidates in blocks
- * (NH_TUNE_UNTIMED untimed calls, then NH_TUNE_TRIALS timed ones), a
+ * (untimed(t) untimed calls, then NH_TUNE_TRIALS timed ones), a
  * run-off's in turns call
  * by call (few, so their bindings all stay cached, and a passing
  * disturbance spreads over them alike). */
 static int trial_at(const struct nh_learn *t, int *k)
 {
-    int per = NH_TUNE_TRIALS + NH_TUNE_UNTIMED;
+    int per = NH_TUNE_TRIALS + untimed(t);
     if (t->runoff) {
         *k = t->n / t->ntry - 1;
         return t->tryidx[t->n % t->ntry];
     }
-    *k = t->n % per - NH_TUNE_UNTIMED;
+    *k = t->n % per - untimed(t);
     return t->tryidx[t->n / per];
 }
 
@@ -183,7 +191,7 @@ static int trial_at(const struct nh_learn *t, int *k)
  * in turns, their bindings built: one untimed round). */
 static int trial_done(struct nh_learn *t)
 {
-    return ++t->n == t->ntry * (NH_TUNE_TRIALS + (t->runoff ? 1 : NH_TUNE_UNTIMED));
+    return ++t->n == t->ntry * (NH_TUNE_TRIALS + (t->runoff ? 1 : untimed(t)));
 }
 
 /* Puts every candidate on trial. */
@@ -357,7 +365,7 @@ int nh_autotune_algo(nh_plan *p, const nh_learn_key *k, nh_algo *algo, nh_bindin
     if (k->form == NH_FORM_BLOCKING)
         return 0; /* timed by the caller: nh_autotune_record */
     /* nonblocking: the request times what the caller pays and puts it in
-     * the slot at completion (none for the untimed first call); the
+     * the slot at completion (none for the untimed calls); the
      * trials move on when the caller has started it (nh_autotune_started) */
     *paid = smp >= 0 ? &t->tm[i][smp] : NULL;
     return 0;
@@ -527,8 +535,9 @@ void nh_learn_decide(nh_plan *p, struct nh_learn *t, int unstable, const double 
                      const double *all)
 {
     /* a nonblocking trial's untimed calls are not counted in spent */
-    int untimed = t->form != NH_FORM_BLOCKING ? 0 : t->runoff ? 1 : NH_TUNE_UNTIMED;
-    int calls = t->ntry * (NH_TUNE_TRIALS + untimed);
+    int calls = t->ntry * (NH_TUNE_TRIALS + (t->form != NH_FORM_BLOCKING ? 0
+                                              : t->runoff                 ? 1
+                                                                          : untimed(t)));
     int best = 0, recheck = t->rechecking;
     if (unstable) { /* the sizes changed on some rank: nothing learned */
         t->done = t->nolearn = 1;

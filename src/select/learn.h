@@ -9,8 +9,11 @@
 /* untimed calls before a candidate's timed ones: the first builds its
  * binding; MPI's first few messages of a new shape cost more (MPICH 4.2.1
  * at 2 ranks, a message per 4 KiB block: 41 to 66 us over the calls after
- * one untimed, 22 from the third on) */
+ * one untimed, 22 from the third on).  Regular blocks above
+ * NH_TUNE_WARM_MAX bytes get one: a call there costs milliseconds, which
+ * those microseconds do not move, and two more would. */
 #define NH_TUNE_UNTIMED 3
+#define NH_TUNE_WARM_MAX 65536
 #define NH_TUNE_SIZES 16     /* block sizes learned per graph and operation */
 #define NH_LEARN_PRUNE 2.0   /* schedules priced above this times the cheapest: not tried */
 #define NH_LEARN_MAXGAP 64.0 /* re-check interval: at most this times NHOOD_LEARN_RECHECK */
