@@ -374,8 +374,8 @@ static void large(const graph *x)
         MPI_Waitall(2, q, st);
         for (int i = 0; i < 2; i++) {
             CHECK(memcmp(rb[i], ref[i], sizeof(int) * rn) == 0,
-                  "%s, large blocks, round %d, call %d: result differs from the reference",
-                  x->name, round, i);
+                  "%s, large blocks, round %d, call %d: result differs from the reference", x->name,
+                  round, i);
             free(sb[i]);
             free(rb[i]);
             free(ref[i]);
