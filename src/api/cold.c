@@ -89,7 +89,7 @@ typedef struct op {
     MPI_Aint *bs, *br;                    /* ... (w: absolute) */
     MPI_Datatype *ts, *tr;                /* w: MPI's types */
     char *regs, *regr;                    /* the regions: v typed, w packed */
-    char *mem;                            /* their memory, mem_bytes (region_take) */
+    char *mem; /* their memory, mem_bytes (region_take; NULL: in o's block) */
     size_t mem_bytes;
     layout ls, lr;                        /* v: the types' */
     MPI_Datatype *kept; /* types nhood uses after the call returns (duplicated), nkept */
@@ -475,13 +475,16 @@ static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
         rs = span(total_v(&s, l->dfirst), &ls, &los);
         rr = span(total_v(&r, l->sfirst), &lr, &lor);
     }
-    char *at = calloc(1, sizeof(op) + (size_t)(ns + nr + 2) * per + 64 * 16);
+    /* v: regions up to NH_COLD_KEEP bytes in the same block */
+    int inline_v = !w && rs + rr + 32 <= NH_COLD_KEEP;
+    char *at = calloc(1, sizeof(op) + (size_t)(ns + nr + 2) * per + 64 * 16 +
+                             (inline_v ? rs + rr + 32 : 0));
     op *o = (op *)at;
     *out = NULL;
     if (!at)
         return MPI_ERR_NO_MEM;
     take(&at, sizeof(op));
-    if (!w && !(o->mem = region_take(rs + rr + 32, &o->mem_bytes))) {
+    if (!w && !inline_v && !(o->mem = region_take(rs + rr + 32, &o->mem_bytes))) {
         free(o);
         return MPI_ERR_NO_MEM;
     }
@@ -509,7 +512,7 @@ static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
     if (!w) {
         o->ds = take(&at, (size_t)ns * sizeof(int));
         o->dr = take(&at, (size_t)nr * sizeof(int));
-        char *m = o->mem;
+        char *m = inline_v ? at : o->mem;
         o->regs = (char *)take(&m, rs) - los;
         o->regr = (char *)take(&m, rr) - lor;
         if ((rc = groups_v(&o->s, o->sfirst, o->snext, 0, o->cs, o->ds)) ||
