@@ -36,6 +36,7 @@
 #include "util/copy.h"
 #include "util/gpu.h"
 #include "util/mpilib.h"
+#include "util/spare.h"
 
 #ifndef NHOOD_SMPI /* SimGrid's own exchange follows the lists (util/mpilib.h) */
 
@@ -89,7 +90,7 @@ typedef struct op {
     MPI_Aint *bs, *br;                    /* ... (w: absolute) */
     MPI_Datatype *ts, *tr;                /* w: MPI's types */
     char *regs, *regr;                    /* the regions: v typed, w packed */
-    char *mem; /* their memory, mem_bytes (region_take; NULL: in o's block) */
+    char *mem; /* their memory, mem_bytes (nh_spare_take; NULL: in o's block) */
     size_t mem_bytes;
     layout ls, lr;                        /* v: the types' */
     MPI_Datatype *kept; /* types nhood uses after the call returns (duplicated), nkept */
@@ -307,61 +308,11 @@ static int op_out(void *ctx)
     return o->w ? move_w(o, 1) : move_v(o, 1);
 }
 
-/* The regions' memory: a fresh allocation of megabytes at every call cost
- * more in page faults than the copies (MPICH 4.0.2, 2 ranks, 3-D Moore
- * ialltoall of 1 MiB blocks: 7.3 times MPI's own, most of it in the
- * kernel), so memory above NH_COLD_KEEP bytes is kept for the next call
- * (one block for the process, the largest given back; nh_cold_fini frees
- * it).  Not zeroed: every byte MPI or nhood reads is written first. */
-#define NH_COLD_KEEP 65536
-
-static struct spare {
-    char *mem;
-    size_t bytes;
-} *spare;
-
-static char *region_take(size_t bytes, size_t *got)
-{
-    struct spare *s = bytes > NH_COLD_KEEP ? __atomic_exchange_n(&spare, NULL, __ATOMIC_ACQ_REL)
-                                           : NULL;
-    char *mem;
-    if (s && s->bytes >= bytes) {
-        mem = s->mem;
-        *got = s->bytes;
-    } else {
-        if (s)
-            free(s->mem);
-        mem = malloc(bytes + 1);
-        *got = bytes;
-    }
-    free(s);
-    return mem;
-}
-
-static void region_give(char *mem, size_t bytes)
-{
-    struct spare *s = bytes > NH_COLD_KEEP ? malloc(sizeof(*s)) : NULL, *none = NULL;
-    if (!s) {
-        free(mem);
-        return;
-    }
-    s->mem = mem;
-    s->bytes = bytes;
-    while (!__atomic_compare_exchange_n(&spare, &none, s, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-        /* another block came back first: keep the larger */
-        struct spare *o = __atomic_exchange_n(&spare, NULL, __ATOMIC_ACQ_REL);
-        if (o && o->bytes > s->bytes) {
-            struct spare *x = s;
-            s = o;
-            o = x;
-        }
-        if (o) {
-            free(o->mem);
-            free(o);
-        }
-        none = NULL;
-    }
-}
+/* The regions' memory above NH_SPARE_MIN bytes comes from the process's
+ * kept block (util/spare.h): a fresh calloc of megabytes at every call
+ * (MPICH 4.0.2, 2 ranks, 3-D Moore ialltoall of 1 MiB blocks) cost 7.3
+ * times MPI's own, most of it in page faults.  Not zeroed: every byte MPI
+ * or nhood reads is written first. */
 
 static void op_free(void *ctx)
 {
@@ -369,7 +320,7 @@ static void op_free(void *ctx)
     for (int i = 0; i < o->nkept; i++)
         nh_type_free(&o->kept[i]);
     if (o->mem)
-        region_give(o->mem, o->mem_bytes);
+        nh_spare_give(o->mem, o->mem_bytes);
     free(o);
 }
 
@@ -475,8 +426,8 @@ static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
         rs = span(total_v(&s, l->dfirst), &ls, &los);
         rr = span(total_v(&r, l->sfirst), &lr, &lor);
     }
-    /* v: regions up to NH_COLD_KEEP bytes in the same block */
-    int inline_v = !w && rs + rr + 32 <= NH_COLD_KEEP;
+    /* v: regions up to NH_SPARE_MIN bytes in the same block */
+    int inline_v = !w && rs + rr + 32 <= NH_SPARE_MIN;
     char *at = calloc(1, sizeof(op) + (size_t)(ns + nr + 2) * per + 64 * 16 +
                              (inline_v ? rs + rr + 32 : 0));
     op *o = (op *)at;
@@ -484,7 +435,7 @@ static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
     if (!at)
         return MPI_ERR_NO_MEM;
     take(&at, sizeof(op));
-    if (!w && !inline_v && !(o->mem = region_take(rs + rr + 32, &o->mem_bytes))) {
+    if (!w && !inline_v && !(o->mem = nh_spare_take(rs + rr + 32, &o->mem_bytes))) {
         free(o);
         return MPI_ERR_NO_MEM;
     }
@@ -531,7 +482,7 @@ static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
         if ((rc = groups_w(o, &o->s, o->sfirst, o->snext, 0, o->cs, o->bs, o->ts, &bs)) ||
             (rc = groups_w(o, &o->r, o->rfirst, o->rnext, 1, o->cr, o->br, o->tr, &br)))
             goto fail;
-        if (!(o->mem = region_take((size_t)bs + (size_t)br + 32, &o->mem_bytes))) {
+        if (!(o->mem = nh_spare_take((size_t)bs + (size_t)br + 32, &o->mem_bytes))) {
             rc = MPI_ERR_NO_MEM;
             goto fail;
         }
@@ -644,11 +595,7 @@ static int constants(int n, int **one, int **to)
 
 void nh_cold_fini(void)
 {
-    struct spare *s = __atomic_exchange_n(&spare, NULL, __ATOMIC_ACQ_REL);
-    if (s) {
-        free(s->mem);
-        free(s);
-    }
+    nh_spare_fini();
     for (int b = 0; b < 32; b++) {
         free(ones[b]);
         free(iota[b]);
