@@ -7,7 +7,7 @@
 static struct spare {
     char *mem;
     size_t bytes;
-} *spare;
+} * spare;
 
 char *nh_spare_take(size_t bytes, size_t *got)
 {
