@@ -108,6 +108,14 @@ static inline int nhood_disabled(void)
     return off && strcmp(off, "0") != 0;
 }
 
+/* Does the program hand every neighborhood collective to MPI (no nhood,
+ * NHOOD_ALGO=pmpi, NHOOD_DISABLE)? */
+static inline int forced_mpi(int nhood_loaded)
+{
+    const char *a = getenv("NHOOD_ALGO");
+    return !nhood_loaded || (a && strcmp(a, "pmpi") == 0) || nhood_disabled();
+}
+
 /* Does nhood take g's calls (loaded, on for this program: it has a record
  * of g) without being told to hand them to MPI as they are
  * (NHOOD_ALGO=pmpi)?  Then every result is the standard's, where nhood
@@ -116,17 +124,8 @@ static inline int nhood_takes(MPI_Comm g)
 {
     int (*query)(MPI_Comm, nhood_comm_info *) =
         (int (*)(MPI_Comm, nhood_comm_info *))dlsym(RTLD_DEFAULT, "nhood_comm_query");
-    const char *a = getenv("NHOOD_ALGO");
     nhood_comm_info info;
-    return query && query(g, &info) == MPI_SUCCESS && !(a && strcmp(a, "pmpi") == 0);
-}
-
-/* Does the program hand every neighborhood collective to MPI (no nhood,
- * NHOOD_ALGO=pmpi, NHOOD_DISABLE)? */
-static inline int forced_mpi(int nhood_loaded)
-{
-    const char *a = getenv("NHOOD_ALGO");
-    return !nhood_loaded || (a && strcmp(a, "pmpi") == 0) || nhood_disabled();
+    return query && query(g, &info) == MPI_SUCCESS && !forced_mpi(1);
 }
 
 #endif

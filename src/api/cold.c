@@ -92,7 +92,7 @@ typedef struct op {
     char *regs, *regr;                    /* the regions: v typed, w packed */
     char *mem; /* their memory, mem_bytes (nh_spare_take; NULL: in o's block) */
     size_t mem_bytes;
-    layout ls, lr;                        /* v: the types' */
+    layout ls, lr;      /* v: the types' */
     MPI_Datatype *kept; /* types nhood uses after the call returns (duplicated), nkept */
     int nkept;
 } op;
@@ -308,12 +308,6 @@ static int op_out(void *ctx)
     return o->w ? move_w(o, 1) : move_v(o, 1);
 }
 
-/* The regions' memory above NH_SPARE_MIN bytes comes from the process's
- * kept block (util/spare.h): a fresh calloc of megabytes at every call
- * (MPICH 4.0.2, 2 ranks, 3-D Moore ialltoall of 1 MiB blocks) cost 7.3
- * times MPI's own, most of it in page faults.  Not zeroed: every byte MPI
- * or nhood reads is written first. */
-
 static void op_free(void *ctx)
 {
     op *o = ctx;
@@ -426,16 +420,22 @@ static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
         rs = span(total_v(&s, l->dfirst), &ls, &los);
         rr = span(total_v(&r, l->sfirst), &lr, &lor);
     }
-    /* v: regions up to NH_SPARE_MIN bytes in the same block */
-    int inline_v = !w && rs + rr + 32 <= NH_SPARE_MIN;
-    char *at = calloc(1, sizeof(op) + (size_t)(ns + nr + 2) * per + 64 * 16 +
-                             (inline_v ? rs + rr + 32 : 0));
+    /* The regions: v's up to NH_SPARE_MIN bytes in the same block, above
+     * it (and w's) from the process's kept block (util/spare.h: a fresh
+     * calloc of megabytes at every call, MPICH 4.0.2, 2 ranks, 3-D Moore
+     * ialltoall of 1 MiB blocks, cost 7.3 times MPI's own, most of it in
+     * page faults).  Not zeroed: every byte MPI or nhood reads is written
+     * first. */
+    size_t regb = rs + rr + 32;
+    int inline_v = !w && regb <= NH_SPARE_MIN;
+    char *at =
+        calloc(1, sizeof(op) + (size_t)(ns + nr + 2) * per + 64 * 16 + (inline_v ? regb : 0));
     op *o = (op *)at;
     *out = NULL;
     if (!at)
         return MPI_ERR_NO_MEM;
     take(&at, sizeof(op));
-    if (!w && !inline_v && !(o->mem = nh_spare_take(rs + rr + 32, &o->mem_bytes))) {
+    if (!w && !inline_v && !(o->mem = nh_spare_take(regb, &o->mem_bytes))) {
         free(o);
         return MPI_ERR_NO_MEM;
     }

@@ -163,11 +163,12 @@ static void start_trials(struct nh_learn *t)
             t->tm[t->tryidx[i]][k] = -1;
 }
 
-/* Untimed calls before each candidate's timed ones in a block (the same
- * on every rank: a regular call's block size is). */
+/* Untimed calls per candidate before its timed ones (the same on every
+ * rank: a regular call's block size is); a run-off's candidates, their
+ * bindings built, one round. */
 static int untimed(const struct nh_learn *t)
 {
-    return t->vec || t->m <= NH_TUNE_WARM_MAX ? NH_TUNE_UNTIMED : 1;
+    return !t->runoff && (t->vec || t->m <= NH_TUNE_WARM_MAX) ? NH_TUNE_UNTIMED : 1;
 }
 
 /* The candidate (index into cand) of the set's next call, and *k its timed
@@ -187,11 +188,10 @@ static int trial_at(const struct nh_learn *t, int *k)
     return t->tryidx[t->n / per];
 }
 
-/* Counts a trial call: 1 when the set is complete (a run-off's candidates
- * in turns, their bindings built: one untimed round). */
+/* Counts a trial call: 1 when the set is complete. */
 static int trial_done(struct nh_learn *t)
 {
-    return ++t->n == t->ntry * (NH_TUNE_TRIALS + (t->runoff ? 1 : untimed(t)));
+    return ++t->n == t->ntry * (NH_TUNE_TRIALS + untimed(t));
 }
 
 /* Puts every candidate on trial. */
@@ -535,9 +535,7 @@ void nh_learn_decide(nh_plan *p, struct nh_learn *t, int unstable, const double 
                      const double *all)
 {
     /* a nonblocking trial's untimed calls are not counted in spent */
-    int calls = t->ntry * (NH_TUNE_TRIALS + (t->form != NH_FORM_BLOCKING ? 0
-                                              : t->runoff                 ? 1
-                                                                          : untimed(t)));
+    int calls = t->ntry * (NH_TUNE_TRIALS + (t->form == NH_FORM_BLOCKING ? untimed(t) : 0));
     int best = 0, recheck = t->rechecking;
     if (unstable) { /* the sizes changed on some rank: nothing learned */
         t->done = t->nolearn = 1;
