@@ -70,6 +70,9 @@ static void count_call(nh_report_rec *rec, const nh_plan *p, nh_form form, const
         return;
     if (form != NH_FORM_PERSISTENT || ch->algo == NH_ALGO_PMPI)
         rec->calls[ch->algo]++; /* nhood's persistent requests count their starts */
+    if (ch->tuning)
+        rec->trials[ch->algo]++;
+    rec->measuring = ch->tuning;
     if (form != NH_FORM_BLOCKING) {
         rec->window = p->window;
         rec->why = ch->why;

@@ -136,14 +136,22 @@ void nh_report_print(void)
                 ngraphs, graphs_us, graphs_mpi_us,
                 graphs_mpi_us > 0 ? graphs_us / graphs_mpi_us : 0);
     for (nh_report_rec *r = head; r; r = r->next) {
+        /* algorithm=: the one used most by the calls that were neither
+         * cold nor learning's trials, where some were */
+        long calls = 0, trials = 0, chosen[NH_ALGO_COUNT];
+        int decided = 0;
+        for (int a = 0; a < NH_ALGO_COUNT; a++) {
+            calls += r->calls[a];
+            trials += r->trials[a];
+            chosen[a] = r->calls[a] - r->trials[a] - (a == NH_ALGO_PMPI ? r->cold : 0);
+            decided |= chosen[a] > 0;
+        }
         int best = NH_ALGO_PMPI;
-        long calls = 0;
         char mix[256] = "";
         size_t n = 0;
         int used = 0;
         for (int a = 0; a < NH_ALGO_COUNT; a++) {
-            calls += r->calls[a];
-            if (r->calls[a] > r->calls[best])
+            if (decided ? chosen[a] > chosen[best] : r->calls[a] > r->calls[best])
                 best = a;
             if (r->calls[a]) {
                 used++;
@@ -186,6 +194,8 @@ void nh_report_print(void)
             snprintf(why, sizeof(why), " why=%s",
                      r->asked == NH_ALGO_PMPI        ? "requested"
                      : r->cold == calls              ? "cold"
+                     : !decided && trials            ? "measuring"
+                     : !decided                      ? "cold"
                      : waiting                       ? "stfw_waiting"
                      : r->isomorphic || r->stfw_dims ? "native_cheaper"
                                                      : "irregular");
@@ -205,8 +215,11 @@ void nh_report_print(void)
                      nh_prog_name());
         /* NHOOD_AUTOTUNE=1: where the choices came from (this run's
          * trials, the tuning file, the cost model), in that order */
-        char tuned[48] = "";
+        char tuned[64] = "";
         static const char *const tuned_names[] = {"", "measured", "file", "model"};
+        if (trials) /* learning's trials, and whether it had decided by the end */
+            snprintf(tuned, sizeof(tuned), " trials=%ld%s", trials,
+                     r->measuring ? " decided=no" : "");
         for (int k = NH_TUNED_MEASURED, n = 0; k <= NH_TUNED_MODEL; k++)
             if (r->tuned & (1 << k)) {
                 size_t at = strlen(tuned);

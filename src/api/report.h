@@ -17,6 +17,10 @@ typedef struct nh_report_rec {
     int neighbors;
     long calls[NH_ALGO_COUNT];
     long cold; /* of the calls, those made before the graph's analysis (the cold tier) */
+    /* of the calls, learning's trials, per algorithm; whether the last
+     * call was one (no decision yet) */
+    long trials[NH_ALGO_COUNT];
+    int measuring;
     int rounds[NH_ALGO_COUNT];
     long msgs[NH_ALGO_COUNT];
     nh_binding last_binding;

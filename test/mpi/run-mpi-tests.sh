@@ -855,7 +855,19 @@ if run "$name" 4 "NHOOD_AUTOTUNE=1 NHOOD_REPORT=1" "$t/test_autotune" &&
     [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=alltoall bytes=(8|4096) algorithm=(pmpi|$cand) times_us=(pmpi:[0-9.]+,)?direct/pack:[0-9.]+(,$cand:[0-9.]+)+ .* cost_us=[0-9.]+ rechecks=0\$" "$log.err")" -eq 2 ] &&
     grep -Eq '^nhood: autotune .*times_us=(pmpi:[0-9.]+,)?direct/pack:[0-9.]+,direct/zcopy:' "$log.err" &&
     [ "$(grep -Ec '^nhood: autotune comm=[0-9]+ op=allgather bytes=64 algorithm=' "$log.err")" -eq 1 ] &&
-    [ "$(grep -c '^nhood: autotune ' "$log.err")" -eq 3 ] && bindings_paired; then
+    [ "$(grep -c '^nhood: autotune ' "$log.err")" -eq 3 ] && bindings_paired &&
+    grep -Eq '^nhood: comm=[0-9]+ op=alltoall .*calls=192 .* trials=[0-9]+ tuned=measured$' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+# A run too short for the trials: the report counts them and says nothing
+# was decided (not "MPI's own was cheaper").
+name="autotune report np=2, 20 calls: trials=20 decided=no"
+if run "$name" 2 "NHOOD_AUTOTUNE=1 NHOOD_REPORT=1" "$t/test_autotune" short &&
+    ! grep -q '^nhood: autotune ' "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=alltoall .*calls=20 .* trials=20 decided=no tuned=measured$' "$log.err" &&
+    ! grep -q 'native_cheaper' "$log.err"; then
     ok "$name"
 else
     bad "$name"
