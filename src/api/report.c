@@ -132,9 +132,8 @@ void nh_report_print(void)
         fprintf(stderr, "nhood: oversubscribed=%d/%d\n", nh_node_ranks, nh_node_cpus);
     /* Every graph created, used or not: what creation cost in all. */
     if (ngraphs > 0)
-        fprintf(stderr, "nhood: graphs=%ld create_us=%.1f create_mpi_us=%.1f ratio=%.3f\n",
-                ngraphs, graphs_us, graphs_mpi_us,
-                graphs_mpi_us > 0 ? graphs_us / graphs_mpi_us : 0);
+        fprintf(stderr, "nhood: graphs=%ld create_us=%.1f create_mpi_us=%.1f ratio=%.3f\n", ngraphs,
+                graphs_us, graphs_mpi_us, graphs_mpi_us > 0 ? graphs_us / graphs_mpi_us : 0);
     for (nh_report_rec *r = head; r; r = r->next) {
         /* algorithm=: the one used most by the calls that were neither
          * cold nor learning's trials, where some were */
@@ -172,9 +171,9 @@ void nh_report_print(void)
                              r->bl_mavg);
             /* auto's re-check at the first blocking call: its mean block */
             if (r->stfw_block > 0 && k > 0 && (size_t)k < sizeof(stfw))
-                k += snprintf(stfw + k, sizeof(stfw) - (size_t)k,
-                              " stfw_block=%.0f stfw_recheck=%s", r->stfw_block,
-                              r->stfw_off ? "off" : "on");
+                k +=
+                    snprintf(stfw + k, sizeof(stfw) - (size_t)k, " stfw_block=%.0f stfw_recheck=%s",
+                             r->stfw_block, r->stfw_off ? "off" : "on");
         }
         /* Where store-and-forward's set-up ran, or that it waits for the
          * communicator's first blocking call (plan/stfw_setup.h). */

@@ -35,7 +35,7 @@ typedef struct nh_report_rec {
      * none made) and whether STFW is off for the operation */
     double stfw_block;
     int stfw_off;
-    const char *stfw_setup; /* where its set-up ran (nh_stfw_when) */
+    const char *stfw_setup;          /* where its set-up ran (nh_stfw_when) */
     double create_us, create_mpi_us; /* this rank's graph creation (nh_plan) */
     int dup_of;                      /* nh_plan.dup_of */
     nh_algo asked;                   /* NHOOD_ALGO / nhood_algorithm for the op */
