@@ -37,7 +37,12 @@ int nh_neighbor_cold(nh_plan *p, nh_coll coll, nh_form form, MPI_Comm comm);
  * the communicator's error handler called). */
 int nh_cold_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
                  MPI_Request *req);
-/* Frees what the cold calls keep until MPI_Finalize. */
+/* A regular all-to-all on a rank that lists no peer twice, made as the
+ * MPI_Neighbor_alltoallv of the same blocks that every rank makes there
+ * (api/cold_plain.c; MPI_SUCCESS or an MPI error). */
+int nh_cold_regular(nh_form form, const nh_args *a, MPI_Comm comm, int outdeg, int indeg,
+                    MPI_Request *req);
+/* Frees what the cold calls keep until MPI_Finalize (api/cold_plain.c). */
 void nh_cold_fini(void);
 /* A call of form on comm started with result rc: a nonblocking one's
  * window is sampled (util/window.h), except on a cold graph (the cold

@@ -57,6 +57,26 @@ static int places(const int *list, int n, int *first, int *next)
     return rep;
 }
 
+/* l->sself, l->dself (plan.h) from the lists. */
+static int self_places(nh_cold_lists *l, MPI_Comm comm, const int *srcs, const int *dsts)
+{
+    int me, n = 0, rc = nh_mpi_Comm_rank(comm, &me);
+    l->sself = l->dself = -1;
+    for (int k = 0; !rc && k < l->outdeg; k++)
+        if (dsts[k] == me) {
+            l->dself = l->dself < 0 ? k : l->dself;
+            n++;
+        }
+    for (int k = 0; !rc && k < l->indeg; k++)
+        if (srcs[k] == me) {
+            l->sself = l->sself < 0 ? k : l->sself;
+            n--;
+        }
+    if (n != 0) /* (an erroneous graph: MPI's) */
+        l->sself = l->dself = -1;
+    return rc;
+}
+
 const nh_cold_lists *nh_plan_cold_lists(nh_plan *p, MPI_Comm comm)
 {
     struct nh_plan_cold *k = p->cold;
@@ -81,6 +101,10 @@ const nh_cold_lists *nh_plan_cold_lists(nh_plan *p, MPI_Comm comm)
         return NULL;
     }
     k->repeats = l->repeats = rs || rd;
+    if (self_places(l, comm, srcs, dsts)) {
+        free(l);
+        return NULL;
+    }
     return k->lists = l;
 }
 

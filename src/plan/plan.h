@@ -143,6 +143,9 @@ int nh_plan_create_cold(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, con
 typedef struct nh_cold_lists {
     int indeg, outdeg, repeats;
     int *sfirst, *snext, *dfirst, *dnext;
+    /* the first place of the rank itself among the sources and among the
+     * destinations, where it is in both as often; else -1 */
+    int sself, dself;
 } nh_cold_lists;
 const nh_cold_lists *nh_plan_cold_lists(nh_plan *p, MPI_Comm comm);
 /* Whether this rank lists a peer twice (1, 0; -1 where memory or MPI

@@ -1,0 +1,100 @@
+/* A cold graph's regular all-to-all on a rank that lists no peer twice,
+ * where the MPI library orders a repeated peer's blocks wrongly
+ * (api/cold.c has the ranks that do): the MPI_Neighbor_alltoallv every
+ * rank makes there, with the program's blocks. */
+#include <stdlib.h>
+
+#include "api/api.h"
+#include "util/spare.h"
+
+#ifndef NHOOD_SMPI
+
+/* ones[k] = 1 and iota[k] = k for the regular calls' contiguous blocks
+ * below: kept until MPI_Finalize (MPI may read them until a request is
+ * freed), one pair per power of two. */
+static int *ones[32], *iota[32];
+
+static int constants(int n, int **one, int **to)
+{
+    int b = 0;
+    while ((1 << b) < n)
+        b++;
+    if (!__atomic_load_n(&iota[b], __ATOMIC_ACQUIRE)) {
+        int *o = malloc(sizeof(int) << b), *t = malloc(sizeof(int) << b), *none = NULL;
+        if (!o || !t) {
+            free(o);
+            free(t);
+            return MPI_ERR_NO_MEM;
+        }
+        for (int k = 0; k < 1 << b; k++) {
+            o[k] = 1;
+            t[k] = k;
+        }
+        if (!__atomic_compare_exchange_n(&ones[b], &none, o, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            free(o);
+        none = NULL;
+        if (!__atomic_compare_exchange_n(&iota[b], &none, t, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            free(t);
+    }
+    *one = __atomic_load_n(&ones[b], __ATOMIC_ACQUIRE);
+    *to = __atomic_load_n(&iota[b], __ATOMIC_ACQUIRE);
+    return MPI_SUCCESS;
+}
+
+/* A regular all-to-all of a rank that lists no peer twice, as the
+ * alltoallv the others make: a blocking one with counts and
+ * displacements on the stack where they fit, else each block one
+ * element of a contiguous type over constant arrays. */
+int nh_cold_regular(nh_form form, const nh_args *a, MPI_Comm comm, int outdeg, int indeg,
+                    MPI_Request *req)
+{
+    int n = outdeg > indeg ? outdeg : indeg, rc;
+    if (form == NH_FORM_BLOCKING && n <= 256 && (long)n * a->scount <= INT32_MAX &&
+        (long)n * a->rcount <= INT32_MAX) {
+        int sc[256], sd[256], rcn[256], rd[256];
+        for (int k = 0; k < outdeg; k++) {
+            sc[k] = a->scount;
+            sd[k] = k * a->scount;
+        }
+        for (int k = 0; k < indeg; k++) {
+            rcn[k] = a->rcount;
+            rd[k] = k * a->rcount;
+        }
+        return nh_mpi_Neighbor_alltoallv(a->sbuf, sc, sd, a->stype, a->rbuf, rcn, rd, a->rtype,
+                                         comm);
+    }
+    int *one, *to;
+    MPI_Datatype st = MPI_DATATYPE_NULL, rt = MPI_DATATYPE_NULL;
+    if ((rc = constants(n, &one, &to)) || (rc = nh_type_contiguous(a->scount, a->stype, &st)) ||
+        (rc = nh_type_contiguous(a->rcount, a->rtype, &rt)))
+        goto out;
+    if (form == NH_FORM_BLOCKING)
+        rc = nh_mpi_Neighbor_alltoallv(a->sbuf, one, to, st, a->rbuf, one, to, rt, comm);
+    else if (form == NH_FORM_NONBLOCKING)
+        rc = nh_mpi_Ineighbor_alltoallv(a->sbuf, one, to, st, a->rbuf, one, to, rt, comm, req);
+#ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
+    else
+        rc = nh_mpi_Neighbor_alltoallv_init(a->sbuf, one, to, st, a->rbuf, one, to, rt, comm,
+                                            MPI_INFO_NULL, req);
+#endif
+out: /* (MPI keeps what its operations use) */
+    if (st != MPI_DATATYPE_NULL)
+        nh_type_free(&st);
+    if (rt != MPI_DATATYPE_NULL)
+        nh_type_free(&rt);
+    return rc;
+}
+
+#endif
+
+void nh_cold_fini(void)
+{
+    nh_spare_fini();
+#ifndef NHOOD_SMPI
+    for (int b = 0; b < 32; b++) {
+        free(ones[b]);
+        free(iota[b]);
+        ones[b] = iota[b] = NULL;
+    }
+#endif
+}
