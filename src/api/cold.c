@@ -313,15 +313,26 @@ static int move_w(op *o, int out)
  * destinations with the j-th among the sources). */
 static int self_v(op *o)
 {
-    int rc = MPI_SUCCESS, gpu = __atomic_load_n(&nh_gpu_runtimes, __ATOMIC_RELAXED);
+    int rc = MPI_SUCCESS, runs = o->ls.contig && o->lr.contig &&
+                                !__atomic_load_n(&nh_gpu_runtimes, __ATOMIC_RELAXED);
+    char *from = NULL, *to = NULL; /* contiguous host data: a copy per run */
+    size_t len = 0;
     for (int i = o->sself, j = o->rself; !rc && i >= 0 && j >= 0; i = o->snext[i], j = o->rnext[j]) {
         long bytes = (long)cnt(&o->s, i) * o->ls.size;
         if (bytes > (long)cnt(&o->r, j) * o->lr.size)
             return MPI_ERR_TRUNCATE;
         if (bytes == 0)
             continue;
-        if (o->ls.contig && o->lr.contig && !gpu) {
-            nh_copy(addr(&o->r, j) + o->lr.tlb, addr(&o->s, i) + o->ls.tlb, (size_t)bytes);
+        if (runs) {
+            char *f = addr(&o->s, i) + o->ls.tlb, *t = addr(&o->r, j) + o->lr.tlb;
+            if (!len || f != from + len || t != to + len) {
+                if (len)
+                    nh_copy(to, from, len);
+                from = f;
+                to = t;
+                len = 0;
+            }
+            len += (size_t)bytes;
             continue;
         }
         int size, pos = 0;
@@ -337,6 +348,8 @@ static int self_v(op *o)
         }
         free(tmp);
     }
+    if (len)
+        nh_copy(to, from, len);
     return rc;
 }
 
