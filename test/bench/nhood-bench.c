@@ -35,7 +35,14 @@
  * direct, torus, torus_direct, bruck: analyzed at creation).  CSV:
  * op,nbhd,dims,radius,procs,bytes,calls,native_us,auto_us,best_fixed,
  * best_fixed_us,ratio: medians of the totals; best_fixed the fastest
- * forced choice, ratio auto over it. */
+ * forced choice, ratio auto over it.
+ *
+ * --learning N --trace: each call of such a run on its own, MPI's own
+ * calls and nhood's default alternating graph by graph (REPS graphs
+ * each): op,nbhd,dims,radius,procs,bytes,call,native_us,auto_us, the
+ * median over the graphs of the slowest rank's time of the call after a
+ * barrier; call 0 is the graph's creation.  What learning looks like
+ * call by call (docs/algorithms.md). */
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -191,6 +198,42 @@ static void variant_graph(const graph_args *ga, int v, MPI_Comm *g)
         MPI_Info_free(&info);
 }
 
+/* --learning --trace: a row per call (see the top of the file). */
+static void trace_rows(side *sides[2], enum form f, int calls, int tries, const graph_args *ga,
+                       const char *cols, int bytes, char *sbuf, char *rbuf, int rank)
+{
+    size_t n = (size_t)tries * 2 * (size_t)(calls + 1);
+    double *t = calloc(n, sizeof(double)), *m = calloc(n, sizeof(double)), v2[2];
+    for (int k = 0; k < tries; k++)
+        for (int v = 0; v < 2; v++) {
+            double *at = t + ((size_t)v * tries + k) * (size_t)(calls + 1);
+            MPI_Comm g;
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            variant_graph(ga, v, &g);
+            at[0] = (MPI_Wtime() - t0) * 1e6;
+            for (int c = 1; c <= calls; c++) {
+                MPI_Barrier(MPI_COMM_WORLD);
+                at[c] = timed(sides[v], f, 0, 0, sbuf, rbuf, bytes, g);
+            }
+            MPI_Comm_free(&g);
+        }
+    MPI_Reduce(t, m, (int)n, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    double *col = calloc((size_t)tries, sizeof(double));
+    for (int c = 0; rank == 0 && c <= calls; c++) {
+        for (int v = 0; v < 2; v++) {
+            for (int k = 0; k < tries; k++)
+                col[k] = m[((size_t)v * tries + k) * (size_t)(calls + 1) + (size_t)c];
+            v2[v] = robust_median(col, tries);
+        }
+        printf("%s,%d,%.2f,%.2f\n", cols, c, v2[0], v2[1]);
+    }
+    fflush(stdout);
+    free(col);
+    free(t);
+    free(m);
+}
+
 /* --learning: one row per block size (see the top of the file). */
 static void learning_row(side *sides[2], enum form f, int calls, int tries, const graph_args *ga,
                          const char *cols, int bytes, size_t sblk, size_t rblk, int rank)
@@ -240,7 +283,7 @@ static void usage(void)
                     "                   [--dims D] [--radius R] [--bytes 8,64,4096] [--reps N]\n"
                     "                   [--class-bytes B1,..,BD] [--hint] [--mesh]\n"
                     "                   [--form blocking|nonblocking|persistent] [--compute US]\n"
-                    "                   [--test-every US] [--learning CALLS] [--forced]\n"
+                    "                   [--test-every US] [--learning CALLS [--trace]] [--forced]\n"
                     "                   [--no-header]\n"
                     "  --class-bytes (alltoallv, alltoallw): block bytes by offset class, from D\n"
                     "  non-zero coordinates (corner) to 1 (face); the bytes column shows B1:..:BD\n"
@@ -253,7 +296,7 @@ int main(int argc, char **argv)
     const char *op = "alltoall", *nbhd = "moore", *formname = "blocking";
     char bytes_list[256] = "8,64,4096", class_list[256] = "";
     int d = 3, r = 1, reps = 1000, header = 1, rank, p, bad = 0, hint = 0, mesh = 0, learning = 0,
-        forced = 0;
+        forced = 0, trace = 0;
     double compute = 0, every = 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -274,6 +317,10 @@ int main(int argc, char **argv)
         }
         if (strcmp(a, "--forced") == 0) {
             forced = 1;
+            continue;
+        }
+        if (strcmp(a, "--trace") == 0) {
+            trace = 1;
             continue;
         }
         if (!v) {
@@ -299,6 +346,7 @@ int main(int argc, char **argv)
             every = atof(v);
         else if (strcmp(a, "--learning") == 0)
             learning = atoi(v);
+
         else if (strcmp(a, "--bytes") == 0)
             snprintf(bytes_list, sizeof(bytes_list), "%s", v);
         else if (strcmp(a, "--class-bytes") == 0)
@@ -337,6 +385,7 @@ int main(int argc, char **argv)
     if (bad || (!alltoall && strcmp(op, "allgather") != 0 && vc.op != VOP_ALLGATHERV) || d < 1 ||
         d > TC_MAXD || r < 1 || reps < (learning ? 1 : 4) || compute < 0 || learning < 0 ||
         (learning && (vc.op != VOP_NONE || f == PERSISTENT || compute > 0 || hint)) ||
+        (trace && !learning) ||
         (forced && (f == PERSISTENT || compute > 0 || hint || learning)) ||
         (f == BLOCKING && strcmp(formname, "blocking") != 0)) {
         if (rank == 0)
@@ -431,7 +480,9 @@ int main(int argc, char **argv)
     snprintf(opname, sizeof(opname), "%s%s%s", f == NONBLOCKING ? "i" : "", op,
              f == PERSISTENT ? "_init" : "");
 
-    if (rank == 0 && header && learning)
+    if (rank == 0 && header && trace)
+        printf("op,nbhd,dims,radius,procs,bytes,call,native_us,auto_us\n");
+    else if (rank == 0 && header && learning)
         printf("op,nbhd,dims,radius,procs,bytes,calls,native_us,auto_us,best_fixed,best_fixed_us,"
                "ratio\n");
     else if (rank == 0 && header)
@@ -501,7 +552,10 @@ int main(int argc, char **argv)
         if (learning) {
             char cols[160];
             snprintf(cols, sizeof(cols), "%s,%s,%d,%d,%d,%s", opname, nbhd, d, r, p, bytes_col);
-            learning_row(sides, f, learning, reps, &ga, cols, bytes, sblk, rblk, rank);
+            if (trace)
+                trace_rows(sides, f, learning, reps, &ga, cols, bytes, sbuf, rbuf, rank);
+            else
+                learning_row(sides, f, learning, reps, &ga, cols, bytes, sblk, rblk, rank);
             free(sbuf);
             free(rbuf);
             continue;
