@@ -883,6 +883,22 @@ if run "$name" 2 "NHOOD_AUTOTUNE=1 NHOOD_REPORT=1" "$TOP_BUILDDIR/nhood-bench" -
 else
     bad "$name"
 fi
+# What learning costs, and its trace: nhood-bench --learning's row, and
+# --trace's row per call (0 the creation), the graphs learning as they go.
+name="autotune np=2 nhood-bench --learning 80 and --trace: a total row, then 81 call rows"
+if run "$name" 2 "NHOOD_AUTOTUNE=1 NHOOD_WARMUP=2 NHOOD_REPORT=1" "$TOP_BUILDDIR/nhood-bench" --op alltoall --nbhd moore --dims 3 \
+    --radius 1 --bytes 4096 --reps 1 --learning 80 --no-header &&
+    awk -F, 'NF == 12 && $7 == 80 && $8 > 0 && $9 > 0 && $12 > 0 { n++ } END { exit n != 1 }' "$log.out" &&
+    run "$name" 2 "NHOOD_AUTOTUNE=1 NHOOD_WARMUP=2 NHOOD_REPORT=1" "$TOP_BUILDDIR/nhood-bench" --op alltoall --nbhd moore --dims 3 \
+        --radius 1 --bytes 4096 --reps 1 --learning 80 --trace &&
+    awk -F, 'NR == 1 { ok = $7 == "call" && $9 == "auto_us"; next }
+             NF != 9 || $7 != NR - 2 || $8 <= 0 || $9 <= 0 { ok = 0 }
+             END { exit !ok || NR != 82 }' "$log.out" &&
+    grep -Eq '^nhood: autotune comm=[0-9]+ op=alltoall bytes=4096 ' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
 name="autotune report np=3: MPI's own exchange is a candidate"
 if run "$name" 3 "NHOOD_AUTOTUNE=1 NHOOD_REPORT=1" "$t/test_autotune" &&
     [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=alltoall bytes=16 algorithm=(pmpi|$cand) times_us=pmpi:[0-9.]+,direct(/pack|/zcopy)?:" "$log.err")" -eq 1 ]; then
