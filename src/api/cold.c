@@ -24,7 +24,7 @@
  *    the start, each to the receive place the standard pairs it with
  *    (v and regular calls; MPICH 4.0.2, 2 ranks, 3-D Moore ialltoall:
  *    1.42-1.46 of MPI's own at 4 KiB before, 1.20-1.38 after; 64 KiB
- *    1.68-1.72, 1.32-1.36; 1 MiB 2.27-2.35, 2.00-2.02);
+ *    1.68-1.72, 1.32-1.36; 1 MiB 2.27-2.46, 2.00-2.18);
  *  - v: the regions are in the call's own types (one per side);
  *    w: MPI_BOTTOM with absolute addresses, a repeated peer's blocks
  *    packed (MPI_PACKED) and the others the program's own.
