@@ -142,7 +142,8 @@ int nh_stfw_simulate(const nh_stfw_graph *g, nh_op op, nh_sched *const *scheds, 
                 }
             }
         }
-        qsort(mv, nm, sizeof(*mv), msg_cmp);
+        if (nm > 1) /* (mv is NULL in a phase without messages) */
+            qsort(mv, nm, sizeof(*mv), msg_cmp);
         for (size_t i = 1; i < nm && ok; i++)
             if (mv[i].to == mv[i - 1].to && mv[i].from == mv[i - 1].from)
                 why_set(why, whylen, &ok, "phase %d: two messages %d -> %d", ph, mv[i].from,
