@@ -10,7 +10,9 @@ int main(void)
 {
     enum { PAGE = 4096, LEN = 3 * NH_COPY_PIECE + 3 * PAGE };
     int tried = 0;
-    unsigned char *src = aligned_alloc(PAGE, LEN), *dst = aligned_alloc(PAGE, LEN);
+    /* (aligned_alloc's size a multiple of the alignment: C11, and ASan checks it) */
+    size_t room = (LEN + PAGE - 1) / PAGE * PAGE;
+    unsigned char *src = aligned_alloc(PAGE, room), *dst = aligned_alloc(PAGE, room);
     size_t lens[] = {0, 1, 63, NH_COPY_PIECE - 1, NH_COPY_PIECE, NH_COPY_PIECE + 1,
                      2 * NH_COPY_PIECE + 7, 3 * NH_COPY_PIECE};
     if (!src || !dst)
