@@ -116,23 +116,26 @@ static int layout_of(MPI_Datatype t, layout *l)
     return MPI_SUCCESS;
 }
 
-/* count elements of t from one place to another of the same layout. */
-static int copy_typed(const char *from, char *to, int count, MPI_Datatype t, const layout *l,
-                      MPI_Comm comm)
+/* count elements of ft (layout fl) from one place to another, as the
+ * elements of tt (layout tl) that hold the same data (the same type and
+ * layout where the data only move between the program and a region). */
+static int copy_typed(const char *from, int count, MPI_Datatype ft, const layout *fl, char *to,
+                      MPI_Datatype tt, const layout *tl, MPI_Comm comm)
 {
-    if (count == 0 || l->size == 0)
+    if (count == 0 || fl->size == 0)
         return MPI_SUCCESS;
-    if (l->contig && !__atomic_load_n(&nh_gpu_runtimes, __ATOMIC_RELAXED)) {
-        nh_copy(to + l->tlb, from + l->tlb, (size_t)count * (size_t)l->size);
+    if (fl->contig && tl->contig && !__atomic_load_n(&nh_gpu_runtimes, __ATOMIC_RELAXED)) {
+        nh_copy(to + tl->tlb, from + fl->tlb, (size_t)count * (size_t)fl->size);
         return MPI_SUCCESS;
     }
-    int size, pos = 0, rc = nh_mpi_Pack_size(count, t, comm, &size);
+    int size, pos = 0, rc = nh_mpi_Pack_size(count, ft, comm, &size);
     char *tmp = rc ? NULL : malloc((size_t)size + 1);
     if (!rc && !tmp)
         rc = MPI_ERR_NO_MEM;
-    if (!rc && !(rc = nh_pack(from, count, t, tmp, size, &pos, comm))) {
+    if (!rc && !(rc = nh_pack(from, count, ft, tmp, size, &pos, comm))) {
+        int n = tl->size ? (int)((long)count * fl->size / tl->size) : 0;
         pos = 0;
-        rc = nh_unpack(tmp, size, &pos, to, count, t, comm);
+        rc = nh_unpack(tmp, size, &pos, to, n, tt, comm);
     }
     free(tmp);
     return rc;
@@ -208,8 +211,8 @@ static int move_v(op *o, int out)
             size_t n = (size_t)cnt(s, j) * (size_t)l->size;
             pos += cnt(s, j);
             if (!runs) {
-                rc = out ? copy_typed(at, user, cnt(s, j), s->type, l, o->comm)
-                         : copy_typed(user, at, cnt(s, j), s->type, l, o->comm);
+                rc = out ? copy_typed(at, cnt(s, j), s->type, l, user, s->type, l, o->comm)
+                         : copy_typed(user, cnt(s, j), s->type, l, at, s->type, l, o->comm);
                 continue;
             }
             char *f = (out ? at : user) + l->tlb, *t = (out ? user : at) + l->tlb;
@@ -335,18 +338,8 @@ static int self_v(op *o)
             len += (size_t)bytes;
             continue;
         }
-        int size, pos = 0;
-        char *tmp = NULL;
-        if (!(rc = nh_mpi_Pack_size(cnt(&o->s, i), o->s.type, o->comm, &size)) &&
-            !(tmp = malloc((size_t)size + 1)))
-            rc = MPI_ERR_NO_MEM;
-        if (!rc && !(rc = nh_pack(addr(&o->s, i), cnt(&o->s, i), o->s.type, tmp, size, &pos,
-                                  o->comm))) {
-            int n = o->lr.size ? (int)(bytes / o->lr.size) : 0;
-            pos = 0;
-            rc = nh_unpack(tmp, size, &pos, addr(&o->r, j), n, o->r.type, o->comm);
-        }
-        free(tmp);
+        rc = copy_typed(addr(&o->s, i), cnt(&o->s, i), o->s.type, &o->ls, addr(&o->r, j),
+                        o->r.type, &o->lr, o->comm);
     }
     if (len)
         nh_copy(to, from, len);

@@ -193,8 +193,7 @@ void nh_report_print(void)
             snprintf(why, sizeof(why), " why=%s",
                      r->asked == NH_ALGO_PMPI        ? "requested"
                      : r->cold == calls              ? "cold"
-                     : !decided && trials            ? "measuring"
-                     : !decided                      ? "cold"
+                     : !decided                      ? "measuring"
                      : waiting                       ? "stfw_waiting"
                      : r->isomorphic || r->stfw_dims ? "native_cheaper"
                                                      : "irregular");
