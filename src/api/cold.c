@@ -187,6 +187,31 @@ static int groups_v(const side *s, const int *first, const int *next, int recv, 
     return MPI_SUCCESS;
 }
 
+/* Contiguous host data copied a run at a time: blocks that follow each
+ * other at both ends join the run; run_end copies what is left. */
+typedef struct run {
+    char *from, *to;
+    size_t len;
+} run;
+
+static void run_add(run *r, char *from, char *to, size_t n)
+{
+    if (r->len && from == r->from + r->len && to == r->to + r->len) {
+        r->len += n;
+        return;
+    }
+    if (r->len)
+        nh_copy(r->to, r->from, r->len);
+    *r = (run){from, to, n};
+}
+
+static void run_end(run *r)
+{
+    if (r->len)
+        nh_copy(r->to, r->from, r->len);
+    r->len = 0;
+}
+
 /* v: the program's blocks into the send region, or out of the receive
  * region, group by group in list order. */
 static int move_v(op *o, int out)
@@ -200,8 +225,7 @@ static int move_v(op *o, int out)
     /* contiguous data on the host: one copy per run of blocks that follow
      * each other both in the program's buffer and in the region */
     int runs = l->contig && !__atomic_load_n(&nh_gpu_runtimes, __ATOMIC_RELAXED), rc = MPI_SUCCESS;
-    char *from = NULL, *to = NULL;
-    size_t len = 0;
+    run cur = {0};
     for (int k = 0; !rc && k < s->n; k++) {
         if (first[k] != k || k == self)
             continue;
@@ -215,20 +239,10 @@ static int move_v(op *o, int out)
                          : copy_typed(user, cnt(s, j), s->type, l, at, s->type, l, o->comm);
                 continue;
             }
-            char *f = (out ? at : user) + l->tlb, *t = (out ? user : at) + l->tlb;
-            if (len && f == from + len && t == to + len) {
-                len += n;
-                continue;
-            }
-            if (len)
-                nh_copy(to, from, len);
-            from = f;
-            to = t;
-            len = n;
+            run_add(&cur, (out ? at : user) + l->tlb, (out ? user : at) + l->tlb, n);
         }
     }
-    if (len)
-        nh_copy(to, from, len);
+    run_end(&cur);
     return rc;
 }
 
@@ -318,31 +332,18 @@ static int self_v(op *o)
 {
     int rc = MPI_SUCCESS, runs = o->ls.contig && o->lr.contig &&
                                 !__atomic_load_n(&nh_gpu_runtimes, __ATOMIC_RELAXED);
-    char *from = NULL, *to = NULL; /* contiguous host data: a copy per run */
-    size_t len = 0;
+    run cur = {0};
     for (int i = o->sself, j = o->rself; !rc && i >= 0 && j >= 0; i = o->snext[i], j = o->rnext[j]) {
         long bytes = (long)cnt(&o->s, i) * o->ls.size;
         if (bytes > (long)cnt(&o->r, j) * o->lr.size)
-            return MPI_ERR_TRUNCATE;
-        if (bytes == 0)
-            continue;
-        if (runs) {
-            char *f = addr(&o->s, i) + o->ls.tlb, *t = addr(&o->r, j) + o->lr.tlb;
-            if (!len || f != from + len || t != to + len) {
-                if (len)
-                    nh_copy(to, from, len);
-                from = f;
-                to = t;
-                len = 0;
-            }
-            len += (size_t)bytes;
-            continue;
-        }
-        rc = copy_typed(addr(&o->s, i), cnt(&o->s, i), o->s.type, &o->ls, addr(&o->r, j),
-                        o->r.type, &o->lr, o->comm);
+            rc = MPI_ERR_TRUNCATE;
+        else if (runs && bytes)
+            run_add(&cur, addr(&o->s, i) + o->ls.tlb, addr(&o->r, j) + o->lr.tlb, (size_t)bytes);
+        else
+            rc = copy_typed(addr(&o->s, i), cnt(&o->s, i), o->s.type, &o->ls, addr(&o->r, j),
+                            o->r.type, &o->lr, o->comm);
     }
-    if (len)
-        nh_copy(to, from, len);
+    run_end(&cur);
     return rc;
 }
 
