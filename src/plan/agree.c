@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "plan/detect_int.h"
+#include "util/window.h"
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -73,20 +74,39 @@ static uint64_t hash62(unsigned long long a)
     return h ? h : 1;
 }
 
-/* Equality of a value x across ranks in a MIN reduction: x and -x enter,
- * and all are equal iff min(x) == -min(-x). */
-static int all_same(const long long *v, int i)
-{
-    return v[i] == -v[i + 1];
-}
-
-/* The general agreement, where the fast one did not settle it (meshes,
- * graphs whose ranks see different offsets, malformed hints): one MIN
- * reduction for what must agree plus the rank with the largest
- * out-degree (its offsets are the full template), its broadcast, and a
- * MIN reduction over which candidates every rank fits. */
-enum { SL_BAD, SL_ORDER, SL_CH, SL_NCH, SL_NATIVE, SL_NOSTFW, SL_TOP, SL_WIN, SL_COUNT };
-
+/* What every rank's analysis must agree on (core/facts.h), declared
+ * once.  The fast agreement's facts come first, with their widths: on
+ * graphs of more than NH_DET_GATHER ranks they travel in its AND words
+ * (and_all), and the general agreement's, after F_GENERAL, in one MIN
+ * reduction where the fast one did not settle it.  On up to
+ * NH_DET_GATHER ranks one allgather carries every rank's values of all
+ * of them, and store-and-forward's (nh_stfw_facts), folded here. */
+enum {
+    F_KEY,        /* this rank's first fit and all that must agree, hashed (62 bits); 0: none */
+    F_NATIVE_FIT, /* no rank's sources repeat, as its fit sees them */
+    F_NOSTFW,     /* no rank forces store-and-forward */
+    F_HOST,       /* every rank is safe for host copies (util/gpu.h) */
+    F_WIN,        /* the largest window bucket (util/window.h) */
+    F_GENERAL,
+    F_BAD = F_GENERAL, /* the first rank whose hint is malformed, else the size */
+    F_ORDER,           /* the graph keeps the ranks of the communicator it came from */
+    F_CANDS,           /* the candidate list's hash */
+    F_NATIVE,          /* no rank's sources repeat (the sources themselves) */
+    F_TOP,             /* the largest out-degree, then the smallest rank: TOP below */
+    F_COUNT
+};
+static const nh_fact facts[F_COUNT] = {
+    [F_KEY] = {NH_FACT_SAME, 62},   [F_NATIVE_FIT] = {NH_FACT_MIN, 1},
+    [F_NOSTFW] = {NH_FACT_MIN, 1},  [F_HOST] = {NH_FACT_MIN, 1},
+    [F_WIN] = {NH_FACT_MAX, 6},     [F_BAD] = {NH_FACT_MIN, 0},
+    [F_ORDER] = {NH_FACT_MIN, 0},   [F_CANDS] = {NH_FACT_SAME, 0},
+    [F_NATIVE] = {NH_FACT_MIN, 0},  [F_TOP] = {NH_FACT_MAX, 0},
+};
+_Static_assert(F_COUNT == NH_DET_FACTS, "detect_int.h counts the facts");
+_Static_assert(NH_WIN_BUCKETS < 64, "F_WIN is 6 bits wide");
+#define TOP(deg, rank, size) ((long long)(deg) * (size) + ((size)-1 - (rank)))
+#define TOP_RANK(t, size) ((size)-1 - (int)((t) % (size)))
+#define TOP_DEG(t, size) ((t) / (size))
 
 /* Where candidate k's offsets start in a list of n offsets for each
  * candidate, each at its grid's dimensions. */
@@ -129,18 +149,19 @@ static void drop_fits(det *d)
         }
 }
 
-/* The general agreement's words, reduced by MIN. */
-static void general_words(const det *d, const nh_hint *h, int order, unsigned hash, int native,
-                          int no_stfw, long long *v)
+/* The general agreement, where the fast one did not settle it (meshes,
+ * graphs whose ranks see different offsets, malformed hints): its facts
+ * (one MIN reduction, or the allgather) name the rank with the largest
+ * out-degree (its offsets are the full template); its broadcast, and a
+ * MIN reduction over which candidates every rank fits, follow
+ * (general_finish).  This rank's values of its facts but F_NATIVE
+ * (sorting the sources waits until it is needed). */
+static void general_facts(const det *d, const nh_hint *h, int order, long long *f)
 {
-    v[SL_BAD] = h->bad ? d->rank : d->size;
-    v[SL_ORDER] = order;
-    v[SL_CH] = hash;
-    v[SL_NCH] = -(long long)hash;
-    v[SL_NATIVE] = native;
-    v[SL_NOSTFW] = no_stfw;
-    v[SL_TOP] = -((long long)d->outdeg * d->size + (d->size - 1 - d->rank)); /* max deg, min rank */
-    v[SL_WIN] = -d->win;
+    f[F_BAD] = h->bad ? d->rank : d->size;
+    f[F_ORDER] = order;
+    f[F_CANDS] = d->hash;
+    f[F_TOP] = TOP(d->outdeg, d->rank, d->size);
 }
 
 /* Templates of up to this many ints (every candidate's) travel whole in
@@ -152,28 +173,26 @@ static void general_words(const det *d, const nh_hint *h, int order, unsigned ha
  * that pass travel, after their flags. */
 #define NH_TEMPLATE_WHOLE 4096
 
-/* The rest once the words v are reduced.  may[k] (NULL: unknown) rules
+/* The rest once the facts f are agreed.  may[k] (NULL: unknown) rules
  * candidates out beforehand, identically everywhere; where it rules out
  * every one, nothing more is exchanged.  edges: the graph's edge count,
  * or -1 (then reduced here where the templates are large). */
-static int general_finish(det *d, const nh_hint *h, const long long *v, const int *may,
-                          long long edges, int *native, int *no_stfw, int *chosen, int *s)
+static int general_finish(det *d, const nh_hint *h, const long long *f, const int *may,
+                          long long edges, int *native, int *chosen, int *s)
 {
     int rc, *tbuf = NULL, any = !may;
-    if (v[SL_BAD] < d->size) { /* a malformed hint (api/create.c): the first such rank says why */
-        if (d->rank == v[SL_BAD])
+    if (f[F_BAD] < d->size) { /* a malformed hint (api/create.c): the first such rank says why */
+        if (d->rank == f[F_BAD])
             nh_error("%s", h->msg);
         return MPI_ERR_INFO_VALUE;
     }
-    *native = (int)v[SL_NATIVE];
-    *no_stfw = (int)v[SL_NOSTFW];
-    d->win = (int)-v[SL_WIN];
+    *native = (int)f[F_NATIVE];
     for (int k = 0; may && k < d->ncand; k++)
         any |= may[k];
-    if (!v[SL_ORDER] || !all_same(v, SL_CH) || !any)
+    if (!f[F_ORDER] || f[F_CANDS] == NH_FACT_DIFFER || !any)
         return MPI_SUCCESS;
-    int top = d->size - 1 - (int)(-v[SL_TOP] % d->size);
-    *s = (int)(-v[SL_TOP] / d->size);
+    int top = TOP_RANK(f[F_TOP], d->size);
+    *s = (int)TOP_DEG(f[F_TOP], d->size);
     /* Collective from here on: a rank short of memory still takes part
      * (it fits nothing). */
     if (local_offsets(d))
@@ -225,7 +244,7 @@ out:
     return rc;
 }
 
-/* v[0..2] become their bitwise AND over all ranks.  On up to
+/* v[0..NH_DET_AND) become their bitwise AND over all ranks.  On up to
  * NH_GATHER_MAX ranks an allgather and a local AND: on MPICH 4.0.2 at 2
  * ranks it costs half what MPI_Allreduce does (0.6 against 1.0 us). */
 #define NH_GATHER_MAX 256
@@ -233,28 +252,28 @@ out:
 static int and_all(uint64_t *v, MPI_Comm comm, int size)
 {
     if (size > NH_GATHER_MAX)
-        return nh_mpi_Allreduce(MPI_IN_PLACE, v, 3, MPI_UINT64_T, MPI_BAND, comm);
-    uint64_t all[3 * NH_GATHER_MAX];
-    int rc = nh_mpi_Allgather(v, 3, MPI_UINT64_T, all, 3, MPI_UINT64_T, comm);
+        return nh_mpi_Allreduce(MPI_IN_PLACE, v, NH_DET_AND, MPI_UINT64_T, MPI_BAND, comm);
+    uint64_t all[NH_DET_AND * NH_GATHER_MAX];
+    int rc = nh_mpi_Allgather(v, NH_DET_AND, MPI_UINT64_T, all, NH_DET_AND, MPI_UINT64_T, comm);
     for (int i = 0; !rc && i < size; i++)
-        for (int j = 0; j < 3; j++)
-            v[j] &= all[3 * i + j];
+        for (int j = 0; j < NH_DET_AND; j++)
+            v[j] &= all[NH_DET_AND * i + j];
     return rc;
 }
 
-/* The fast agreement's outcome from the ANDed words v: 1 where it
- * settles the candidate (kf, this rank's fit). */
-static int fast_settled(det *d, const uint64_t *v, int kf, int *native, int *no_stfw, int *chosen,
-                        int *s)
+/* The fast agreement's facts f are agreed: what they always settle, and
+ * 1 where they settle the candidate too (every rank's first fit the same
+ * kf, this rank's). */
+static int fast_settled(det *d, const long long *f, int *native, int *no_stfw, int *chosen, int *s)
 {
-    d->win = __builtin_ctzll(v[2]); /* bit 63 is set on every rank */
-    uint64_t all = v[0] >> 1, any = ~(v[1] >> 1) & M62;
-    if (all != any || all == 0)
+    d->win = (int)f[F_WIN];
+    d->gpu = !f[F_HOST];
+    *no_stfw = (int)f[F_NOSTFW];
+    if (f[F_KEY] == NH_FACT_DIFFER || f[F_KEY] == 0)
         return 0;
-    *chosen = kf;
+    *chosen = d->kf;
     *s = d->outdeg;
-    *native = (int)(v[0] & 1);
-    *no_stfw = (int)(v[1] & 1);
+    *native = (int)f[F_NATIVE_FIT];
     return 1;
 }
 
@@ -272,15 +291,14 @@ static int fast_settled(det *d, const uint64_t *v, int kf, int *native, int *no_
  * settle it too where ranks' first fits differ (a small folded torus:
  * on a ring of 4, a 2x2 grid's ranks repeat different peers). */
 enum {
-    GW_SL = 3,
-    GW_STFW = GW_SL + SL_COUNT,
+    GW_FACTS = 0,
+    GW_STFW = GW_FACTS + F_COUNT,
     GW_SUMMARY = GW_STFW + NH_STFW_PRE, /* candidate k's mask, then its hash */
     GW_COUNT = GW_SUMMARY + 2 * NH_DET_SUMMED
 };
 _Static_assert(GW_COUNT == NH_DET_WORDS, "detect_int.h sizes the gathered words");
 #define GW_MASK(k) (GW_SUMMARY + 2 * (k))
 #define GW_HASH(k) (GW_SUMMARY + 2 * (k) + 1)
-_Static_assert(SL_COUNT == 8, "NH_DET_WORDS counts 8 general words");
 
 /* Each candidate's offset summary (mask) and template hash (hash; 0
  * where none may agree: ok 0).  A summary is of the set of offsets, so it
@@ -355,45 +373,34 @@ static int tori_settled(det *d, int *chosen, int *s)
     return 1;
 }
 
-/* The one allgather's outcome (d->all): ANDed, MIN, MAX and summed
- * words computed here, identically on every rank. */
+/* The one allgather's outcome (d->all): every rank's facts and
+ * store-and-forward's, folded here identically on every rank. */
 static int agree_all(det *d, const nh_hint *h, int *native, int *no_stfw, int *chosen, int *s)
 {
-    long long sl[SL_COUNT];
+    long long f[F_COUNT], x[F_COUNT];
+    long long *st = d->stfw, y[NH_STFW_PRE];
     int may[NH_MAXCAND];
-    uint64_t *v = d->v;
-    long *st = d->stfw;
-    memcpy(sl, d->words + GW_SL, sizeof(sl));
     for (int i = 0; i < d->size; i++) {
         const uint64_t *w = d->all + (size_t)i * GW_COUNT;
-        long long x[SL_COUNT];
-        long y[NH_STFW_PRE];
-        memcpy(x, w + GW_SL, sizeof(x));
-        memcpy(y, w + GW_STFW, sizeof(y));
-        for (int j = 0; j < 3; j++)
-            v[j] &= w[j];
-        for (int j = 0; j < SL_COUNT; j++)
-            sl[j] = x[j] < sl[j] ? x[j] : sl[j];
-        for (int j = 0; j < NH_STFW_PRE; j++) /* MAX, the last word summed */
-            st[j] = i == 0                    ? y[j]
-                    : j == NH_STFW_PRE - 1    ? st[j] + y[j]
-                    : y[j] > st[j]            ? y[j]
-                                              : st[j];
+        memcpy(i ? x : f, w + GW_FACTS, sizeof(x));
+        memcpy(i ? y : st, w + GW_STFW, sizeof(y));
+        if (i) {
+            nh_facts_fold(facts, F_COUNT, f, x);
+            nh_facts_fold(nh_stfw_facts, NH_STFW_PRE, st, y);
+        }
     }
     d->stfw_agreed = 1;
-    d->gpu = !(v[1] >> 63);
-    if (fast_settled(d, v, d->kf, native, no_stfw, chosen, s))
+    if (fast_settled(d, f, native, no_stfw, chosen, s))
         return MPI_SUCCESS;
     if (tori_settled(d, chosen, s)) {
-        *native = (int)(v[0] & 1);
-        *no_stfw = (int)(v[1] & 1);
+        *native = (int)f[F_NATIVE_FIT];
         return MPI_SUCCESS;
     }
     drop_fits(d); /* the general agreement builds them again */
     /* On a torus every peer exists: a rank's offsets are the whole
      * template, elsewhere those of its peers that exist. */
-    int top = d->size - 1 - (int)(-sl[SL_TOP] % d->size);
-    long long tdeg = -sl[SL_TOP] / d->size;
+    int top = TOP_RANK(f[F_TOP], d->size);
+    long long tdeg = TOP_DEG(f[F_TOP], d->size);
     for (int k = 0; k < NH_MAXCAND; k++) {
         if (k >= NH_DET_SUMMED) { /* no summary: the general agreement's own test */
             may[k] = k < d->ncand;
@@ -404,13 +411,13 @@ static int agree_all(det *d, const nh_hint *h, int *native, int *no_stfw, int *c
         may[k] = k < d->ncand && (tm >> 63);
         for (int i = 0; i < d->size && may[k]; i++) {
             const uint64_t *w = d->all + (size_t)i * GW_COUNT;
-            long long x;
-            memcpy(&x, w + GW_SL + SL_TOP, sizeof(x));
+            long long t;
+            memcpy(&t, w + GW_FACTS + F_TOP, sizeof(t));
             uint64_t m = w[GW_MASK(k)];
-            may[k] = (m >> 63) && !(m & ~tm) && (!torus || (m == tm && -x / d->size == tdeg));
+            may[k] = (m >> 63) && !(m & ~tm) && (!torus || (m == tm && TOP_DEG(t, d->size) == tdeg));
         }
     }
-    return general_finish(d, h, sl, may, st[NH_STFW_PRE - 1], native, no_stfw, chosen, s);
+    return general_finish(d, h, f, may, st[NH_STFW_EDGES], native, chosen, s);
 }
 
 /* The one collective's words travel point to point on nhood's private
@@ -461,25 +468,22 @@ static int exchange(det *d)
 
 /* Which candidate grid (if any) every rank's lists fit, identically
  * everywhere.  The fast agreement settles tori in one collective of 24
- * bytes a rank (and_all).  Each rank takes the first candidate its own
- * lists fit with its own sorted destination offsets as the template and
- * hashes that choice with everything that must agree (the candidate list,
- * the isomorphic hint, the degree, the offsets; 62 bits); 0 where it has
- * none, a malformed hint or a reordered communicator.  A bitwise AND of
- * the hash h and its complement gives AND(h) and ~OR(h): equal iff every
- * h is.  Where every rank has one template, MPI's graph consistency gives
- * rank r the sources r - t, so on a torus they are matched to the
- * template when first needed (nh_nbhd_torus_dests, plan_sched.c) and
- * repeat where the destinations do.  The spare bits carry whether no
- * rank's sources repeat (MPI's own exchange may then stand in; MPICH
- * orders repeated edges wrongly), whether no rank forces
- * store-and-forward and (bit 63 of the second word) whether no rank has a
- * GPU runtime loaded without promising host buffers (util/gpu.h).  A
- * third word agrees on the largest window bucket
- * (util/window.h): bucket b as the bits b and up, whose AND keeps the
- * bits from the largest b up.  Anything else takes the general
- * agreement; on up to NH_DET_GATHER ranks both, and store-and-forward's,
- * travel in one collective (agree_all). */
+ * bytes a rank (and_all, the fast facts' AND words).  Each rank takes
+ * the first candidate its own lists fit with its own sorted destination
+ * offsets as the template and hashes that choice with everything that
+ * must agree (the candidate list, the isomorphic hint, the degree, the
+ * offsets; 62 bits, F_KEY); 0 where it has none, a malformed hint or a
+ * reordered communicator.  Where every rank has the same key, MPI's graph
+ * consistency gives rank r the sources r - t, so on a torus they are
+ * matched to the template when first needed (nh_nbhd_torus_dests,
+ * plan_sched.c) and repeat where the destinations do.  Beside the key
+ * travel whether no rank's sources repeat (MPI's own exchange may then
+ * stand in; MPICH orders repeated edges wrongly), whether no rank forces
+ * store-and-forward, whether every rank is safe for host copies (no GPU
+ * runtime loaded without the promise of host buffers: util/gpu.h) and
+ * the largest window bucket (util/window.h).  Anything else takes the
+ * general agreement; on up to NH_DET_GATHER ranks both, and
+ * store-and-forward's, travel in one collective (agree_all). */
 int nh_det_agree_start(det *d, const nh_hint *h, int order, int *native, int no_stfw,
                        MPI_Comm comm)
 {
@@ -515,22 +519,22 @@ int nh_det_agree_start(det *d, const nh_hint *h, int order, int *native, int no_
         x = hash62(fnv64(fnv64(0xcbf29ce484222325ull, head, 3), d->nbs[kf].off,
                          (size_t)d->outdeg * d->c[kf].g.ndims));
     }
-    d->v[0] = x << 1 | (*native != 0);
-    /* bit 63, free above the hash: set where this rank is safe for host
-     * copies (util/gpu.h), so the AND says whether every rank is */
-    d->v[1] = (~x & M62) << 1 | (no_stfw != 0) | (uint64_t)!d->gpu << 63;
-    d->v[2] = ~0ull << d->win;
+    long long *f = d->fact;
+    f[F_KEY] = (long long)x;
+    f[F_NATIVE_FIT] = *native != 0;
+    f[F_NOSTFW] = no_stfw != 0;
+    f[F_HOST] = !d->gpu;
+    f[F_WIN] = d->win;
     d->kf = kf;
     d->hash = hash;
-    d->order = order;
-    if (d->size > NH_DET_GATHER)
-        return MPI_SUCCESS;
-    /* The general agreement's words take the sources themselves (the
+    general_facts(d, h, order, f);
+    if (d->size > NH_DET_GATHER) /* the fast facts' words now, the general ones when needed */
+        return nh_facts_and_pack(facts, F_COUNT, f, d->v, NH_DET_AND) < 0 ? MPI_ERR_INTERN
+                                                                             : MPI_SUCCESS;
+    /* The general agreement's F_NATIVE takes the sources themselves (the
      * templates may differ). */
-    long long sl[SL_COUNT];
-    memcpy(d->words, d->v, sizeof(d->v));
-    general_words(d, h, order, hash, !nh_det_repeats(d->srcs, d->indeg), no_stfw, sl);
-    memcpy(d->words + GW_SL, sl, sizeof(sl));
+    f[F_NATIVE] = !nh_det_repeats(d->srcs, d->indeg);
+    memcpy(d->words + GW_FACTS, f, sizeof(d->fact));
     memcpy(d->words + GW_STFW, d->stfw, sizeof(d->stfw));
     offset_masks(d, !h->bad && order);
     /* (malloc'ed for the ranks there are: a creation's cost at 2 ranks is
@@ -553,18 +557,20 @@ int nh_det_agree_finish(det *d, const nh_hint *h, int *native, int *no_stfw, int
         d->npair = 0;
         return agree_all(d, h, native, no_stfw, chosen, s);
     }
+    long long *f = d->fact, w[2 * F_COUNT];
     if ((rc = and_all(d->v, d->graph, d->size)))
         return rc;
-    d->gpu = !(d->v[1] >> 63);
-    if (fast_settled(d, d->v, d->kf, native, no_stfw, chosen, s))
+    nh_facts_and_unpack(facts, F_GENERAL, d->v, f);
+    if (fast_settled(d, f, native, no_stfw, chosen, s))
         return MPI_SUCCESS;
-    drop_fits(d);                                /* the general agreement builds them again */
-    *native = !nh_det_repeats(d->srcs, d->indeg); /* the sources themselves, templates may differ */
-    long long sl[SL_COUNT];
-    general_words(d, h, d->order, d->hash, *native, *no_stfw, sl);
-    if ((rc = nh_mpi_Allreduce(MPI_IN_PLACE, sl, SL_COUNT, MPI_LONG_LONG, MPI_MIN, d->graph)))
+    drop_fits(d); /* the general agreement builds them again */
+    f[F_NATIVE] = !nh_det_repeats(d->srcs, d->indeg);
+    const nh_fact *g = facts + F_GENERAL;
+    int n = nh_facts_min_pack(g, F_COUNT - F_GENERAL, f + F_GENERAL, w, NULL, NULL);
+    if ((rc = nh_mpi_Allreduce(MPI_IN_PLACE, w, n, MPI_LONG_LONG, MPI_MIN, d->graph)))
         return rc;
-    return general_finish(d, h, sl, NULL, -1, native, no_stfw, chosen, s);
+    nh_facts_min_unpack(g, F_COUNT - F_GENERAL, w, NULL, f + F_GENERAL);
+    return general_finish(d, h, f, NULL, -1, native, chosen, s);
 }
 
 void nh_det_fini(det *d)

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/facts.h"
 #include "plan/plan.h"
 #include "plan/stfw_setup.h"
 
@@ -24,7 +25,10 @@ typedef struct cand {
  * it (the first ones: inferred grids rarely number more; the rest are
  * left to the general agreement, which decides alike). */
 #define NH_DET_SUMMED 8
-#define NH_DET_WORDS (3 + 8 + NH_STFW_PRE + 2 * NH_DET_SUMMED)
+/* The agreed facts (agree.c's table), and the fast ones' AND words. */
+#define NH_DET_FACTS 10
+#define NH_DET_AND 3
+#define NH_DET_WORDS (NH_DET_FACTS + NH_STFW_PRE + 2 * NH_DET_SUMMED)
 
 /* A graph in the cold tier (docs/algorithms.md, "Tiers"): what its
  * analysis will need that the graph communicator cannot tell later (the
@@ -56,16 +60,17 @@ typedef struct det {
     int win; /* the window bucket: this rank's, then the largest (util/window.h) */
     /* store-and-forward's agreement (nh_stfw_pre): this rank's words, the
      * agreed ones once stfw_agreed (the one-collective path below) */
-    long stfw[NH_STFW_PRE];
+    long long stfw[NH_STFW_PRE];
     int stfw_agreed;
     /* the agreement in flight (nh_det_agree_start): its inputs and, on up
      * to NH_DET_GATHER ranks, its one allgather */
-    int kf, order;
-    unsigned hash;
+    int kf;
+    unsigned hash;           /* the candidate list's */
+    long long fact[NH_DET_FACTS]; /* this rank's facts, then the agreed ones */
     /* GPU buffers (util/gpu.h): this rank has a runtime loaded and no
      * promise of host buffers; after the agreement, some rank has */
     int gpu;
-    uint64_t v[3];
+    uint64_t v[NH_DET_AND]; /* the fast facts' AND words (more than NH_DET_GATHER ranks) */
     MPI_Request req;
     /* ... or its point-to-point exchange on nh_world_priv (npair requests) */
     MPI_Request pair[2 * (NH_PAIRWISE_MAX - 1)];

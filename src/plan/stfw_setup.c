@@ -207,46 +207,44 @@ void nh_stfw_count_call(nh_plan *p)
     __atomic_add_fetch(&calls_seen, 1, __ATOMIC_RELAXED);
 }
 
-enum { PRE_MAX = NH_STFW_PRE - 1 }; /* words combined by MAX; then the edge sum */
-#define W_WANT(o) (2 + 2 * (o))
-#define W_DIMS (2 + 2 * NH_OP_COUNT)
-#define W_PROCNULL (4 + 2 * NH_OP_COUNT)
-#define W_WINDOW (5 + 2 * NH_OP_COUNT)
-#define W_HISTORY (6 + 2 * NH_OP_COUNT) /* minus the calls per communicator: MAX is their MIN */
-#define W_SETUP (7 + 2 * NH_OP_COUNT)   /* NH_SETUP_*, and its negation */
-#define W_GPU (9 + 2 * NH_OP_COUNT)     /* a GPU runtime without the host promise (nh_plan.gpu) */
+const nh_fact nh_stfw_facts[NH_STFW_PRE] = {
+    [NH_STFW_OUTDEG] = {NH_FACT_MAX, 0},   [NH_STFW_INDEG] = {NH_FACT_MAX, 0},
+    [NH_STFW_WANT] = {NH_FACT_SAME, 0},    [NH_STFW_WANT + 1] = {NH_FACT_SAME, 0},
+    [NH_STFW_DIMS] = {NH_FACT_SAME, 0},    [NH_STFW_PROCNULL] = {NH_FACT_MAX, 0},
+    [NH_STFW_WINDOW] = {NH_FACT_MAX, 0},   [NH_STFW_CALLS] = {NH_FACT_MIN, 0},
+    [NH_STFW_SETUP] = {NH_FACT_SAME, 0},   [NH_STFW_GPU] = {NH_FACT_MAX, 0},
+    [NH_STFW_EDGES] = {NH_FACT_SUM, 0},
+};
+_Static_assert(NH_OP_COUNT == 2, "nh_stfw_facts lists two ops' NH_STFW_WANT");
 
 void nh_stfw_pre(const nh_plan *p, int indeg, const int *srcs, int outdeg, const int *dsts,
-                 const nh_hint *h, long *pre)
+                 const nh_hint *h, long long *pre)
 {
     /* What this rank asks for: forced (2), automatic on an irregular graph
      * (1), or not (0), per op; the dimension; when to set up. */
     int dims_req = h->stfw_dims > 0 ? h->stfw_dims : nh_cfg.stfw_dims;
     int setup = h->stfw_setup >= 0 ? h->stfw_setup : nh_cfg.stfw_setup;
-    memset(pre, 0, NH_STFW_PRE * sizeof(long));
-    pre[0] = outdeg;
-    pre[1] = indeg;
+    memset(pre, 0, NH_STFW_PRE * sizeof(*pre));
+    pre[NH_STFW_OUTDEG] = outdeg;
+    pre[NH_STFW_INDEG] = indeg;
     for (int o = 0; o < NH_OP_COUNT; o++) {
         nh_algo a = nh_requested_algo(p, (nh_op)o);
         int want = a == NH_ALGO_STFW ? 2 : a == NH_ALGO_AUTO && !p->isomorphic ? 1 : 0;
-        pre[W_WANT(o)] = want;
-        pre[W_WANT(o) + 1] = -want;
+        pre[NH_STFW_WANT + o] = want;
     }
-    pre[W_DIMS] = dims_req;
-    pre[W_DIMS + 1] = -dims_req;
+    pre[NH_STFW_DIMS] = dims_req;
     /* MPI_PROC_NULL neighbors (legal, they move no data) have no place
      * in the routing: such a communicator keeps the other algorithms. */
     for (int j = 0; j < outdeg; j++)
-        pre[W_PROCNULL] |= dsts[j] == MPI_PROC_NULL;
+        pre[NH_STFW_PROCNULL] |= dsts[j] == MPI_PROC_NULL;
     for (int j = 0; j < indeg; j++)
-        pre[W_PROCNULL] |= srcs[j] == MPI_PROC_NULL;
-    pre[W_WINDOW] = p->window; /* the window's agreement (util/window.h) */
+        pre[NH_STFW_PROCNULL] |= srcs[j] == MPI_PROC_NULL;
+    pre[NH_STFW_WINDOW] = p->window; /* the window's agreement (util/window.h) */
     long g = __atomic_load_n(&graphs_seen, __ATOMIC_RELAXED);
-    pre[W_HISTORY] = -(g ? __atomic_load_n(&calls_seen, __ATOMIC_RELAXED) / g : 0);
-    pre[W_SETUP] = setup;
-    pre[W_SETUP + 1] = -setup;
-    pre[W_GPU] = p->gpu; /* this rank's (plan/detect.c); MAX: some rank's */
-    pre[PRE_MAX] = outdeg;
+    pre[NH_STFW_CALLS] = g ? __atomic_load_n(&calls_seen, __ATOMIC_RELAXED) / g : 0;
+    pre[NH_STFW_SETUP] = setup;
+    pre[NH_STFW_GPU] = p->gpu; /* this rank's (plan/detect.c) */
+    pre[NH_STFW_EDGES] = outdeg;
 }
 
 /* The agreed decision, kept where the set-up waits for the first blocking
@@ -267,7 +265,7 @@ static int build(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int out
  * and the allgather of every neighbor list (8 bytes per edge to every
  * rank); each call gains what the model says STFW saves for
  * NH_STFW_MODEL_BYTES blocks. */
-static int amortized(const nh_stfw_pend *d, int K, long history)
+static int amortized(const nh_stfw_pend *d, int K, long long history)
 {
     const nh_cost *c = &nh_cfg.cost;
     nh_vpt v;
@@ -284,19 +282,19 @@ static int amortized(const nh_stfw_pend *d, int K, long history)
 }
 
 int nh_stfw_setup_agreed(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int outdeg,
-                         const int *dsts, int hint_dims, const long *mx)
+                         const int *dsts, int hint_dims, const long long *mx)
 {
     int rc, K;
     if ((rc = nh_mpi_Comm_size(graph, &K)))
         return rc;
     nh_stfw_pend d = {.K = K, .hint_dims = hint_dims, .indeg = indeg, .outdeg = outdeg};
-    int dims_req = (int)mx[W_DIMS];
-    p->window = (int)mx[W_WINDOW];
-    p->gpu |= mx[W_GPU] != 0; /* where the graph's detection did not agree on it */
-    int agree = mx[W_DIMS] == -mx[W_DIMS + 1] && mx[W_SETUP] == -mx[W_SETUP + 1];
+    int dims_req = (int)mx[NH_STFW_DIMS];
+    p->window = (int)mx[NH_STFW_WINDOW];
+    p->gpu |= mx[NH_STFW_GPU] != 0; /* where the graph's detection did not agree on it */
+    int agree = mx[NH_STFW_DIMS] != NH_FACT_DIFFER && mx[NH_STFW_SETUP] != NH_FACT_DIFFER;
     for (int o = 0; o < NH_OP_COUNT; o++) {
-        agree &= mx[W_WANT(o)] == -mx[W_WANT(o) + 1];
-        d.want[o] = (int)mx[W_WANT(o)];
+        agree &= mx[NH_STFW_WANT + o] != NH_FACT_DIFFER;
+        d.want[o] = (int)mx[NH_STFW_WANT + o];
     }
     if (!agree) {
         nh_warn("communicator %d: ranks differ in NHOOD_ALGO, nhood_algorithm, NHOOD_STFW_DIMS, "
@@ -305,7 +303,7 @@ int nh_stfw_setup_agreed(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs,
                 p->id);
         return MPI_SUCCESS;
     }
-    if (mx[W_PROCNULL]) {
+    if (mx[NH_STFW_PROCNULL]) {
         if ((d.want[0] == 2 || d.want[1] == 2) && nh_cfg.fallback == NH_FALLBACK_WARN &&
             !p->warned) {
             p->warned = 1;
@@ -317,8 +315,8 @@ int nh_stfw_setup_agreed(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs,
     }
     /* ranks per node: the most on one node of the start-up's scope (agreed
      * there), at most K */
-    d.sum = (double)mx[PRE_MAX];
-    d.shape = (nh_stfw_shape){(double)mx[0], (double)mx[1], K ? d.sum / K : 0, K,
+    d.sum = (double)mx[NH_STFW_EDGES];
+    d.shape = (nh_stfw_shape){(double)mx[NH_STFW_OUTDEG], (double)mx[NH_STFW_INDEG], K ? d.sum / K : 0, K,
                               nh_node_max < K ? nh_node_max : K};
     /* agg: node aggregation where it applies, else the VPT auto chooses */
     d.force_agg = dims_req == NH_STFW_AGG;
@@ -337,9 +335,9 @@ int nh_stfw_setup_agreed(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs,
     }
     if (!any || d.sum == 0)
         return MPI_SUCCESS;
-    int setup = (int)mx[W_SETUP];
+    int setup = (int)mx[NH_STFW_SETUP];
     if (forced || setup == NH_SETUP_CREATION ||
-        (setup == NH_SETUP_AUTO && amortized(&d, K, -mx[W_HISTORY]))) {
+        (setup == NH_SETUP_AUTO && amortized(&d, K, mx[NH_STFW_CALLS]))) {
         p->stfw_when = 1;
         return build(p, graph, indeg, srcs, outdeg, dsts, &d);
     }
@@ -366,12 +364,15 @@ int nh_stfw_setup_agreed(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs,
 }
 
 int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int outdeg,
-                  const int *dsts, int hint_dims, long *pre)
+                  const int *dsts, int hint_dims, long long *pre)
 {
-    int rc;
-    if ((rc = nh_mpi_Allreduce(MPI_IN_PLACE, pre, PRE_MAX, MPI_LONG, MPI_MAX, graph)) ||
-        (rc = nh_mpi_Allreduce(MPI_IN_PLACE, pre + PRE_MAX, 1, MPI_LONG, MPI_SUM, graph)))
+    int rc, ns;
+    long long w[2 * NH_STFW_PRE], sum[NH_STFW_PRE];
+    int n = nh_facts_min_pack(nh_stfw_facts, NH_STFW_PRE, pre, w, sum, &ns);
+    if ((rc = nh_mpi_Allreduce(MPI_IN_PLACE, w, n, MPI_LONG_LONG, MPI_MIN, graph)) ||
+        (rc = nh_mpi_Allreduce(MPI_IN_PLACE, sum, ns, MPI_LONG_LONG, MPI_SUM, graph)))
         return rc;
+    nh_facts_min_unpack(nh_stfw_facts, NH_STFW_PRE, w, sum, pre);
     return nh_stfw_setup_agreed(p, graph, indeg, srcs, outdeg, dsts, hint_dims, pre);
 }
 

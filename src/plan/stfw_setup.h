@@ -8,6 +8,7 @@
 #define NH_STFW_EXEC_H
 
 #include "plan/plan.h"
+#include "core/facts.h"
 #include "core/stfw.h"
 
 /* What a communicator keeps for store-and-forward (nh_plan.stfw). */
@@ -30,12 +31,25 @@ typedef struct nh_stfw {
 } nh_stfw;
 
 /* The set-up's agreement, in two halves so that graph creation can carry
- * it in its own collective (plan/detect.c): this rank's NH_STFW_PRE words
- * (the first NH_STFW_PRE - 1 combined by MAX, the last by SUM), once per
+ * it in its own collective (plan/detect.c): this rank's values of
+ * store-and-forward's agreed facts (nh_stfw_facts, core/facts.h), once per
  * graph creation. */
-#define NH_STFW_PRE (11 + 2 * NH_OP_COUNT)
+enum {
+    NH_STFW_OUTDEG,                          /* MAX */
+    NH_STFW_INDEG,                           /* MAX */
+    NH_STFW_WANT,                            /* per op: forced 2, automatic 1, off 0; SAME */
+    NH_STFW_DIMS = NH_STFW_WANT + NH_OP_COUNT, /* the VPT dimension asked for; SAME */
+    NH_STFW_PROCNULL,                        /* some rank has MPI_PROC_NULL neighbors */
+    NH_STFW_WINDOW,                          /* the largest window bucket (util/window.h) */
+    NH_STFW_CALLS,                           /* the fewest calls per graph seen on a rank */
+    NH_STFW_SETUP,                           /* NH_SETUP_*: when to set up; SAME */
+    NH_STFW_GPU,                             /* some rank has GPU buffers (nh_plan.gpu) */
+    NH_STFW_EDGES,                           /* the graph's edges: SUM */
+    NH_STFW_PRE
+};
+extern const nh_fact nh_stfw_facts[NH_STFW_PRE];
 void nh_stfw_pre(const nh_plan *p, int indeg, const int *srcs, int outdeg, const int *dsts,
-                 const nh_hint *h, long *pre);
+                 const nh_hint *h, long long *pre);
 /* Collective over graph, every rank with the same agreed words: whether
  * STFW runs for each operation and at which VPT dimension; where it may
  * win it gathers the neighbor lists, builds this rank's schedules and
@@ -45,11 +59,11 @@ void nh_stfw_pre(const nh_plan *p, int indeg, const int *srcs, int outdeg, const
  * blocking call (nh_stfw_lazy).  Returns MPI_SUCCESS (also when STFW
  * does not apply) or an MPI error. */
 int nh_stfw_setup_agreed(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int outdeg,
-                         const int *dsts, int hint_dims, const long *agreed);
+                         const int *dsts, int hint_dims, const long long *agreed);
 /* The same with its own reductions of this rank's words pre (graphs of
  * many ranks; pre is reduced in place). */
 int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int outdeg,
-                  const int *dsts, int hint_dims, long *pre);
+                  const int *dsts, int hint_dims, long long *pre);
 /* At a blocking call on a communicator whose set-up waits (p->stfw_wait):
  * collective over comm, which every rank reaches at the same call. */
 int nh_stfw_lazy(nh_plan *p, MPI_Comm comm);

@@ -107,6 +107,27 @@ if run "$name" 4 "NHOOD_ALGO=stfw NHOOD_STFW_DIMS=1 NHOOD_REPORT=1" "$t/test_stf
 else
     bad "$name"
 fi
+# Ranks that differ in a store-and-forward setting (the programs of an
+# MPMD job, each with its own environment): the creation's agreement
+# (NHOOD_STFW_DIMS is a fact every rank must share, plan/stfw_setup.h)
+# finds it, warns and keeps store-and-forward off; with the same setting
+# on every rank it runs.  (Hydra: -env gives one program its own value.)
+name="NHOOD_STFW_DIMS=2 on two ranks, 3 on two (MPMD): a warning, stfw off; 2 everywhere: stfw on"
+if [ "$launcher" = hydra ]; then
+    if run "$name" 2 "NHOOD_ALGO=stfw NHOOD_STFW_DIMS=2 NHOOD_REPORT=1" "$t/test_stfw" \
+        : -n 2 -env NHOOD_STFW_DIMS 3 "$t/test_stfw" && all_passed &&
+        grep -q '^nhood: warning: communicator [0-9]*: ranks differ in .*NHOOD_STFW_DIMS.* store-and-forward is off' "$log.err" &&
+        ! grep -q 'algorithm=stfw ' "$log.err" &&
+        run "$name" 2 "NHOOD_ALGO=stfw NHOOD_STFW_DIMS=2 NHOOD_REPORT=1" "$t/test_stfw" \
+            : -n 2 -env NHOOD_STFW_DIMS 2 "$t/test_stfw" && all_passed &&
+        ! grep -q 'ranks differ' "$log.err" && grep -q 'algorithm=stfw .*stfw_dims=2 ' "$log.err"; then
+        ok "$name"
+    else
+        bad "$name"
+    fi
+else
+    skip "$name" "MPMD with per-program environments: Hydra's -env (launcher $launcher)"
+fi
 # auto's store-and-forward decision follows the stage and forwarding
 # costs: free stages and forwarding make some graph worth it at 4 ranks
 # (the star: three messages against two stages of one), a stage dearer
