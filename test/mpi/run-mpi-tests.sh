@@ -111,14 +111,16 @@ fi
 # MPMD job, each with its own environment): the creation's agreement
 # (NHOOD_STFW_DIMS is a fact every rank must share, plan/stfw_setup.h)
 # finds it, warns and keeps store-and-forward off; with the same setting
-# on every rank it runs.  (Hydra: -env gives one program its own value.)
+# on every rank it runs (free stages and forwarding make auto choose it,
+# as below).  (Hydra: -env gives one program its own value.)
 name="NHOOD_STFW_DIMS=2 on two ranks, 3 on two (MPMD): a warning, stfw off; 2 everywhere: stfw on"
+stfw_free="NHOOD_COST_STAGE=0 NHOOD_COST_FWD=0 NHOOD_STFW_DIMS=2 NHOOD_REPORT=1"
 if [ "$launcher" = hydra ]; then
-    if run "$name" 2 "NHOOD_ALGO=stfw NHOOD_STFW_DIMS=2 NHOOD_REPORT=1" "$t/test_stfw" \
+    if run "$name" 2 "$stfw_free" "$t/test_stfw" \
         : -n 2 -env NHOOD_STFW_DIMS 3 "$t/test_stfw" && all_passed &&
         grep -q '^nhood: warning: communicator [0-9]*: ranks differ in .*NHOOD_STFW_DIMS.* store-and-forward is off' "$log.err" &&
         ! grep -q 'algorithm=stfw ' "$log.err" &&
-        run "$name" 2 "NHOOD_ALGO=stfw NHOOD_STFW_DIMS=2 NHOOD_REPORT=1" "$t/test_stfw" \
+        run "$name" 2 "$stfw_free" "$t/test_stfw" \
             : -n 2 -env NHOOD_STFW_DIMS 2 "$t/test_stfw" && all_passed &&
         ! grep -q 'ranks differ' "$log.err" && grep -q 'algorithm=stfw .*stfw_dims=2 ' "$log.err"; then
         ok "$name"
