@@ -240,33 +240,41 @@ static int after_init(int provided, MPI_Comm scope)
     nh_mpi_Comm_size(scope, &size);
     /* The first rank with a bad setting explains (usually rank 0: all
      * ranks normally see the same environment). */
-    int mine[6], all[6];
+    /* The start-up's agreed facts (core/facts.h). */
+    enum { S_BAD, S_PROGRESS, S_ONE_THREAD, S_WARMUP, S_ON, S_COUNT };
+    static const nh_fact facts[S_COUNT] = {
+        [S_BAD] = {NH_FACT_MIN, 0},    [S_PROGRESS] = {NH_FACT_MIN, 0},
+        [S_ONE_THREAD] = {NH_FACT_MIN, 0}, [S_WARMUP] = {NH_FACT_SAME, 0},
+        [S_ON] = {NH_FACT_MIN, 0},
+    };
+    long long mine[S_COUNT], all[S_COUNT];
     read_config();
-    mine[0] = cfg_bad ? nh_world_rank : size;
+    /* the first rank with a bad setting, else the size */
+    mine[S_BAD] = cfg_bad ? nh_world_rank : size;
     /* Whether forwarding may run in nonblocking calls must be the same
      * everywhere: every rank needs a progress backend (exec/progress.c). */
-    mine[1] = prog_mine = mine[0] < size || nh_prog_init(provided, nh_req_progress_from_mpi);
+    mine[S_PROGRESS] = prog_mine =
+        mine[S_BAD] < size || nh_prog_init(provided, nh_req_progress_from_mpi);
     /* Graph creation's point-to-point agreement takes one thread at a
      * time calling MPI (plan/agree.c): the level the program asked for
      * (nhood's progress thread makes no graphs). */
-    mine[2] =
+    mine[S_ONE_THREAD] =
         (app_threads >= 0 && app_threads < provided ? app_threads : provided) < MPI_THREAD_MULTIPLE;
     /* The cold tier's warm-up (NHOOD_WARMUP, 0 where an algorithm is
      * forced): the same on every rank, or none (plan/detect.c counts the
      * calls alike everywhere) */
-    mine[3] = warmup_mine();
-    mine[4] = -mine[3];
+    mine[S_WARMUP] = warmup_mine();
     /* Off on every rank where one rank's settings say so (an MPMD job's
      * programs, or environments, may differ): never on some ranks only */
     const char *off = off_here();
-    mine[5] = !off;
-    if (nh_no_world)
-        memcpy(all, mine, sizeof(all)), all[2] = 0;
-    else
-        nh_mpi_Allreduce(mine, all, 6, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    nh_cfg.warmup = all[3] == -all[4] ? all[3] : 0;
-    first = all[0];
-    nh_prog_agree(all[1]);
+    mine[S_ON] = !off;
+    /* (where the reduction fails, as where there is no MPI_COMM_WORLD, each
+     * rank keeps its own) */
+    if (nh_no_world || nh_facts_allreduce(facts, S_COUNT, mine, all, MPI_COMM_WORLD))
+        memcpy(all, mine, sizeof(all)), all[S_ONE_THREAD] = 0;
+    nh_cfg.warmup = all[S_WARMUP] != NH_FACT_DIFFER ? (int)all[S_WARMUP] : 0;
+    first = (int)all[S_BAD];
+    nh_prog_agree((int)all[S_PROGRESS]);
     if (first < size) {
         if (nh_world_rank == first)
             fprintf(stderr, "nhood: error: %s%s\n", cfg_msg, first ? " (on this rank only)" : "");
@@ -283,7 +291,7 @@ static int after_init(int provided, MPI_Comm scope)
         return rc;
     /* Under MPI_THREAD_MULTIPLE what threads share takes locks (util/sync.h). */
     nh_mt = provided == MPI_THREAD_MULTIPLE;
-    off_why = off ? off : !all[5] ? "NHOOD_DISABLE or NHOOD_EXCLUDE on another rank" : NULL;
+    off_why = off ? off : !all[S_ON] ? "NHOOD_DISABLE or NHOOD_EXCLUDE on another rank" : NULL;
     nh_active = !off_why;
     if (!nh_active)
         return MPI_SUCCESS;
@@ -298,7 +306,8 @@ static int after_init(int provided, MPI_Comm scope)
          * communicator need not be anyone else's), so not agreed there */
         if ((rc = nh_oversub_agree(MPI_COMM_WORLD)))
             return rc;
-        if (all[2] && size <= NH_PAIRWISE_MAX && (rc = nh_comm_dup(MPI_COMM_WORLD, &nh_world_priv)))
+        if (all[S_ONE_THREAD] && size <= NH_PAIRWISE_MAX &&
+            (rc = nh_comm_dup(MPI_COMM_WORLD, &nh_world_priv)))
             return rc;
     }
     rc = nh_plan_init(scope);
@@ -331,10 +340,11 @@ int nh_session_agree(MPI_Comm comm, int *no_forward, int *cold)
     *cold = nh_active && nh_cfg.warmup > 0; /* agreed at start-up */
     if (!nh_no_world || !nh_active)
         return MPI_SUCCESS;
-    int w = warmup_mine(), mine[3] = {prog_mine, w, -w}, all[3];
-    int rc = nh_mpi_Allreduce(mine, all, 3, MPI_INT, MPI_MIN, comm);
+    static const nh_fact facts[2] = {{NH_FACT_MIN, 0}, {NH_FACT_SAME, 0}}; /* progress, warm-up */
+    long long mine[2] = {prog_mine, warmup_mine()}, all[2];
+    int rc = nh_facts_allreduce(facts, 2, mine, all, comm);
     *no_forward = !all[0];
-    *cold = all[1] > 0 && all[1] == -all[2];
+    *cold = all[1] != NH_FACT_DIFFER && all[1] > 0;
     return rc;
 }
 

@@ -168,22 +168,27 @@ NH_EXPORT int Iso_neighborhood_create(MPI_Comm cartcomm, int s, const int relati
         nh_error("%s: isocomm is NULL", fn);
         bad = 1;
     }
-    int v[7] = {bad, s, -s, chk, -chk, red, -red}, all[7];
-    if ((rc = nh_mpi_Allreduce(v, all, 7, MPI_INT, MPI_MAX, cartcomm)))
+    enum { F_BAD, F_SMIN, F_SMAX, F_CHECK, F_REDUCE, F_COUNT };
+    static const nh_fact facts[F_COUNT] = {
+        [F_BAD] = {NH_FACT_MAX, 0},   [F_SMIN] = {NH_FACT_MIN, 0},     [F_SMAX] = {NH_FACT_MAX, 0},
+        [F_CHECK] = {NH_FACT_SAME, 0}, [F_REDUCE] = {NH_FACT_SAME, 0},
+    };
+    long long v[F_COUNT] = {bad, s, s, chk, red}, all[F_COUNT];
+    if ((rc = nh_facts_allreduce(facts, F_COUNT, v, all, cartcomm)))
         goto out;
-    if (all[0]) {
+    if (all[F_BAD]) {
         rc = MPI_ERR_ARG;
         goto out;
     }
-    if (all[1] != -all[2]) {
+    if (all[F_SMIN] != all[F_SMAX]) {
         if (rank == 0)
             nh_error("%s: the processes pass different numbers of relative coordinates (s from "
-                     "%d to %d); every process must pass the same list",
-                     fn, -all[2], all[1]);
+                     "%lld to %lld); every process must pass the same list",
+                     fn, all[F_SMIN], all[F_SMAX]);
         rc = MPI_ERR_ARG;
         goto out;
     }
-    if (all[3] != -all[4] || all[5] != -all[6]) {
+    if (all[F_CHECK] == NH_FACT_DIFFER || all[F_REDUCE] == NH_FACT_DIFFER) {
         if (rank == 0)
             nh_error("%s: NHOOD_CHECK or NHOOD_ISO_REDUCE differs between processes", fn);
         rc = MPI_ERR_ARG;

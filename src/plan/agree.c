@@ -557,7 +557,7 @@ int nh_det_agree_finish(det *d, const nh_hint *h, int *native, int *no_stfw, int
         d->npair = 0;
         return agree_all(d, h, native, no_stfw, chosen, s);
     }
-    long long *f = d->fact, w[2 * F_COUNT];
+    long long *f = d->fact;
     if ((rc = and_all(d->v, d->graph, d->size)))
         return rc;
     nh_facts_and_unpack(facts, F_GENERAL, d->v, f);
@@ -565,11 +565,9 @@ int nh_det_agree_finish(det *d, const nh_hint *h, int *native, int *no_stfw, int
         return MPI_SUCCESS;
     drop_fits(d); /* the general agreement builds them again */
     f[F_NATIVE] = !nh_det_repeats(d->srcs, d->indeg);
-    const nh_fact *g = facts + F_GENERAL;
-    int n = nh_facts_min_pack(g, F_COUNT - F_GENERAL, f + F_GENERAL, w, NULL, NULL);
-    if ((rc = nh_mpi_Allreduce(MPI_IN_PLACE, w, n, MPI_LONG_LONG, MPI_MIN, d->graph)))
+    if ((rc = nh_facts_allreduce(facts + F_GENERAL, F_COUNT - F_GENERAL, f + F_GENERAL,
+                                 f + F_GENERAL, d->graph)))
         return rc;
-    nh_facts_min_unpack(g, F_COUNT - F_GENERAL, w, NULL, f + F_GENERAL);
     return general_finish(d, h, f, NULL, -1, native, chosen, s);
 }
 

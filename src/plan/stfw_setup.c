@@ -366,13 +366,9 @@ int nh_stfw_setup_agreed(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs,
 int nh_stfw_setup(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs, int outdeg,
                   const int *dsts, int hint_dims, long long *pre)
 {
-    int rc, ns;
-    long long w[2 * NH_STFW_PRE], sum[NH_STFW_PRE];
-    int n = nh_facts_min_pack(nh_stfw_facts, NH_STFW_PRE, pre, w, sum, &ns);
-    if ((rc = nh_mpi_Allreduce(MPI_IN_PLACE, w, n, MPI_LONG_LONG, MPI_MIN, graph)) ||
-        (rc = nh_mpi_Allreduce(MPI_IN_PLACE, sum, ns, MPI_LONG_LONG, MPI_SUM, graph)))
+    int rc = nh_facts_allreduce(nh_stfw_facts, NH_STFW_PRE, pre, pre, graph);
+    if (rc)
         return rc;
-    nh_facts_min_unpack(nh_stfw_facts, NH_STFW_PRE, w, sum, pre);
     return nh_stfw_setup_agreed(p, graph, indeg, srcs, outdeg, dsts, hint_dims, pre);
 }
 

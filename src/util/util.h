@@ -9,6 +9,7 @@
 #include <mpi.h>
 #include <stddef.h>
 
+#include "core/facts.h"
 #include "util/mpilib.h"
 #include "util/resource.h"
 
@@ -45,5 +46,12 @@ int nh_pack(const void *in, int count, MPI_Datatype type, void *out, int outsize
             MPI_Comm comm);
 int nh_unpack(const void *in, int insize, int *pos, void *out, int count, MPI_Datatype type,
               MPI_Comm comm);
+
+/* ---- agreed facts ----
+ * Every rank's values val of the facts f (core/facts.h) combined over
+ * comm into out (which may be val): one MPI_MIN reduction, and one
+ * MPI_SUM where f has SUM facts; collective over comm (util/agree.c). */
+int nh_facts_allreduce(const nh_fact *f, int n, const long long *val, long long *out,
+                       MPI_Comm comm);
 
 #endif
