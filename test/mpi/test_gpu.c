@@ -19,7 +19,7 @@
  *
  * Where MEM is not host the buffers are guarded: PROT_NONE pages whose
  * first access faults.  The handler names who made it by the innermost
- * frame outside the C library: nhood (libnhood.so: its own CPU copies,
+ * frame outside the C library (and the sanitizers' runtimes): nhood (libnhood.so: its own CPU copies,
  * which device memory would not survive: a failure) or anything else
  * (MPI's exchange, which a GPU-aware MPI runs on the GPU), opens the page
  * and lets the access go on.  With LOAD=none and MEM=device nhood sees
@@ -71,7 +71,10 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
             continue;
         const char *b = strrchr(di.dli_fname, '/');
         b = b ? b + 1 : di.dli_fname;
-        if (strncmp(b, "libc.so", 7) == 0 || strncmp(b, "libc-", 5) == 0)
+        /* the C library, and the sanitizers' runtimes, whose interceptors
+         * stand in for its functions (memcpy, memmove) in a sanitizer build */
+        if (strncmp(b, "libc.so", 7) == 0 || strncmp(b, "libc-", 5) == 0 ||
+            strncmp(b, "libasan", 7) == 0 || strncmp(b, "libubsan", 8) == 0)
             continue;
         who = b;
         break;
