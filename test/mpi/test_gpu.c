@@ -19,7 +19,8 @@
  *
  * Where MEM is not host the buffers are guarded: PROT_NONE pages whose
  * first access faults.  The handler names who made it by the innermost
- * frame outside the C library (and the sanitizers' runtimes): nhood (libnhood.so: its own CPU copies,
+ * frame of the faulting stack outside the C library (and the
+ * sanitizers' runtimes): nhood (libnhood.so: its own CPU copies,
  * which device memory would not survive: a failure) or anything else
  * (MPI's exchange, which a GPU-aware MPI runs on the GPU), opens the page
  * and lets the access go on.  With LOAD=none and MEM=device nhood sees
@@ -36,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "../check.h"
@@ -50,9 +52,21 @@ static int guarded;
 static volatile sig_atomic_t touched, strays;
 static char culprit[128];
 
+/* The faulting instruction's address, or NULL where not known here. */
+static void *fault_pc(void *uc)
+{
+#if defined(__x86_64__)
+    return (void *)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return (void *)((ucontext_t *)uc)->uc_mcontext.pc;
+#else
+    (void)uc;
+    return NULL;
+#endif
+}
+
 static void on_segv(int sig, siginfo_t *si, void *uc)
 {
-    (void)uc;
     char *a = si->si_addr;
     int ours = -1;
     for (int i = 0; i < NBUF; i++)
@@ -62,10 +76,17 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
         signal(sig, SIG_DFL);
         return;
     }
-    void *fr[64];
-    int n = backtrace(fr, 64);
+    void *fr[64], *pc = fault_pc(uc);
+    int n = backtrace(fr, 64), from = 1; /* 0: this handler */
+    /* from the faulting frame on: a sanitizer's runtime calls this
+     * handler from its own, so more frames may precede it */
+    for (int i = 0; pc && i < n; i++)
+        if (fr[i] == pc) {
+            from = i;
+            break;
+        }
     const char *who = "?";
-    for (int i = 1; i < n; i++) { /* 0: this handler; then the C library's frames */
+    for (int i = from; i < n; i++) { /* the C library's frames first */
         Dl_info di;
         if (!dladdr(fr[i], &di) || !di.dli_fname)
             continue;
