@@ -243,7 +243,7 @@ static int after_init(int provided, MPI_Comm scope)
     /* The start-up's agreed facts (core/facts.h). */
     enum { S_BAD, S_PROGRESS, S_ONE_THREAD, S_WARMUP, S_ON, S_COUNT };
     static const nh_fact facts[S_COUNT] = {
-        [S_BAD] = {NH_FACT_MIN, 0},    [S_PROGRESS] = {NH_FACT_MIN, 0},
+        [S_BAD] = {NH_FACT_MIN, 0},        [S_PROGRESS] = {NH_FACT_MIN, 0},
         [S_ONE_THREAD] = {NH_FACT_MIN, 0}, [S_WARMUP] = {NH_FACT_SAME, 0},
         [S_ON] = {NH_FACT_MIN, 0},
     };

@@ -21,8 +21,8 @@ void nh_facts_fold(const nh_fact *f, int n, long long *acc, const long long *x)
         }
 }
 
-int nh_facts_min_pack(const nh_fact *f, int n, const long long *val, long long *w,
-                      long long *sum, int *nsum)
+int nh_facts_min_pack(const nh_fact *f, int n, const long long *val, long long *w, long long *sum,
+                      int *nsum)
 {
     int k = 0, s = 0;
     for (int i = 0; i < n; i++)

@@ -30,10 +30,10 @@
 #include <stdint.h>
 
 typedef enum {
-    NH_FACT_MIN,  /* the smallest; a flag every rank must have (width 1) */
-    NH_FACT_MAX,  /* the largest; a flag some rank has (width 1) */
-    NH_FACT_SUM,  /* the sum (gathered and MIN-word transports only) */
-    NH_FACT_SAME  /* the value where every rank has the same, else NH_FACT_DIFFER */
+    NH_FACT_MIN, /* the smallest; a flag every rank must have (width 1) */
+    NH_FACT_MAX, /* the largest; a flag some rank has (width 1) */
+    NH_FACT_SUM, /* the sum (gathered and MIN-word transports only) */
+    NH_FACT_SAME /* the value where every rank has the same, else NH_FACT_DIFFER */
 } nh_fact_how;
 
 #define NH_FACT_DIFFER LLONG_MIN
@@ -53,8 +53,8 @@ void nh_facts_fold(const nh_fact *f, int n, long long *acc, const long long *x);
 /* MIN words: w gets this rank's words for an MPI_MIN reduction (returns
  * how many, at most 2n), sum its SUM facts' values for an MPI_SUM one
  * (*nsum of them; sum may be NULL where the table has none). */
-int nh_facts_min_pack(const nh_fact *f, int n, const long long *val, long long *w,
-                      long long *sum, int *nsum);
+int nh_facts_min_pack(const nh_fact *f, int n, const long long *val, long long *w, long long *sum,
+                      int *nsum);
 /* The combined values from the reduced words. */
 void nh_facts_min_unpack(const nh_fact *f, int n, const long long *w, const long long *sum,
                          long long *val);

@@ -170,7 +170,7 @@ NH_EXPORT int Iso_neighborhood_create(MPI_Comm cartcomm, int s, const int relati
     }
     enum { F_BAD, F_SMIN, F_SMAX, F_CHECK, F_REDUCE, F_COUNT };
     static const nh_fact facts[F_COUNT] = {
-        [F_BAD] = {NH_FACT_MAX, 0},   [F_SMIN] = {NH_FACT_MIN, 0},     [F_SMAX] = {NH_FACT_MAX, 0},
+        [F_BAD] = {NH_FACT_MAX, 0},    [F_SMIN] = {NH_FACT_MIN, 0},    [F_SMAX] = {NH_FACT_MAX, 0},
         [F_CHECK] = {NH_FACT_SAME, 0}, [F_REDUCE] = {NH_FACT_SAME, 0},
     };
     long long v[F_COUNT] = {bad, s, s, chk, red}, all[F_COUNT];

@@ -414,7 +414,8 @@ static int agree_all(det *d, const nh_hint *h, int *native, int *no_stfw, int *c
             long long t;
             memcpy(&t, w + GW_FACTS + F_TOP, sizeof(t));
             uint64_t m = w[GW_MASK(k)];
-            may[k] = (m >> 63) && !(m & ~tm) && (!torus || (m == tm && TOP_DEG(t, d->size) == tdeg));
+            may[k] =
+                (m >> 63) && !(m & ~tm) && (!torus || (m == tm && TOP_DEG(t, d->size) == tdeg));
         }
     }
     return general_finish(d, h, f, may, st[NH_STFW_EDGES], native, chosen, s);

@@ -316,8 +316,8 @@ int nh_stfw_setup_agreed(nh_plan *p, MPI_Comm graph, int indeg, const int *srcs,
     /* ranks per node: the most on one node of the start-up's scope (agreed
      * there), at most K */
     d.sum = (double)mx[NH_STFW_EDGES];
-    d.shape = (nh_stfw_shape){(double)mx[NH_STFW_OUTDEG], (double)mx[NH_STFW_INDEG], K ? d.sum / K : 0, K,
-                              nh_node_max < K ? nh_node_max : K};
+    d.shape = (nh_stfw_shape){(double)mx[NH_STFW_OUTDEG], (double)mx[NH_STFW_INDEG],
+                              K ? d.sum / K : 0, K, nh_node_max < K ? nh_node_max : K};
     /* agg: node aggregation where it applies, else the VPT auto chooses */
     d.force_agg = dims_req == NH_STFW_AGG;
     if (d.force_agg)

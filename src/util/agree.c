@@ -2,8 +2,7 @@
  * reduction transport of core/facts.h. */
 #include "util/util.h"
 
-int nh_facts_allreduce(const nh_fact *f, int n, const long long *val, long long *out,
-                       MPI_Comm comm)
+int nh_facts_allreduce(const nh_fact *f, int n, const long long *val, long long *out, MPI_Comm comm)
 {
     long long w[2 * NH_FACTS_MAX], sum[NH_FACTS_MAX];
     int ns, rc;
