@@ -3,11 +3,12 @@
  * The agreement (collective, once per communicator) settles whether STFW
  * runs for each operation, identically on every rank: the largest out-
  * and in-degree, the total edge count, the requests (NHOOD_ALGO /
- * nhood_algorithm, NHOOD_STFW_DIMS / nhood_stfw_dims) as their minimum
- * and maximum, so ranks that disagree are detected rather than left in
- * different collectives, and the evidence that a set-up pays back.  Graph
- * creation carries these words in its own collective on up to 64 ranks
- * (plan/agree.c), in two reductions beyond.  The cost model compares one
+ * nhood_algorithm, NHOOD_STFW_DIMS / nhood_stfw_dims), which must be the
+ * same on every rank, so ranks that disagree are detected rather than
+ * left in different collectives, and the evidence that a set-up pays
+ * back: the facts nh_stfw_facts declares (core/facts.h).  Graph creation
+ * carries them in its own collective on up to 64 ranks (plan/agree.c),
+ * in two reductions beyond.  The cost model compares one
  * message per neighbor with each VPT dimension; where STFW can win (or
  * is forced) every rank gathers all neighbor lists (an allgatherv of the
  * destination and source lists: O(edges) memory), runs the pure builder
