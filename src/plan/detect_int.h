@@ -65,8 +65,10 @@ typedef struct det {
     /* the agreement in flight (nh_det_agree_start): its inputs and, on up
      * to NH_DET_GATHER ranks, its one allgather */
     int kf;
-    unsigned hash;           /* the candidate list's */
-    long long fact[NH_DET_FACTS]; /* this rank's facts, then the agreed ones */
+    unsigned hash; /* the candidate list's */
+    /* this rank's facts (agree.c); on more than NH_DET_GATHER ranks the
+     * agreed ones once agreed */
+    long long fact[NH_DET_FACTS];
     /* GPU buffers (util/gpu.h): this rank has a runtime loaded and no
      * promise of host buffers; after the agreement, some rank has */
     int gpu;
