@@ -222,6 +222,14 @@ static const char *off_here(void)
 /* The thread level the program asked for (-1: MPI started past nhood). */
 static int app_threads = -1;
 
+/* The start-up's agreed facts (core/facts.h); Sessions' agreement
+ * (nh_session_agree) takes the first two. */
+enum { S_PROGRESS, S_WARMUP, S_BAD, S_ONE_THREAD, S_ON, S_COUNT };
+static const nh_fact start_facts[S_COUNT] = {
+    [S_PROGRESS] = {NH_FACT_MIN, 0},   [S_WARMUP] = {NH_FACT_SAME, 0}, [S_BAD] = {NH_FACT_MIN, 0},
+    [S_ONE_THREAD] = {NH_FACT_MIN, 0}, [S_ON] = {NH_FACT_MIN, 0},
+};
+
 /* nhood's start-up once MPI runs.  scope: MPI_COMM_WORLD, where it is
  * collective; or, in a program that uses only Sessions, the communicator
  * of the first graph (or in-place all-to-all) nhood sees, where it is
@@ -240,13 +248,6 @@ static int after_init(int provided, MPI_Comm scope)
     nh_mpi_Comm_size(scope, &size);
     /* The first rank with a bad setting explains (usually rank 0: all
      * ranks normally see the same environment). */
-    /* The start-up's agreed facts (core/facts.h). */
-    enum { S_BAD, S_PROGRESS, S_ONE_THREAD, S_WARMUP, S_ON, S_COUNT };
-    static const nh_fact facts[S_COUNT] = {
-        [S_BAD] = {NH_FACT_MIN, 0},        [S_PROGRESS] = {NH_FACT_MIN, 0},
-        [S_ONE_THREAD] = {NH_FACT_MIN, 0}, [S_WARMUP] = {NH_FACT_SAME, 0},
-        [S_ON] = {NH_FACT_MIN, 0},
-    };
     long long mine[S_COUNT], all[S_COUNT];
     read_config();
     /* the first rank with a bad setting, else the size */
@@ -270,7 +271,7 @@ static int after_init(int provided, MPI_Comm scope)
     mine[S_ON] = !off;
     /* (where the reduction fails, as where there is no MPI_COMM_WORLD, each
      * rank keeps its own) */
-    if (nh_no_world || nh_facts_allreduce(facts, S_COUNT, mine, all, MPI_COMM_WORLD))
+    if (nh_no_world || nh_facts_allreduce(start_facts, S_COUNT, mine, all, MPI_COMM_WORLD))
         memcpy(all, mine, sizeof(all)), all[S_ONE_THREAD] = 0;
     nh_cfg.warmup = all[S_WARMUP] != NH_FACT_DIFFER ? (int)all[S_WARMUP] : 0;
     first = (int)all[S_BAD];
@@ -340,11 +341,10 @@ int nh_session_agree(MPI_Comm comm, int *no_forward, int *cold)
     *cold = nh_active && nh_cfg.warmup > 0; /* agreed at start-up */
     if (!nh_no_world || !nh_active)
         return MPI_SUCCESS;
-    static const nh_fact facts[2] = {{NH_FACT_MIN, 0}, {NH_FACT_SAME, 0}}; /* progress, warm-up */
-    long long mine[2] = {prog_mine, warmup_mine()}, all[2];
-    int rc = nh_facts_allreduce(facts, 2, mine, all, comm);
-    *no_forward = !all[0];
-    *cold = all[1] != NH_FACT_DIFFER && all[1] > 0;
+    long long mine[2] = {[S_PROGRESS] = prog_mine, [S_WARMUP] = warmup_mine()}, all[2];
+    int rc = nh_facts_allreduce(start_facts, 2, mine, all, comm);
+    *no_forward = !all[S_PROGRESS];
+    *cold = all[S_WARMUP] != NH_FACT_DIFFER && all[S_WARMUP] > 0;
     return rc;
 }
 

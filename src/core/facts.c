@@ -66,12 +66,13 @@ void nh_facts_min_unpack(const nh_fact *f, int n, const long long *w, const long
         }
 }
 
-/* Bits [pos, pos + nb) of the stream w (nb at most 64). */
+/* The low nb bits set. */
 static uint64_t low(int nb)
 {
     return nb >= 64 ? ~0ull : (1ull << nb) - 1;
 }
 
+/* put, get: bits [pos, pos + nb) of the stream w (nb at most 64). */
 static void put(uint64_t *w, int pos, uint64_t v, int nb)
 {
     int at = pos % 64;

@@ -41,7 +41,7 @@ typedef enum {
 typedef struct nh_fact {
     unsigned char how;  /* nh_fact_how */
     unsigned char bits; /* travels in AND words, its values in [0, 2^bits): at most 6 for
-                           MIN and MAX, 64 for SAME; 0: not in AND words */
+                           MIN and MAX, 63 for SAME; 0: not in AND words */
 } nh_fact;
 
 /* The most facts one table may have. */

@@ -156,11 +156,11 @@ static void drop_fits(det *d)
  * MIN reduction over which candidates every rank fits, follow
  * (general_finish).  This rank's values of its facts but F_NATIVE
  * (sorting the sources waits until it is needed). */
-static void general_facts(const det *d, const nh_hint *h, int order, long long *f)
+static void general_facts(const det *d, const nh_hint *h, int order, unsigned hash, long long *f)
 {
     f[F_BAD] = h->bad ? d->rank : d->size;
     f[F_ORDER] = order;
-    f[F_CANDS] = d->hash;
+    f[F_CANDS] = hash;
     f[F_TOP] = TOP(d->outdeg, d->rank, d->size);
 }
 
@@ -313,7 +313,7 @@ static void offset_masks(det *d, int ok)
     for (int k = 0; k < nk; k++) {
         const nh_grid *g = &d->c[k].g;
         if (d->fit[k]) { /* a fit's template is this rank's sorted offsets */
-            int nd = g->ndims, head[3] = {(int)d->hash, d->outdeg, k};
+            int nd = g->ndims, head[3] = {(int)(unsigned)d->fact[F_CANDS], d->outdeg, k};
             const int *o = d->nbs[k].off;
             w[GW_MASK(k)] = d->nbs[k].summary ? d->nbs[k].summary
                                               : nh_offsets_summary(g, d->outdeg, o);
@@ -527,8 +527,7 @@ int nh_det_agree_start(det *d, const nh_hint *h, int order, int *native, int no_
     f[F_HOST] = !d->gpu;
     f[F_WIN] = d->win;
     d->kf = kf;
-    d->hash = hash;
-    general_facts(d, h, order, f);
+    general_facts(d, h, order, hash, f);
     if (d->size > NH_DET_GATHER) /* the fast facts' words now, the general ones when needed */
         return nh_facts_and_pack(facts, F_COUNT, f, d->v, NH_DET_AND) < 0 ? MPI_ERR_INTERN
                                                                              : MPI_SUCCESS;

@@ -65,7 +65,6 @@ typedef struct det {
     /* the agreement in flight (nh_det_agree_start): its inputs and, on up
      * to NH_DET_GATHER ranks, its one allgather */
     int kf;
-    unsigned hash; /* the candidate list's */
     /* this rank's facts (agree.c); on more than NH_DET_GATHER ranks the
      * agreed ones once agreed */
     long long fact[NH_DET_FACTS];

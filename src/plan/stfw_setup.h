@@ -35,16 +35,16 @@ typedef struct nh_stfw {
  * store-and-forward's agreed facts (nh_stfw_facts, core/facts.h), once per
  * graph creation. */
 enum {
-    NH_STFW_OUTDEG,                          /* MAX */
-    NH_STFW_INDEG,                           /* MAX */
-    NH_STFW_WANT,                            /* per op: forced 2, automatic 1, off 0; SAME */
+    NH_STFW_OUTDEG,                            /* MAX */
+    NH_STFW_INDEG,                             /* MAX */
+    NH_STFW_WANT,                              /* per op: forced 2, automatic 1, off 0; SAME */
     NH_STFW_DIMS = NH_STFW_WANT + NH_OP_COUNT, /* the VPT dimension asked for; SAME */
-    NH_STFW_PROCNULL,                        /* some rank has MPI_PROC_NULL neighbors */
-    NH_STFW_WINDOW,                          /* the largest window bucket (util/window.h) */
-    NH_STFW_CALLS,                           /* the fewest calls per graph seen on a rank */
-    NH_STFW_SETUP,                           /* NH_SETUP_*: when to set up; SAME */
-    NH_STFW_GPU,                             /* some rank has GPU buffers (nh_plan.gpu) */
-    NH_STFW_EDGES,                           /* the graph's edges: SUM */
+    NH_STFW_PROCNULL,                          /* some rank has MPI_PROC_NULL neighbors */
+    NH_STFW_WINDOW,                            /* the largest window bucket (util/window.h) */
+    NH_STFW_CALLS,                             /* the fewest calls per graph seen on a rank */
+    NH_STFW_SETUP,                             /* NH_SETUP_*: when to set up; SAME */
+    NH_STFW_GPU,                               /* some rank has GPU buffers (nh_plan.gpu) */
+    NH_STFW_EDGES,                             /* the graph's edges: SUM */
     NH_STFW_PRE
 };
 extern const nh_fact nh_stfw_facts[NH_STFW_PRE];
