@@ -10,8 +10,12 @@
  * where MPI's own may not run, direct with a message per block stands in
  * for it).
  * The cost model only prunes: a schedule it prices above NH_LEARN_PRUNE
- * times the cheapest is not tried (with any binding: where one binding
- * of a schedule is tried, every one is).  Each candidate in turn runs
+ * times the cheapest is not tried (with any binding).  A schedule's
+ * struct-datatype binding waits for the run-off (below), which it joins
+ * where the schedule's packing came within NH_LEARN_BIND_CLOSE of the
+ * fastest and no other schedule of nhood's was faster: most trials of
+ * it lose, and its first call builds the datatypes.  Each candidate in
+ * turn runs
  * three untimed calls (the first builds the schedule and the binding;
  * MPI's first messages of a new shape cost more; one above 64 KiB
  * blocks), then
@@ -194,12 +198,17 @@ static int trial_done(struct nh_learn *t)
     return ++t->n == t->ntry * (NH_TUNE_TRIALS + untimed(t));
 }
 
-/* Puts every candidate on trial. */
+/* Puts the first round's candidates on trial (every one but the later
+ * bindings). */
 static void try_all(struct nh_learn *t)
 {
-    t->ntry = t->ncand;
-    for (int i = 0; i < t->ncand; i++)
-        t->tryidx[i] = i;
+    t->ntry = 0;
+    for (int i = 0; i < t->ncand; i++) {
+        t->first[i] = -1;
+        t->dec.us[i] = -1; /* (not timed) */
+        if (!t->later[i])
+            t->tryidx[t->ntry++] = i;
+    }
     start_trials(t);
 }
 
@@ -254,6 +263,7 @@ static int candidates(nh_plan *p, struct nh_learn *t)
             if (low < 0 || cost[t->ncand] < low)
                 low = cost[t->ncand];
             t->cand[t->ncand] = (nh_algo)a;
+            t->later[t->ncand] = k > 0 && kinds[k] == NH_BIND_ZCOPY;
             t->bind[t->ncand++] = kinds[k];
         }
     }
@@ -274,10 +284,25 @@ static int candidates(nh_plan *p, struct nh_learn *t)
             algo_low[t->cand[i]] <= NH_LEARN_PRUNE * low) {
             own += t->cand[i] != NH_ALGO_PMPI;
             t->cand[n] = t->cand[i];
+            t->later[n] = t->later[i];
             t->bind[n++] = t->bind[i];
         }
     t->ncand = n;
     return own;
+}
+
+/* d without the candidates never timed (the later bindings that joined
+ * no run-off). */
+static void timed_only(const nh_tune_dec *d, nh_tune_dec *out)
+{
+    *out = *d;
+    out->ncand = 0;
+    for (int i = 0; i < d->ncand; i++)
+        if (d->us[i] >= 0) {
+            out->cand[out->ncand] = d->cand[i];
+            out->cbind[out->ncand] = d->cbind[i];
+            out->us[out->ncand++] = d->us[i];
+        }
 }
 
 /* The file's decision for t where it applies to p: t is done, no trials
@@ -424,7 +449,7 @@ int nh_autotune_decided(nh_plan *p, nh_op op, nh_form form, size_t m, nh_tune_de
     if (t && t->nolearn)
         t = NULL;
     if (t && (t->done || t->dec.ncand)) { /* decided (a re-check keeps the last decision) */
-        *d = t->dec;
+        timed_only(&t->dec, d);
         *tuned = t->from_file ? NH_TUNED_FILE : NH_TUNED_MEASURED;
         rc = 0;
     }
@@ -452,8 +477,10 @@ static void say(nh_plan *p, const struct nh_learn *t)
         return;
     }
     for (int i = 0; i < t->dec.ncand && n < sizeof(times); i++) {
+        if (t->dec.us[i] < 0) /* not tried */
+            continue;
         nh_tune_cand_name(t->dec.cand[i], t->dec.cbind[i], name, sizeof(name));
-        n += (size_t)snprintf(times + n, sizeof(times) - n, "%s%s:%.2f", i ? "," : "", name,
+        n += (size_t)snprintf(times + n, sizeof(times) - n, "%s%s:%.2f", n ? "," : "", name,
                               t->dec.us[i]);
     }
     nh_tune_cand_name(t->dec.algo, t->dec.bind, name, sizeof(name));
@@ -486,10 +513,11 @@ double nh_learn_median(const struct nh_learn *t, int i)
  * NH_LEARN_RUNOFF - 1) candidates within NH_LEARN_CLOSE of it, with
  * fresh trials taken in turns (three calls each in a block cannot tell
  * apart choices a few percent apart on a noisy machine; both rounds
- * count).  1 if one starts. */
+ * count), and the later bindings of nhood's fastest schedule where it
+ * took at most NH_LEARN_BIND_CLOSE times the fastest.  1 if one starts. */
 static int start_runoff(struct nh_learn *t, int best)
 {
-    int b = t->tryidx[best], n = 1, pick[NH_LEARN_RUNOFF];
+    int b = t->tryidx[best], n = 1, pick[NH_TUNE_MAXCAND], own = -1;
     pick[0] = b;
     while (n < NH_LEARN_RUNOFF) {
         int c = -1;
@@ -497,7 +525,7 @@ static int start_runoff(struct nh_learn *t, int best)
             int taken = 0;
             for (int j = 0; j < n; j++)
                 taken |= pick[j] == i;
-            if (!taken && t->first[i] <= NH_LEARN_CLOSE * t->first[b] &&
+            if (!taken && t->first[i] >= 0 && t->first[i] <= NH_LEARN_CLOSE * t->first[b] &&
                 (c < 0 || t->first[i] < t->first[c]))
                 c = i;
         }
@@ -505,6 +533,14 @@ static int start_runoff(struct nh_learn *t, int best)
             break;
         pick[n++] = c;
     }
+    for (int i = 0; i < t->ncand; i++)
+        if (t->cand[i] != NH_ALGO_PMPI && t->first[i] >= 0 &&
+            (own < 0 || t->first[i] < t->first[own]))
+            own = i;
+    for (int i = 0; own >= 0 && i < t->ncand; i++)
+        if (t->later[i] && t->cand[i] == t->cand[own] &&
+            t->first[own] <= NH_LEARN_BIND_CLOSE * t->first[b])
+            pick[n++] = i;
     if (n < 2)
         return 0;
     for (int i = 1; i < n; i++) /* candidate order: ties go to the earlier, MPI's own first */
@@ -545,8 +581,10 @@ void nh_learn_decide(nh_plan *p, struct nh_learn *t, int unstable, const double 
         return;
     }
     double at[NH_TUNE_MAXCAND];
-    for (int i = 0; i < t->ntry; i++) /* a run-off: both rounds' agreed times averaged */
-        at[i] = t->runoff ? (all[i] + t->first[t->tryidx[i]]) / 2 : all[i];
+    for (int i = 0; i < t->ntry; i++) { /* a run-off: both rounds' agreed times averaged */
+        double f = t->runoff ? t->first[t->tryidx[i]] : -1;
+        at[i] = f >= 0 ? (all[i] + f) / 2 : all[i];
+    }
     for (int i = 1; i < t->ntry; i++)
         if (at[i] < at[best])
             best = i;
@@ -567,8 +605,9 @@ void nh_learn_decide(nh_plan *p, struct nh_learn *t, int unstable, const double 
         for (int i = 0; i < t->ncand; i++) {
             t->dec.cand[i] = t->cand[i];
             t->dec.cbind[i] = t->bind[i];
-            t->first[i] = all[i];
         }
+        for (int i = 0; i < t->ntry; i++)
+            t->first[t->tryidx[i]] = all[i];
         if (start_runoff(t, best))
             return;
     }
@@ -576,7 +615,8 @@ void nh_learn_decide(nh_plan *p, struct nh_learn *t, int unstable, const double 
     if (!recheck) { /* decided: nhood's fastest, for the re-checks */
         t->own = -1;
         for (int i = 0; i < t->ncand; i++)
-            if (t->cand[i] != NH_ALGO_PMPI && (t->own < 0 || t->dec.us[i] < t->dec.us[t->own]))
+            if (t->cand[i] != NH_ALGO_PMPI && t->dec.us[i] >= 0 &&
+                (t->own < 0 || t->dec.us[i] < t->dec.us[t->own]))
                 t->own = i;
         t->gap = nh_cfg.learn_recheck;
     } else { /* confirmed: the next re-check comes later */
@@ -610,9 +650,11 @@ void nh_learn_decide(nh_plan *p, struct nh_learn *t, int unstable, const double 
         nb->done = nb->nolearn = 1;
     }
     nh_tune_key k;
+    nh_tune_dec d;
     key_of(p, t->op, t->form, t->m, &k);
+    timed_only(&t->dec, &d);
     if (!t->vec) /* the file keys regular calls' block sizes */
-        nh_tune_file_put(&k, &t->dec);
+        nh_tune_file_put(&k, &d);
     /* the losers' bindings (their temporary buffers: 26 MiB each for a 3-D
      * Moore call of 1 MiB blocks) are not kept */
     nh_exec_forget_idle(p);

@@ -20,6 +20,10 @@
 #define NH_LEARN_SWITCH 0.95 /* a re-check switches where the other takes under this share */
 #define NH_LEARN_CLOSE 1.25  /* candidates this close to the fastest: a run-off */
 #define NH_LEARN_RUNOFF 3    /* candidates in a run-off, at most */
+/* a schedule's other bindings join the run-off where its first binding
+ * took at most this times the fastest (MPICH 4.2.1 at 2 ranks, 3-D Moore,
+ * 4 KiB: the struct datatype ran at 0.7 of the packing) */
+#define NH_LEARN_BIND_CLOSE 1.5
 #define NH_LEARN_EARLY 64   /* decided calls before the first re-check, at most */
 
 struct nh_learn {
@@ -41,6 +45,12 @@ struct nh_learn {
     nh_binding bind[NH_TUNE_MAXCAND];
     double tm[NH_TUNE_MAXCAND][NH_TUNE_TRIALS]; /* timed calls per candidate, seconds */
     double first[NH_TUNE_MAXCAND];              /* the first round's agreed times, seconds */
+    /* not in the first round: a schedule's struct-datatype binding, tried
+     * in the run-off where the schedule's packing comes close to the
+     * fastest (it costs more than packing on MPICH 4.0.2 at 2 ranks, 31 to
+     * 34 us a call against 20 to 22 at 4 KiB, and its first call builds
+     * the datatypes) */
+    unsigned char later[NH_TUNE_MAXCAND];
     /* the candidates on trial (indexes into cand): all of them, or a re-check's two */
     int ntry, tryidx[NH_TUNE_MAXCAND];
     int n;          /* calls made in this set of trials (trial_at) */
