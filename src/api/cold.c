@@ -37,58 +37,26 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "api/cold_int.h"
 #include "exec/request.h"
 #include "nh_impl.h"
-#include "util/copy.h"
 #include "util/gpu.h"
 #include "util/mpilib.h"
 #include "util/spare.h"
 
 #ifndef NHOOD_SMPI /* SimGrid's own exchange follows the lists (util/mpilib.h) */
 
-/* One side of a call as places: place k's count, address and type. */
-typedef struct side {
-    char *base;
-    int n, count;              /* count: regular calls */
-    const int *counts;         /* v, w */
-    const int *displs;         /* v: in extents */
-    const MPI_Aint *bdispls;   /* w: in bytes */
-    MPI_Datatype type;         /* regular, v */
-    const MPI_Datatype *types; /* w */
-    MPI_Aint ext;              /* type's extent (regular, v) */
-} side;
-
-static int cnt(const side *s, int k)
-{
-    return s->counts ? s->counts[k] : s->count;
-}
-
-static char *addr(const side *s, int k)
-{
-    if (s->bdispls)
-        return (char *)((uintptr_t)s->base + (uintptr_t)s->bdispls[k]);
-    MPI_Aint e = s->displs ? (MPI_Aint)s->displs[k] : (MPI_Aint)k * s->count;
-    return (char *)((uintptr_t)s->base + (uintptr_t)(e * s->ext));
-}
-
-static MPI_Datatype typ(const side *s, int k)
+static MPI_Datatype typ(const nh_cold_side *s, int k)
 {
     return s->types ? s->types[k] : s->type;
 }
-
-/* A type's layout: contiguous data (size == true extent == extent) can be
- * copied with memcpy where no GPU runtime is loaded. */
-typedef struct layout {
-    MPI_Aint lb, ext, tlb, text;
-    int size, contig;
-} layout;
 
 /* A call's state on a rank that lists a peer twice (one allocation):
  * its sides (a nonblocking or persistent call's arrays copied: the
  * large-count forms' narrowed arrays live for the call only), the lists'
  * groups, MPI's arrays and the regions. */
 typedef struct op {
-    side s, r;
+    nh_cold_side s, r;
     MPI_Comm comm;
     int w;
     int *sfirst, *snext, *rfirst, *rnext; /* groups by peer (plan.h, nh_cold_lists) */
@@ -96,54 +64,19 @@ typedef struct op {
     MPI_Aint *bs, *br;                    /* ... (w: absolute) */
     MPI_Datatype *ts, *tr;                /* w: MPI's types */
     char *regs, *regr;                    /* the regions: v typed, w packed */
-    char *mem; /* their memory, mem_bytes (nh_spare_take; NULL: in o's block) */
+    char *mem;        /* their memory, mem_bytes (nh_spare_take; NULL: in o's block) */
     int sself, rself; /* v: the first place of this rank itself among the
                        * destinations, the sources (-1: none); its blocks
                        * are copied here, MPI moves none of them */
     size_t mem_bytes;
-    layout ls, lr;      /* v: the types' */
-    MPI_Datatype *kept; /* types nhood uses after the call returns (duplicated), nkept */
+    nh_cold_layout ls, lr; /* v: the types' */
+    MPI_Datatype *kept;    /* types nhood uses after the call returns (duplicated), nkept */
     int nkept;
 } op;
 
-static int layout_of(MPI_Datatype t, layout *l)
-{
-    int rc;
-    if ((rc = nh_mpi_Type_size(t, &l->size)) || (rc = nh_mpi_Type_get_extent(t, &l->lb, &l->ext)) ||
-        (rc = nh_mpi_Type_get_true_extent(t, &l->tlb, &l->text)))
-        return rc;
-    l->contig = (MPI_Aint)l->size == l->text && l->text == l->ext;
-    return MPI_SUCCESS;
-}
-
-/* count elements of ft (layout fl) from one place to another, as the
- * elements of tt (layout tl) that hold the same data (the same type and
- * layout where the data only move between the program and a region). */
-static int copy_typed(const char *from, int count, MPI_Datatype ft, const layout *fl, char *to,
-                      MPI_Datatype tt, const layout *tl, MPI_Comm comm)
-{
-    if (count == 0 || fl->size == 0)
-        return MPI_SUCCESS;
-    if (fl->contig && tl->contig && !__atomic_load_n(&nh_gpu_runtimes, __ATOMIC_RELAXED)) {
-        nh_copy(to + tl->tlb, from + fl->tlb, (size_t)count * (size_t)fl->size);
-        return MPI_SUCCESS;
-    }
-    int size, pos = 0, rc = nh_mpi_Pack_size(count, ft, comm, &size);
-    char *tmp = rc ? NULL : malloc((size_t)size + 1);
-    if (!rc && !tmp)
-        rc = MPI_ERR_NO_MEM;
-    if (!rc && !(rc = nh_pack(from, count, ft, tmp, size, &pos, comm))) {
-        int n = tl->size ? (int)((long)count * fl->size / tl->size) : 0;
-        pos = 0;
-        rc = nh_unpack(tmp, size, &pos, to, n, tt, comm);
-    }
-    free(tmp);
-    return rc;
-}
-
 /* The bytes a region of n elements of layout l spans; *lo: the offset
  * of its first byte from the region's base (MPI's buffer argument). */
-static size_t span(long n, const layout *l, MPI_Aint *lo)
+static size_t span(long n, const nh_cold_layout *l, MPI_Aint *lo)
 {
     MPI_Aint last = n > 0 ? (MPI_Aint)(n - 1) * l->ext : 0, hi;
     *lo = (last < 0 ? last : 0) + l->tlb;
@@ -153,12 +86,12 @@ static size_t span(long n, const layout *l, MPI_Aint *lo)
 
 /* v: the elements a side's region holds (MPI_PROC_NULL's places and the
  * group at self aside). */
-static long total_v(const side *s, const int *first, int self)
+static long total_v(const nh_cold_side *s, const int *first, int self)
 {
     long t = 0;
     for (int k = 0; k < s->n; k++)
         if (first[k] >= 0 && first[k] != self)
-            t += cnt(s, k);
+            t += nh_cold_cnt(s, k);
     return t;
 }
 
@@ -166,8 +99,8 @@ static long total_v(const side *s, const int *first, int self)
  * groups): a group's total at its first place and nothing at the others
  * (send), or the total at each of its places (receive), at the group's
  * offset in the region (its size: total_v); nothing at the group at self. */
-static int groups_v(const side *s, const int *first, const int *next, int recv, int self, int *c,
-                    int *d)
+static int groups_v(const nh_cold_side *s, const int *first, const int *next, int recv, int self,
+                    int *c, int *d)
 {
     long off = 0;
     for (int k = 0; k < s->n; k++) {
@@ -175,7 +108,7 @@ static int groups_v(const side *s, const int *first, const int *next, int recv, 
             continue;
         long t = 0;
         for (int j = k; j >= 0; j = next[j])
-            t += k == self ? 0 : cnt(s, j);
+            t += k == self ? 0 : nh_cold_cnt(s, j);
         for (int j = k; j >= 0; j = next[j]) {
             c[j] = recv || j == k ? (int)t : 0;
             d[j] = (int)off;
@@ -187,62 +120,39 @@ static int groups_v(const side *s, const int *first, const int *next, int recv, 
     return MPI_SUCCESS;
 }
 
-/* Contiguous host data copied a run at a time: blocks that follow each
- * other at both ends join the run; run_end copies what is left. */
-typedef struct run {
-    char *from, *to;
-    size_t len;
-} run;
-
-static void run_add(run *r, char *from, char *to, size_t n)
-{
-    if (r->len && from == r->from + r->len && to == r->to + r->len) {
-        r->len += n;
-        return;
-    }
-    if (r->len)
-        nh_copy(r->to, r->from, r->len);
-    *r = (run){from, to, n};
-}
-
-static void run_end(run *r)
-{
-    if (r->len)
-        nh_copy(r->to, r->from, r->len);
-    r->len = 0;
-}
-
 /* v: the program's blocks into the send region, or out of the receive
  * region, group by group in list order. */
 static int move_v(op *o, int out)
 {
-    const side *s = out ? &o->r : &o->s;
+    const nh_cold_side *s = out ? &o->r : &o->s;
     const int *first = out ? o->rfirst : o->sfirst, *next = out ? o->rnext : o->snext;
     const int *d = out ? o->dr : o->ds;
     int self = out ? o->rself : o->sself;
     char *reg = out ? o->regr : o->regs;
-    const layout *l = out ? &o->lr : &o->ls;
+    const nh_cold_layout *l = out ? &o->lr : &o->ls;
     /* contiguous data on the host: one copy per run of blocks that follow
      * each other both in the program's buffer and in the region */
     int runs = l->contig && !__atomic_load_n(&nh_gpu_runtimes, __ATOMIC_RELAXED), rc = MPI_SUCCESS;
-    run cur = {0};
+    nh_cold_run cur = {0};
     for (int k = 0; !rc && k < s->n; k++) {
         if (first[k] != k || k == self)
             continue;
         MPI_Aint pos = d[k];
         for (int j = k; !rc && j >= 0; j = next[j]) {
-            char *at = reg + pos * l->ext, *user = addr(s, j);
-            size_t n = (size_t)cnt(s, j) * (size_t)l->size;
-            pos += cnt(s, j);
+            char *at = reg + pos * l->ext, *user = nh_cold_addr(s, j);
+            size_t n = (size_t)nh_cold_cnt(s, j) * (size_t)l->size;
+            pos += nh_cold_cnt(s, j);
             if (!runs) {
-                rc = out ? copy_typed(at, cnt(s, j), s->type, l, user, s->type, l, o->comm)
-                         : copy_typed(user, cnt(s, j), s->type, l, at, s->type, l, o->comm);
+                rc =
+                    out ? nh_cold_copy(at, nh_cold_cnt(s, j), s->type, l, user, s->type, l, o->comm)
+                        : nh_cold_copy(user, nh_cold_cnt(s, j), s->type, l, at, s->type, l,
+                                       o->comm);
                 continue;
             }
-            run_add(&cur, (out ? at : user) + l->tlb, (out ? user : at) + l->tlb, n);
+            nh_cold_run_add(&cur, (out ? at : user) + l->tlb, (out ? user : at) + l->tlb, n);
         }
     }
-    run_end(&cur);
+    nh_cold_run_end(&cur);
     return rc;
 }
 
@@ -250,8 +160,8 @@ static int move_v(op *o, int out)
  * program's block (absolute address), a repeated peer's group travels
  * packed (sizes from MPI_Pack_size: the same on both ends, whose type
  * signatures match); *bytes: the packed region's size. */
-static int groups_w(op *o, const side *s, const int *first, const int *next, int recv, int *c,
-                    MPI_Aint *b, MPI_Datatype *t, MPI_Aint *bytes)
+static int groups_w(op *o, const nh_cold_side *s, const int *first, const int *next, int recv,
+                    int *c, MPI_Aint *b, MPI_Datatype *t, MPI_Aint *bytes)
 {
     MPI_Aint off = 0;
     for (int k = 0; k < s->n; k++) {
@@ -263,14 +173,14 @@ static int groups_w(op *o, const side *s, const int *first, const int *next, int
         if (first[k] != k)
             continue;
         if (next[k] < 0) { /* listed once */
-            c[k] = cnt(s, k);
-            b[k] = (MPI_Aint)(uintptr_t)addr(s, k);
+            c[k] = nh_cold_cnt(s, k);
+            b[k] = (MPI_Aint)(uintptr_t)nh_cold_addr(s, k);
             t[k] = typ(s, k);
             continue;
         }
         long sum = 0;
         for (int j = k; j >= 0; j = next[j]) {
-            int size, rc = nh_mpi_Pack_size(cnt(s, j), typ(s, j), o->comm, &size);
+            int size, rc = nh_mpi_Pack_size(nh_cold_cnt(s, j), typ(s, j), o->comm, &size);
             if (rc)
                 return rc;
             sum += size;
@@ -294,7 +204,7 @@ static int repeated(const int *first, const int *next, int k)
     return first[k] >= 0 && (first[k] != k || next[k] >= 0);
 }
 
-static void absolute_w(const side *s, const int *first, const int *next, MPI_Aint *b,
+static void absolute_w(const nh_cold_side *s, const int *first, const int *next, MPI_Aint *b,
                        const char *reg)
 {
     for (int k = 0; k < s->n; k++)
@@ -306,7 +216,7 @@ static void absolute_w(const side *s, const int *first, const int *next, MPI_Ain
  * unpacked into them. */
 static int move_w(op *o, int out)
 {
-    const side *s = out ? &o->r : &o->s;
+    const nh_cold_side *s = out ? &o->r : &o->s;
     const int *first = out ? o->rfirst : o->sfirst, *next = out ? o->rnext : o->snext;
     const int *c = out ? o->cr : o->cs;
     const MPI_Aint *b = out ? o->br : o->bs;
@@ -317,33 +227,13 @@ static int move_w(op *o, int out)
         char *reg = (char *)(uintptr_t)b[k];
         int pos = 0, size = c[k]; /* the group's, at its first place on both sides */
         for (int j = k; !rc && j >= 0; j = next[j])
-            rc = out ? nh_unpack(reg, size, &pos, addr(s, j), cnt(s, j), typ(s, j), o->comm)
-                     : nh_pack(addr(s, j), cnt(s, j), typ(s, j), reg, size, &pos, o->comm);
+            rc = out ? nh_unpack(reg, size, &pos, nh_cold_addr(s, j), nh_cold_cnt(s, j), typ(s, j),
+                                 o->comm)
+                     : nh_pack(nh_cold_addr(s, j), nh_cold_cnt(s, j), typ(s, j), reg, size, &pos,
+                               o->comm);
         if (!out && !rc && pos < size) /* (MPI_Pack_size is an upper bound: MPI sends it all) */
             memset(reg + pos, 0, (size_t)(size - pos));
     }
-    return rc;
-}
-
-/* v: the blocks this rank sends itself, each into the receive place that
- * the standard pairs it with (the j-th place of self among the
- * destinations with the j-th among the sources). */
-static int self_v(op *o)
-{
-    int rc = MPI_SUCCESS, runs = o->ls.contig && o->lr.contig &&
-                                !__atomic_load_n(&nh_gpu_runtimes, __ATOMIC_RELAXED);
-    run cur = {0};
-    for (int i = o->sself, j = o->rself; !rc && i >= 0 && j >= 0; i = o->snext[i], j = o->rnext[j]) {
-        long bytes = (long)cnt(&o->s, i) * o->ls.size;
-        if (bytes > (long)cnt(&o->r, j) * o->lr.size)
-            rc = MPI_ERR_TRUNCATE;
-        else if (runs && bytes)
-            run_add(&cur, addr(&o->s, i) + o->ls.tlb, addr(&o->r, j) + o->lr.tlb, (size_t)bytes);
-        else
-            rc = copy_typed(addr(&o->s, i), cnt(&o->s, i), o->s.type, &o->ls, addr(&o->r, j),
-                            o->r.type, &o->lr, o->comm);
-    }
-    run_end(&cur);
     return rc;
 }
 
@@ -351,7 +241,9 @@ static int op_in(void *ctx)
 {
     op *o = ctx;
     int rc = o->w ? move_w(o, 0) : move_v(o, 0);
-    return rc || o->w ? rc : self_v(o);
+    return rc || o->w ? rc
+                      : nh_cold_self(&o->s, &o->ls, o->sself, o->snext, &o->r, &o->lr, o->rself,
+                                     o->rnext, o->comm);
 }
 
 static int op_out(void *ctx)
@@ -398,7 +290,7 @@ static void *take(char **at, size_t bytes)
  * count), arrays copied into o where copy. */
 static void sides(op *o, nh_coll coll, const nh_args *a, int outdeg, int indeg, int copy, char **at)
 {
-    side *s = &o->s, *r = &o->r;
+    nh_cold_side *s = &o->s, *r = &o->r;
     s->base = (char *)(uintptr_t)a->sbuf;
     r->base = a->rbuf;
     s->n = outdeg;
@@ -426,7 +318,7 @@ static void sides(op *o, nh_coll coll, const nh_args *a, int outdeg, int indeg, 
     if (!copy)
         return;
     for (int i = 0; i < 2; i++) {
-        side *x = i ? r : s;
+        nh_cold_side *x = i ? r : s;
         if (x->counts)
             x->counts =
                 memcpy(take(at, (size_t)x->n * sizeof(int)), x->counts, (size_t)x->n * sizeof(int));
@@ -455,20 +347,20 @@ static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
     int ns = l->outdeg, nr = l->indeg, copy = form != NH_FORM_BLOCKING,
         w = coll == NH_COLL_ALLTOALLW;
     size_t per = 6 * sizeof(int) + 2 * sizeof(MPI_Aint) + 3 * sizeof(MPI_Datatype), rs = 0, rr = 0;
-    layout ls, lr;
+    nh_cold_layout ls, lr;
     MPI_Aint los = 0, lor = 0;
-    int rc = w ? MPI_SUCCESS : layout_of(a->stype, &ls);
+    int rc = w ? MPI_SUCCESS : nh_cold_layout_of(a->stype, &ls);
     if (!w && !rc && a->rtype == a->stype)
         lr = ls;
     else if (!w && !rc)
-        rc = layout_of(a->rtype, &lr);
+        rc = nh_cold_layout_of(a->rtype, &lr);
     if (rc)
         return rc;
     int sself = w ? -1 : l->dself, rself = w ? -1 : l->sself; /* sends go to the destinations */
     if (!w) { /* the v regions' bytes, in the same block */
-        side s = {
+        nh_cold_side s = {
             .n = ns, .count = a->scount, .counts = coll == NH_COLL_ALLTOALL ? NULL : a->scounts};
-        side r = {
+        nh_cold_side r = {
             .n = nr, .count = a->rcount, .counts = coll == NH_COLL_ALLTOALL ? NULL : a->rcounts};
         rs = span(total_v(&s, l->dfirst, sself), &ls, &los);
         rr = span(total_v(&r, l->sfirst, rself), &lr, &lor);
@@ -548,7 +440,7 @@ static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
         absolute_w(&o->r, o->rfirst, o->rnext, o->br, o->regr);
         /* the types nhood packs with after the call returns */
         for (int i = 0; i < 2; i++) {
-            side *x = i ? &o->r : &o->s;
+            nh_cold_side *x = i ? &o->r : &o->s;
             const int *first = i ? o->rfirst : o->sfirst, *next = i ? o->rnext : o->snext;
             if (i ? !copy : form != NH_FORM_PERSISTENT)
                 continue;
@@ -601,8 +493,8 @@ static int run_repeats(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a,
 {
     op *o;
     MPI_Request inner;
-    int rc = op_make(coll, form, a, comm, l, &o);
-    if (rc)
+    int rc = nh_cold_typed(p, coll, form, a, comm, l, req);
+    if (rc != NH_COLD_UNTYPED || (rc = op_make(coll, form, a, comm, l, &o)))
         return rc;
     if (form != NH_FORM_PERSISTENT && (rc = op_in(o)))
         goto fail;

@@ -139,6 +139,13 @@ int nh_type_create_struct(int n, const int *lens, const MPI_Aint *disps, const M
     return committed(rc, t, out);
 }
 
+int nh_type_create_resized(MPI_Datatype type, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *out)
+{
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    int rc = nh_mpi_Type_create_resized(type, lb, extent, &t);
+    return committed(rc, t, out);
+}
+
 int nh_type_dup(MPI_Datatype type, MPI_Datatype *out)
 {
     int rc = nh_mpi_Type_dup(type, out);

@@ -48,6 +48,8 @@ extern int nh_node_ranks, nh_node_cpus, nh_node_max;
 /* Creates and commits; *out is valid only on success. */
 int nh_type_create_struct(int n, const int *lens, const MPI_Aint *disps, const MPI_Datatype *types,
                           MPI_Datatype *out);
+/* MPI_Type_create_resized, committed; *out is valid only on success. */
+int nh_type_create_resized(MPI_Datatype type, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *out);
 /* MPI_Type_contiguous, committed; *out is valid only on success. */
 int nh_type_contiguous(int count, MPI_Datatype type, MPI_Datatype *out);
 int nh_type_free(MPI_Datatype *type);

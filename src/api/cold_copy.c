@@ -1,0 +1,89 @@
+/* Copies for the cold tier's all-to-all calls where MPI orders a
+ * repeated peer's blocks wrongly (api/cold_int.h): datatypes' layouts,
+ * typed and contiguous copies, a rank's blocks to itself. */
+#include <stdlib.h>
+
+#include "api/cold_int.h"
+#include "util/copy.h"
+#include "util/gpu.h"
+#include "util/mpilib.h"
+
+#ifndef NHOOD_SMPI
+
+int nh_cold_layout_of(MPI_Datatype t, nh_cold_layout *l)
+{
+    int rc;
+    if ((rc = nh_mpi_Type_size(t, &l->size)) || (rc = nh_mpi_Type_get_extent(t, &l->lb, &l->ext)) ||
+        (rc = nh_mpi_Type_get_true_extent(t, &l->tlb, &l->text)))
+        return rc;
+    l->contig = (MPI_Aint)l->size == l->text && l->text == l->ext;
+    return MPI_SUCCESS;
+}
+
+/* (The same type and layout where the data only move between the program
+ * and a region.) */
+int nh_cold_copy(const char *from, int count, MPI_Datatype ft, const nh_cold_layout *fl, char *to,
+                 MPI_Datatype tt, const nh_cold_layout *tl, MPI_Comm comm)
+{
+    if (count == 0 || fl->size == 0)
+        return MPI_SUCCESS;
+    if (fl->contig && tl->contig && !__atomic_load_n(&nh_gpu_runtimes, __ATOMIC_RELAXED)) {
+        nh_copy(to + tl->tlb, from + fl->tlb, (size_t)count * (size_t)fl->size);
+        return MPI_SUCCESS;
+    }
+    int size, pos = 0, rc = nh_mpi_Pack_size(count, ft, comm, &size);
+    char *tmp = rc ? NULL : malloc((size_t)size + 1);
+    if (!rc && !tmp)
+        rc = MPI_ERR_NO_MEM;
+    if (!rc && !(rc = nh_pack(from, count, ft, tmp, size, &pos, comm))) {
+        int n = tl->size ? (int)((long)count * fl->size / tl->size) : 0;
+        pos = 0;
+        rc = nh_unpack(tmp, size, &pos, to, n, tt, comm);
+    }
+    free(tmp);
+    return rc;
+}
+
+/* Contiguous host data copied a run at a time: blocks that follow each
+ * other at both ends join the run; run_end copies what is left. */
+void nh_cold_run_add(nh_cold_run *r, char *from, char *to, size_t n)
+{
+    if (r->len && from == r->from + r->len && to == r->to + r->len) {
+        r->len += n;
+        return;
+    }
+    if (r->len)
+        nh_copy(r->to, r->from, r->len);
+    *r = (nh_cold_run){from, to, n};
+}
+
+void nh_cold_run_end(nh_cold_run *r)
+{
+    if (r->len)
+        nh_copy(r->to, r->from, r->len);
+    r->len = 0;
+}
+
+int nh_cold_self(const nh_cold_side *s, const nh_cold_layout *ls, int dself, const int *dnext,
+                 const nh_cold_side *r, const nh_cold_layout *lr, int rself, const int *rnext,
+                 MPI_Comm comm)
+{
+    int rc = MPI_SUCCESS,
+        runs = ls->contig && lr->contig && !__atomic_load_n(&nh_gpu_runtimes, __ATOMIC_RELAXED);
+    nh_cold_run cur = {0};
+    for (int i = dself, j = rself; !rc && i >= 0 && j >= 0; i = dnext[i], j = rnext[j]) {
+        long bytes = (long)nh_cold_cnt(s, i) * ls->size;
+        if (bytes > (long)nh_cold_cnt(r, j) * lr->size)
+            rc = MPI_ERR_TRUNCATE;
+        else if (runs && bytes)
+            nh_cold_run_add(&cur, nh_cold_addr(s, i) + ls->tlb, nh_cold_addr(r, j) + lr->tlb,
+                            (size_t)bytes);
+        else
+            rc = nh_cold_copy(nh_cold_addr(s, i), nh_cold_cnt(s, i), s->type, ls,
+                              nh_cold_addr(r, j), r->type, lr, comm);
+    }
+    nh_cold_run_end(&cur);
+    return rc;
+}
+
+#endif

@@ -1,0 +1,72 @@
+/* What the cold tier's all-to-all calls share where MPI orders a repeated
+ * peer's blocks wrongly (api/cold.c, cold_typed.c, cold_copy.c): a call's
+ * sides as places, datatypes' layouts and copies.  Private to them. */
+#ifndef NH_COLD_INT_H
+#define NH_COLD_INT_H
+
+#include <stdint.h>
+
+#include "api/api.h"
+
+/* One side of a call as places: place k's count, address and type. */
+typedef struct nh_cold_side {
+    char *base;
+    int n, count;              /* count: regular calls */
+    const int *counts;         /* v, w */
+    const int *displs;         /* v: in extents */
+    const MPI_Aint *bdispls;   /* w: in bytes */
+    MPI_Datatype type;         /* regular, v */
+    const MPI_Datatype *types; /* w */
+    MPI_Aint ext;              /* type's extent (regular, v) */
+} nh_cold_side;
+
+static inline int nh_cold_cnt(const nh_cold_side *s, int k)
+{
+    return s->counts ? s->counts[k] : s->count;
+}
+
+static inline char *nh_cold_addr(const nh_cold_side *s, int k)
+{
+    if (s->bdispls)
+        return (char *)((uintptr_t)s->base + (uintptr_t)s->bdispls[k]);
+    MPI_Aint e = s->displs ? (MPI_Aint)s->displs[k] : (MPI_Aint)k * s->count;
+    return (char *)((uintptr_t)s->base + (uintptr_t)(e * s->ext));
+}
+
+/* A type's layout: contiguous data (size == true extent == extent) can be
+ * copied with memcpy where no GPU runtime is loaded. */
+typedef struct nh_cold_layout {
+    MPI_Aint lb, ext, tlb, text;
+    int size, contig;
+} nh_cold_layout;
+
+int nh_cold_layout_of(MPI_Datatype t, nh_cold_layout *l);
+/* count elements of ft (layout fl) from one place to another, as the
+ * elements of tt (layout tl) that hold the same data. */
+int nh_cold_copy(const char *from, int count, MPI_Datatype ft, const nh_cold_layout *fl, char *to,
+                 MPI_Datatype tt, const nh_cold_layout *tl, MPI_Comm comm);
+/* Contiguous host data copied a run at a time (api/cold_copy.c): blocks
+ * that follow each other at both ends join the run; nh_cold_run_end
+ * copies what is left. */
+typedef struct nh_cold_run {
+    char *from, *to;
+    size_t len;
+} nh_cold_run;
+void nh_cold_run_add(nh_cold_run *r, char *from, char *to, size_t n);
+void nh_cold_run_end(nh_cold_run *r);
+/* The blocks this rank sends itself (the places from dself on, dnext,
+ * of s), each into the receive place of r (from rself on, rnext) that the
+ * standard pairs it with: the j-th place of self among the destinations
+ * with the j-th among the sources. */
+int nh_cold_self(const nh_cold_side *s, const nh_cold_layout *ls, int dself, const int *dnext,
+                 const nh_cold_side *r, const nh_cold_layout *lr, int rself, const int *rnext,
+                 MPI_Comm comm);
+/* A regular or v call of a rank that lists a peer twice, moved by MPI
+ * without copies where its repeated peers' blocks are large
+ * (api/cold_typed.c): MPI's result, or NH_COLD_UNTYPED where this does
+ * not apply (the caller copies). */
+#define NH_COLD_UNTYPED (-2) /* (not NH_TO_PMPI) */
+int nh_cold_typed(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
+                  const nh_cold_lists *l, MPI_Request *req);
+
+#endif
