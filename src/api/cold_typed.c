@@ -110,8 +110,9 @@ static int group_type(const shape *sh, MPI_Datatype t, MPI_Datatype *out)
 static void places(const nh_cold_side *s, const int *first, const int *next, int recv, int self,
                    int *c, int *d)
 {
-    for (int k = 0; k < s->n; k++) {
+    for (int k = 0; k < s->n; k++)
         c[k] = d[k] = 0;
+    for (int k = 0; k < s->n; k++) {
         if (first[k] != k || k == self)
             continue;
         int at = (int)offset(nh_cold_addr(s, k), s->base);
