@@ -156,12 +156,40 @@ static int move_v(op *o, int out)
     return rc;
 }
 
+/* w: the blocks of the group at place k of s (next) as one datatype at
+ * MPI_BOTTOM (their absolute addresses), freed with o. */
+static int group_w(op *o, const nh_cold_side *s, int k, const int *next, MPI_Datatype *out)
+{
+    int g = 0, rc;
+    for (int j = k; j >= 0; j = next[j])
+        g++;
+    MPI_Aint *at = malloc((size_t)g * (sizeof(MPI_Aint) + sizeof(MPI_Datatype) + sizeof(int)));
+    if (!at)
+        return MPI_ERR_NO_MEM;
+    MPI_Datatype *types = (MPI_Datatype *)(at + g);
+    int *lens = (int *)(types + g);
+    g = 0;
+    for (int j = k; j >= 0; j = next[j], g++) {
+        lens[g] = nh_cold_cnt(s, j);
+        at[g] = (MPI_Aint)(uintptr_t)nh_cold_addr(s, j);
+        types[g] = typ(s, j);
+    }
+    if (!(rc = nh_type_create_struct(g, lens, at, types, out)))
+        o->kept[o->nkept++] = *out;
+    free(at);
+    return rc;
+}
+
 /* w: MPI's arrays for one side: a place of a peer listed once keeps the
  * program's block (absolute address), a repeated peer's group travels
  * packed (sizes from MPI_Pack_size: the same on both ends, whose type
- * signatures match); *bytes: the packed region's size. */
+ * signatures match), or where inplace and it packs to at least
+ * NH_COLD_INPLACE_MIN bytes as one datatype of its blocks (group_w: one
+ * at its first place to send, at each of its places to receive, as
+ * cold_typed.c; both ends decide alike, from the same size); *bytes: the
+ * packed region's size. */
 static int groups_w(op *o, const nh_cold_side *s, const int *first, const int *next, int recv,
-                    int *c, MPI_Aint *b, MPI_Datatype *t, MPI_Aint *bytes)
+                    int inplace, int *c, MPI_Aint *b, MPI_Datatype *t, MPI_Aint *bytes)
 {
     MPI_Aint off = 0;
     for (int k = 0; k < s->n; k++) {
@@ -187,6 +215,17 @@ static int groups_w(op *o, const nh_cold_side *s, const int *first, const int *n
         }
         if (sum > INT32_MAX)
             return MPI_ERR_COUNT;
+        if (inplace && sum >= NH_COLD_INPLACE_MIN) { /* in place, as one datatype */
+            int rc = group_w(o, s, k, next, &t[k]);
+            if (rc)
+                return rc;
+            for (int j = k; j >= 0; j = next[j]) {
+                c[j] = recv || j == k;
+                b[j] = 0;
+                t[j] = t[k];
+            }
+            continue;
+        }
         for (int j = k; j >= 0; j = next[j]) {
             c[j] = recv || j == k ? (int)sum : 0;
             b[j] = off; /* made absolute once the region exists */
@@ -198,17 +237,18 @@ static int groups_w(op *o, const nh_cold_side *s, const int *first, const int *n
     return MPI_SUCCESS;
 }
 
-/* Is place k in a repeated peer's group? */
-static int repeated(const int *first, const int *next, int k)
+/* Is place k in a repeated peer's group packed into a region (t: MPI's
+ * types for the side)? */
+static int packed(const int *first, const int *next, const MPI_Datatype *t, int k)
 {
-    return first[k] >= 0 && (first[k] != k || next[k] >= 0);
+    return first[k] >= 0 && (first[k] != k || next[k] >= 0) && t[k] == MPI_PACKED;
 }
 
-static void absolute_w(const nh_cold_side *s, const int *first, const int *next, MPI_Aint *b,
-                       const char *reg)
+static void absolute_w(const nh_cold_side *s, const int *first, const int *next,
+                       const MPI_Datatype *t, MPI_Aint *b, const char *reg)
 {
     for (int k = 0; k < s->n; k++)
-        if (repeated(first, next, k))
+        if (packed(first, next, t, k))
             b[k] += (MPI_Aint)(uintptr_t)reg;
 }
 
@@ -220,9 +260,10 @@ static int move_w(op *o, int out)
     const int *first = out ? o->rfirst : o->sfirst, *next = out ? o->rnext : o->snext;
     const int *c = out ? o->cr : o->cs;
     const MPI_Aint *b = out ? o->br : o->bs;
+    const MPI_Datatype *t = out ? o->tr : o->ts;
     int rc = MPI_SUCCESS;
     for (int k = 0; !rc && k < s->n; k++) {
-        if (first[k] != k || next[k] < 0)
+        if (first[k] != k || !packed(first, next, t, k))
             continue;
         char *reg = (char *)(uintptr_t)b[k];
         int pos = 0, size = c[k]; /* the group's, at its first place on both sides */
@@ -426,8 +467,9 @@ static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
         o->br = take(&at, (size_t)nr * sizeof(MPI_Aint));
         o->ts = take(&at, (size_t)ns * sizeof(MPI_Datatype));
         o->tr = take(&at, (size_t)nr * sizeof(MPI_Datatype));
-        if ((rc = groups_w(o, &o->s, o->sfirst, o->snext, 0, o->cs, o->bs, o->ts, &bs)) ||
-            (rc = groups_w(o, &o->r, o->rfirst, o->rnext, 1, o->cr, o->br, o->tr, &br)))
+        int inplace = form != NH_FORM_PERSISTENT; /* (persistent: packed at every start) */
+        if ((rc = groups_w(o, &o->s, o->sfirst, o->snext, 0, inplace, o->cs, o->bs, o->ts, &bs)) ||
+            (rc = groups_w(o, &o->r, o->rfirst, o->rnext, 1, inplace, o->cr, o->br, o->tr, &br)))
             goto fail;
         if (!(o->mem = nh_spare_take((size_t)bs + (size_t)br + 32, &o->mem_bytes))) {
             rc = MPI_ERR_NO_MEM;
@@ -436,8 +478,8 @@ static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
         char *m = o->mem;
         o->regs = take(&m, (size_t)bs);
         o->regr = take(&m, (size_t)br);
-        absolute_w(&o->s, o->sfirst, o->snext, o->bs, o->regs);
-        absolute_w(&o->r, o->rfirst, o->rnext, o->br, o->regr);
+        absolute_w(&o->s, o->sfirst, o->snext, o->ts, o->bs, o->regs);
+        absolute_w(&o->r, o->rfirst, o->rnext, o->tr, o->br, o->regr);
         /* the types nhood packs with after the call returns */
         for (int i = 0; i < 2; i++) {
             nh_cold_side *x = i ? &o->r : &o->s;
@@ -445,7 +487,7 @@ static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
             if (i ? !copy : form != NH_FORM_PERSISTENT)
                 continue;
             for (int k = 0; k < x->n; k++)
-                if (repeated(first, next, k) &&
+                if (packed(first, next, i ? o->tr : o->ts, k) &&
                     (rc = keep(o, x->types[k], (MPI_Datatype *)&x->types[k])))
                     goto fail;
         }

@@ -36,13 +36,6 @@
 
 #ifndef NHOOD_SMPI
 
-/* a group's bytes, at least; smaller ones are copied.  MPICH 4.0.2, 2
- * ranks, 3-D Moore ialltoall (groups of 18 blocks), cold calls against
- * MPI's own, four runs each: 1 MiB blocks 1.49 in place against 2.05
- * copied, 256 KiB 1.81 against 1.79, 64 KiB 1.43 against 1.37 (MPI packs a
- * datatype's message through its own buffers too; past the caches the
- * copies cost most) */
-#define TYPED_MIN (4L << 20)
 #define TYPED_MAXG 64 /* places per group, at most */
 
 /* A group's shape: its places' counts, and their blocks' byte offsets
@@ -60,7 +53,7 @@ static MPI_Aint offset(const char *at, const char *from)
 
 /* Does every place of s that MPI moves (not MPI_PROC_NULL's, not the
  * group at self) belong to a repeated peer, every group of one shape
- * (*sh) of at least TYPED_MIN bytes, its first block within an int's
+ * (*sh) of at least NH_COLD_INPLACE_MIN bytes, its first block within an int's
  * reach of the buffer? */
 static int uniform(const nh_cold_side *s, const int *first, const int *next, int self, int size,
                    shape *sh)
@@ -83,7 +76,7 @@ static int uniform(const nh_cold_side *s, const int *first, const int *next, int
             sh->offs[g] = off;
             bytes += (long)nh_cold_cnt(s, j) * size;
         }
-        if ((!fresh && g != sh->g) || bytes < TYPED_MIN)
+        if ((!fresh && g != sh->g) || bytes < NH_COLD_INPLACE_MIN)
             return 0;
         sh->g = g;
     }

@@ -358,21 +358,22 @@ static void large_side(side *y, int n, int rev, int use_vec, int *buf, int **d)
 }
 
 /* Large blocks (a repeated peer's pass 4 MiB at 2 ranks: MPI moves them in place
- * where its groups have one shape, api/cold_typed.c, else through regions
- * whose memory nhood keeps for the next call, api/cold.c), each round
- * with new data: two nonblocking all-to-alls outstanding at once, a
- * blocking one, then alltoallv with the blocks in reverse order and gaps
- * between them (nonblocking, then blocking with a strided type, whose
- * gaps must stay as they were). */
+ * where its groups have one shape, api/cold_typed.c, and in w calls,
+ * api/cold.c; else through regions whose memory nhood keeps for the next
+ * call), each round with new data: two nonblocking all-to-alls
+ * outstanding at once, a blocking one, then alltoallv and alltoallw with
+ * the blocks in reverse order and gaps between them (nonblocking, then
+ * blocking; alltoallv with a strided type, whose gaps must stay as they
+ * were, on both sides, alltoallw sending it and receiving ints). */
 static void large(const graph *x)
 {
     int *sb[2], *rb[2], *ref[2];
-    for (int round = 0; round < 4; round++) {
+    for (int round = 0; round < 6; round++) {
         MPI_Request q[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
         MPI_Status st[2]; /* MPI_STATUSES_IGNORE trips gcc 12's -Wstringop-overflow with MPICH */
-        int v = round >= 2, use_vec = round == 3, calls = round == 0 ? 2 : 1;
-        size_t sn = (size_t)LARGE_INTS(use_vec) * x->outdeg,
-               rn = (size_t)LARGE_INTS(use_vec) * x->indeg;
+        int v = round >= 2, w = round >= 4, calls = round == 0 ? 2 : 1;
+        int svec = round == 3 || round == 4, rvec = round == 3; /* w: 2 ints as one vec */
+        size_t sn = (size_t)LARGE_INTS(svec) * x->outdeg, rn = (size_t)LARGE_INTS(rvec) * x->indeg;
         for (int i = 0; i < calls; i++) {
             side s, r;
             int *sd, *rd;
@@ -383,20 +384,26 @@ static void large(const graph *x)
                 sb[i][k] = (int)(k * 7 + (size_t)rank * 1000003 + (size_t)round * 31 + (size_t)i);
             for (size_t k = 0; k < rn; k++)
                 rb[i][k] = ref[i][k] = SENT;
-            large_side(&s, x->outdeg, v, use_vec, sb[i], &sd);
-            large_side(&r, x->indeg, v, use_vec, ref[i], &rd);
+            large_side(&s, x->outdeg, v, svec, sb[i], &sd);
+            large_side(&r, x->indeg, v, rvec, ref[i], &rd);
             reference(x, &s, &r);
-            MPI_Datatype t = use_vec ? vec : MPI_INT;
-            if (!v && round == 0)
+            MPI_Datatype t = svec ? vec : MPI_INT;
+            if (w && round == 4)
+                MPI_Ineighbor_alltoallw(sb[i], s.counts, s.bdispls, s.types, rb[i], r.counts,
+                                        r.bdispls, r.types, x->g, &q[i]);
+            else if (w)
+                MPI_Neighbor_alltoallw(sb[i], s.counts, s.bdispls, s.types, rb[i], r.counts,
+                                       r.bdispls, r.types, x->g);
+            else if (!v && round == 0)
                 MPI_Ineighbor_alltoall(sb[i], M, MPI_INT, rb[i], M, MPI_INT, x->g, &q[i]);
             else if (!v)
                 MPI_Neighbor_alltoall(sb[i], M, MPI_INT, rb[i], M, MPI_INT, x->g);
-            else if (!use_vec)
+            else if (!svec)
                 MPI_Ineighbor_alltoallv(sb[i], s.counts, sd, t, rb[i], r.counts, rd, t, x->g,
                                         &q[i]);
             else
                 MPI_Neighbor_alltoallv(sb[i], s.counts, sd, t, rb[i], r.counts, rd, t, x->g);
-            if (v) /* (MPI reads sd and rd until then) */
+            if (v) /* (MPI reads the arrays until then) */
                 MPI_Waitall(2, q, st);
             s.buf = r.buf = NULL;
             free(sd);
