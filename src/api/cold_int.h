@@ -64,8 +64,8 @@ int nh_cold_self(const nh_cold_side *s, const nh_cold_layout *ls, int dself, con
 /* A repeated peer's group of at least this many bytes travels in place
  * (cold_typed.c; w calls: cold.c), smaller ones are copied.  MPICH 4.0.2, 2
  * ranks, 3-D Moore ialltoall (groups of 18 blocks), cold calls against
- * MPI's own, four runs each: 1 MiB blocks 1.49 in place against 2.05
- * copied, 256 KiB 1.81 against 1.79, 64 KiB 1.43 against 1.37 (MPI packs a
+ * MPI's own, means of four runs: 1 MiB blocks 1.49 in place against 2.05
+ * copied, 256 KiB 1.82 against 1.79, 64 KiB 1.43 against 1.37 (MPI packs a
  * datatype's message through its own buffers too; past the caches the
  * copies cost most) */
 #define NH_COLD_INPLACE_MIN (4L << 20)

@@ -20,8 +20,8 @@
 #define NH_LEARN_SWITCH 0.95 /* a re-check switches where the other takes under this share */
 #define NH_LEARN_CLOSE 1.25  /* candidates this close to the fastest: a run-off */
 #define NH_LEARN_RUNOFF 3    /* candidates in a run-off, at most */
-/* a schedule's other bindings join the run-off where its first binding
- * took at most this times the fastest (MPICH 4.2.1 at 2 ranks, 3-D Moore,
+/* nhood's fastest schedule's other bindings join the run-off where its first
+ * binding took at most this times the fastest (MPICH 4.2.1 at 2 ranks, 3-D Moore,
  * 4 KiB: the struct datatype ran at 0.7 of the packing) */
 #define NH_LEARN_BIND_CLOSE 1.5
 #define NH_LEARN_EARLY 64   /* decided calls before the first re-check, at most */
