@@ -24,7 +24,7 @@
  * binding took at most this times the fastest (MPICH 4.2.1 at 2 ranks, 3-D Moore,
  * 4 KiB: the struct datatype ran at 0.7 of the packing) */
 #define NH_LEARN_BIND_CLOSE 1.5
-#define NH_LEARN_EARLY 64   /* decided calls before the first re-check, at most */
+#define NH_LEARN_EARLY 64 /* decided calls before the first re-check, at most */
 
 struct nh_learn {
     struct nh_learn *next;
