@@ -383,20 +383,14 @@ static void sides(op *o, nh_coll coll, const nh_args *a, int outdeg, int indeg, 
  * at every start); nonblocking and persistent: the receive side's
  * (unpacked at completion) and the arrays copied. */
 static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
-                   const nh_cold_lists *l, op **out)
+                   const nh_cold_lists *l, const nh_cold_layout *lsp, const nh_cold_layout *lrp,
+                   op **out)
 {
     int ns = l->outdeg, nr = l->indeg, copy = form != NH_FORM_BLOCKING,
-        w = coll == NH_COLL_ALLTOALLW;
+        w = coll == NH_COLL_ALLTOALLW, rc;
     size_t per = 6 * sizeof(int) + 2 * sizeof(MPI_Aint) + 3 * sizeof(MPI_Datatype), rs = 0, rr = 0;
-    nh_cold_layout ls, lr;
+    nh_cold_layout ls = *lsp, lr = *lrp;
     MPI_Aint los = 0, lor = 0;
-    int rc = w ? MPI_SUCCESS : nh_cold_layout_of(a->stype, &ls);
-    if (!w && !rc && a->rtype == a->stype)
-        lr = ls;
-    else if (!w && !rc)
-        rc = nh_cold_layout_of(a->rtype, &lr);
-    if (rc)
-        return rc;
     int sself = w ? -1 : l->dself, rself = w ? -1 : l->sself; /* sends go to the destinations */
     if (!w) { /* the v regions' bytes, in the same block */
         nh_cold_side s = {
@@ -535,8 +529,19 @@ static int run_repeats(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a,
 {
     op *o;
     MPI_Request inner;
-    int rc = nh_cold_typed(p, coll, form, a, comm, l, req);
-    if (rc != NH_COLD_UNTYPED || (rc = op_make(coll, form, a, comm, l, &o)))
+    nh_cold_layout ls = {0}, lr = {0}; /* (regular and v) */
+    int rc = MPI_SUCCESS;
+    if (coll != NH_COLL_ALLTOALLW) {
+        if ((rc = nh_cold_layout_of(a->stype, &ls)))
+            return rc;
+        if (a->rtype == a->stype)
+            lr = ls;
+        else if ((rc = nh_cold_layout_of(a->rtype, &lr)))
+            return rc;
+        if ((rc = nh_cold_typed(p, coll, form, a, comm, l, &ls, &lr, req)) != NH_COLD_UNTYPED)
+            return rc;
+    }
+    if ((rc = op_make(coll, form, a, comm, l, &ls, &lr, &o)))
         return rc;
     if (form != NH_FORM_PERSISTENT && (rc = op_in(o)))
         goto fail;

@@ -70,12 +70,14 @@ int nh_cold_self(const nh_cold_side *s, const nh_cold_layout *ls, int dself, con
  * copies cost most) */
 #define NH_COLD_INPLACE_MIN (4L << 20)
 
-/* A regular or v call of a rank that lists a peer twice, moved by MPI
- * without copies where its repeated peers' blocks are large
+/* A regular or v call of a rank that lists a peer twice (ls, lr: its
+ * types' layouts), moved by MPI without copies where its repeated peers'
+ * blocks are large
  * (api/cold_typed.c): MPI's result, or NH_COLD_UNTYPED where this does
  * not apply (the caller copies). */
 #define NH_COLD_UNTYPED (-2) /* (not NH_TO_PMPI) */
 int nh_cold_typed(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
-                  const nh_cold_lists *l, MPI_Request *req);
+                  const nh_cold_lists *l, const nh_cold_layout *ls, const nh_cold_layout *lr,
+                  MPI_Request *req);
 
 #endif

@@ -119,15 +119,17 @@ static void places(const nh_cold_side *s, const int *first, const int *next, int
 static const nh_wrap_ops arrays_ops = {NULL, NULL, free};
 
 int nh_cold_typed(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
-                  const nh_cold_lists *l, MPI_Request *req)
+                  const nh_cold_lists *l, const nh_cold_layout *lsp, const nh_cold_layout *lrp,
+                  MPI_Request *req)
 {
-    nh_cold_layout ls, lr;
+    nh_cold_layout ls = *lsp, lr = *lrp;
     shape shs, shr;
     int ns = l->outdeg, nr = l->indeg, rc;
-    if (form == NH_FORM_PERSISTENT || coll == NH_COLL_ALLTOALLW)
+    if (form == NH_FORM_PERSISTENT || coll == NH_COLL_ALLTOALLW ||
+        (coll == NH_COLL_ALLTOALL && /* (a quick bound: every block of a side) */
+         ((long)a->scount * ls.size * ns < NH_COLD_INPLACE_MIN ||
+          (long)a->rcount * lr.size * nr < NH_COLD_INPLACE_MIN)))
         return NH_COLD_UNTYPED;
-    if ((rc = nh_cold_layout_of(a->stype, &ls)) || (rc = nh_cold_layout_of(a->rtype, &lr)))
-        return rc;
     int v = coll == NH_COLL_ALLTOALLV;
     nh_cold_side s = {.base = (char *)(uintptr_t)a->sbuf,
                       .n = ns,
