@@ -46,11 +46,6 @@
 
 #ifndef NHOOD_SMPI /* SimGrid's own exchange follows the lists (util/mpilib.h) */
 
-static MPI_Datatype typ(const nh_cold_side *s, int k)
-{
-    return s->types ? s->types[k] : s->type;
-}
-
 /* A call's state on a rank that lists a peer twice (one allocation):
  * its sides (a nonblocking or persistent call's arrays copied: the
  * large-count forms' narrowed arrays live for the call only), the lists'
@@ -160,23 +155,9 @@ static int move_v(op *o, int out)
  * MPI_BOTTOM (their absolute addresses), freed with o. */
 static int group_w(op *o, const nh_cold_side *s, int k, const int *next, MPI_Datatype *out)
 {
-    int g = 0, rc;
-    for (int j = k; j >= 0; j = next[j])
-        g++;
-    MPI_Aint *at = malloc((size_t)g * (sizeof(MPI_Aint) + sizeof(MPI_Datatype) + sizeof(int)));
-    if (!at)
-        return MPI_ERR_NO_MEM;
-    MPI_Datatype *types = (MPI_Datatype *)(at + g);
-    int *lens = (int *)(types + g);
-    g = 0;
-    for (int j = k; j >= 0; j = next[j], g++) {
-        lens[g] = nh_cold_cnt(s, j);
-        at[g] = (MPI_Aint)(uintptr_t)nh_cold_addr(s, j);
-        types[g] = typ(s, j);
-    }
-    if (!(rc = nh_type_create_struct(g, lens, at, types, out)))
+    int rc = nh_cold_group_type(s, k, next, 0, out);
+    if (!rc)
         o->kept[o->nkept++] = *out;
-    free(at);
     return rc;
 }
 
@@ -203,12 +184,12 @@ static int groups_w(op *o, const nh_cold_side *s, const int *first, const int *n
         if (next[k] < 0) { /* listed once */
             c[k] = nh_cold_cnt(s, k);
             b[k] = (MPI_Aint)(uintptr_t)nh_cold_addr(s, k);
-            t[k] = typ(s, k);
+            t[k] = nh_cold_typ(s, k);
             continue;
         }
         long sum = 0;
         for (int j = k; j >= 0; j = next[j]) {
-            int size, rc = nh_mpi_Pack_size(nh_cold_cnt(s, j), typ(s, j), o->comm, &size);
+            int size, rc = nh_mpi_Pack_size(nh_cold_cnt(s, j), nh_cold_typ(s, j), o->comm, &size);
             if (rc)
                 return rc;
             sum += size;
@@ -268,10 +249,10 @@ static int move_w(op *o, int out)
         char *reg = (char *)(uintptr_t)b[k];
         int pos = 0, size = c[k]; /* the group's, at its first place on both sides */
         for (int j = k; !rc && j >= 0; j = next[j])
-            rc = out ? nh_unpack(reg, size, &pos, nh_cold_addr(s, j), nh_cold_cnt(s, j), typ(s, j),
-                                 o->comm)
-                     : nh_pack(nh_cold_addr(s, j), nh_cold_cnt(s, j), typ(s, j), reg, size, &pos,
-                               o->comm);
+            rc = out ? nh_unpack(reg, size, &pos, nh_cold_addr(s, j), nh_cold_cnt(s, j),
+                                 nh_cold_typ(s, j), o->comm)
+                     : nh_pack(nh_cold_addr(s, j), nh_cold_cnt(s, j), nh_cold_typ(s, j), reg, size,
+                               &pos, o->comm);
         if (!out && !rc && pos < size) /* (MPI_Pack_size is an upper bound: MPI sends it all) */
             memset(reg + pos, 0, (size_t)(size - pos));
     }
@@ -332,30 +313,7 @@ static void *take(char **at, size_t bytes)
 static void sides(op *o, nh_coll coll, const nh_args *a, int outdeg, int indeg, int copy, char **at)
 {
     nh_cold_side *s = &o->s, *r = &o->r;
-    s->base = (char *)(uintptr_t)a->sbuf;
-    r->base = a->rbuf;
-    s->n = outdeg;
-    r->n = indeg;
-    if (coll == NH_COLL_ALLTOALL) {
-        s->count = a->scount;
-        r->count = a->rcount;
-    } else {
-        s->counts = a->scounts;
-        r->counts = a->rcounts;
-    }
-    if (coll == NH_COLL_ALLTOALLW) {
-        s->bdispls = a->sdisplsw;
-        r->bdispls = a->rdisplsw;
-        s->types = a->stypes;
-        r->types = a->rtypes;
-    } else {
-        s->displs = coll == NH_COLL_ALLTOALLV ? a->sdispls : NULL;
-        r->displs = coll == NH_COLL_ALLTOALLV ? a->rdispls : NULL;
-        s->type = a->stype;
-        r->type = a->rtype;
-        s->ext = o->ls.ext;
-        r->ext = o->lr.ext;
-    }
+    nh_cold_sides(coll, a, outdeg, indeg, o->ls.ext, o->lr.ext, s, r);
     if (!copy)
         return;
     for (int i = 0; i < 2; i++) {

@@ -1,14 +1,65 @@
-/* Copies for the cold tier's all-to-all calls where MPI orders a
- * repeated peer's blocks wrongly (api/cold_int.h): datatypes' layouts,
- * typed and contiguous copies, a rank's blocks to itself. */
+/* What the cold tier's all-to-all calls where MPI orders a repeated
+ * peer's blocks wrongly share (api/cold_int.h): a call's sides, a group's
+ * datatype, datatypes' layouts, typed and contiguous copies, a rank's
+ * blocks to itself. */
 #include <stdlib.h>
 
 #include "api/cold_int.h"
 #include "util/copy.h"
 #include "util/gpu.h"
 #include "util/mpilib.h"
+#include "util/resource.h"
 
 #ifndef NHOOD_SMPI
+
+void nh_cold_sides(nh_coll coll, const nh_args *a, int outdeg, int indeg, MPI_Aint sext,
+                   MPI_Aint rext, nh_cold_side *s, nh_cold_side *r)
+{
+    int v = coll == NH_COLL_ALLTOALLV, w = coll == NH_COLL_ALLTOALLW;
+    *s = (nh_cold_side){.base = (char *)(uintptr_t)a->sbuf, .n = outdeg, .ext = sext};
+    *r = (nh_cold_side){.base = a->rbuf, .n = indeg, .ext = rext};
+    if (coll == NH_COLL_ALLTOALL) {
+        s->count = a->scount;
+        r->count = a->rcount;
+    } else {
+        s->counts = a->scounts;
+        r->counts = a->rcounts;
+    }
+    if (w) {
+        s->bdispls = a->sdisplsw;
+        r->bdispls = a->rdisplsw;
+        s->types = a->stypes;
+        r->types = a->rtypes;
+    } else {
+        s->displs = v ? a->sdispls : NULL;
+        r->displs = v ? a->rdispls : NULL;
+        s->type = a->stype;
+        r->type = a->rtype;
+    }
+}
+
+int nh_cold_group_type(const nh_cold_side *s, int k, const int *next, int from_first,
+                       MPI_Datatype *out)
+{
+    int g = 0, rc;
+    for (int j = k; j >= 0; j = next[j])
+        g++;
+    MPI_Aint *at = malloc((size_t)g * (sizeof(MPI_Aint) + sizeof(MPI_Datatype) + sizeof(int)));
+    if (!at)
+        return MPI_ERR_NO_MEM;
+    MPI_Datatype *types = (MPI_Datatype *)(at + g);
+    int *lens = (int *)(types + g);
+    uintptr_t origin = from_first ? (uintptr_t)nh_cold_addr(s, k) : 0;
+    g = 0;
+    for (int j = k; j >= 0; j = next[j], g++) {
+        lens[g] = nh_cold_cnt(s, j);
+        at[g] = (MPI_Aint)((uintptr_t)nh_cold_addr(s, j) - origin);
+        types[g] = nh_cold_typ(s, j);
+    }
+    rc = nh_type_create_struct(g, lens, at, types, out);
+    free(at);
+    return rc;
+}
 
 int nh_cold_layout_of(MPI_Datatype t, nh_cold_layout *l)
 {

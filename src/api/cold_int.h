@@ -1,6 +1,7 @@
 /* What the cold tier's all-to-all calls share where MPI orders a repeated
  * peer's blocks wrongly (api/cold.c, cold_typed.c, cold_copy.c): a call's
- * sides as places, datatypes' layouts and copies.  Private to them. */
+ * sides as places, a group's datatype, datatypes' layouts and copies.
+ * Private to them. */
 #ifndef NH_COLD_INT_H
 #define NH_COLD_INT_H
 
@@ -32,6 +33,22 @@ static inline char *nh_cold_addr(const nh_cold_side *s, int k)
     MPI_Aint e = s->displs ? (MPI_Aint)s->displs[k] : (MPI_Aint)k * s->count;
     return (char *)((uintptr_t)s->base + (uintptr_t)(e * s->ext));
 }
+
+static inline MPI_Datatype nh_cold_typ(const nh_cold_side *s, int k)
+{
+    return s->types ? s->types[k] : s->type;
+}
+
+/* The sides of a call of coll with arguments a (its arrays, not copies):
+ * outdeg and indeg places; sext, rext: the extents of a regular or v
+ * call's types (api/cold_copy.c). */
+void nh_cold_sides(nh_coll coll, const nh_args *a, int outdeg, int indeg, MPI_Aint sext,
+                   MPI_Aint rext, nh_cold_side *s, nh_cold_side *r);
+/* The blocks of the group at place k of s (next: the group's later
+ * places) as one committed struct datatype: at their addresses (for
+ * MPI_BOTTOM), or (from_first) at their offsets from the first block's. */
+int nh_cold_group_type(const nh_cold_side *s, int k, const int *next, int from_first,
+                       MPI_Datatype *out);
 
 /* A type's layout: contiguous data (size == true extent == extent) can be
  * copied with memcpy where no GPU runtime is loaded. */

@@ -39,9 +39,9 @@
 #define TYPED_MAXG 64 /* places per group, at most */
 
 /* A group's shape: its places' counts, and their blocks' byte offsets
- * from its first block's. */
+ * from its first block's; k: the first group's first place. */
 typedef struct shape {
-    int g;
+    int g, k;
     int lens[TYPED_MAXG];
     MPI_Aint offs[TYPED_MAXG];
 } shape;
@@ -78,18 +78,19 @@ static int uniform(const nh_cold_side *s, const int *first, const int *next, int
         }
         if ((!fresh && g != sh->g) || bytes < NH_COLD_INPLACE_MIN)
             return 0;
+        if (fresh)
+            sh->k = k;
         sh->g = g;
     }
     return sh->g > 0;
 }
 
-/* The type of a group of shape sh of t's elements, of extent 1. */
-static int group_type(const shape *sh, MPI_Datatype t, MPI_Datatype *out)
+/* The type of s's groups (their shape sh; next: a group's later
+ * places), of extent 1. */
+static int group_type(const nh_cold_side *s, const shape *sh, const int *next, MPI_Datatype *out)
 {
-    MPI_Datatype types[TYPED_MAXG], st;
-    for (int i = 0; i < sh->g; i++)
-        types[i] = t;
-    int rc = nh_type_create_struct(sh->g, sh->lens, sh->offs, types, &st);
+    MPI_Datatype st;
+    int rc = nh_cold_group_type(s, sh->k, next, 1, &st);
     if (rc)
         return rc;
     rc = nh_type_create_resized(st, 0, 1, out);
@@ -122,31 +123,17 @@ int nh_cold_typed(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_
                   const nh_cold_lists *l, const nh_cold_layout *lsp, const nh_cold_layout *lrp,
                   MPI_Request *req)
 {
-    nh_cold_layout ls = *lsp, lr = *lrp;
     shape shs, shr;
+    nh_cold_side s, r;
     int ns = l->outdeg, nr = l->indeg, rc;
     if (form == NH_FORM_PERSISTENT || coll == NH_COLL_ALLTOALLW ||
         (coll == NH_COLL_ALLTOALL && /* (a quick bound: every block of a side) */
-         ((long)a->scount * ls.size * ns < NH_COLD_INPLACE_MIN ||
-          (long)a->rcount * lr.size * nr < NH_COLD_INPLACE_MIN)))
+         ((long)a->scount * lsp->size * ns < NH_COLD_INPLACE_MIN ||
+          (long)a->rcount * lrp->size * nr < NH_COLD_INPLACE_MIN)))
         return NH_COLD_UNTYPED;
-    int v = coll == NH_COLL_ALLTOALLV;
-    nh_cold_side s = {.base = (char *)(uintptr_t)a->sbuf,
-                      .n = ns,
-                      .count = a->scount,
-                      .counts = v ? a->scounts : NULL,
-                      .displs = v ? a->sdispls : NULL,
-                      .type = a->stype,
-                      .ext = ls.ext};
-    nh_cold_side r = {.base = a->rbuf,
-                      .n = nr,
-                      .count = a->rcount,
-                      .counts = v ? a->rcounts : NULL,
-                      .displs = v ? a->rdispls : NULL,
-                      .type = a->rtype,
-                      .ext = lr.ext};
-    if (!uniform(&s, l->dfirst, l->dnext, l->dself, ls.size, &shs) ||
-        !uniform(&r, l->sfirst, l->snext, l->sself, lr.size, &shr))
+    nh_cold_sides(coll, a, ns, nr, lsp->ext, lrp->ext, &s, &r);
+    if (!uniform(&s, l->dfirst, l->dnext, l->dself, lsp->size, &shs) ||
+        !uniform(&r, l->sfirst, l->snext, l->sself, lrp->size, &shr))
         return NH_COLD_UNTYPED;
     MPI_Datatype ts = MPI_DATATYPE_NULL, tr = MPI_DATATYPE_NULL;
     int *arr = malloc((size_t)(2 * ns + 2 * nr + 1) * sizeof(int));
@@ -155,8 +142,8 @@ int nh_cold_typed(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_
     int *cs = arr, *ds = arr + ns, *cr = ds + ns, *dr = cr + nr;
     places(&s, l->dfirst, l->dnext, 0, l->dself, cs, ds);
     places(&r, l->sfirst, l->snext, 1, l->sself, cr, dr);
-    if ((rc = group_type(&shs, a->stype, &ts)) || (rc = group_type(&shr, a->rtype, &tr)) ||
-        (rc = nh_cold_self(&s, &ls, l->dself, l->dnext, &r, &lr, l->sself, l->snext, comm)))
+    if ((rc = group_type(&s, &shs, l->dnext, &ts)) || (rc = group_type(&r, &shr, l->snext, &tr)) ||
+        (rc = nh_cold_self(&s, lsp, l->dself, l->dnext, &r, lrp, l->sself, l->snext, comm)))
         goto cleanup;
     if (form == NH_FORM_BLOCKING) {
         rc = nh_mpi_Neighbor_alltoallv(a->sbuf, cs, ds, ts, a->rbuf, cr, dr, tr, comm);
