@@ -26,10 +26,21 @@ typedef struct nh_args {
  * MPI error (the communicator's error handler called), or NH_TO_PMPI. */
 int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI_Request *req);
 /* A call on a cold plan (p->cold; plan/plan.h): counted, and MPI's
- * (NH_TO_PMPI), or the one that analyzes the graph (MPI_SUCCESS, or an
- * error with the communicator's error handler called).  Every call on the
+ * (NH_TO_PMPI), or the one that analyzes the graph or the first past its
+ * analysis at a parent's point (MPI_SUCCESS, or an error with the
+ * communicator's error handler called).  Every call on the
  * graph comes here first, whatever path it takes after. */
 int nh_neighbor_cold(nh_plan *p, nh_coll coll, nh_form form, MPI_Comm comm);
+/* Points on a graph's parent (api/parents.c): a cold graph made from
+ * parent is recorded there (p: the creation's plan, NULL where it made
+ * none; on every rank the creation reached nhood on), and a blocking
+ * collective on a communicator with records may analyze its children;
+ * nh_parents_live counts the communicators with records (the points'
+ * fast test). */
+int nh_parents_adopt(MPI_Comm parent, nh_plan *p, MPI_Comm graph);
+int nh_parents_point(MPI_Comm comm);
+void nh_parents_fini(void);
+extern int nh_parents_live;
 /* A cold graph's call that nh_neighbor_cold gave to MPI (api/cold.c):
  * NH_TO_PMPI where MPI's own call with the program's arguments is right,
  * else MPI's call made the way every rank makes it where the library

@@ -77,6 +77,10 @@ static int plan_create(MPI_Comm comm_old, MPI_Comm *graph, const nh_hint *h, con
     nh_plan *p = NULL;
     int rc = cold ? nh_plan_create_cold(comm_old, *graph, h, lists, &p)
                   : nh_plan_create(comm_old, *graph, h, lists, begun, &p);
+    if (cold && rc != MPI_ERR_INFO_VALUE) { /* (every rank alike: a point on comm_old analyzes it) */
+        int e = nh_parents_adopt(comm_old, p, *graph);
+        rc = rc ? rc : e;
+    }
     if (p) {
         p->no_forward = no_forward;
         if (nh_cfg.report) {

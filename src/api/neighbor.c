@@ -81,7 +81,12 @@ static void count_call(nh_report_rec *rec, const nh_plan *p, nh_form form, const
 
 int nh_neighbor_cold(nh_plan *p, nh_coll coll, nh_form form, MPI_Comm comm)
 {
-    if (nh_plan_cold_due(p, form == NH_FORM_BLOCKING)) {
+    int due = nh_plan_cold_due(p, form == NH_FORM_BLOCKING);
+    if (due == NH_COLD_ENDS) { /* analyzed at a parent's point: from this call on */
+        nh_plan_cold_end(p);
+        return MPI_SUCCESS;
+    }
+    if (due) {
         int rc = nh_plan_analyze(p, comm);
         nh_report_analyzed(p);
         if (rc)

@@ -13,7 +13,9 @@
  * blocking neighborhood call would).  A program with none keeps the
  * blocking form's decision or the model's for its nonblocking calls, and
  * a cold graph used only by nonblocking calls stays with MPI's exchange.
- * Where nothing waits, one test per call. */
+ * A blocking collective on the communicator a graph was made from is a
+ * point for that graph too (api/parents.c).  Where nothing waits, one
+ * test per call. */
 #include "api/api.h"
 #include "nh_impl.h"
 #include "util/mpilib.h"
@@ -21,18 +23,19 @@
 static int at_point(MPI_Comm comm)
 {
     if (!(__atomic_load_n(&nh_learn_nawait, __ATOMIC_RELAXED) |
-          __atomic_load_n(&nh_plan_nripe, __ATOMIC_RELAXED)) ||
+          __atomic_load_n(&nh_plan_nripe, __ATOMIC_RELAXED) | nh_parents_live) ||
         !nh_active)
         return MPI_SUCCESS;
     nh_plan *p = nh_plan_get(comm);
-    if (!p)
-        return MPI_SUCCESS;
-    if (nh_plan_cold_ripe(p)) { /* where it fails, the graph's calls go to MPI */
+    int rc = MPI_SUCCESS;
+    if (p && nh_plan_cold_ripe(p)) { /* where it fails, the graph's calls go to MPI */
         nh_plan_analyze(p, comm);
         nh_report_analyzed(p);
-        return MPI_SUCCESS;
+    } else if (p && nh_autotune_pending(p)) {
+        rc = nh_autotune_settle(p);
     }
-    return nh_autotune_pending(p) ? nh_autotune_settle(p) : MPI_SUCCESS;
+    /* a point on the graphs made from comm too (api/parents.c) */
+    return rc || !nh_parents_live ? rc : nh_parents_point(comm);
 }
 
 int nh_impl_MPI_Barrier(MPI_Comm comm)

@@ -54,6 +54,7 @@ static int plan_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
     (void)keyval;
     (void)extra;
     __atomic_add_fetch(&plan_gen, 1, __ATOMIC_ACQ_REL);
+    ((nh_plan *)attr)->released = 1;
     nh_plan_unref(attr);
     return MPI_SUCCESS;
 }
@@ -124,7 +125,7 @@ static void copy_identity(nh_plan *p, const nh_plan *from)
 static int copy_cold(const nh_plan *from, void *out, int *flag)
 {
     const struct nh_plan_cold *k = from->cold;
-    nh_plan *p = malloc(sizeof(*p) + sizeof(*k));
+    nh_plan *p = calloc(1, sizeof(*p) + sizeof(*k));
     char *msg = k->msg ? strdup(k->msg) : NULL;
     *flag = 0;
     if (!p || (k->msg && !msg)) {
@@ -132,15 +133,26 @@ static int copy_cold(const nh_plan *from, void *out, int *flag)
         free(msg);
         return MPI_ERR_NO_MEM;
     }
-    memcpy(p, from, sizeof(*p)); /* a cold plan holds nothing but these */
-    memset(p->ext, 0, sizeof(p->ext));
+    /* what a cold plan holds (plan_new, nh_plan_create_cold, api's
+     * creation): not an analysis the original may already have made at a
+     * parent's point, waiting for its switch */
     copy_identity(p, from);
+    p->tag_ub = from->tag_ub;
+    memcpy(p->algo_info, from->algo_info, sizeof(p->algo_info));
+    p->ports = from->ports;
+    p->host_promised = from->host_promised;
+    p->indeg = from->indeg;
+    p->outdeg = from->outdeg;
+    p->no_forward = from->no_forward;
+    p->create_us = from->create_us;
+    p->create_mpi_us = from->create_mpi_us;
     p->cold = (struct nh_plan_cold *)(p + 1);
     memcpy(p->cold, k, sizeof(*k));
     p->cold->msg = msg;
     p->cold->lists = NULL; /* the original's, made again at the copy's first call */
     p->cold->calls = 0;
     p->cold->ripe = 0;
+    p->cold->switch_at = 0;
     *(nh_plan **)out = p;
     *flag = 1;
     return MPI_SUCCESS;
@@ -349,11 +361,12 @@ static nh_plan *plan_new(const nh_hint *h, size_t extra)
 
 /* The creation's local part and the start of its agreement on comm,
  * whose ranks are the graph's: comm_old before MPI creates the graph
- * (lists given, no reordering), else the graph, which gives the lists
- * where lists is NULL.  k: a cold plan's record (b->p is that plan;
- * comm_old is not used), or NULL. */
-static int start(nh_plan_start *b, MPI_Comm comm_old, MPI_Comm comm, const nh_hint *h,
-                 const nh_lists *lists, const struct nh_plan_cold *k)
+ * (lists given, no reordering), else the graph or a communicator with
+ * the graph's ranks in its order; topo (the graph) gives the lists where
+ * lists is NULL.  k: a cold plan's record (b->p is that plan; comm_old
+ * is not used), or NULL. */
+static int start(nh_plan_start *b, MPI_Comm comm_old, MPI_Comm comm, MPI_Comm topo,
+                 const nh_hint *h, const nh_lists *lists, const struct nh_plan_cold *k)
 {
     int rc, old_rank, old_size, weighted;
     det *d = &b->d;
@@ -376,7 +389,7 @@ static int start(nh_plan_start *b, MPI_Comm comm_old, MPI_Comm comm, const nh_hi
         d->srcs = lists->srcs;
         d->dsts = lists->dsts;
     } else {
-        if ((rc = nh_mpi_Dist_graph_neighbors_count(comm, &d->indeg, &d->outdeg, &weighted)))
+        if ((rc = nh_mpi_Dist_graph_neighbors_count(topo, &d->indeg, &d->outdeg, &weighted)))
             return rc;
         b->srcs = malloc(((size_t)d->indeg + 1) * sizeof(int));
         b->sw = malloc(((size_t)d->indeg + 1) * sizeof(int));
@@ -384,7 +397,7 @@ static int start(nh_plan_start *b, MPI_Comm comm_old, MPI_Comm comm, const nh_hi
         b->dw = malloc(((size_t)d->outdeg + 1) * sizeof(int));
         if (!b->srcs || !b->sw || !b->dsts || !b->dw)
             return MPI_ERR_NO_MEM;
-        if ((rc = nh_mpi_Dist_graph_neighbors(comm, d->indeg, b->srcs, b->sw, d->outdeg, b->dsts,
+        if ((rc = nh_mpi_Dist_graph_neighbors(topo, d->indeg, b->srcs, b->sw, d->outdeg, b->dsts,
                                               b->dw)))
             return rc;
         d->srcs = b->srcs;
@@ -420,7 +433,7 @@ static int start(nh_plan_start *b, MPI_Comm comm_old, MPI_Comm comm, const nh_hi
 int nh_plan_begin(MPI_Comm comm_old, const nh_hint *h, const nh_lists *lists, nh_plan_start **out)
 {
     nh_plan_start *b = start_alloc();
-    int rc = b ? start(b, comm_old, comm_old, h, lists, NULL) : MPI_ERR_NO_MEM;
+    int rc = b ? start(b, comm_old, comm_old, comm_old, h, lists, NULL) : MPI_ERR_NO_MEM;
     if (rc) {
         nh_plan_abandon(b);
         b = NULL;
@@ -490,7 +503,7 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, const nh
 {
     int rc = MPI_SUCCESS;
     *out = NULL;
-    if ((!b && (!(b = start_alloc()) || (rc = start(b, comm_old, graph, h, lists, NULL)))) ||
+    if ((!b && (!(b = start_alloc()) || (rc = start(b, comm_old, graph, graph, h, lists, NULL)))) ||
         (rc = finish(b, graph, h)) || (rc = make_pcomm(b->p, graph)) ||
         (rc = nh_mpi_Comm_set_attr(graph, plan_keyval, b->p)))
         goto fail;
@@ -546,6 +559,8 @@ int nh_plan_cold_due(nh_plan *p, int blocking)
 {
     struct nh_plan_cold *k = p->cold;
     int due = ++k->calls > nh_cfg.warmup;
+    if (k->switch_at) /* analyzed at a parent's point (nh_plan_analyze_at) */
+        return k->calls >= k->switch_at ? NH_COLD_ENDS : 0;
     if (due && !blocking && !k->ripe) {
         k->ripe = 1;
         __atomic_add_fetch(&nh_plan_nripe, 1, __ATOMIC_RELAXED);
@@ -558,7 +573,26 @@ int nh_plan_cold_ripe(const nh_plan *p)
     return p->cold && p->cold->ripe;
 }
 
-int nh_plan_analyze(nh_plan *p, MPI_Comm comm)
+int nh_plan_cold_calls(const nh_plan *p, int *bad)
+{
+    *bad = p->cold->msg != NULL;
+    return p->cold->switch_at ? -1 : p->cold->calls;
+}
+
+void nh_plan_cold_end(nh_plan *p)
+{
+    struct nh_plan_cold *k = p->cold;
+    free(k->msg);
+    free(k->lists);
+    if (k->ripe)
+        __atomic_sub_fetch(&nh_plan_nripe, 1, __ATOMIC_RELAXED);
+    p->cold = NULL; /* (the rest of its memory is the plan's) */
+}
+
+/* A cold plan's analysis with its traffic on xcomm (the graph's ranks in
+ * the graph's order; the graph itself, or a communicator of nhood's that
+ * becomes the private one where the plan needs one, *xcomm then NULL). */
+static int analyze(nh_plan *p, MPI_Comm graph, MPI_Comm *xcomm)
 {
     struct nh_plan_cold *k = p->cold;
     nh_plan_start *b = start_alloc();
@@ -568,17 +602,36 @@ int nh_plan_analyze(nh_plan *p, MPI_Comm comm)
     snprintf(h.msg, sizeof(h.msg), "%s", k->msg ? k->msg : "");
     if (b) {
         b->p = p;
-        if (!(rc = start(b, comm, comm, &h, NULL, k)) && !(rc = finish(b, comm, &h)))
-            rc = make_pcomm(p, comm);
+        if (!(rc = start(b, *xcomm, *xcomm, graph, &h, NULL, k)) && !(rc = finish(b, *xcomm, &h))) {
+            if (*xcomm != graph && p->lazy_pcomm && p->pcomm == MPI_COMM_NULL) {
+                p->pcomm = *xcomm;
+                *xcomm = MPI_COMM_NULL;
+            }
+            rc = make_pcomm(p, *xcomm);
+        }
         b->p = NULL; /* the communicator's */
         nh_plan_abandon(b);
     }
     if (rc) /* the calls go to MPI (this one fails) */
         p->isomorphic = 0;
-    free(k->msg);
-    free(k->lists);
-    if (k->ripe)
+    return rc;
+}
+
+int nh_plan_analyze(nh_plan *p, MPI_Comm comm)
+{
+    int rc = analyze(p, comm, &comm);
+    nh_plan_cold_end(p);
+    return rc;
+}
+
+int nh_plan_analyze_at(nh_plan *p, MPI_Comm graph, MPI_Comm *xcomm, int switch_at)
+{
+    int rc = analyze(p, graph, xcomm);
+    struct nh_plan_cold *k = p->cold;
+    if (k->ripe) {
+        k->ripe = 0;
         __atomic_sub_fetch(&nh_plan_nripe, 1, __ATOMIC_RELAXED);
-    p->cold = NULL; /* (the rest of its memory is the plan's) */
+    }
+    k->switch_at = switch_at;
     return rc;
 }

@@ -38,7 +38,8 @@ typedef struct nh_plan {
         void (*fini)(struct nh_plan *p, void *state);
     } ext[NH_EXT_COUNT];
     int outdeg, indeg;    /* user's degrees (also for non-isomorphic graphs) */
-    int refs;             /* the communicator's attribute + live requests */
+    int refs;             /* the communicator's attribute + live requests + a parent's record */
+    int released;         /* the communicator was freed (its attribute deleted) */
     int hinted;           /* created with isomorphic=true: uniform block sizes promised */
     struct nh_stfw *stfw; /* store-and-forward state (plan/stfw_setup.c), NULL if none */
     /* Store-and-forward set up at this communicator's first blocking call
@@ -152,10 +153,19 @@ const nh_cold_lists *nh_plan_cold_lists(nh_plan *p, MPI_Comm comm);
  * failed), known from the caller's lists at creation where it had them,
  * else asked of MPI (nh_plan_cold_lists). */
 int nh_plan_cold_repeats(nh_plan *p, MPI_Comm comm);
-/* Counts a call on a cold plan: whether its analysis is due now (past
+/* Counts a call on a cold plan: whether its analysis is due now (1: past
  * NHOOD_WARMUP calls, and blocking: the only calls every rank is sure to
- * be inside).  The same on every rank. */
+ * be inside), or NH_COLD_ENDS where it ran at a parent's point
+ * (nh_plan_analyze_at) and this is the first call past it: the caller
+ * ends the tier (nh_plan_cold_end).  The same on every rank. */
+#define NH_COLD_ENDS 2
 int nh_plan_cold_due(nh_plan *p, int blocking);
+/* A cold plan's calls so far (-1: analyzed, waiting for its switch);
+ * *bad: its hint holds a malformed value (the graph's own call reports
+ * it). */
+int nh_plan_cold_calls(const nh_plan *p, int *bad);
+/* Ends the cold tier: p->cold freed and NULL. */
+void nh_plan_cold_end(nh_plan *p);
 /* Has a cold plan had nonblocking calls past NHOOD_WARMUP?  Its analysis
  * then waits for an agreement point (api/points.c: a blocking collective
  * on the graph); nh_plan_nripe counts such plans (the points' fast test). */
@@ -165,6 +175,13 @@ extern int nh_plan_nripe;
  * nh_plan_create does at creation.  Afterwards p->cold is NULL (where it
  * failed, p stays without an analysis: its calls go to MPI). */
 int nh_plan_analyze(nh_plan *p, MPI_Comm comm);
+/* The same at a point on the graph's parent (api/parents.c), where the
+ * ranks' calls on the graph may differ: traffic on *xcomm (the graph's
+ * ranks in its order, nhood's own; it becomes the private communicator
+ * where the plan needs one, *xcomm then MPI_COMM_NULL), collective over
+ * it.  The calls before the switch_at-th stay cold (nh_plan_cold_due),
+ * alike on every rank. */
+int nh_plan_analyze_at(nh_plan *p, MPI_Comm graph, MPI_Comm *xcomm, int switch_at);
 const nh_sched *nh_plan_sched(nh_plan *p, nh_op op, nh_algo a);
 /* Algorithm a's alltoall schedule made split (nh_sched_add_alt): v/w
  * calls without the promise send each block along it or straight to its

@@ -39,6 +39,14 @@ int nh_comm_dup(MPI_Comm comm, MPI_Comm *out)
     return rc;
 }
 
+int nh_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *out)
+{
+    int rc = nh_mpi_Comm_split(comm, color, key, out);
+    if (rc == MPI_SUCCESS && *out != MPI_COMM_NULL)
+        nh_res_add(NH_RES_COMM, 1);
+    return rc;
+}
+
 int nh_comm_split_type(MPI_Comm comm, int type, int key, MPI_Comm *out)
 {
     int rc = nh_mpi_Comm_split_type(comm, type, key, MPI_INFO_NULL, out);

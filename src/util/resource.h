@@ -30,6 +30,8 @@ int nh_comm_free(MPI_Comm *comm);
 extern MPI_Comm nh_world_priv;
 /* ... where MPI_COMM_WORLD has at most this many ranks. */
 #define NH_PAIRWISE_MAX 8
+/* MPI_Comm_split (counted unless MPI_COMM_NULL). */
+int nh_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *out);
 /* MPI_Comm_split_type without info (counted unless MPI_COMM_NULL). */
 int nh_comm_split_type(MPI_Comm comm, int type, int key, MPI_Comm *out);
 /* The lowest rank of comm that shares the caller's node (collective).

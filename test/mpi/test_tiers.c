@@ -12,6 +12,9 @@
  *   - A 2-D Moore graph whose ranks list peers twice (2 and 4 ranks):
  *     right results in every call, cold or not, where MPICH before 5.0's
  *     own exchange is not (api/cold.c; test_cold has every form).
+ *   - A ring that only nonblocking calls use, with its blocking
+ *     collectives on MPI_COMM_WORLD, is analyzed at one of those, though
+ *     the ranks' starts differ there; every rank switches at one call.
  *   - A malformed nhood_dims info value: the creation succeeds (nhood
  *     adds no communication to it), the call that analyzes the graph fails
  *     on every rank with MPI_ERR_INFO_VALUE.
@@ -33,6 +36,7 @@
 #include "nhood.h"
 
 #define M 2 /* ints per block */
+#define N 4 /* calls outstanding (parents) */
 
 static int rank, p, eager;
 static int (*query)(MPI_Comm, nhood_comm_info *);
@@ -164,6 +168,76 @@ static void repeats(void)
     MPI_Comm_free(&g);
 }
 
+/* Call number salt's send buffer and reference on the ring g
+ * (collective: the reference exchanges point to point). */
+static void prepare(MPI_Comm g, int salt, int *s, int *r, int *ref)
+{
+    for (int i = 0; i < M; i++)
+        s[i] = rank * 1000 + salt * 100 + i;
+    memset(r, 0xA5, sizeof(int) * M);
+    reference(1, g, s, M, MPI_INT, ref, M, MPI_INT);
+}
+
+static void start(MPI_Comm g, int *s, int *r, MPI_Request *q)
+{
+    MPI_Ineighbor_alltoall(s, M, MPI_INT, r, M, MPI_INT, g, q);
+}
+
+/* A graph only nonblocking calls use, whose program's blocking
+ * collectives are on its parent (MPI_COMM_WORLD): a point there analyzes
+ * it (api/parents.c).  The ranks' starts differ at the point: the even
+ * ranks start calls 3 and 4 before the MPI_Allreduce, the odd ones after
+ * it, and every rank switches at call 5.  A second graph, used past the
+ * warm-up and freed by the even ranks before the point and by the odd
+ * ones after it, is dropped there; a third, never used, stays cold.
+ * The report (run-mpi-tests.sh) shows the switch: four cold calls. */
+static void parents(void)
+{
+    MPI_Comm g, h, u;
+    MPI_Request q[N] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL}, qh;
+    MPI_Status st[N];
+    int outdeg, indeg, rc, s[N][M], r[N][M], ref[N][M], sh[M], rh[M], refh[M], one = 1, sum;
+    ring(MPI_INFO_NULL, &g, &outdeg, &indeg, &rc);
+    ring(MPI_INFO_NULL, &h, &outdeg, &indeg, &rc);
+    ring(MPI_INFO_NULL, &u, &outdeg, &indeg, &rc);
+    for (int k = 0; k < 3; k++) { /* h past the warm-up */
+        prepare(h, 50 + k, sh, rh, refh);
+        start(h, sh, rh, &qh);
+        MPI_Wait(&qh, MPI_STATUS_IGNORE);
+        CHECK(memcmp(rh, refh, sizeof(rh)) == 0, "parents: the freed graph's call %d differs", k);
+    }
+    if (rank % 2 == 0)
+        MPI_Comm_free(&h);
+    for (int k = 0; k < N; k++)
+        prepare(g, 40 + k, s[k], r[k], ref[k]);
+    for (int k = 0; k < 2 + (rank % 2 == 0 ? 2 : 0); k++)
+        start(g, s[k], r[k], &q[k]);
+    expect(g, "cold", "parents: the starts before the parent's point");
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD); /* point 1: analyzed */
+    if (rank % 2)
+        MPI_Comm_free(&h);
+    for (int k = 2; rank % 2 && k < N; k++)
+        start(g, s[k], r[k], &q[k]);
+    expect(g, "inferred", "parents: analyzed at the parent's point");
+    MPI_Waitall(N, q, st);
+    for (int k = 0; k < N; k++)
+        CHECK(memcmp(r[k], ref[k], sizeof(r[k])) == 0, "parents: cold call %d differs", k);
+    for (int k = 0; k < N; k++)
+        prepare(g, 60 + k, s[k], r[k], ref[k]);
+    for (int k = 0; k < N; k++) { /* the switch: calls 5 to 8, several outstanding */
+        start(g, s[k], r[k], &q[k]);
+    }
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Waitall(N, q, st);
+    for (int k = 0; k < N; k++)
+        CHECK(memcmp(r[k], ref[k], sizeof(r[k])) == 0, "parents: analyzed call %d differs", k);
+    for (int k = 0; k < 4; k++) /* points 2 to 5: u was never called */
+        MPI_Barrier(MPI_COMM_WORLD);
+    expect(u, "cold", "parents: a graph never called");
+    MPI_Comm_free(&u);
+    MPI_Comm_free(&g);
+}
+
 /* The ring made with a malformed nhood_dims, errors returned; undone by
  * malformed_end. */
 static void malformed_ring(MPI_Info *info, MPI_Comm *g, int *outdeg, int *indeg, int *rc)
@@ -238,6 +312,8 @@ int main(int argc, char **argv)
         return check_finish_mpi();
     }
     tiers();
+    if (!eager)
+        parents();
     repeats();
     malformed();
     return check_finish_mpi();

@@ -1,0 +1,227 @@
+/* Points on a graph's parent: a cold graph that only nonblocking calls
+ * use is analyzed at a blocking collective on the communicator it was
+ * made from (docs/algorithms.md, "Tiers").
+ *
+ * A nonblocking start is local: nhood must not wait there for another
+ * rank, so no start analyzes a graph.  A blocking collective on the graph
+ * is a place every rank is sure to be (api/points.c), but many programs
+ * make none: their graph's calls are MPI_Ineighbor_* and their blocking
+ * collectives are on the communicator the graph was made from (a
+ * residual's MPI_Allreduce on MPI_COMM_WORLD).  A distributed graph has
+ * its parent's group, so every rank of the graph takes part in each of
+ * the parent's collectives, and every rank makes those in one order,
+ * graph creations included.  At the parent's i-th blocking collective
+ * every rank therefore holds the same records of the parent's cold
+ * children, in creation order, and nhood may communicate there, on a
+ * private duplicate of the parent.  A graph made from another
+ * communicator of all ranks (a Cartesian grid of MPI_COMM_WORLD, a
+ * library's duplicate of it) is recorded on MPI_COMM_WORLD as well, as
+ * the program's blocking collectives on it are ordered with the creation
+ * (a portable program orders its blocking collectives alike on every
+ * rank, since any of them may synchronize); the first of the two points
+ * that finds it ripe analyzes it.
+ *
+ * The ranks' calls on a child may differ there: a start is local, so one
+ * rank may start two more before the collective and another the same two
+ * after it.  At such a point the ranks reduce (MAX), per child: whether
+ * some rank can no longer take part (the graph freed, analyzed at its own
+ * point, a malformed hint that the graph's own call reports, no plan),
+ * whether some rank is past NHOOD_WARMUP calls, and the most calls any
+ * rank has made.  The ranks analyze a child that is ripe together, over a
+ * communicator of nhood's with the graph's ranks in its order
+ * (MPI_Comm_split of the duplicate, keyed by the rank in the graph), and
+ * every rank switches to the analysis at the same call, the one after
+ * the most calls any rank had made; until then its calls stay cold, as
+ * they were on the rank that had made them (plan/detect.c,
+ * nh_plan_analyze_at).
+ *
+ * The reduction is one MPI_Allreduce of three ints per child, made only
+ * while the parent has cold children and only at the parent's points 1,
+ * 2, 4, 8, ... counted since it last changed (a child made, analyzed or
+ * dropped): a graph never used costs its parent log2(points) reductions.
+ * Under MPI_THREAD_MULTIPLE another thread may start calls on a graph
+ * while a point analyzes it, so there are no parent points there. */
+#include <stdlib.h>
+
+#include "api/api.h"
+#include "nh_impl.h"
+#include "util/resource.h"
+#include "util/sync.h"
+
+typedef struct kid {
+    nh_plan *p; /* a reference (NULL where the creation made none here) */
+    MPI_Comm graph;
+} kid;
+
+/* A parent's record, its attribute (not copied with it). */
+typedef struct kids {
+    MPI_Comm parent, priv; /* priv: made at the first reduction */
+    kid *k;
+    int n, cap;
+    long points, next; /* the parent's points since it changed; the next to reduce at */
+    struct kids *prev, *nxt; /* every record (nh_parents_fini) */
+} kids;
+
+static int keyval = MPI_KEYVAL_INVALID;
+static kids *records;
+int nh_parents_live;
+
+static void drop(kid *c)
+{
+    if (c->p)
+        nh_plan_unref(c->p);
+    c->p = NULL;
+}
+
+static void changed(kids *r)
+{
+    r->points = 0;
+    r->next = 1;
+}
+
+static int record_delete(MPI_Comm comm, int kv, void *attr, void *extra)
+{
+    kids *r = attr;
+    (void)comm, (void)kv, (void)extra;
+    for (int i = 0; i < r->n; i++)
+        drop(&r->k[i]);
+    if (r->n)
+        nh_parents_live--;
+    if (r->priv != MPI_COMM_NULL)
+        nh_comm_free(&r->priv);
+    if (r->prev)
+        r->prev->nxt = r->nxt;
+    else
+        records = r->nxt;
+    if (r->nxt)
+        r->nxt->prev = r->prev;
+    free(r->k);
+    free(r);
+    return MPI_SUCCESS;
+}
+
+static kids *record_of(MPI_Comm parent)
+{
+    void *v;
+    int flag = 0;
+    if (keyval == MPI_KEYVAL_INVALID || nh_mpi_Comm_get_attr(parent, keyval, &v, &flag) || !flag)
+        return NULL;
+    return v;
+}
+
+static int adopt(MPI_Comm parent, nh_plan *p, MPI_Comm graph)
+{
+    kids *r;
+    int rc;
+    if (keyval == MPI_KEYVAL_INVALID &&
+        (rc = nh_mpi_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, record_delete, &keyval, NULL)))
+        return rc;
+    if (!(r = record_of(parent))) {
+        if (!(r = calloc(1, sizeof(*r))))
+            return MPI_ERR_NO_MEM;
+        r->parent = parent;
+        r->priv = MPI_COMM_NULL;
+        if ((rc = nh_mpi_Comm_set_attr(parent, keyval, r))) {
+            free(r);
+            return rc;
+        }
+        if ((r->nxt = records))
+            records->prev = r;
+        records = r;
+    }
+    if (r->n == r->cap) {
+        int cap = r->cap ? 2 * r->cap : 4;
+        kid *k = realloc(r->k, (size_t)cap * sizeof(*k));
+        if (!k)
+            return MPI_ERR_NO_MEM;
+        r->k = k;
+        r->cap = cap;
+    }
+    if (!r->n)
+        nh_parents_live++;
+    if (p)
+        nh_atomic_add(&p->refs, 1);
+    r->k[r->n++] = (kid){p, graph};
+    changed(r);
+    return MPI_SUCCESS;
+}
+
+int nh_parents_adopt(MPI_Comm parent, nh_plan *p, MPI_Comm graph)
+{
+    int rc, n, w;
+    if (nh_mt)
+        return MPI_SUCCESS;
+    if ((rc = adopt(parent, p, graph)) || nh_no_world || parent == MPI_COMM_WORLD)
+        return rc;
+    /* made from another communicator of all ranks (a Cartesian grid, a
+     * library's duplicate): MPI_COMM_WORLD's collectives are its points too */
+    if ((rc = nh_mpi_Comm_size(parent, &n)) || (rc = nh_mpi_Comm_size(MPI_COMM_WORLD, &w)))
+        return rc;
+    return n == w ? adopt(MPI_COMM_WORLD, p, graph) : MPI_SUCCESS;
+}
+
+/* Child c's analysis, every rank of the parent taking part (the split). */
+static int analyze(kids *r, kid *c, int switch_at)
+{
+    MPI_Comm x = MPI_COMM_NULL;
+    int rank, rc;
+    if ((rc = nh_mpi_Comm_rank(c->graph, &rank)) || (rc = nh_comm_split(r->priv, 0, rank, &x)))
+        return rc;
+    nh_plan_analyze_at(c->p, c->graph, &x, switch_at); /* failed: its calls go to MPI */
+    nh_report_analyzed(c->p);
+    return x != MPI_COMM_NULL ? nh_comm_free(&x) : MPI_SUCCESS;
+}
+
+static int reduce(kids *r)
+{
+    int n = r->n, j = 0, rc, *mine = malloc(6 * (size_t)n * sizeof(int)), *all = mine + 3 * n;
+    if (!mine)
+        return MPI_ERR_NO_MEM;
+    if (r->priv == MPI_COMM_NULL && (rc = nh_comm_dup(r->parent, &r->priv)))
+        goto out;
+    for (int i = 0; i < n; i++) {
+        nh_plan *p = r->k[i].p;
+        int bad = 1, calls = p && !p->released && p->cold ? nh_plan_cold_calls(p, &bad) : -1;
+        int gone = calls < 0 || bad;
+        mine[3 * i] = gone;
+        mine[3 * i + 1] = !gone && calls > nh_cfg.warmup;
+        mine[3 * i + 2] = gone ? 0 : calls;
+    }
+    if ((rc = nh_mpi_Allreduce(mine, all, 3 * n, MPI_INT, MPI_MAX, r->priv)))
+        goto out;
+    for (int i = 0; i < n; i++) {
+        kid c = r->k[i];
+        if (!all[3 * i] && !all[3 * i + 1]) {
+            r->k[j++] = c; /* still cold, nowhere past the warm-up */
+            continue;
+        }
+        int e = all[3 * i] ? MPI_SUCCESS : analyze(r, &c, all[3 * i + 2] + 1);
+        rc = rc ? rc : e;
+        drop(&c);
+    }
+    if (j < n)
+        changed(r);
+    if ((r->n = j) == 0)
+        nh_parents_live--;
+out:
+    free(mine);
+    return rc;
+}
+
+int nh_parents_point(MPI_Comm comm)
+{
+    kids *r = record_of(comm);
+    if (!r || !r->n || ++r->points < r->next)
+        return MPI_SUCCESS;
+    r->next = 2 * r->points;
+    return reduce(r);
+}
+
+void nh_parents_fini(void)
+{
+    while (records) /* (its delete callback unlinks it) */
+        if (nh_mpi_Comm_delete_attr(records->parent, keyval))
+            record_delete(records->parent, keyval, records, NULL);
+    if (keyval != MPI_KEYVAL_INVALID)
+        nh_mpi_Comm_free_keyval(&keyval);
+}
