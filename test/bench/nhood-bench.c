@@ -35,7 +35,10 @@
  * direct, torus, torus_direct, bruck: analyzed at creation).  CSV:
  * op,nbhd,dims,radius,procs,bytes,calls,native_us,auto_us,best_fixed,
  * best_fixed_us,ratio: medians of the totals; best_fixed the fastest
- * forced choice, ratio auto over it.
+ * forced choice, ratio auto over it.  --allreduce-every K: every variant
+ * makes an MPI_Allreduce on MPI_COMM_WORLD after every K-th call, as a
+ * program checking a residual does (a point where nhood may analyze a
+ * graph that only nonblocking calls use; docs/algorithms.md, "Tiers").
  *
  * --learning N --trace: each call of such a run on its own, MPI's own
  * calls and nhood's default alternating graph by graph (REPS graphs
@@ -234,6 +237,10 @@ static void trace_rows(side *sides[2], enum form f, int calls, int tries, const 
     free(m);
 }
 
+/* --learning --allreduce-every K: an MPI_Allreduce on MPI_COMM_WORLD
+ * after every K-th call, in every variant (a residual's check). */
+static int allreduce_every;
+
 /* --learning: one row per block size (see the top of the file). */
 static void learning_row(side *sides[2], enum form f, int calls, int tries, const graph_args *ga,
                          const char *cols, int bytes, size_t sblk, size_t rblk, int rank)
@@ -247,8 +254,13 @@ static void learning_row(side *sides[2], enum form f, int calls, int tries, cons
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();
             variant_graph(ga, v, &g);
-            for (int c = 0; c < calls; c++)
+            for (int c = 0; c < calls; c++) {
                 timed(sides[v > 0], f, 0, 0, sbuf, rbuf, bytes, g);
+                if (allreduce_every && (c + 1) % allreduce_every == 0) {
+                    int one = 1, sum;
+                    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+                }
+            }
             MPI_Comm_free(&g);
             t[v * tries + k] = (MPI_Wtime() - t0) * 1e6;
         }
@@ -283,7 +295,8 @@ static void usage(void)
                     "                   [--dims D] [--radius R] [--bytes 8,64,4096] [--reps N]\n"
                     "                   [--class-bytes B1,..,BD] [--hint] [--mesh]\n"
                     "                   [--form blocking|nonblocking|persistent] [--compute US]\n"
-                    "                   [--test-every US] [--learning CALLS [--trace]] [--forced]\n"
+                    "                   [--test-every US] [--learning CALLS [--trace]\n"
+                    "                   [--allreduce-every K]] [--forced]\n"
                     "                   [--no-header]\n"
                     "  --class-bytes (alltoallv, alltoallw): block bytes by offset class, from D\n"
                     "  non-zero coordinates (corner) to 1 (face); the bytes column shows B1:..:BD\n"
@@ -346,6 +359,8 @@ int main(int argc, char **argv)
             every = atof(v);
         else if (strcmp(a, "--learning") == 0)
             learning = atoi(v);
+        else if (strcmp(a, "--allreduce-every") == 0)
+            allreduce_every = atoi(v);
 
         else if (strcmp(a, "--bytes") == 0)
             snprintf(bytes_list, sizeof(bytes_list), "%s", v);
@@ -385,7 +400,7 @@ int main(int argc, char **argv)
     if (bad || (!alltoall && strcmp(op, "allgather") != 0 && vc.op != VOP_ALLGATHERV) || d < 1 ||
         d > TC_MAXD || r < 1 || reps < (learning ? 1 : 4) || compute < 0 || learning < 0 ||
         (learning && (vc.op != VOP_NONE || f == PERSISTENT || compute > 0 || hint)) ||
-        (trace && !learning) ||
+        (trace && !learning) || allreduce_every < 0 || (allreduce_every && (!learning || trace)) ||
         (forced && (f == PERSISTENT || compute > 0 || hint || learning)) ||
         (f == BLOCKING && strcmp(formname, "blocking") != 0)) {
         if (rank == 0)
