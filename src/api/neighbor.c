@@ -111,6 +111,7 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
         return NH_TO_PMPI;
     if (p->cold && (rc = nh_neighbor_cold(p, coll, form, comm)))
         return rc == NH_TO_PMPI ? nh_cold_call(p, coll, form, a, comm, req) : rc;
+    nh_autotune_count(p);
     /* a blocking call: where nonblocking trials of any size agree */
     if (form == NH_FORM_BLOCKING && nh_autotune_pending(p) && (rc = nh_autotune_settle(p)))
         goto out;

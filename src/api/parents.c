@@ -35,12 +35,23 @@
  * they were on the rank that had made them (plan/detect.c,
  * nh_plan_analyze_at).
  *
- * The reduction is one MPI_Allreduce of three ints per child, made only
- * while the parent has cold children and only at the parent's points 1,
- * 2, 4, 8, ... counted since it last changed (a child made, analyzed or
- * dropped): a graph never used costs its parent log2(points) reductions.
- * Under MPI_THREAD_MULTIPLE another thread may start calls on a graph
- * while a point analyzes it, so there are no parent points there. */
+ * Once analyzed, a child stays on the record while it lives: its
+ * nonblocking trials wait for a point too (select/settle.c), and these
+ * points serve them alike.  The same reduction carries whether some
+ * rank's trials wait, how many sizes every rank has learned and the most
+ * calls any rank has made since the analysis; where trials wait, the
+ * ranks settle them over the graph's private communicator
+ * (nh_autotune_settle_at), every rank switching at one call again.
+ *
+ * The reduction is one MPI_Allreduce of six ints per child, made only
+ * while the parent has children and only at the parent's points 1, 2, 4,
+ * 8, ... counted since it last changed (a child made, analyzed or
+ * dropped, a size decided), and at the next point while trials wait (16
+ * in a row at most): a graph never used costs its parent log2(points)
+ * reductions.  Under MPI_THREAD_MULTIPLE another thread may start calls
+ * on a graph while a point analyzes it, so there are no parent points
+ * there. */
+#include <limits.h>
 #include <stdlib.h>
 
 #include "api/api.h"
@@ -59,8 +70,13 @@ typedef struct kids {
     kid *k;
     int n, cap;
     long points, next; /* the parent's points since it changed; the next to reduce at */
+    int waited;        /* reductions at consecutive points for waiting trials */
     struct kids *prev, *nxt; /* every record (nh_parents_fini) */
 } kids;
+
+/* Points in a row that reduce while some child's trials wait and have
+ * not completed everywhere, before the reductions space out again. */
+#define NH_PARENT_TRIES 16
 
 static int keyval = MPI_KEYVAL_INVALID;
 static kids *records;
@@ -77,6 +93,7 @@ static void changed(kids *r)
 {
     r->points = 0;
     r->next = 1;
+    r->waited = 0;
 }
 
 static int record_delete(MPI_Comm comm, int kv, void *attr, void *extra)
@@ -160,7 +177,8 @@ int nh_parents_adopt(MPI_Comm parent, nh_plan *p, MPI_Comm graph)
     return n == w ? adopt(MPI_COMM_WORLD, p, graph) : MPI_SUCCESS;
 }
 
-/* Child c's analysis, every rank of the parent taking part (the split). */
+/* Child c's analysis, every rank of the parent taking part (the split);
+ * it stays on the record for its trials' agreements. */
 static int analyze(kids *r, kid *c, int switch_at)
 {
     MPI_Comm x = MPI_COMM_NULL;
@@ -172,35 +190,67 @@ static int analyze(kids *r, kid *c, int switch_at)
     return x != MPI_COMM_NULL ? nh_comm_free(&x) : MPI_SUCCESS;
 }
 
+/* Per child at a reduction (all MAX): it cannot take part (freed, a
+ * malformed hint, no plan); cold and past the warm-up; its cold calls;
+ * analyzed, with sizes whose trials wait; minus how many sizes it has
+ * learned; its calls since the analysis. */
+enum { GONE, RIPE, COLD_CALLS, WAITS, MINUS_SIZES, CALLS, WIDTH };
+
+static void state(const kid *c, int *v)
+{
+    nh_plan *p = c->p;
+    int bad = 0, calls, n;
+    long pc;
+    if (!p || p->released) {
+        v[GONE] = 1;
+    } else if (p->cold) { /* (calls < 0: analyzed here, its switch to come) */
+        calls = nh_plan_cold_calls(p, &bad);
+        v[GONE] = bad;
+        v[RIPE] = !bad && calls > nh_cfg.warmup;
+        v[COLD_CALLS] = calls > 0 ? calls : 0;
+    } else if (p->pcomm != MPI_COMM_NULL) {
+        v[WAITS] = nh_autotune_point_state(p, &n, &pc);
+        v[MINUS_SIZES] = -n;
+        v[CALLS] = pc < INT_MAX ? (int)pc : INT_MAX;
+    }
+}
+
 static int reduce(kids *r)
 {
-    int n = r->n, j = 0, rc, *mine = malloc(6 * (size_t)n * sizeof(int)), *all = mine + 3 * n;
+    int n = r->n, j = 0, rc, waits = 0, settled = 0;
+    int *mine = calloc(2 * (size_t)n * WIDTH, sizeof(int)), *all = mine + WIDTH * n;
     if (!mine)
         return MPI_ERR_NO_MEM;
     if (r->priv == MPI_COMM_NULL && (rc = nh_comm_dup(r->parent, &r->priv)))
         goto out;
-    for (int i = 0; i < n; i++) {
-        nh_plan *p = r->k[i].p;
-        int bad = 1, calls = p && !p->released && p->cold ? nh_plan_cold_calls(p, &bad) : -1;
-        int gone = calls < 0 || bad;
-        mine[3 * i] = gone;
-        mine[3 * i + 1] = !gone && calls > nh_cfg.warmup;
-        mine[3 * i + 2] = gone ? 0 : calls;
-    }
-    if ((rc = nh_mpi_Allreduce(mine, all, 3 * n, MPI_INT, MPI_MAX, r->priv)))
+    for (int i = 0; i < n; i++)
+        state(&r->k[i], mine + WIDTH * i);
+    if ((rc = nh_mpi_Allreduce(mine, all, WIDTH * n, MPI_INT, MPI_MAX, r->priv)))
         goto out;
     for (int i = 0; i < n; i++) {
         kid c = r->k[i];
-        if (!all[3 * i] && !all[3 * i + 1]) {
-            r->k[j++] = c; /* still cold, nowhere past the warm-up */
+        const int *a = all + WIDTH * i;
+        int e = MPI_SUCCESS;
+        if (a[GONE]) {
+            drop(&c);
             continue;
         }
-        int e = all[3 * i] ? MPI_SUCCESS : analyze(r, &c, all[3 * i + 2] + 1);
+        if (a[RIPE]) {
+            e = analyze(r, &c, a[COLD_CALLS] + 1);
+            settled = 1;
+        } else if (a[WAITS]) {
+            int decided = 0;
+            e = nh_autotune_settle_at(c.p, -a[MINUS_SIZES], (long)a[CALLS] + 1, &decided);
+            settled |= decided > 0;
+            waits = 1;
+        }
         rc = rc ? rc : e;
-        drop(&c);
+        r->k[j++] = c;
     }
-    if (j < n)
+    if (j < n || settled)
         changed(r);
+    else if (waits && r->waited++ < NH_PARENT_TRIES)
+        r->next = r->points + 1; /* trials incomplete somewhere: the next point too */
     if ((r->n = j) == 0)
         nh_parents_live--;
 out:

@@ -608,8 +608,12 @@ void nh_learn_decide(nh_plan *p, struct nh_learn *t, int unstable, const double 
         }
         for (int i = 0; i < t->ntry; i++)
             t->first[t->tryidx[i]] = all[i];
-        if (start_runoff(t, best))
+        if (start_runoff(t, best)) {
+            /* a nonblocking size's calls remembered the choice they took
+             * while it waited: the run-off's calls choose anew */
+            forget_choices(p, t);
             return;
+        }
     }
     t->runoff = 0;
     if (!recheck) { /* decided: nhood's fastest, for the re-checks */

@@ -57,6 +57,11 @@ struct nh_learn {
     int rechecking; /* the trials are a re-check's */
     int runoff;     /* the trials are a run-off between the first round's closest */
     int awaiting;   /* nonblocking: every trial started, the agreement waits (settle) */
+    /* agreed at a point on the parent (nh_autotune_settle_at), applied at
+     * the plan's call defer_at: the agreed times, this rank's, unstable */
+    int deferred, dunstable;
+    long defer_at;
+    double dmine[NH_TUNE_MAXCAND], dall[NH_TUNE_MAXCAND];
     int done;
     int from_file;   /* decided by the tuning file, no trials */
     int own;         /* cand index of nhood's fastest candidate at the decision (-1: none) */

@@ -44,6 +44,9 @@ typedef struct nh_sel_state {
     } last[NH_COLL_COUNT][NH_FORM_COUNT];
     struct nh_learn *learn;
     int warned_progress;
+    /* the plan's calls (nh_autotune_count), and the first call a decision
+     * deferred from a parent's point applies at (0: none) */
+    long calls, defer_min;
 } nh_sel_state;
 static inline void nh_sel_state_fini(nh_plan *p, void *state)
 {
@@ -236,6 +239,27 @@ const nh_sched *nh_autotune_sched(nh_plan *p, nh_coll coll, nh_algo a);
 extern int nh_learn_nawait;
 int nh_autotune_pending(nh_plan *p);
 int nh_autotune_settle(nh_plan *p);
+/* The same at a point on the graph's parent (api/parents.c), where the
+ * ranks' calls on p may differ.  nh_autotune_point_state: whether some
+ * size of p's waits here (not deferred), *n how many sizes p has learned
+ * (created in call order, alike on every rank that made the calls),
+ * *calls p's calls so far.  nh_autotune_settle_at, collective over p,
+ * with n the fewest sizes and switch_at the call after the most calls
+ * any rank had made: one reduction over the first n sizes; those whose
+ * trials completed and wait on every rank are decided, and every rank
+ * applies the decisions at its call switch_at (nh_autotune_count), or at
+ * p's next own point, where the ranks' calls are the same (*decided: how
+ * many, alike on every rank). */
+int nh_autotune_point_state(nh_plan *p, int *n, long *calls);
+int nh_autotune_settle_at(nh_plan *p, int n, long switch_at, int *decided);
+void nh_autotune_apply(nh_plan *p, int all);
+/* Counts a call on an analyzed plan (api/neighbor.c: every call). */
+static inline void nh_autotune_count(nh_plan *p)
+{
+    nh_sel_state *st = nh_sel_state_of(p);
+    if (st && ++st->calls >= st->defer_min && st->defer_min)
+        nh_autotune_apply(p, 0);
+}
 /* The decision a nonblocking or persistent call of form may start from,
  * without trials: the tuning file's for that form, else the blocking
  * form's (agreed by this communicator's trials, or from the file).

@@ -5,7 +5,16 @@
  * blocking collectives).  Every rank reaches a given point with the same
  * calls made, so with the same sizes waiting, in the same order; one
  * reduction settles all of them whose trials have completed on every
- * rank. */
+ * rank.
+ *
+ * A blocking collective on the graph's parent is such a point too
+ * (api/parents.c), but the ranks' calls on the graph may differ there: a
+ * rank ahead may have sizes waiting that another has not yet.  There the
+ * reduction covers the sizes every rank has made (the oldest, in call
+ * order), settles those waiting with their trials complete everywhere,
+ * and defers the decisions to one call, the one after the most calls any
+ * rank had made, until which every rank's calls take what the rank ahead
+ * took before the point. */
 #include <stdlib.h>
 
 #include "exec/request.h"
@@ -34,10 +43,108 @@ static int measured(struct nh_learn *t)
     return 1;
 }
 
+/* Decides t from the agreement: every rank at the same call. */
+static void decide(nh_plan *p, struct nh_learn *t, int unstable, const double *mine,
+                   const double *all)
+{
+    t->awaiting = 0;
+    __atomic_sub_fetch(&nh_learn_nawait, 1, __ATOMIC_RELAXED);
+    nh_learn_decide(p, t, unstable, mine, all);
+}
+
+void nh_autotune_apply(nh_plan *p, int all)
+{
+    nh_sel_state *st = nh_sel_state_of(p);
+    long next = 0;
+    for (struct nh_learn *t = st ? st->learn : NULL; t; t = t->next) {
+        if (!t->deferred)
+            continue;
+        if (all || st->calls >= t->defer_at) {
+            t->deferred = 0;
+            decide(p, t, t->dunstable, t->dmine, t->dall);
+        } else if (!next || t->defer_at < next) {
+            next = t->defer_at;
+        }
+    }
+    if (st)
+        st->defer_min = next;
+}
+
+int nh_autotune_point_state(nh_plan *p, int *n, long *calls)
+{
+    nh_sel_state *st = nh_sel_state_of(p);
+    int waits = 0;
+    *n = 0;
+    *calls = st ? st->calls : 0;
+    for (struct nh_learn *t = st ? st->learn : NULL; t; t = t->next, ++*n)
+        waits |= t->awaiting && !t->deferred;
+    return waits;
+}
+
+/* Per size at a parent's point: whether it cannot settle here, whether
+ * its sizes changed, each candidate's median. */
+#define AT_WIDTH (2 + NH_TUNE_MAXCAND)
+
+int nh_autotune_settle_at(nh_plan *p, int n, long switch_at, int *decided)
+{
+    nh_sel_state *st = nh_sel_state_of(p);
+    int m = 0, rc;
+    *decided = 0;
+    if (n <= 0 || !st)
+        return MPI_SUCCESS;
+    for (struct nh_learn *t = st->learn; t; t = t->next)
+        m++;
+    /* the first n sizes made, oldest first (the list is newest first) */
+    struct nh_learn **e = malloc((size_t)n * sizeof(*e));
+    double *mine = calloc(2 * (size_t)n * AT_WIDTH, sizeof(double)), *all = mine + n * AT_WIDTH;
+    if (!e || !mine) {
+        free(e);
+        free(mine);
+        return MPI_ERR_NO_MEM;
+    }
+    int i = m;
+    for (struct nh_learn *t = st->learn; t; t = t->next)
+        if (--i < n)
+            e[i] = t;
+    for (i = 0; i < n; i++) {
+        struct nh_learn *t = e[i];
+        double *v = mine + i * AT_WIDTH;
+        int ok = t->awaiting && !t->deferred && measured(t);
+        v[0] = !ok;
+        v[1] = t->unstable;
+        for (int c = 0; ok && c < t->ntry; c++)
+            v[2 + c] = nh_learn_median(t, t->tryidx[c]);
+    }
+    rc = nh_req_allreduce(mine, all, n * AT_WIDTH, MPI_DOUBLE, MPI_MAX, p->pcomm);
+    for (i = 0; i < n && !rc; i++) {
+        struct nh_learn *t = e[i];
+        const double *a = all + i * AT_WIDTH;
+        if (a[0] != 0) /* not measured and waiting everywhere: a later point */
+            continue;
+        t->deferred = 1;
+        ++*decided;
+        t->dunstable = a[1] > 0;
+        t->defer_at = switch_at;
+        for (int c = 0; c < t->ntry; c++) {
+            t->dmine[c] = mine[i * AT_WIDTH + 2 + c];
+            t->dall[c] = a[2 + c];
+        }
+        if (!st->defer_min || switch_at < st->defer_min)
+            st->defer_min = switch_at;
+    }
+    free(e);
+    free(mine);
+    return rc;
+}
+
 int nh_autotune_settle(nh_plan *p)
 {
     nh_sel_state *st = nh_sel_state_of(p);
     int n = 0, k = 0, rc;
+    /* decisions deferred from a parent's point: every rank has made the
+     * calls before their switch here (p's own point: the same calls) */
+    if (st && st->defer_min)
+        nh_autotune_apply(p, 1);
     for (struct nh_learn *t = st ? st->learn : NULL; t; t = t->next)
         n += t->awaiting ? 2 + t->ntry : 0;
     if (!n)
@@ -62,11 +169,8 @@ int nh_autotune_settle(nh_plan *p)
     for (struct nh_learn *t = st->learn; t && !rc; t = t->next) {
         if (!t->awaiting)
             continue;
-        if (all[k] == 0) { /* measured everywhere */
-            t->awaiting = 0;
-            __atomic_sub_fetch(&nh_learn_nawait, 1, __ATOMIC_RELAXED);
-            nh_learn_decide(p, t, all[k + 1] > 0, mine + k + 2, all + k + 2);
-        }
+        if (all[k] == 0) /* measured everywhere */
+            decide(p, t, all[k + 1] > 0, mine + k + 2, all + k + 2);
         k += 2 + t->ntry;
     }
     free(mine);

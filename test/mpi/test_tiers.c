@@ -15,6 +15,8 @@
  *   - A ring that only nonblocking calls use, with its blocking
  *     collectives on MPI_COMM_WORLD, is analyzed at one of those, though
  *     the ranks' starts differ there; every rank switches at one call.
+ *     A 2-D Moore graph likewise learns: its trials agree at those
+ *     points, with the ranks' calls one apart at each.
  *   - A malformed nhood_dims info value: the creation succeeds (nhood
  *     adds no communication to it), the call that analyzes the graph fails
  *     on every rank with MPI_ERR_INFO_VALUE.
@@ -238,6 +240,46 @@ static void parents(void)
     MPI_Comm_free(&g);
 }
 
+/* Learning on a graph whose only points are on its parent: a 2-D Moore
+ * graph of all ranks, only nonblocking calls, each iteration's call
+ * started by the even ranks before an MPI_Allreduce on MPI_COMM_WORLD and
+ * by the odd ones after it.  The analysis, the trials' agreements and the
+ * decisions (run-offs and re-checks with them) all come at points where
+ * the ranks' calls differ by one, and every rank must switch at the same
+ * call: a rank that switched a call early would run another schedule than
+ * its peers (a wrong result or a hang).  run-mpi-tests.sh checks that the
+ * report shows a decision. */
+static void parents_learning(void)
+{
+    MPI_Comm g;
+    MPI_Request q;
+    int outdeg, indeg, one = 1, sum;
+    int dims[2] = {0, 0}, periods[2] = {1, 1}, *off, s = tc_offsets("moore", 2, 1, &off);
+    MPI_Dims_create(p, 2, dims);
+    tc_graph(MPI_COMM_WORLD, 2, dims, periods, s, off, MPI_INFO_NULL, 0, &g, &outdeg, &indeg);
+    free(off);
+    int *sb = malloc(sizeof(int) * (size_t)(outdeg * M)), *rb = malloc(sizeof(int) * (size_t)(indeg * M));
+    int *ref = malloc(sizeof(int) * (size_t)(indeg * M));
+    for (int it = 0; it < 120; it++) {
+        for (int i = 0; i < outdeg * M; i++)
+            sb[i] = rank * 100000 + it * 100 + i;
+        memset(rb, 0xA5, sizeof(int) * (size_t)(indeg * M));
+        reference(1, g, sb, M, MPI_INT, ref, M, MPI_INT);
+        if (rank % 2 == 0)
+            MPI_Ineighbor_alltoall(sb, M, MPI_INT, rb, M, MPI_INT, g, &q);
+        MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        if (rank % 2)
+            MPI_Ineighbor_alltoall(sb, M, MPI_INT, rb, M, MPI_INT, g, &q);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        CHECK(memcmp(rb, ref, sizeof(int) * (size_t)(indeg * M)) == 0,
+              "parents, learning: call %d differs", it);
+    }
+    free(sb);
+    free(rb);
+    free(ref);
+    MPI_Comm_free(&g);
+}
+
 /* The ring made with a malformed nhood_dims, errors returned; undone by
  * malformed_end. */
 static void malformed_ring(MPI_Info *info, MPI_Comm *g, int *outdeg, int *indeg, int *rc)
@@ -312,8 +354,10 @@ int main(int argc, char **argv)
         return check_finish_mpi();
     }
     tiers();
-    if (!eager)
+    if (!eager) {
         parents();
+        parents_learning();
+    }
     repeats();
     malformed();
     return check_finish_mpi();
