@@ -43,11 +43,11 @@
  * ranks settle them over the graph's private communicator
  * (nh_autotune_settle_at), every rank switching at one call again.
  *
- * The reduction is one MPI_Allreduce of six ints per child, made only
+ * The reduction is one MPI_Allreduce of seven ints per child, made only
  * while the parent has children and only at the parent's points 1, 2, 4,
  * 8, ... counted since it last changed (a child made, analyzed or
- * dropped, a size decided), and at the next point while trials wait (16
- * in a row at most): a graph never used costs its parent log2(points)
+ * dropped, a size decided), and at the next point while trials run or
+ * wait (64 in a row at most): a graph never used costs its parent log2(points)
  * reductions.  Under MPI_THREAD_MULTIPLE another thread may start calls
  * on a graph while a point analyzes it, so there are no parent points
  * there. */
@@ -74,9 +74,10 @@ typedef struct kids {
     struct kids *prev, *nxt; /* every record (nh_parents_fini) */
 } kids;
 
-/* Points in a row that reduce while some child's trials wait and have
- * not completed everywhere, before the reductions space out again. */
-#define NH_PARENT_TRIES 16
+/* Points in a row that reduce while some child's trials run or wait,
+ * before the reductions space out again (a size's first round and run-off
+ * take about 60 calls). */
+#define NH_PARENT_TRIES 64
 
 static int keyval = MPI_KEYVAL_INVALID;
 static kids *records;
@@ -192,9 +193,10 @@ static int analyze(kids *r, kid *c, int switch_at)
 
 /* Per child at a reduction (all MAX): it cannot take part (freed, a
  * malformed hint, no plan); cold and past the warm-up; its cold calls;
- * analyzed, with sizes whose trials wait; minus how many sizes it has
- * learned; its calls since the analysis. */
-enum { GONE, RIPE, COLD_CALLS, WAITS, MINUS_SIZES, CALLS, WIDTH };
+ * analyzed, with sizes whose trials wait; with sizes on trial (or
+ * decided, to apply); minus how many sizes it has learned; its calls
+ * since the analysis. */
+enum { GONE, RIPE, COLD_CALLS, WAITS, TRIALS, MINUS_SIZES, CALLS, WIDTH };
 
 static void state(const kid *c, int *v)
 {
@@ -209,7 +211,9 @@ static void state(const kid *c, int *v)
         v[RIPE] = !bad && calls > nh_cfg.warmup;
         v[COLD_CALLS] = calls > 0 ? calls : 0;
     } else if (p->pcomm != MPI_COMM_NULL) {
-        v[WAITS] = nh_autotune_point_state(p, &n, &pc);
+        int w = nh_autotune_point_state(p, &n, &pc);
+        v[WAITS] = w == NH_POINT_WAITS;
+        v[TRIALS] = w == NH_POINT_TRIALS;
         v[MINUS_SIZES] = -n;
         v[CALLS] = pc < INT_MAX ? (int)pc : INT_MAX;
     }
@@ -244,13 +248,14 @@ static int reduce(kids *r)
             settled |= decided > 0;
             waits = 1;
         }
+        waits |= a[TRIALS];
         rc = rc ? rc : e;
         r->k[j++] = c;
     }
     if (j < n || settled)
         changed(r);
     else if (waits && r->waited++ < NH_PARENT_TRIES)
-        r->next = r->points + 1; /* trials incomplete somewhere: the next point too */
+        r->next = r->points + 1; /* trials running or incomplete: the next point too */
     if ((r->n = j) == 0)
         nh_parents_live--;
 out:

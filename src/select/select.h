@@ -241,7 +241,8 @@ int nh_autotune_pending(nh_plan *p);
 int nh_autotune_settle(nh_plan *p);
 /* The same at a point on the graph's parent (api/parents.c), where the
  * ranks' calls on p may differ.  nh_autotune_point_state: whether some
- * size of p's waits here (not deferred), *n how many sizes p has learned
+ * size of p's waits here (NH_POINT_WAITS), else whether some is on trial
+ * or deferred (NH_POINT_TRIALS), *n how many sizes p has learned
  * (created in call order, alike on every rank that made the calls),
  * *calls p's calls so far.  nh_autotune_settle_at, collective over p,
  * with n the fewest sizes and switch_at the call after the most calls
@@ -250,6 +251,7 @@ int nh_autotune_settle(nh_plan *p);
  * applies the decisions at its call switch_at (nh_autotune_count), or at
  * p's next own point, where the ranks' calls are the same (*decided: how
  * many, alike on every rank). */
+enum { NH_POINT_WAITS = 1, NH_POINT_TRIALS = 2 }; /* trials running or decisions deferred */
 int nh_autotune_point_state(nh_plan *p, int *n, long *calls);
 int nh_autotune_settle_at(nh_plan *p, int n, long switch_at, int *decided);
 void nh_autotune_apply(nh_plan *p, int all);

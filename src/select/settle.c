@@ -77,7 +77,7 @@ int nh_autotune_point_state(nh_plan *p, int *n, long *calls)
     *n = 0;
     *calls = st ? st->calls : 0;
     for (struct nh_learn *t = st ? st->learn : NULL; t; t = t->next, ++*n)
-        waits |= t->awaiting && !t->deferred;
+        waits |= t->awaiting && !t->deferred ? NH_POINT_WAITS : !t->done ? NH_POINT_TRIALS : 0;
     return waits;
 }
 
