@@ -5,8 +5,10 @@
 # (creation, the calls, MPI_Comm_free), each variant in turn per try:
 # MPI's own calls, nhood's default (cold tier, analysis and learning
 # included) and every forced choice (nhood-bench --learning).  Writes
-# OUT/learning.csv and prints the worst ratio of the default's total to
-# the fastest fixed choice's.
+# OUT/learning.csv, and OUT/learning-points.csv (the nonblocking rows
+# with an MPI_Allreduce on MPI_COMM_WORLD after every tenth call), and
+# prints the worst ratio of the default's total to the fastest fixed
+# choice's in each.
 # Usage: scripts/run-learning-bench.sh [NP] [CALLS] [TRIES]
 # Environment: MPIEXEC, NHOOD_LIB as for nhood-run; BENCH (default
 # ./nhood-bench); OUT (default results/learning); extra NHOOD_* settings
@@ -29,5 +31,19 @@ for op in alltoall allgather; do
             --learning "$calls" --no-header >>"$csv"
     done
 done
+# The nonblocking rows again, every variant making an MPI_Allreduce on
+# MPI_COMM_WORLD after every tenth call (a residual's check): points on
+# the graph's parent, where a graph that only nonblocking calls use is
+# analyzed and its trials agree (docs/algorithms.md, "Tiers").
+pcsv="$out/learning-points.csv"
+head -n 1 "$csv" >"$pcsv"
+for op in alltoall allgather; do
+    "$here/nhood-run" -np "$np" "$bench" --op "$op" --form nonblocking --nbhd moore --dims 3 \
+        --radius 1 --bytes 8,64,512,4096,16384,65536,262144,1048576 --reps "$tries" \
+        --learning "$calls" --allreduce-every 10 --no-header >>"$pcsv"
+done
 cat "$csv"
 awk -F, 'NR > 1 && $12 > worst { worst = $12; row = $0 } END { print "worst: " row }' "$csv"
+echo "with an MPI_Allreduce on MPI_COMM_WORLD every 10 calls ($pcsv):"
+cat "$pcsv"
+awk -F, 'NR > 1 && $12 > worst { worst = $12; row = $0 } END { print "worst: " row }' "$pcsv"

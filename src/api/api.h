@@ -31,10 +31,11 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
  * communicator's error handler called).  Every call on the
  * graph comes here first, whatever path it takes after. */
 int nh_neighbor_cold(nh_plan *p, nh_coll coll, nh_form form, MPI_Comm comm);
-/* Points on a graph's parent (api/parents.c): a cold graph made from
- * parent is recorded there (p: the creation's plan, NULL where it made
- * none; on every rank the creation reached nhood on), and a blocking
- * collective on a communicator with records may analyze its children;
+/* Points on a graph's parent (api/parents.c): a graph made from parent
+ * is recorded there (p: the creation's plan, NULL where it made none; on
+ * every rank the creation reached nhood on), and a blocking collective
+ * on a communicator with records may analyze its cold children and
+ * settle their nonblocking trials;
  * nh_parents_live counts the communicators with records (the points'
  * fast test). */
 int nh_parents_adopt(MPI_Comm parent, nh_plan *p, MPI_Comm graph);

@@ -77,7 +77,9 @@ static int plan_create(MPI_Comm comm_old, MPI_Comm *graph, const nh_hint *h, con
     nh_plan *p = NULL;
     int rc = cold ? nh_plan_create_cold(comm_old, *graph, h, lists, &p)
                   : nh_plan_create(comm_old, *graph, h, lists, begun, &p);
-    if (cold && rc != MPI_ERR_INFO_VALUE) { /* (every rank alike: a point on comm_old analyzes it) */
+    /* every rank alike (a malformed hint is agreed): points on comm_old
+     * analyze a cold graph and settle the nonblocking trials of any */
+    if (rc != MPI_ERR_INFO_VALUE) {
         int e = nh_parents_adopt(comm_old, p, *graph);
         rc = rc ? rc : e;
     }

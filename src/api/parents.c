@@ -1,6 +1,7 @@
 /* Points on a graph's parent: a cold graph that only nonblocking calls
- * use is analyzed at a blocking collective on the communicator it was
- * made from (docs/algorithms.md, "Tiers").
+ * use is analyzed, and nonblocking trials agree, at a blocking collective
+ * on the communicator the graph was made from (docs/algorithms.md,
+ * "Tiers" and "Learning").
  *
  * A nonblocking start is local: nhood must not wait there for another
  * rank, so no start analyzes a graph.  A blocking collective on the graph
@@ -11,7 +12,7 @@
  * its parent's group, so every rank of the graph takes part in each of
  * the parent's collectives, and every rank makes those in one order,
  * graph creations included.  At the parent's i-th blocking collective
- * every rank therefore holds the same records of the parent's cold
+ * every rank therefore holds the same records of the parent's
  * children, in creation order, and nhood may communicate there, on a
  * private duplicate of the parent.  A graph made from another
  * communicator of all ranks (a Cartesian grid of MPI_COMM_WORLD, a
@@ -24,8 +25,8 @@
  * The ranks' calls on a child may differ there: a start is local, so one
  * rank may start two more before the collective and another the same two
  * after it.  At such a point the ranks reduce (MAX), per child: whether
- * some rank can no longer take part (the graph freed, analyzed at its own
- * point, a malformed hint that the graph's own call reports, no plan),
+ * some rank can no longer take part (the graph freed, a malformed hint
+ * that the graph's own call reports, no plan),
  * whether some rank is past NHOOD_WARMUP calls, and the most calls any
  * rank has made.  The ranks analyze a child that is ripe together, over a
  * communicator of nhood's with the graph's ranks in its order
@@ -35,9 +36,9 @@
  * they were on the rank that had made them (plan/detect.c,
  * nh_plan_analyze_at).
  *
- * Once analyzed, a child stays on the record while it lives: its
- * nonblocking trials wait for a point too (select/settle.c), and these
- * points serve them alike.  The same reduction carries whether some
+ * Analyzed (here, at its own point or at its creation), a child stays on
+ * the record while it lives: its nonblocking trials wait for a point too
+ * (select/settle.c), and these points serve them alike.  The same reduction carries whether some
  * rank's trials wait, how many sizes every rank has learned and the most
  * calls any rank has made since the analysis; where trials wait, the
  * ranks settle them over the graph's private communicator
@@ -47,8 +48,8 @@
  * while the parent has children and only at the parent's points 1, 2, 4,
  * 8, ... counted since it last changed (a child made, analyzed or
  * dropped, a size decided), and at the next point while trials run or
- * wait (64 in a row at most): a graph never used costs its parent log2(points)
- * reductions.  Under MPI_THREAD_MULTIPLE another thread may start calls
+ * wait (64 in a row at most): a graph never used costs its parent
+ * log2(points) reductions.  Under MPI_THREAD_MULTIPLE another thread may start calls
  * on a graph while a point analyzes it, so there are no parent points
  * there. */
 #include <limits.h>

@@ -99,8 +99,9 @@ const nh_setting nh_settings[] = {
     {"NHOOD_INPLACE_AUXMEM", NULL, LIB, K_BYTES, CFG(inplace_auxmem), 0,
      "bytes of auxiliary buffer for nonblocking in-place swaps (0: none)"},
     {"NHOOD_WARMUP", NULL, LIB, K_CALLS, CFG(warmup), 0,
-     "a graph's first calls that go to MPI before nhood analyses it (at the next blocking call; "
-     "docs/algorithms.md, \"Tiers\"); 0: at its creation, as do graphs under a forced NHOOD_ALGO"},
+     "a graph's first calls that go to MPI before nhood analyses it (at the next blocking call "
+     "on it or on the communicator it was made from; docs/algorithms.md, \"Tiers\"); 0: at its "
+     "creation, as do graphs under a forced NHOOD_ALGO"},
     {"NHOOD_AUTOTUNE", NULL, LIB, K_BOOL, CFG(autotune), 0,
      "the learning tier: auto times MPI's exchange and nhood's schedules (each binding) on the "
      "first blocking and nonblocking calls of each block size (v and w calls: of each size "

@@ -246,12 +246,17 @@ for np in 2 4; do
             all_passed; then ok "$name"; else bad "$name"; fi
     done
 done
+# ... with learning re-checking often: the 2-D Moore graph's trials and
+# re-checks agree at its parent's points, the ranks' calls one apart there
+name="tiers np=4 NHOOD_WARMUP=2 NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=4 (trials agreed at the parent's points)"
+if run "$name" 4 "NHOOD_WARMUP=2 NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=4" "$t/test_tiers" cold &&
+    all_passed; then ok "$name"; else bad "$name"; fi
 # ... and the report counts the cold calls: the ring's two cold starts,
 # its copy's two cold blocking calls, and the graph analyzed at its
 # parent's point: its four calls before the switch (api/parents.c); the
 # graph that learns at its parent's points decides
 name="tiers np=2 NHOOD_WARMUP=2 NHOOD_REPORT=1: cold= counts the calls before the analysis"
-if run "$name" 2 "NHOOD_WARMUP=2 NHOOD_REPORT=1" "$t/test_tiers" cold && all_passed &&
+if run "$name" 2 "NHOOD_WARMUP=2 NHOOD_REPORT=1 NHOOD_AUTOTUNE=1" "$t/test_tiers" cold && all_passed &&
     grep -Eq '^nhood: comm=0 op=ialltoall .* cold=2( |$)' "$log.err" &&
     grep -Eq '^nhood: comm=1 dup_of=0 op=alltoall .* cold=2( |$)' "$log.err" &&
     grep -Eq '^nhood: comm=3 op=ialltoall .*source=inferred .*calls=8 .* cold=4( |$)' "$log.err" &&
