@@ -60,15 +60,35 @@
 #include "util/resource.h"
 #include "util/sync.h"
 
+/* A graph on a parent's record.  p: its plan, NULL where the creation
+ * made none here or the plan is gone (the plan's ties clear it as it is
+ * freed: the record holds no reference, so a freed graph's plan and
+ * private communicator go as soon as its requests do). */
 typedef struct kid {
-    nh_plan *p; /* a reference (NULL where the creation made none here) */
+    nh_plan *p;
     MPI_Comm graph;
 } kid;
 
+/* A plan's records (its NH_EXT_PARENT state): on its parent and on
+ * MPI_COMM_WORLD. */
+typedef struct ties {
+    kid *k[2];
+} ties;
+
+static void ties_fini(nh_plan *p, void *state)
+{
+    ties *t = state;
+    (void)p;
+    for (int i = 0; i < 2; i++)
+        if (t->k[i])
+            t->k[i]->p = NULL;
+}
+
 /* A parent's record, its attribute (not copied with it). */
 typedef struct kids {
-    MPI_Comm parent, priv; /* priv: made at the first reduction */
-    kid *k;
+    MPI_Comm parent, priv; /* priv: made at the first reduction (own_priv), or nh_world_priv */
+    int own_priv;
+    kid **k;
     int n, cap;
     long points, next; /* the parent's points since it changed; the next to reduce at */
     int waited;        /* reductions at consecutive points for waiting trials */
@@ -86,9 +106,11 @@ int nh_parents_live;
 
 static void drop(kid *c)
 {
-    if (c->p)
-        nh_plan_unref(c->p);
-    c->p = NULL;
+    ties *t = c->p ? c->p->ext[NH_EXT_PARENT].state : NULL;
+    for (int i = 0; t && i < 2; i++)
+        if (t->k[i] == c)
+            t->k[i] = NULL;
+    free(c);
 }
 
 static void changed(kids *r)
@@ -103,10 +125,10 @@ static int record_delete(MPI_Comm comm, int kv, void *attr, void *extra)
     kids *r = attr;
     (void)comm, (void)kv, (void)extra;
     for (int i = 0; i < r->n; i++)
-        drop(&r->k[i]);
+        drop(r->k[i]);
     if (r->n)
         nh_parents_live--;
-    if (r->priv != MPI_COMM_NULL)
+    if (r->own_priv)
         nh_comm_free(&r->priv);
     if (r->prev)
         r->prev->nxt = r->nxt;
@@ -150,17 +172,22 @@ static int adopt(MPI_Comm parent, nh_plan *p, MPI_Comm graph)
     }
     if (r->n == r->cap) {
         int cap = r->cap ? 2 * r->cap : 4;
-        kid *k = realloc(r->k, (size_t)cap * sizeof(*k));
+        kid **k = realloc(r->k, (size_t)cap * sizeof(*k));
         if (!k)
             return MPI_ERR_NO_MEM;
         r->k = k;
         r->cap = cap;
     }
+    kid *c = malloc(sizeof(*c));
+    ties *t = p ? nh_plan_ext(p, NH_EXT_PARENT, sizeof(ties), ties_fini) : NULL;
+    if (!c)
+        return MPI_ERR_NO_MEM;
+    *c = (kid){t ? p : NULL, graph}; /* (no ties: out of memory, recorded as gone) */
+    if (t)
+        t->k[t->k[0] ? 1 : 0] = c;
     if (!r->n)
         nh_parents_live++;
-    if (p)
-        nh_atomic_add(&p->refs, 1);
-    r->k[r->n++] = (kid){p, graph};
+    r->k[r->n++] = c;
     changed(r);
     return MPI_SUCCESS;
 }
@@ -226,26 +253,32 @@ static int reduce(kids *r)
     int *mine = calloc(2 * (size_t)n * WIDTH, sizeof(int)), *all = mine + WIDTH * n;
     if (!mine)
         return MPI_ERR_NO_MEM;
-    if (r->priv == MPI_COMM_NULL && (rc = nh_comm_dup(r->parent, &r->priv)))
-        goto out;
+    if (r->priv == MPI_COMM_NULL) { /* MPI_COMM_WORLD's: nhood's own where it has one */
+        if (r->parent == MPI_COMM_WORLD && nh_world_priv != MPI_COMM_NULL)
+            r->priv = nh_world_priv;
+        else if ((rc = nh_comm_dup(r->parent, &r->priv)))
+            goto out;
+        else
+            r->own_priv = 1;
+    }
     for (int i = 0; i < n; i++)
-        state(&r->k[i], mine + WIDTH * i);
+        state(r->k[i], mine + WIDTH * i);
     if ((rc = nh_mpi_Allreduce(mine, all, WIDTH * n, MPI_INT, MPI_MAX, r->priv)))
         goto out;
     for (int i = 0; i < n; i++) {
-        kid c = r->k[i];
+        kid *c = r->k[i];
         const int *a = all + WIDTH * i;
         int e = MPI_SUCCESS;
         if (a[GONE]) {
-            drop(&c);
+            drop(c);
             continue;
         }
         if (a[RIPE]) {
-            e = analyze(r, &c, a[COLD_CALLS] + 1);
+            e = analyze(r, c, a[COLD_CALLS] + 1);
             settled = 1;
         } else if (a[WAITS]) {
             int decided = 0;
-            e = nh_autotune_settle_at(c.p, -a[MINUS_SIZES], (long)a[CALLS] + 1, &decided);
+            e = nh_autotune_settle_at(c->p, -a[MINUS_SIZES], (long)a[CALLS] + 1, &decided);
             settled |= decided > 0;
             waits = 1;
         }

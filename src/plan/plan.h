@@ -9,8 +9,15 @@
 
 /* State a layer above the plan keeps per plan, in a type of its own:
  * the engine's binding cache and tag slots (exec/), selection's memo of
- * its last decisions (select/), the report's records (api/). */
-typedef enum { NH_EXT_EXEC = 0, NH_EXT_SELECT, NH_EXT_REPORT, NH_EXT_COUNT } nh_ext_id;
+ * its last decisions (select/), the report's records and the plan's
+ * records on its parents (api/). */
+typedef enum {
+    NH_EXT_EXEC = 0,
+    NH_EXT_SELECT,
+    NH_EXT_REPORT,
+    NH_EXT_PARENT,
+    NH_EXT_COUNT
+} nh_ext_id;
 
 typedef struct nh_plan {
     int id; /* report id, in creation order */
@@ -38,7 +45,7 @@ typedef struct nh_plan {
         void (*fini)(struct nh_plan *p, void *state);
     } ext[NH_EXT_COUNT];
     int outdeg, indeg;    /* user's degrees (also for non-isomorphic graphs) */
-    int refs;             /* the communicator's attribute + live requests + a parent's record */
+    int refs;             /* the communicator's attribute + live requests */
     int released;         /* the communicator was freed (its attribute deleted) */
     int hinted;           /* created with isomorphic=true: uniform block sizes promised */
     struct nh_stfw *stfw; /* store-and-forward state (plan/stfw_setup.c), NULL if none */
