@@ -240,8 +240,8 @@ static void state(const kid *c, int *v)
         v[COLD_CALLS] = calls > 0 ? calls : 0;
     } else if (p->pcomm != MPI_COMM_NULL) {
         int w = nh_autotune_point_state(p, &n, &pc);
-        v[WAITS] = w == NH_POINT_WAITS;
-        v[TRIALS] = w == NH_POINT_TRIALS;
+        v[WAITS] = (w & NH_POINT_WAITS) != 0;
+        v[TRIALS] = (w & NH_POINT_TRIALS) != 0;
         v[MINUS_SIZES] = -n;
         v[CALLS] = pc < INT_MAX ? (int)pc : INT_MAX;
     }

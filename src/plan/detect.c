@@ -118,6 +118,16 @@ static void copy_identity(nh_plan *p, const nh_plan *from)
     p->dup_of = from->id;
     p->refs = 1;
     p->pcomm = MPI_COMM_NULL;
+    /* what the original's creation gave it (plan_new, api's creation) */
+    p->tag_ub = from->tag_ub;
+    memcpy(p->algo_info, from->algo_info, sizeof(p->algo_info));
+    p->ports = from->ports;
+    p->host_promised = from->host_promised;
+    p->indeg = from->indeg;
+    p->outdeg = from->outdeg;
+    p->no_forward = from->no_forward;
+    p->create_us = from->create_us;
+    p->create_mpi_us = from->create_mpi_us;
 }
 
 /* A copy of a cold plan is cold too, with its own record and count: each
@@ -133,19 +143,10 @@ static int copy_cold(const nh_plan *from, void *out, int *flag)
         free(msg);
         return MPI_ERR_NO_MEM;
     }
-    /* what a cold plan holds (plan_new, nh_plan_create_cold, api's
-     * creation): not an analysis the original may already have made at a
-     * parent's point, waiting for its switch */
+    /* what a cold plan holds (copy_identity, the record): not an analysis
+     * the original may already have made at a parent's point, waiting for
+     * its switch */
     copy_identity(p, from);
-    p->tag_ub = from->tag_ub;
-    memcpy(p->algo_info, from->algo_info, sizeof(p->algo_info));
-    p->ports = from->ports;
-    p->host_promised = from->host_promised;
-    p->indeg = from->indeg;
-    p->outdeg = from->outdeg;
-    p->no_forward = from->no_forward;
-    p->create_us = from->create_us;
-    p->create_mpi_us = from->create_mpi_us;
     p->cold = (struct nh_plan_cold *)(p + 1);
     memcpy(p->cold, k, sizeof(*k));
     p->cold->msg = msg;
@@ -197,24 +198,15 @@ static int plan_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out
     p->native_ok = from->native_ok;
     p->nb = root->nb;
     p->lazy_pcomm = from->pcomm != MPI_COMM_NULL || from->lazy_pcomm;
-    p->tag_ub = from->tag_ub;
-    memcpy(p->algo_info, from->algo_info, sizeof(p->algo_info));
-    p->ports = from->ports;
-    p->outdeg = from->outdeg;
-    p->indeg = from->indeg;
     p->hinted = from->hinted;
-    p->no_forward = from->no_forward;
     p->window = from->window; /* agreed at the original's creation */
     p->gpu = from->gpu;
-    p->host_promised = from->host_promised;
     p->stfw_wait = from->stfw_wait;
     p->stfw_when = from->stfw_when;
     p->stfw = st; /* the re-check's state so far: the same on every rank at the copy */
     p->node_of = root->node_of;
     p->nnodes = root->nnodes;
     p->node_ranks = root->node_ranks;
-    p->create_us = from->create_us;
-    p->create_mpi_us = from->create_mpi_us;
     *(nh_plan **)out = p;
     *flag = 1;
     return MPI_SUCCESS;
