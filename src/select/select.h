@@ -241,8 +241,9 @@ int nh_autotune_pending(nh_plan *p);
 int nh_autotune_settle(nh_plan *p);
 /* The same at a point on the graph's parent (api/parents.c), where the
  * ranks' calls on p may differ.  nh_autotune_point_state: whether some
- * size of p's waits here (bit NH_POINT_WAITS), whether some is on trial
- * or deferred (bit NH_POINT_TRIALS), *n how many sizes p has learned
+ * nonblocking size of p's waits here (bit NH_POINT_WAITS), whether some
+ * is on trial or deferred (bit NH_POINT_TRIALS), *n how many sizes p has
+ * learned
  * (created in call order, alike on every rank that made the calls),
  * *calls p's calls so far.  nh_autotune_settle_at, collective over p,
  * with n the fewest sizes and switch_at the call after the most calls

@@ -76,8 +76,12 @@ int nh_autotune_point_state(nh_plan *p, int *n, long *calls)
     int waits = 0;
     *n = 0;
     *calls = st ? st->calls : 0;
+    /* (a blocking size's trials agree in its own calls: no point needed) */
     for (struct nh_learn *t = st ? st->learn : NULL; t; t = t->next, ++*n)
-        waits |= t->awaiting && !t->deferred ? NH_POINT_WAITS : !t->done ? NH_POINT_TRIALS : 0;
+        waits |= t->form == NH_FORM_BLOCKING               ? 0
+                 : t->awaiting && !t->deferred ? NH_POINT_WAITS
+                 : !t->done                    ? NH_POINT_TRIALS
+                                               : 0;
     return waits;
 }
 
