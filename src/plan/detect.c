@@ -73,12 +73,8 @@ void nh_plan_unref(nh_plan *p)
     }
     if (p->pcomm != MPI_COMM_NULL)
         nh_comm_free(&p->pcomm);
-    if (p->cold) {
-        free(p->cold->msg);
-        free(p->cold->lists);
-        if (p->cold->ripe)
-            __atomic_sub_fetch(&nh_plan_nripe, 1, __ATOMIC_RELAXED);
-    }
+    if (p->cold)
+        nh_plan_cold_end(p);
     if (p->root) { /* a copy: the analysis is the original's */
         free(p->stfw);
         nh_plan_unref(p->root);
