@@ -247,15 +247,13 @@ for np in 2 4; do
     done
 done
 # ... with learning re-checking often: the 2-D Moore graph's trials and
-# re-checks agree at its parent's points, the ranks' calls one apart there
+# re-checks of six block sizes agree at its parent's points, the ranks'
+# calls six apart there (a rank applying the decisions at its own next
+# call instead of the agreed one failed here in 8 of 8 runs: at 4 ranks
+# the choices differ on the wire; at 2 ranks, every neighbor one rank,
+# they do not)
 name="tiers np=4 NHOOD_WARMUP=2 NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=4 (trials agreed at the parent's points)"
 if run "$name" 4 "NHOOD_WARMUP=2 NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=4" "$t/test_tiers" cold &&
-    all_passed; then ok "$name"; else bad "$name"; fi
-# ... and under constants that make the model's interim choice differ
-# from the learned one (a rank applying a decision at its own next call
-# instead of the agreed one failed or hung here in 1 of 3 runs)
-name="tiers np=4 NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=4, dear phases (interim and learned choices differ)"
-if run "$name" 4 "NHOOD_WARMUP=2 NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=4 NHOOD_COST_ALPHA=20 NHOOD_COST_O=0.001 NHOOD_COST_O_RECV=0.001 NHOOD_COST_DELTA=0" "$t/test_tiers" cold &&
     all_passed; then ok "$name"; else bad "$name"; fi
 # ... and the report counts the cold calls: the ring's two cold starts,
 # its copy's two cold blocking calls, and the graph analyzed at its

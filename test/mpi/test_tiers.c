@@ -241,41 +241,57 @@ static void parents(void)
 }
 
 /* Learning on a graph whose only points are on its parent: a 2-D Moore
- * graph of all ranks, only nonblocking calls, each iteration's call
- * started by the even ranks before an MPI_Allreduce on MPI_COMM_WORLD and
- * by the odd ones after it.  The analysis, the trials' agreements and the
- * decisions (run-offs and re-checks with them) all come at points where
- * the ranks' calls differ by one, and every rank must switch at the same
- * call: a rank that switched a call early would run another schedule than
- * its peers (a wrong result or a hang).  run-mpi-tests.sh checks that the
- * report shows a decision. */
+ * graph of all ranks, only nonblocking calls of six block sizes (8 B to
+ * 8 KiB, each learned on its own), each iteration's calls started by the
+ * even ranks before an MPI_Allreduce on MPI_COMM_WORLD and by the odd ones
+ * after it.  The analysis, the trials' agreements and the decisions
+ * (run-offs and re-checks with them) all come at points where the ranks'
+ * calls differ by one, and every rank must switch at the same call: a
+ * rank that switched a call early would run another schedule than its
+ * peers where the learned choice differs from the one the calls took
+ * while they waited (a wrong result or a hang).  Six sizes make it
+ * likely that one differs.  run-mpi-tests.sh checks that the report
+ * shows a decision. */
+#define NSIZES 6
 static void parents_learning(void)
 {
+    static const int ints[NSIZES] = {M, 16, 64, 256, 1024, 2048}; /* M first: the report's 8 B */
     MPI_Comm g;
-    MPI_Request q;
-    int outdeg, indeg, one = 1, sum;
+    MPI_Request q[NSIZES];
+    int outdeg, indeg, one = 1, sum, top = ints[NSIZES - 1];
     int dims[2] = {0, 0}, periods[2] = {1, 1}, *off, s = tc_offsets("moore", 2, 1, &off);
     MPI_Dims_create(p, 2, dims);
     tc_graph(MPI_COMM_WORLD, 2, dims, periods, s, off, MPI_INFO_NULL, 0, &g, &outdeg, &indeg);
     free(off);
-    int *sb = malloc(sizeof(int) * (size_t)(outdeg * M)), *rb = malloc(sizeof(int) * (size_t)(indeg * M));
-    int *ref = malloc(sizeof(int) * (size_t)(indeg * M));
-    for (int it = 0; it < 120; it++) {
-        for (int i = 0; i < outdeg * M; i++)
-            sb[i] = rank * 100000 + it * 100 + i;
-        memset(rb, 0xA5, sizeof(int) * (size_t)(indeg * M));
-        reference(1, g, sb, M, MPI_INT, ref, M, MPI_INT);
-        if (rank % 2 == 0)
-            MPI_Ineighbor_alltoall(sb, M, MPI_INT, rb, M, MPI_INT, g, &q);
-        MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-        if (rank % 2)
-            MPI_Ineighbor_alltoall(sb, M, MPI_INT, rb, M, MPI_INT, g, &q);
-        MPI_Wait(&q, MPI_STATUS_IGNORE);
-        CHECK(memcmp(rb, ref, sizeof(int) * (size_t)(indeg * M)) == 0,
-              "parents, learning: call %d differs", it);
+    int *sb[NSIZES], *rb[NSIZES], *ref = malloc(sizeof(int) * (size_t)(indeg * top));
+    for (int k = 0; k < NSIZES; k++) {
+        sb[k] = malloc(sizeof(int) * (size_t)(outdeg * ints[k]));
+        rb[k] = malloc(sizeof(int) * (size_t)(indeg * ints[k]));
     }
-    free(sb);
-    free(rb);
+    for (int it = 0; it < 160; it++) {
+        for (int k = 0; k < NSIZES; k++) {
+            for (int i = 0; i < outdeg * ints[k]; i++)
+                sb[k][i] = rank * 100000 + it * 100 + k * 10 + i;
+            memset(rb[k], 0xA5, sizeof(int) * (size_t)(indeg * ints[k]));
+        }
+        for (int k = 0; k < NSIZES && rank % 2 == 0; k++)
+            MPI_Ineighbor_alltoall(sb[k], ints[k], MPI_INT, rb[k], ints[k], MPI_INT, g, &q[k]);
+        MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        for (int k = 0; k < NSIZES && rank % 2; k++)
+            MPI_Ineighbor_alltoall(sb[k], ints[k], MPI_INT, rb[k], ints[k], MPI_INT, g, &q[k]);
+        for (int k = 0; k < NSIZES; k++)
+            MPI_Wait(&q[k], MPI_STATUS_IGNORE);
+        for (int k = 0; k < NSIZES; k++) {
+            reference(1, g, sb[k], ints[k], MPI_INT, ref, ints[k], MPI_INT);
+            CHECK(memcmp(rb[k], ref, sizeof(int) * (size_t)(indeg * ints[k])) == 0,
+                  "parents, learning: call %d of %d B blocks differs", it,
+                  ints[k] * (int)sizeof(int));
+        }
+    }
+    for (int k = 0; k < NSIZES; k++) {
+        free(sb[k]);
+        free(rb[k]);
+    }
     free(ref);
     MPI_Comm_free(&g);
 }
