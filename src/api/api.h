@@ -49,6 +49,17 @@ extern int nh_parents_live;
  * the communicator's error handler called). */
 int nh_cold_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
                  MPI_Request *req);
+/* MPI's exchange in the grouped form that the cold tier's calls take
+ * there, on any graph, cold or analyzed: every rank makes the same MPI
+ * call, a rank that lists a peer twice sending that peer's blocks in one
+ * message (MPI_SUCCESS, or an MPI error: the caller calls the error
+ * handler); NH_TO_PMPI where MPI's own call with the program's arguments
+ * is that call (allgather, in place, a v call on a rank that lists no
+ * peer twice; always under SMPI).  Also the learning's stand-in for
+ * MPI's own exchange where that library would misorder the blocks
+ * (nh_mpi_own_ok with NH_BIND_PACK). */
+int nh_grouped_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
+                    MPI_Request *req);
 /* A regular all-to-all on a rank that lists no peer twice, made as the
  * MPI_Neighbor_alltoallv of the same blocks that every rank makes there
  * (api/cold_plain.c; MPI_SUCCESS or an MPI error). */

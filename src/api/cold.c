@@ -31,7 +31,11 @@
  * Nonblocking and persistent calls of such a rank are nhood's requests
  * around MPI's (exec/request.h, nh_req_wrap_ops): the copies in at each
  * start, out at completion.  allgather and allgatherv need none of this:
- * every place of a source receives the same block. */
+ * every place of a source receives the same block.
+ *
+ * The same form (nh_grouped_call) is MPI's own exchange among the
+ * learning's candidates on analyzed graphs there (pmpi/pack,
+ * select/mpi_own.c). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -391,7 +395,7 @@ static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
     o->snext = l->dnext;
     o->rfirst = l->sfirst;
     o->rnext = l->snext;
-    if (copy) { /* the lists go at the graph's analysis */
+    if (copy) { /* (the op reads them at completion: its own copy) */
         int *g = take(&at, (size_t)(2 * ns + 2 * nr) * sizeof(int));
         o->sfirst = memcpy(g, l->dfirst, (size_t)ns * sizeof(int));
         o->snext = memcpy(g + ns, l->dnext, (size_t)ns * sizeof(int));
@@ -513,12 +517,10 @@ fail:
     return rc;
 }
 
-int nh_cold_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
-                 MPI_Request *req)
+int nh_grouped_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
+                    MPI_Request *req)
 {
-    /* (NHOOD_ALGO=pmpi asks for MPI's own exchange, as it is, at every call) */
-    if (!nh_mpilib_dup_edges_wrong() || nh_coll_op(coll) == NH_OP_ALLGATHER ||
-        a->sbuf == MPI_IN_PLACE || nh_forced_algo(p, NH_OP_ALLTOALL) == NH_ALGO_PMPI)
+    if (nh_coll_op(coll) == NH_OP_ALLGATHER || a->sbuf == MPI_IN_PLACE)
         return NH_TO_PMPI;
     int rep = nh_plan_cold_repeats(p, comm), rc;
     const nh_cold_lists *l = rep > 0 ? nh_plan_cold_lists(p, comm) : NULL;
@@ -529,6 +531,16 @@ int nh_cold_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_C
     else
         rc = coll == NH_COLL_ALLTOALL ? nh_cold_regular(form, a, comm, p->outdeg, p->indeg, req)
                                       : NH_TO_PMPI;
+    return rc;
+}
+
+int nh_cold_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
+                 MPI_Request *req)
+{
+    /* (NHOOD_ALGO=pmpi asks for MPI's own exchange, as it is, at every call) */
+    if (!nh_mpilib_dup_edges_wrong() || nh_forced_algo(p, NH_OP_ALLTOALL) == NH_ALGO_PMPI)
+        return NH_TO_PMPI;
+    int rc = nh_grouped_call(p, coll, form, a, comm, req);
     if (rc > 0)
         nh_mpi_Comm_call_errhandler(comm, rc);
     return rc;
@@ -536,11 +548,17 @@ int nh_cold_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_C
 
 #else
 
-int nh_cold_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
-                 MPI_Request *req)
+int nh_grouped_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
+                    MPI_Request *req)
 {
     (void)p, (void)coll, (void)form, (void)a, (void)comm, (void)req;
     return NH_TO_PMPI;
+}
+
+int nh_cold_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
+                 MPI_Request *req)
+{
+    return nh_grouped_call(p, coll, form, a, comm, req);
 }
 
 #endif

@@ -62,6 +62,16 @@ static int pmpi_trial(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, 
     return rc || !r ? rc : nh_req_wrap(p, inner, req);
 }
 
+/* A trial of MPI's own exchange: in the grouped form (nh_grouped_call)
+ * where the choice says so and this rank's call differs from the
+ * program's there, else as the program made it. */
+static int own_trial(nh_plan *p, const nh_choice *ch, nh_coll coll, nh_form form, const nh_args *a,
+                     MPI_Comm comm, MPI_Request *req)
+{
+    int rc = ch->o.kind == NH_BIND_PACK ? nh_grouped_call(p, coll, form, a, comm, req) : NH_TO_PMPI;
+    return rc == NH_TO_PMPI ? pmpi_trial(p, coll, form, a, comm, req) : rc;
+}
+
 /* The report's count of a call and, for nonblocking and persistent
  * forms, the window and reason auto priced it with (rec may be NULL). */
 static void count_call(nh_report_rec *rec, const nh_plan *p, nh_form form, const nh_choice *ch)
@@ -127,7 +137,8 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
     if (nh_select_passes(p, coll, form, &ch)) {
         nh_req_progress();
         count_call(nh_report_rec_get(p, coll, form), p, form, &ch);
-        return NH_TO_PMPI;
+        rc = ch.o.kind == NH_BIND_PACK ? nh_grouped_call(p, coll, form, a, comm, req) : NH_TO_PMPI;
+        goto out;
     }
     /* A copy of an analyzed graph makes its private communicator at its
      * first blocking call (collective); its starts go to MPI until then,
@@ -167,13 +178,13 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
         rec->rounds[ch.algo] = ch.s->tmpl_rounds;
         rec->msgs[ch.algo] = ch.s->tmpl_msgs;
     }
-    if (ch.algo == NH_ALGO_PMPI && !ch.tuning) {
-        rc = NH_TO_PMPI;
+    if (ch.algo == NH_ALGO_PMPI && !ch.tuning) { /* as made, or grouped (select/mpi_own.c) */
+        rc = ch.o.kind == NH_BIND_PACK ? nh_grouped_call(p, coll, form, a, comm, req) : NH_TO_PMPI;
         goto out;
     }
     double t0 = ch.tuning ? nh_mpi_Wtime() : 0;
     if (ch.algo == NH_ALGO_PMPI)
-        rc = pmpi_trial(p, coll, form, a, comm, req);
+        rc = own_trial(p, &ch, coll, form, a, comm, req);
     else if (form == NH_FORM_BLOCKING)
         rc = nh_run_blocking(p, ch.s, &c, &ch.o, &zcopy);
     else
@@ -185,8 +196,11 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
     if (!rc && ch.tuning && form == NH_FORM_BLOCKING) {
         rc = nh_autotune_record(p, &lk, nh_mpi_Wtime() - t0);
     } else if (!rc && ch.tuning) {
-        if (ch.paid)
-            nh_req_time(*req, nh_mpi_Wtime() - t0, ch.paid);
+        double spent = nh_mpi_Wtime() - t0;
+        /* (the grouped form's call on a rank that lists no peer twice is
+         * MPI's own request: nhood's around it times it) */
+        if (ch.paid && !nh_req_time(*req, spent, ch.paid) && !(rc = nh_req_wrap(p, *req, req)))
+            nh_req_time(*req, spent, ch.paid);
         nh_autotune_started(p, &lk);
     }
 out:

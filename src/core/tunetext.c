@@ -97,7 +97,7 @@ static int parse_tuned_algo(char *v, nh_algo *a, nh_binding *b)
     }
     rc = (slash && (!nh_binding_names[i] || i == NH_BIND_AUTO)) || nh_parse_algo(v, a) ||
                  *a == NH_ALGO_AUTO || *a == NH_ALGO_STFW ||
-                 (*a == NH_ALGO_PMPI && *b != NH_BIND_AUTO)
+                 (*a == NH_ALGO_PMPI && *b != NH_BIND_AUTO && *b != NH_BIND_PACK)
              ? -1
              : 0;
     if (slash) /* v whole again, for messages */
@@ -122,8 +122,8 @@ static int parse_times(char *v, nh_tune_dec *d, char *msg, size_t len)
             d->ncand == NH_TUNE_MAXCAND || nh_parse_real(colon + 1, &d->us[d->ncand])) {
             snprintf(msg, len,
                      "times_us: expected CANDIDATE:MICROSECONDS,... (candidates "
-                     "pmpi|direct|torus|torus_direct|bruck, each but pmpi with an optional "
-                     "/pack, /zcopy or /each)");
+                     "pmpi|direct|torus|torus_direct|bruck, pmpi with an optional /pack, "
+                     "the others with an optional /pack, /zcopy or /each)");
             return -1;
         }
         for (int i = 0; i < d->ncand; i++)
@@ -207,8 +207,8 @@ static int parse_decision(char *v, nh_tune_entry *e, char *msg, size_t len)
     e->k.m = (size_t)x;
     if (parse_tuned_algo(f[F_ALGO], &e->d.algo, &e->d.bind)) {
         snprintf(msg, len,
-                 "algorithm:%s: not pmpi, direct, torus, torus_direct or bruck (each but pmpi "
-                 "with an optional /pack, /zcopy or /each)",
+                 "algorithm:%s: not pmpi, direct, torus, torus_direct or bruck (pmpi with an "
+                 "optional /pack, the others with an optional /pack, /zcopy or /each)",
                  f[F_ALGO]);
         return -1;
     }

@@ -329,7 +329,7 @@ int nh_req_wrap_ops(nh_plan *p, MPI_Request inner, int persistent, const nh_wrap
     return rc;
 }
 
-void nh_req_time(MPI_Request h, double start_s, double *slot)
+int nh_req_time(MPI_Request h, double start_s, double *slot)
 {
     nh_lock(NH_LOCK_REQ);
     nh_req *r = nh_req_lookup(h);
@@ -339,6 +339,7 @@ void nh_req_time(MPI_Request h, double start_s, double *slot)
         __atomic_add_fetch(&nh_req_ntimed, 1, __ATOMIC_RELAXED);
     }
     nh_unlock(NH_LOCK_REQ);
+    return r != NULL;
 }
 
 void nh_req_charge(nh_req *r)

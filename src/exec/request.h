@@ -33,8 +33,9 @@ int nh_req_wrap_ops(nh_plan *p, MPI_Request inner, int persistent, const nh_wrap
 /* Times the nonblocking operation behind h for the learning: start_s
  * seconds for its start, plus each completion call that names it (from
  * the call's beginning to its end, or to the operation's completion);
- * the total goes to *slot when the operation completes. */
-void nh_req_time(MPI_Request h, double start_s, double *slot);
+ * the total goes to *slot when the operation completes.  0 where h is
+ * not nhood's request (nothing timed). */
+int nh_req_time(MPI_Request h, double start_s, double *slot);
 /* One nonblocking step of every running operation. */
 void nh_req_progress(void);
 /* The same, for the progress backend (exec/progress.c): nothing where this

@@ -1,7 +1,9 @@
-/* A cold graph's lists for the cold tier's calls on the MPI libraries
- * that order a repeated peer's all-to-all blocks wrongly (plan.h,
- * nh_cold_lists; api/cold.c runs the calls).  Local: the lists come from
- * MPI_Dist_graph_neighbors at the first call that asks. */
+/* A graph's lists for MPI's exchange in the grouped form: the cold
+ * tier's calls on the MPI libraries that order a repeated peer's
+ * all-to-all blocks wrongly, and the learning's stand-in for MPI's own
+ * exchange there (plan.h, nh_cold_lists; api/cold.c runs the calls).
+ * Local: the lists come from MPI_Dist_graph_neighbors at the first call
+ * that asks. */
 #include <stdlib.h>
 
 #include "plan/detect_int.h"
@@ -79,9 +81,8 @@ static int self_places(nh_cold_lists *l, MPI_Comm comm, const int *srcs, const i
 
 const nh_cold_lists *nh_plan_cold_lists(nh_plan *p, MPI_Comm comm)
 {
-    struct nh_plan_cold *k = p->cold;
-    if (k->lists)
-        return k->lists;
+    if (p->lists)
+        return p->lists;
     int in = p->indeg, out = p->outdeg, rs, rd;
     /* one block: the struct, the lists, sfirst, snext, dfirst, dnext */
     nh_cold_lists *l = malloc(sizeof(*l) + ((size_t)(in + out) * 3 + 2) * sizeof(int));
@@ -100,17 +101,19 @@ const nh_cold_lists *nh_plan_cold_lists(nh_plan *p, MPI_Comm comm)
         free(l);
         return NULL;
     }
-    k->repeats = l->repeats = rs || rd;
+    l->repeats = rs || rd;
+    if (p->cold)
+        p->cold->repeats = l->repeats;
     if (self_places(l, comm, srcs, dsts)) {
         free(l);
         return NULL;
     }
-    return k->lists = l;
+    return p->lists = l;
 }
 
 int nh_plan_cold_repeats(nh_plan *p, MPI_Comm comm)
 {
-    if (p->cold->repeats >= 0)
+    if (p->cold && p->cold->repeats >= 0)
         return p->cold->repeats;
     const nh_cold_lists *l = nh_plan_cold_lists(p, comm);
     return l ? l->repeats : -1;

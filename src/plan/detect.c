@@ -75,6 +75,7 @@ void nh_plan_unref(nh_plan *p)
         nh_comm_free(&p->pcomm);
     if (p->cold)
         nh_plan_cold_end(p);
+    free(p->lists); /* (a copy makes its own) */
     if (p->root) { /* a copy: the analysis is the original's */
         free(p->stfw);
         nh_plan_unref(p->root);
@@ -146,7 +147,6 @@ static int copy_cold(const nh_plan *from, void *out, int *flag)
     p->cold = (struct nh_plan_cold *)(p + 1);
     memcpy(p->cold, k, sizeof(*k));
     p->cold->msg = msg;
-    p->cold->lists = NULL; /* the original's, made again at the copy's first call */
     p->cold->calls = 0;
     p->cold->ripe = 0;
     p->cold->switch_at = 0;
@@ -571,7 +571,6 @@ void nh_plan_cold_end(nh_plan *p)
 {
     struct nh_plan_cold *k = p->cold;
     free(k->msg);
-    free(k->lists);
     if (k->ripe)
         __atomic_sub_fetch(&nh_plan_nripe, 1, __ATOMIC_RELAXED);
     p->cold = NULL; /* (the rest of its memory is the plan's) */

@@ -42,7 +42,6 @@ struct nh_plan_cold {
     int ripe;              /* counted in nh_plan_nripe */
     int switch_at;         /* analyzed at a parent's point: the call that ends the tier, or 0 */
     char *msg;             /* a malformed value's message (the hint's bad), or NULL */
-    nh_cold_lists *lists;  /* nh_plan_cold_lists (cold.c), or NULL */
     int repeats;           /* this rank lists a peer twice: 1, 0, -1 not known yet (cold.c) */
     unsigned char hint[offsetof(nh_hint, msg)]; /* the hint up to its message */
 };

@@ -45,6 +45,7 @@ typedef struct nh_plan {
         void (*fini)(struct nh_plan *p, void *state);
     } ext[NH_EXT_COUNT];
     int outdeg, indeg;    /* user's degrees (also for non-isomorphic graphs) */
+    struct nh_cold_lists *lists; /* nh_plan_cold_lists (plan/cold.c), or NULL */
     int refs;             /* the communicator's attribute + live requests */
     int released;         /* the communicator was freed (its attribute deleted) */
     int hinted;           /* created with isomorphic=true: uniform block sizes promised */
@@ -139,15 +140,17 @@ void nh_plan_abandon(nh_plan_start *b);
  * the lists back as given), else NULL. */
 int nh_plan_create_cold(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, const nh_lists *lists,
                         nh_plan **out);
-/* A cold graph's lists as this rank sees them, for the MPI libraries
- * that order a repeated peer's all-to-all blocks wrongly
- * (nh_mpilib_dup_edges_wrong; api/cold.c): whether the rank lists some
- * peer twice (MPI_PROC_NULL aside), and then, for each place in the
- * sources and in the destinations, its peer's first place (-1 where the
- * peer is MPI_PROC_NULL) and the next place of the same peer (-1 after
- * the last).  Made at the first call
- * that asks (local: MPI_Dist_graph_neighbors), freed with the plan or at
- * its analysis; NULL where memory or MPI failed. */
+/* A graph's lists as this rank sees them, for MPI's exchange in the
+ * grouped form (api/cold.c: the cold tier's calls on the MPI libraries
+ * that order a repeated peer's all-to-all blocks wrongly,
+ * nh_mpilib_dup_edges_wrong, and the learning's stand-in for MPI's own
+ * exchange there): whether the rank lists some peer twice
+ * (MPI_PROC_NULL aside), and then, for each place in the sources and in
+ * the destinations, its peer's first place (-1 where the peer is
+ * MPI_PROC_NULL) and the next place of the same peer (-1 after the
+ * last).  Made at the first call that asks (local:
+ * MPI_Dist_graph_neighbors), freed with the plan; NULL where memory or
+ * MPI failed. */
 typedef struct nh_cold_lists {
     int indeg, outdeg, repeats;
     int *sfirst, *snext, *dfirst, *dnext;
@@ -157,8 +160,8 @@ typedef struct nh_cold_lists {
 } nh_cold_lists;
 const nh_cold_lists *nh_plan_cold_lists(nh_plan *p, MPI_Comm comm);
 /* Whether this rank lists a peer twice (1, 0; -1 where memory or MPI
- * failed), known from the caller's lists at creation where it had them,
- * else asked of MPI (nh_plan_cold_lists). */
+ * failed), known from the caller's lists at creation where it had them
+ * (a cold plan), else asked of MPI (nh_plan_cold_lists). */
 int nh_plan_cold_repeats(nh_plan *p, MPI_Comm comm);
 /* Counts a call on a cold plan: whether its analysis is due now (1: past
  * NHOOD_WARMUP calls, and blocking: the only calls every rank is sure to

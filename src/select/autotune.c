@@ -91,35 +91,6 @@ static void key_of(const nh_plan *p, nh_op op, nh_form form, size_t m, nh_tune_k
     k->off = p->nb.off;
 }
 
-int nh_autotune_pmpi_ok(const nh_plan *p)
-{
-    return p->native_ok || !nh_mpilib_dup_edges_wrong();
-}
-
-/* nh_autotune_pmpi_ok for t's collective and form: MPICH 4.0's
- * MPI_Neighbor_alltoallw swaps the in- and out-degree where they differ
- * (the Iso layer packs around it, iso/iso_coll.c), so not for w calls
- * where a rank's degrees may differ on MPICH before 5.0; and not in a
- * nonblocking call under SMPI, which has no nonblocking neighborhood
- * collectives of its own (smpi/compat_nb.c stands in for two). */
-static int pmpi_ok_for(const nh_plan *p, const struct nh_learn *t)
-{
-    return nh_autotune_pmpi_ok(p) &&
-           !(t->coll == NH_COLL_ALLTOALLW && !nh_full_template(p) && nh_mpilib_dup_edges_wrong()) &&
-           !(t->form != NH_FORM_BLOCKING && nh_host_simulated());
-}
-
-/* Can p run candidate a for op in form?  (MPI's exchange where no rank
- * lists a source twice; a forwarding schedule in a nonblocking call where
- * something progresses it.) */
-static int applicable(nh_plan *p, nh_op op, nh_form form, nh_algo a)
-{
-    if (a == NH_ALGO_PMPI)
-        return nh_autotune_pmpi_ok(p);
-    const nh_sched *s = nh_plan_sched(p, op, a);
-    return s && (s->tmpl_rounds <= 1 || nh_may_forward(p, form, 1));
-}
-
 /* What k's state is found by (struct nh_learn's key). */
 static unsigned long key_value(nh_plan *p, const nh_learn_key *k)
 {
@@ -163,7 +134,7 @@ static void start_trials(struct nh_learn *t)
     t->n = 0;
     t->spent = 0;
     for (int i = 0; i < t->ntry; i++)
-        for (int k = 0; k < NH_TUNE_TRIALS; k++)
+        for (int k = 0; k < NH_TUNE_SAMPLES; k++)
             t->tm[t->tryidx[i]][k] = -1;
 }
 
@@ -183,7 +154,7 @@ static int untimed(const struct nh_learn *t)
  * disturbance spreads over them alike). */
 static int trial_at(const struct nh_learn *t, int *k)
 {
-    int per = NH_TUNE_TRIALS + untimed(t);
+    int per = nh_learn_timed(t) + untimed(t);
     if (t->runoff) {
         *k = t->n / t->ntry - 1;
         return t->tryidx[t->n % t->ntry];
@@ -195,7 +166,7 @@ static int trial_at(const struct nh_learn *t, int *k)
 /* Counts a trial call: 1 when the set is complete. */
 static int trial_done(struct nh_learn *t)
 {
-    return ++t->n == t->ntry * (NH_TUNE_TRIALS + untimed(t));
+    return ++t->n == t->ntry * (nh_learn_timed(t) + untimed(t));
 }
 
 /* Puts the first round's candidates on trial (every one but the later
@@ -235,9 +206,10 @@ static int candidates(nh_plan *p, struct nh_learn *t)
     double cost[NH_TUNE_MAXCAND], low = -1;
     int own = 0;
     t->ncand = 0;
-    if (pmpi_ok_for(p, t)) {
+    nh_binding mine = nh_learn_mpi_own(p, t); /* as made, or grouped (mpi_own.c) */
+    if (mine != NH_BIND_COUNT) {
         t->cand[0] = NH_ALGO_PMPI;
-        t->bind[t->ncand++] = NH_BIND_AUTO;
+        t->bind[t->ncand++] = mine;
     }
     for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++) {
         const nh_sched *s = nh_autotune_sched(p, t->coll, (nh_algo)a);
@@ -249,13 +221,13 @@ static int candidates(nh_plan *p, struct nh_learn *t)
         if (nh_cfg.binding == NH_BIND_AUTO && t->vec) {
             /* v and w calls: the engine's choice per message (a datatype's
              * shape decides whether packing pays), or a message per block */
-            nk = a == NH_ALGO_DIRECT && !pmpi_ok_for(p, t) ? 2 : 1;
+            nk = a == NH_ALGO_DIRECT && mine != NH_BIND_AUTO ? 2 : 1;
             kinds[1] = NH_BIND_EACH;
         } else if (nh_cfg.binding == NH_BIND_AUTO && multi_block(s)) {
             kinds[0] = NH_BIND_PACK;
             /* direct with a message per block: MPI's own exchange run by
              * nhood, where MPI's may not run (a source listed twice) */
-            nk = a == NH_ALGO_DIRECT && !pmpi_ok_for(p, t) ? 3 : 2;
+            nk = a == NH_ALGO_DIRECT && mine != NH_BIND_AUTO ? 3 : 2;
         }
         for (int k = 0; k < nk; k++) {
             nh_binding priced = kinds[k] == NH_BIND_AUTO ? NH_BIND_PACK : kinds[k];
@@ -313,21 +285,22 @@ static void take_file_decision(nh_plan *p, struct nh_learn *t)
     if (t->vec)
         return;
     key_of(p, t->op, t->form, t->m, &k);
-    if (nh_tune_file_lookup(&k, &t->dec) == 0 && applicable(p, t->op, t->form, t->dec.algo))
+    if (nh_tune_file_lookup(&k, &t->dec) == 0 &&
+        nh_learn_applicable(p, t, t->dec.algo, t->dec.bind))
         t->done = t->from_file = 1;
 }
 
 /* A decided call: counts toward the re-check, which puts MPI's exchange
  * and nhood's best candidate on trial again when due. */
-static void tick(const nh_plan *p, struct nh_learn *t)
+static void tick(struct nh_learn *t)
 {
-    if (t->from_file || t->nolearn || t->own < 0 || !pmpi_ok_for(p, t) ||
+    if (t->from_file || t->nolearn || t->own < 0 || t->cand[0] != NH_ALGO_PMPI ||
         nh_cfg.learn_recheck <= 0 || --t->left > 0)
         return;
     t->done = 0;
     t->rechecking = 1;
     t->ntry = 2;
-    t->tryidx[0] = 0; /* MPI's own is candidate 0 where pmpi_ok */
+    t->tryidx[0] = 0; /* MPI's own, as made or grouped, is candidate 0 where it may run */
     t->tryidx[1] = t->own;
     start_trials(t);
 }
@@ -372,7 +345,7 @@ int nh_autotune_algo(nh_plan *p, const nh_learn_key *k, nh_algo *algo, nh_bindin
         t->next = st->learn;
         st->learn = t;
     } else if (t->done)
-        tick(p, t);
+        tick(t);
     /* until the agreement: the blocking form's decision or the model's;
      * and the model's where the sizes changed during the trials */
     if (t->awaiting || t->nolearn)
@@ -424,7 +397,7 @@ int nh_autotune_tick(nh_plan *p, const nh_learn_key *k)
     nh_sel_state *st = nh_sel_state_of(p);
     struct nh_learn *t = st ? find(st, k->coll, k->form, key_value(p, k), &nsizes) : NULL;
     if (t && t->done)
-        tick(p, t);
+        tick(t);
     return t && !t->done;
 }
 
@@ -488,7 +461,7 @@ static void say(nh_plan *p, const struct nh_learn *t)
             "nhood: autotune comm=%d op=%s%s bytes=%zu algorithm=%s times_us=%s (slowest "
             "rank's median of %d calls) cost_us=%.1f rechecks=%d\n",
             p->id, t->form == NH_FORM_BLOCKING ? "" : "i", nh_coll_name(t->coll), t->m, name, times,
-            NH_TUNE_TRIALS, t->cost_us, t->rechecks);
+            t->ran_off ? NH_LEARN_RUNOFF_TRIALS : NH_TUNE_TRIALS, t->cost_us, t->rechecks);
 }
 
 /* The median of candidate i's timed calls: robust against one lucky or
@@ -496,25 +469,26 @@ static void say(nh_plan *p, const struct nh_learn *t)
  * scatter. */
 double nh_learn_median(const struct nh_learn *t, int i)
 {
-    double v[NH_TUNE_TRIALS];
-    for (int k = 0; k < NH_TUNE_TRIALS; k++) { /* insertion sort */
+    double v[NH_TUNE_SAMPLES];
+    int n = nh_learn_timed(t);
+    for (int k = 0; k < n; k++) { /* insertion sort */
         int j = k;
         for (; j > 0 && v[j - 1] > t->tm[i][k]; j--)
             v[j] = v[j - 1];
         v[j] = t->tm[i][k];
     }
-    return NH_TUNE_TRIALS % 2 ? v[NH_TUNE_TRIALS / 2]
-                              : (v[NH_TUNE_TRIALS / 2 - 1] + v[NH_TUNE_TRIALS / 2]) / 2;
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* The agreed times all[] (the slowest rank's) of the candidates on
  * trial, this rank's mine[]: every rank takes the same choice. */
 /* After the first round: a run-off between the fastest and the (up to
  * NH_LEARN_RUNOFF - 1) candidates within NH_LEARN_CLOSE of it, with
- * fresh trials taken in turns (three calls each in a block cannot tell
- * apart choices a few percent apart on a noisy machine; both rounds
- * count), and the later bindings of nhood's fastest schedule where it
- * took at most NH_LEARN_BIND_CLOSE times the fastest.  1 if one starts. */
+ * NH_LEARN_RUNOFF_TRIALS fresh trials each taken in turns (three calls
+ * each in a block cannot tell apart choices a few percent apart on a
+ * noisy machine; the run-off's times decide), and the later bindings of
+ * nhood's fastest schedule where it took at most NH_LEARN_BIND_CLOSE
+ * times the fastest.  1 if one starts. */
 static int start_runoff(struct nh_learn *t, int best)
 {
     int b = t->tryidx[best], n = 1, pick[NH_TUNE_MAXCAND], own = -1;
@@ -571,7 +545,7 @@ void nh_learn_decide(nh_plan *p, struct nh_learn *t, int unstable, const double 
                      const double *all)
 {
     /* a nonblocking trial's untimed calls are not counted in spent */
-    int calls = t->ntry * (NH_TUNE_TRIALS + (t->form == NH_FORM_BLOCKING ? untimed(t) : 0));
+    int calls = t->ntry * (nh_learn_timed(t) + (t->form == NH_FORM_BLOCKING ? untimed(t) : 0));
     int best = 0, recheck = t->rechecking;
     if (unstable) { /* the sizes changed on some rank: nothing learned */
         t->done = t->nolearn = 1;
@@ -580,11 +554,10 @@ void nh_learn_decide(nh_plan *p, struct nh_learn *t, int unstable, const double 
         say(p, t);
         return;
     }
-    double at[NH_TUNE_MAXCAND];
-    for (int i = 0; i < t->ntry; i++) { /* a run-off: both rounds' agreed times averaged */
-        double f = t->runoff ? t->first[t->tryidx[i]] : -1;
-        at[i] = f >= 0 ? (all[i] + f) / 2 : all[i];
-    }
+    /* a run-off's candidates by its times alone: seven calls each in
+     * turns tell them apart better than the first round's three in a
+     * block, which a passing disturbance may fall on */
+    const double *at = all;
     for (int i = 1; i < t->ntry; i++)
         if (at[i] < at[best])
             best = i;
@@ -615,6 +588,7 @@ void nh_learn_decide(nh_plan *p, struct nh_learn *t, int unstable, const double 
             return;
         }
     }
+    t->ran_off = t->runoff;
     t->runoff = 0;
     if (!recheck) { /* decided: nhood's fastest, for the re-checks */
         t->own = -1;

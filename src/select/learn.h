@@ -5,7 +5,13 @@
 
 #include "select/select.h"
 
-#define NH_TUNE_TRIALS 3
+#define NH_TUNE_TRIALS 3 /* timed calls per candidate: the first round, a re-check */
+/* timed calls per candidate in a run-off, in turns: candidates within
+ * NH_LEARN_CLOSE of each other are told apart there (three each and the
+ * first round's blocks averaged in let MPICH 4.0.2 at 2 ranks keep
+ * choices 5 to 10 % slower than another: allgather at 64 and 256 KiB) */
+#define NH_LEARN_RUNOFF_TRIALS 7
+#define NH_TUNE_SAMPLES NH_LEARN_RUNOFF_TRIALS /* the larger of the two */
 /* untimed calls before a candidate's timed ones: the first builds its
  * binding; MPI's first few messages of a new shape cost more (MPICH 4.2.1
  * at 2 ranks, a message per 4 KiB block: 41 to 66 us over the calls after
@@ -43,7 +49,7 @@ struct nh_learn {
     int ncand;
     nh_algo cand[NH_TUNE_MAXCAND];
     nh_binding bind[NH_TUNE_MAXCAND];
-    double tm[NH_TUNE_MAXCAND][NH_TUNE_TRIALS]; /* timed calls per candidate, seconds */
+    double tm[NH_TUNE_MAXCAND][NH_TUNE_SAMPLES]; /* timed calls per candidate (nh_learn_timed), seconds */
     double first[NH_TUNE_MAXCAND];              /* the first round's agreed times, seconds */
     /* not in the first round: a schedule's struct-datatype binding, tried
      * in the run-off where the schedule's packing comes close to the
@@ -56,6 +62,7 @@ struct nh_learn {
     int n;          /* calls made in this set of trials (trial_at) */
     int rechecking; /* the trials are a re-check's */
     int runoff;     /* the trials are a run-off between the first round's closest */
+    int ran_off;    /* the decision's times are a run-off's (the report) */
     int awaiting;   /* nonblocking: every trial started, the agreement waits (settle) */
     /* agreed at a point on the parent (nh_autotune_settle_at), applied at
      * the plan's call defer_at: the agreed times, this rank's, unstable */
@@ -74,6 +81,20 @@ struct nh_learn {
 
 /* The median of candidate i's timed calls (seconds). */
 double nh_learn_median(const struct nh_learn *t, int i);
+/* MPI's own exchange as t's candidate on p (mpi_own.c): NH_BIND_AUTO as
+ * the program made the call, NH_BIND_PACK in the grouped form, or
+ * NH_BIND_COUNT where neither may run. */
+nh_binding nh_learn_mpi_own(const nh_plan *p, const struct nh_learn *t);
+/* May p run candidate a with binding b for t's calls?  (MPI's exchange
+ * as nh_mpi_own_ok says; a forwarding schedule in a nonblocking call
+ * where something progresses it.) */
+int nh_learn_applicable(nh_plan *p, const struct nh_learn *t, nh_algo a, nh_binding b);
+
+/* Timed calls per candidate in t's trials. */
+static inline int nh_learn_timed(const struct nh_learn *t)
+{
+    return t->runoff ? NH_LEARN_RUNOFF_TRIALS : NH_TUNE_TRIALS;
+}
 /* The agreed times all[] (the slowest rank's) of the candidates on trial,
  * this rank's mine[], unstable: the sizes changed on some rank.  Every
  * rank takes the same choice (or starts the same run-off). */

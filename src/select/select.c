@@ -178,8 +178,8 @@ static int tuned_pick(nh_plan *p, nh_op op, nh_form form, size_t m, double w, nh
         d.ncand = 1;
     }
     /* The decision is priced at the fastest time recorded, and wins ties:
-     * a run-off averages its candidates' two rounds, and a candidate left
-     * out of it keeps its first round's time, which may read lower. */
+     * a run-off's candidates carry its times, and a candidate left out
+     * of it keeps its first round's, which may read lower. */
     int fwd = nh_may_forward(p, form, 0), dec = -1;
     double floor_us = d.us[0];
     for (int i = 0; i < d.ncand; i++) {
@@ -191,7 +191,10 @@ static int tuned_pick(nh_plan *p, nh_op op, nh_form form, size_t m, double w, nh
         nh_algo a = d.cand[i];
         const nh_sched *s = a == NH_ALGO_PMPI ? NULL : nh_plan_sched(p, op, a);
         double c = i == dec ? floor_us : d.us[i], t, first;
-        if (a == NH_ALGO_PMPI ? !nh_autotune_pmpi_ok(p) : !s || (s->tmpl_rounds > 1 && !fwd))
+        if (a == NH_ALGO_PMPI
+                ? !nh_mpi_own_ok(p, op == NH_OP_ALLTOALL ? NH_COLL_ALLTOALL : NH_COLL_ALLGATHER,
+                                 form, d.cbind[i])
+                : !s || (s->tmpl_rounds > 1 && !fwd))
             continue;
         nh_binding b = !s || d.cbind[i] != NH_BIND_AUTO ? d.cbind[i] : nh_pick_binding(s, m);
         if (s && s->tmpl_rounds > 1 && (first = nh_cost_first_phase(s, b, m, &t)) < t)
@@ -330,8 +333,10 @@ int nh_select_passes(nh_plan *p, nh_coll coll, nh_form form, nh_choice *out)
         return 0;
     memset(out, 0, sizeof(*out));
     out->algo = NH_ALGO_PMPI;
-    if (forced == NH_ALGO_AUTO)
+    if (forced == NH_ALGO_AUTO) {
         out->why = st->last[coll][form].why;
+        out->o = st->last[coll][form].o; /* (the grouped form: NH_BIND_PACK) */
+    }
     return 1;
 }
 
@@ -390,6 +395,7 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned long si
              * MPI's own exchange is a candidate, run by the caller), or
              * the file's */
             if (best == NH_ALGO_PMPI) { /* decided: remembered (v, w: nh_select_passes) */
+                out->o.kind = tb; /* (NH_BIND_PACK: the grouped form) */
                 if (!out->tuning)
                     remember(p, coll, form, m, sig, out);
                 return MPI_SUCCESS;
@@ -424,7 +430,8 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned long si
         (best == NH_ALGO_TORUS || best == NH_ALGO_TORUS_DIRECT) &&
         !(bs = nh_plan_sched_split(p, best)))
         return MPI_ERR_NO_MEM;
-    if (best == NH_ALGO_PMPI) { /* out says so already */
+    if (best == NH_ALGO_PMPI) { /* out says so already; the grouped form too */
+        out->o.kind = tb;
         remember(p, coll, form, m, sig, out);
         return MPI_SUCCESS;
     }

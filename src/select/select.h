@@ -82,7 +82,8 @@ typedef enum { NH_TUNED_NONE = 0, NH_TUNED_MEASURED, NH_TUNED_FILE, NH_TUNED_MOD
 
 typedef struct nh_choice {
     /* NH_ALGO_PMPI: MPI's own exchange (the caller hands the call to MPI:
-     * NH_TO_PMPI, util/util.h); NH_ALGO_AUTO: not decided yet (nh_stfw_choose) */
+     * NH_TO_PMPI, util/util.h; with o.kind NH_BIND_PACK in the grouped
+     * form, nh_mpi_own_ok); NH_ALGO_AUTO: not decided yet (nh_stfw_choose) */
     nh_algo algo;
     const nh_sched *s;
     nh_bind_opts o;
@@ -226,6 +227,11 @@ int nh_autotune_tick(nh_plan *p, const nh_learn_key *k);
  * blocks as the standard says (not MPICH before 5.0: platforms.md): the
  * learning measures it there, where the model alone keeps off it. */
 int nh_autotune_pmpi_ok(const nh_plan *p);
+/* May MPI's own exchange run a call of coll in form on p, as the program
+ * made it (b = NH_BIND_AUTO), or in the grouped form (NH_BIND_PACK:
+ * api/cold.c's nh_grouped_call, where MPI's would misorder a repeated
+ * source's blocks)?  Identical on every rank (select/mpi_own.c). */
+int nh_mpi_own_ok(const nh_plan *p, nh_coll coll, nh_form form, nh_binding b);
 /* Candidate a's schedule for coll on p (v and w calls of sizes not known
  * alike: direct, or an all-to-all's forwarding schedule split). */
 const nh_sched *nh_autotune_sched(nh_plan *p, nh_coll coll, nh_algo a);

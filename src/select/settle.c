@@ -35,7 +35,7 @@ static int measured(struct nh_learn *t)
 {
     t->spent = 0;
     for (int i = 0; i < t->ntry; i++)
-        for (int k = 0; k < NH_TUNE_TRIALS; k++) {
+        for (int k = 0; k < nh_learn_timed(t); k++) {
             if (t->tm[t->tryidx[i]][k] < 0)
                 return 0;
             t->spent += t->tm[t->tryidx[i]][k];

@@ -893,10 +893,10 @@ zcopy_once() {
 }
 name="autotune report np=4"
 if run "$name" 4 "NHOOD_AUTOTUNE=1 NHOOD_REPORT=1" "$t/test_autotune" &&
-    [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=alltoall bytes=(8|4096) algorithm=(pmpi|$cand) times_us=(pmpi:[0-9.]+,)?direct/pack:[0-9.]+(,$cand:[0-9.]+)+ .* cost_us=[0-9.]+ rechecks=0\$" "$log.err")" -eq 2 ] &&
+    [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=alltoall bytes=(8|4096) algorithm=(pmpi(/pack)?|$cand) times_us=(pmpi(/pack)?:[0-9.]+,)?direct/pack:[0-9.]+(,$cand:[0-9.]+)+ .* cost_us=[0-9.]+ rechecks=0\$" "$log.err")" -eq 2 ] &&
     [ "$(grep -Ec '^nhood: autotune comm=[0-9]+ op=allgather bytes=64 algorithm=' "$log.err")" -eq 1 ] &&
     [ "$(grep -c '^nhood: autotune ' "$log.err")" -eq 3 ] && zcopy_once &&
-    grep -Eq '^nhood: comm=[0-9]+ op=alltoall .*calls=192 .* trials=[0-9]+ tuned=measured$' "$log.err"; then
+    grep -Eq '^nhood: comm=[0-9]+ op=alltoall .*calls=256 .* trials=[0-9]+ tuned=measured$' "$log.err"; then
     ok "$name"
 else
     bad "$name"
@@ -976,7 +976,7 @@ done
 # right.
 name="autotune np=3 nonblocking only: trials agree at MPI_Barrier on the graph"
 if run "$name" 3 "NHOOD_AUTOTUNE=1 NHOOD_WARMUP=2 NHOOD_REPORT=1" "$t/test_autotune" nonblocking &&
-    [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=ialltoall bytes=(8|4096) algorithm=(pmpi|$cand) times_us=(pmpi:[0-9.]+,)?direct/pack:[0-9.]+(,$cand:[0-9.]+)+ .* rechecks=0\$" "$log.err")" -eq 2 ] &&
+    [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=ialltoall bytes=(8|4096) algorithm=(pmpi(/pack)?|$cand) times_us=(pmpi(/pack)?:[0-9.]+,)?direct/pack:[0-9.]+(,$cand:[0-9.]+)+ .* rechecks=0\$" "$log.err")" -eq 2 ] &&
     [ "$(grep -Ec '^nhood: autotune comm=[0-9]+ op=iallgather bytes=64 algorithm=' "$log.err")" -eq 1 ] &&
     [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=ialltoall bytes=16 algorithm=(pmpi|$cand) times_us=pmpi:[0-9.]+,direct(/pack|/zcopy)?:" "$log.err")" -eq 1 ] &&
     [ "$(grep -c '^nhood: autotune ' "$log.err")" -eq 4 ]; then
@@ -1002,7 +1002,7 @@ fi
 # chooses and the report says so.
 name="autotune np=3 v and w calls"
 if run "$name" 3 "NHOOD_AUTOTUNE=1 NHOOD_REPORT=1" "$t/test_autotune" vw &&
-    [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=alltoall[vw] bytes=64 algorithm=(pmpi|$cand) times_us=(pmpi:[0-9.]+,direct:|direct:[0-9.]+,direct/each:)" "$log.err")" -eq 2 ] &&
+    [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=alltoall[vw] bytes=64 algorithm=(pmpi(/pack)?|$cand) times_us=(pmpi(/pack)?:[0-9.]+,direct:|direct:[0-9.]+,direct/each:)" "$log.err")" -eq 2 ] &&
     [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=alltoall[vw] bytes=16 algorithm=(pmpi|$cand) times_us=pmpi:" "$log.err")" -eq 2 ]; then
     ok "$name"
 else
@@ -1061,7 +1061,7 @@ if run "$name" 4 "NHOOD_AUTOTUNE=1 NHOOD_TUNE_FILE=$tune NHOOD_PROGRESS=poll NHO
     [ -f "$tune" ] && [ "$(ls -A "$tunedir")" = app.tune ] && cp "$log.err" "$tune.run1" &&
     [ "$(head -n 1 "$tune")" = "nhood-tune 1" ] &&
     grep -q '^fingerprint\.mpi *= *[^ ]' "$tune" && grep -Eq '^fingerprint\.ranks *= *4$' "$tune" &&
-    [ "$(grep -Ec '^decision = op:(alltoall|allgather) form:blocking ranks:4 dims:2x2 periods:1,1 bytes:(8|4096|64) template:[-0-9]+,[-0-9]+(;[-0-9]+,[-0-9]+){7} algorithm:(pmpi|direct|torus|torus_direct|bruck)(/(pack|zcopy|each))? times_us:(pmpi:[0-9.]+,)?direct/pack:[0-9.]+(,(direct|torus|torus_direct|bruck)(/(pack|zcopy|each))?:[0-9.]+)*$' "$tune")" -eq 3 ] &&
+    [ "$(grep -Ec '^decision = op:(alltoall|allgather) form:blocking ranks:4 dims:2x2 periods:1,1 bytes:(8|4096|64) template:[-0-9]+,[-0-9]+(;[-0-9]+,[-0-9]+){7} algorithm:(pmpi|direct|torus|torus_direct|bruck)(/(pack|zcopy|each))? times_us:(pmpi(/pack)?:[0-9.]+,)?direct/pack:[0-9.]+(,(direct|torus|torus_direct|bruck)(/(pack|zcopy|each))?:[0-9.]+)*$' "$tune")" -eq 3 ] &&
     [ "$(grep -Ec '^nhood: comm=[0-9]+ op=(alltoall|allgather) .* tuned=measured$' "$log.err")" -eq 2 ]; then
     ok "$name"
 else

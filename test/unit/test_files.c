@@ -183,8 +183,8 @@ static void test_tune(void)
          "app.tune, line 2: ranks, dims, periods:"},
         {"nhood-tune 1\nalgorithm = torus\n", "app.tune, line 2: unknown key \"algorithm\""},
         {"nhood-tune 1\ndecision = op:alltoall form:blocking ranks:2 dims:2 periods:1 bytes:8 "
-         "template:none algorithm:pmpi/pack\n",
-         "app.tune, line 2: algorithm:pmpi/pack: not pmpi,"},
+         "template:none algorithm:pmpi/zcopy\n",
+         "app.tune, line 2: algorithm:pmpi/zcopy: not pmpi,"},
         {"nhood-tune 1\ndecision = op:alltoall form:blocking ranks:2 dims:2 periods:1 bytes:8 "
          "template:none algorithm:torus times_us:torus/pack:1,torus/pack:2\n",
          "app.tune, line 2: times_us: torus/pack twice"},

@@ -1,0 +1,51 @@
+/* MPI's own exchange as a candidate of the learning (autotune.c) and of
+ * the decisions other forms start from (select.c): as the program made
+ * the call, or, where the library orders a repeated source's all-to-all
+ * blocks wrongly (MPICH before 5.0, nh_mpilib_dup_edges_wrong) and some
+ * rank lists a source twice, in the grouped form the cold tier's calls
+ * take there (api/cold.c, nh_grouped_call: every rank makes the same MPI
+ * call, a repeated peer's blocks in one message), named pmpi/pack.  (At
+ * 2 ranks on MPICH 4.0.2, 3-D Moore ialltoall of 16 KiB blocks: 35 to
+ * 48 us against 52 to 75 for nhood's fastest schedule.) */
+#include "select/learn.h"
+#include "util/host.h"
+#include "util/mpilib.h"
+
+int nh_autotune_pmpi_ok(const nh_plan *p)
+{
+    return p->native_ok || !nh_mpilib_dup_edges_wrong();
+}
+
+int nh_mpi_own_ok(const nh_plan *p, nh_coll coll, nh_form form, nh_binding b)
+{
+    /* SMPI has no nonblocking neighborhood collectives of its own
+     * (smpi/compat_nb.c stands in for two) */
+    if (form != NH_FORM_BLOCKING && nh_host_simulated())
+        return 0;
+    if (b == NH_BIND_PACK) /* the grouped form: where the program's call would be wrong */
+        return !nh_autotune_pmpi_ok(p) && (coll == NH_COLL_ALLTOALL || coll == NH_COLL_ALLTOALLV);
+    if (b != NH_BIND_AUTO)
+        return 0;
+    if (nh_coll_op(coll) == NH_OP_ALLGATHER) /* every place of a source gets the same block */
+        return 1;
+    /* MPICH 4.0's MPI_Neighbor_alltoallw swaps the in- and out-degree
+     * where they differ (the Iso layer packs around it, iso/iso_coll.c):
+     * not for w calls where a rank's degrees may differ there */
+    return nh_autotune_pmpi_ok(p) &&
+           !(coll == NH_COLL_ALLTOALLW && !nh_full_template(p) && nh_mpilib_dup_edges_wrong());
+}
+
+nh_binding nh_learn_mpi_own(const nh_plan *p, const struct nh_learn *t)
+{
+    return nh_mpi_own_ok(p, t->coll, t->form, NH_BIND_AUTO)   ? NH_BIND_AUTO
+           : nh_mpi_own_ok(p, t->coll, t->form, NH_BIND_PACK) ? NH_BIND_PACK
+                                                              : NH_BIND_COUNT;
+}
+
+int nh_learn_applicable(nh_plan *p, const struct nh_learn *t, nh_algo a, nh_binding b)
+{
+    if (a == NH_ALGO_PMPI)
+        return nh_mpi_own_ok(p, t->coll, t->form, b);
+    const nh_sched *s = nh_plan_sched(p, t->op, a);
+    return s && (s->tmpl_rounds <= 1 || nh_may_forward(p, t->form, 1));
+}
