@@ -59,7 +59,7 @@ NH_EXPORT int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes
             coll = (nh_coll)k;
     nh_op o = nh_coll_op(coll);
     nh_algo algo = NH_ALGO_PMPI;
-    int rc = MPI_SUCCESS;
+    int rc = MPI_SUCCESS, grouped = 0;
     if (p && nh_active) {
         /* Store-and-forward comes first where set up (as a blocking call of
          * uniform blocks of block_bytes would find it, or as requests do
@@ -71,9 +71,11 @@ NH_EXPORT int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes
             nh_choice c;
             rc = nh_select(p, coll, f, block_bytes > 0 ? (size_t)block_bytes : 0, 0, &c);
             algo = c.algo;
+            grouped = c.algo == NH_ALGO_PMPI && c.o.kind == NH_BIND_PACK;
         }
     }
-    snprintf(name, (size_t)len, "%s", nh_algos[algo].name);
+    /* pmpi/pack: MPI's exchange in the grouped form, not the program's call */
+    snprintf(name, (size_t)len, "%s%s", nh_algos[algo].name, grouped ? "/pack" : "");
     return rc;
 }
 

@@ -892,7 +892,9 @@ zcopy_once() {
                  END { exit bad }'
 }
 name="autotune report np=4"
-if run "$name" 4 "NHOOD_AUTOTUNE=1 NHOOD_REPORT=1" "$t/test_autotune" &&
+# (no re-check in the cases that count the autotune lines: a run of 128
+# calls of a size may end in one, whose agreement adds a line)
+if run "$name" 4 "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=0 NHOOD_REPORT=1" "$t/test_autotune" &&
     [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=alltoall bytes=(8|4096) algorithm=(pmpi(/pack)?|$cand) times_us=(pmpi(/pack)?:[0-9.]+,)?direct/pack:[0-9.]+(,$cand:[0-9.]+)+ .* cost_us=[0-9.]+ rechecks=0\$" "$log.err")" -eq 2 ] &&
     [ "$(grep -Ec '^nhood: autotune comm=[0-9]+ op=allgather bytes=64 algorithm=' "$log.err")" -eq 1 ] &&
     [ "$(grep -c '^nhood: autotune ' "$log.err")" -eq 3 ] && zcopy_once &&
@@ -942,7 +944,7 @@ else
     bad "$name"
 fi
 name="autotune report np=3: MPI's own exchange is a candidate"
-if run "$name" 3 "NHOOD_AUTOTUNE=1 NHOOD_REPORT=1" "$t/test_autotune" &&
+if run "$name" 3 "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=0 NHOOD_REPORT=1" "$t/test_autotune" &&
     [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=alltoall bytes=16 algorithm=(pmpi|$cand) times_us=pmpi:[0-9.]+,direct(/pack|/zcopy)?:" "$log.err")" -eq 1 ]; then
     ok "$name"
 else
@@ -975,7 +977,7 @@ done
 # in rank-dependent orders) nothing is decided and every result is still
 # right.
 name="autotune np=3 nonblocking only: trials agree at MPI_Barrier on the graph"
-if run "$name" 3 "NHOOD_AUTOTUNE=1 NHOOD_WARMUP=2 NHOOD_REPORT=1" "$t/test_autotune" nonblocking &&
+if run "$name" 3 "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=0 NHOOD_WARMUP=2 NHOOD_REPORT=1" "$t/test_autotune" nonblocking &&
     [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=ialltoall bytes=(8|4096) algorithm=(pmpi(/pack)?|$cand) times_us=(pmpi(/pack)?:[0-9.]+,)?direct/pack:[0-9.]+(,$cand:[0-9.]+)+ .* rechecks=0\$" "$log.err")" -eq 2 ] &&
     [ "$(grep -Ec '^nhood: autotune comm=[0-9]+ op=iallgather bytes=64 algorithm=' "$log.err")" -eq 1 ] &&
     [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=ialltoall bytes=16 algorithm=(pmpi|$cand) times_us=pmpi:[0-9.]+,direct(/pack|/zcopy)?:" "$log.err")" -eq 1 ] &&
@@ -991,7 +993,7 @@ done
 name="autotune np=3 nonblocking only, no agreement point: nothing decided, results right"
 if run "$name" 3 "NHOOD_AUTOTUNE=1 NHOOD_WARMUP=2 NHOOD_REPORT=1" "$t/test_autotune" nonblocking-nopoint &&
     ! grep -q '^nhood: autotune ' "$log.err" &&
-    grep -Eq '^nhood: comm=[0-9]+ op=ialltoall .*why=cold cold=96' "$log.err"; then
+    grep -Eq '^nhood: comm=[0-9]+ op=ialltoall .*why=cold cold=128( |$)' "$log.err"; then
     ok "$name"
 else
     bad "$name"
@@ -1030,14 +1032,19 @@ fi
 # reads it at MPI_Init, makes no trial and runs what run 1 measured, per
 # operation and block size, in every form (under poll nonblocking calls
 # take the blocking decision whole); test_autotune checks every result.
-# (in a directory of its own: nothing but the file may be left there)
+# (in a directory of its own: nothing but the file may be left there; no
+# re-check, which a run this long may start before its end, where the
+# blocking form's query answers the re-check's trial)
 tunedir=$(mktemp -d "${TMPDIR:-/tmp}/nhood-tune-test.XXXXXX")
 tune=$tunedir/app.tune
 # tune_same RUN1_STDERR: run 2 (this $log) chose per key what run 1
 # measured: test_autotune's "chosen" lines (blocking and nonblocking) and
 # the report's algorithms per operation.
 tune_same() {
-    grep '^nhood: autotune ' "$1" | sed 's/.* op=\([a-z]*\) bytes=\([0-9]*\) algorithm=\([a-z_]*\)[^ ]* .*/\1 \2 \3/' >"$log.keys"
+    # (nhood_algorithm_for names a schedule without its binding, and MPI's
+    # own exchange in the grouped form pmpi/pack)
+    grep '^nhood: autotune ' "$1" | sed 's/.* op=\([a-z]*\) bytes=\([0-9]*\) algorithm=\([^ ]*\) .*/\1 \2 \3/' |
+        sed -E 's#pmpi/pack$#pmpi@pack#; s#^([a-z]+ [0-9]+ [a-z_]+)/[a-z]+$#\1#; s#pmpi@pack$#pmpi/pack#' >"$log.keys"
     [ "$(wc -l <"$log.keys")" -eq 3 ] || { echo "#     run 1 tuned $(wc -l <"$log.keys") keys, not 3"; return 1; }
     while read -r op m algo; do
         for o in "$op" "i$op"; do
@@ -1046,7 +1053,7 @@ tune_same() {
         done
     done <"$log.keys"
     for op in alltoall allgather; do
-        want=$(awk -v op="$op" '$1 == op {print $3}' "$log.keys" | sort -u | tr '\n' ' ')
+        want=$(awk -v op="$op" '$1 == op {sub("/.*", "", $3); print $3}' "$log.keys" | sort -u | tr '\n' ' ')
         line=$(grep -E "^nhood: comm=[0-9]+ op=$op " "$log.err")
         case "$line" in
             *" mix="*) got=$(echo "$line" | sed 's/.* mix=\([^ ]*\).*/\1/' | tr ',' '\n' | sed 's/:.*//') ;;
@@ -1057,7 +1064,7 @@ tune_same() {
     done
 }
 name="tune file np=4: run 1 measures and writes NHOOD_TUNE_FILE"
-if run "$name" 4 "NHOOD_AUTOTUNE=1 NHOOD_TUNE_FILE=$tune NHOOD_PROGRESS=poll NHOOD_REPORT=1" "$t/test_autotune" &&
+if run "$name" 4 "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=0 NHOOD_TUNE_FILE=$tune NHOOD_PROGRESS=poll NHOOD_REPORT=1" "$t/test_autotune" &&
     [ -f "$tune" ] && [ "$(ls -A "$tunedir")" = app.tune ] && cp "$log.err" "$tune.run1" &&
     [ "$(head -n 1 "$tune")" = "nhood-tune 1" ] &&
     grep -q '^fingerprint\.mpi *= *[^ ]' "$tune" && grep -Eq '^fingerprint\.ranks *= *4$' "$tune" &&
@@ -1068,7 +1075,7 @@ else
     bad "$name"
 fi
 name="tune file np=4: run 2 makes no trial and runs run 1's choices (tuned=file)"
-if run "$name" 4 "NHOOD_AUTOTUNE=1 NHOOD_TUNE_FILE=$tune NHOOD_PROGRESS=poll NHOOD_REPORT=1" "$t/test_autotune" &&
+if run "$name" 4 "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=0 NHOOD_TUNE_FILE=$tune NHOOD_PROGRESS=poll NHOOD_REPORT=1" "$t/test_autotune" &&
     all_passed &&
     ! grep -q '^nhood: autotune .*times_us=' "$log.err" &&
     [ "$(grep -Ec '^nhood: comm=[0-9]+ op=(i?alltoall|i?allgather) .* tuned=file$' "$log.err")" -eq 4 ] &&
