@@ -44,8 +44,9 @@ typedef struct nh_plan {
         void *state;
         void (*fini)(struct nh_plan *p, void *state);
     } ext[NH_EXT_COUNT];
-    int outdeg, indeg;    /* user's degrees (also for non-isomorphic graphs) */
-    struct nh_cold_lists *lists; /* nh_plan_cold_lists (plan/cold.c), or NULL */
+    int outdeg, indeg; /* user's degrees (also for non-isomorphic graphs) */
+    /* the lists grouped by peer (nh_plan_cold_lists, plan/cold.c), or NULL */
+    struct nh_cold_lists *lists;
     int refs;             /* the communicator's attribute + live requests */
     int released;         /* the communicator was freed (its attribute deleted) */
     int hinted;           /* created with isomorphic=true: uniform block sizes promised */

@@ -49,8 +49,8 @@ struct nh_learn {
     int ncand;
     nh_algo cand[NH_TUNE_MAXCAND];
     nh_binding bind[NH_TUNE_MAXCAND];
-    double tm[NH_TUNE_MAXCAND][NH_TUNE_SAMPLES]; /* timed calls per candidate (nh_learn_timed), seconds */
-    double first[NH_TUNE_MAXCAND];              /* the first round's agreed times, seconds */
+    double tm[NH_TUNE_MAXCAND][NH_TUNE_SAMPLES]; /* timed calls (nh_learn_timed), seconds */
+    double first[NH_TUNE_MAXCAND];               /* the first round's agreed times, seconds */
     /* not in the first round: a schedule's struct-datatype binding, tried
      * in the run-off where the schedule's packing comes close to the
      * fastest (it costs more than packing on MPICH 4.0.2 at 2 ranks, 31 to

@@ -395,7 +395,7 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned long si
              * MPI's own exchange is a candidate, run by the caller), or
              * the file's */
             if (best == NH_ALGO_PMPI) { /* decided: remembered (v, w: nh_select_passes) */
-                out->o.kind = tb; /* (NH_BIND_PACK: the grouped form) */
+                out->o.kind = tb;       /* (NH_BIND_PACK: the grouped form) */
                 if (!out->tuning)
                     remember(p, coll, form, m, sig, out);
                 return MPI_SUCCESS;
