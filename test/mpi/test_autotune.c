@@ -111,9 +111,8 @@ static void chosen(MPI_Comm g, const char *op, int m, char *name, int len,
         CHECK(strcmp(all + 32 * r, name) == 0, "%s %d B: rank %d chose %s, rank 0 %s", op, m, r,
               all + 32 * r, all);
     CHECK(!algo_for || strcmp(name, "pmpi") == 0 || strcmp(name, "pmpi/pack") == 0 ||
-              strcmp(name, "direct") == 0 ||
-              strcmp(name, "torus") == 0 || strcmp(name, "torus_direct") == 0 ||
-              strcmp(name, "bruck") == 0,
+              strcmp(name, "direct") == 0 || strcmp(name, "torus") == 0 ||
+              strcmp(name, "torus_direct") == 0 || strcmp(name, "bruck") == 0,
           "%s %d B: chose \"%s\"", op, m, name);
     if (rank == 0)
         printf("chosen %s %d %s\n", op, m, name);
@@ -296,9 +295,9 @@ int main(int argc, char **argv)
      * with a message per block) x 6 calls (three untimed) and a run-off of
      * up to 4 x 8 (one untimed) learn a size in at most 92 calls; 128
      * check that the choice is kept after the agreement (and, under a
-     * short NHOOD_LEARN_RECHECK, through re-checks).  This small torus lists ranks twice: MPI's own exchange
-     * is a candidate only where the library orders such blocks right (not
-     * MPICH before 5.0). */
+     * short NHOOD_LEARN_RECHECK, through re-checks).  This small torus lists ranks twice: MPI's own
+     * exchange is a candidate only where the library orders such blocks right (not MPICH
+     * before 5.0). */
     if (brief) {
         run(1, g, outdeg, indeg, 8, 20, algo_for);
         MPI_Comm_free(&g);
