@@ -295,9 +295,10 @@ int main(int argc, char **argv)
      * with a message per block) x 6 calls (three untimed) and a run-off of
      * up to 4 x 8 (one untimed) learn a size in at most 92 calls; 128
      * check that the choice is kept after the agreement (and, under a
-     * short NHOOD_LEARN_RECHECK, through re-checks).  This small torus lists ranks twice: MPI's own
-     * exchange is a candidate only where the library orders such blocks right (not MPICH
-     * before 5.0). */
+     * short NHOOD_LEARN_RECHECK, through re-checks).  This small torus
+     * lists ranks twice: MPI's own exchange is a candidate as the program
+     * made it only where the library orders such blocks right, and in the
+     * grouped form (pmpi/pack) on MPICH before 5.0. */
     if (brief) {
         run(1, g, outdeg, indeg, 8, 20, algo_for);
         MPI_Comm_free(&g);
