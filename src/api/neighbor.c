@@ -62,13 +62,22 @@ static int pmpi_trial(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, 
     return rc || !r ? rc : nh_req_wrap(p, inner, req);
 }
 
-/* A trial of MPI's own exchange: in the grouped form (nh_grouped_call)
- * where the choice says so and this rank's call differs from the
- * program's there, else as the program made it. */
+/* MPI's own exchange as choice ch says: in the grouped form
+ * (nh_grouped_call, select/mpi_own.c) where its binding is NH_BIND_PACK,
+ * else NH_TO_PMPI, as also where this rank's grouped call is the
+ * program's own (the caller makes it). */
+static int mpi_own(nh_plan *p, const nh_choice *ch, nh_coll coll, nh_form form, const nh_args *a,
+                   MPI_Comm comm, MPI_Request *req)
+{
+    return ch->o.kind == NH_BIND_PACK ? nh_grouped_call(p, coll, form, a, comm, req) : NH_TO_PMPI;
+}
+
+/* A trial of MPI's own exchange (mpi_own), made here where it is the
+ * program's call, so that it is timed. */
 static int own_trial(nh_plan *p, const nh_choice *ch, nh_coll coll, nh_form form, const nh_args *a,
                      MPI_Comm comm, MPI_Request *req)
 {
-    int rc = ch->o.kind == NH_BIND_PACK ? nh_grouped_call(p, coll, form, a, comm, req) : NH_TO_PMPI;
+    int rc = mpi_own(p, ch, coll, form, a, comm, req);
     return rc == NH_TO_PMPI ? pmpi_trial(p, coll, form, a, comm, req) : rc;
 }
 
@@ -137,7 +146,7 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
     if (nh_select_passes(p, coll, form, &ch)) {
         nh_req_progress();
         count_call(nh_report_rec_get(p, coll, form), p, form, &ch);
-        rc = ch.o.kind == NH_BIND_PACK ? nh_grouped_call(p, coll, form, a, comm, req) : NH_TO_PMPI;
+        rc = mpi_own(p, &ch, coll, form, a, comm, req);
         goto out;
     }
     /* A copy of an analyzed graph makes its private communicator at its
@@ -183,7 +192,7 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
         rec->msgs[ch.algo] = ch.s->tmpl_msgs;
     }
     if (ch.algo == NH_ALGO_PMPI && !ch.tuning) { /* as made, or grouped (select/mpi_own.c) */
-        rc = ch.o.kind == NH_BIND_PACK ? nh_grouped_call(p, coll, form, a, comm, req) : NH_TO_PMPI;
+        rc = mpi_own(p, &ch, coll, form, a, comm, req);
         goto out;
     }
     double t0 = ch.tuning ? nh_mpi_Wtime() : 0;
