@@ -892,10 +892,13 @@ zcopy_once() {
                  END { exit bad }'
 }
 name="autotune report np=4"
+# MPI's own exchange is candidate 0 on every library: as made, or on
+# MPICH before 5.0, whose blocks of a source listed twice (this 2x2
+# torus) it misorders, in the grouped form (pmpi/pack).
 # (no re-check in the cases that count the autotune lines: a run of 128
 # calls of a size may end in one, whose agreement adds a line)
 if run "$name" 4 "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=0 NHOOD_REPORT=1" "$t/test_autotune" &&
-    [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=alltoall bytes=(8|4096) algorithm=(pmpi(/pack)?|$cand) times_us=(pmpi(/pack)?:[0-9.]+,)?direct/pack:[0-9.]+(,$cand:[0-9.]+)+ .* cost_us=[0-9.]+ rechecks=0\$" "$log.err")" -eq 2 ] &&
+    [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=alltoall bytes=(8|4096) algorithm=(pmpi(/pack)?|$cand) times_us=pmpi(/pack)?:[0-9.]+,direct/pack:[0-9.]+(,$cand:[0-9.]+)+ .* cost_us=[0-9.]+ rechecks=0\$" "$log.err")" -eq 2 ] &&
     [ "$(grep -Ec '^nhood: autotune comm=[0-9]+ op=allgather bytes=64 algorithm=' "$log.err")" -eq 1 ] &&
     [ "$(grep -c '^nhood: autotune ' "$log.err")" -eq 3 ] && zcopy_once &&
     grep -Eq '^nhood: comm=[0-9]+ op=alltoall .*calls=256 .* trials=[0-9]+ tuned=measured$' "$log.err"; then
@@ -978,7 +981,7 @@ done
 # right.
 name="autotune np=3 nonblocking only: trials agree at MPI_Barrier on the graph"
 if run "$name" 3 "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=0 NHOOD_WARMUP=2 NHOOD_REPORT=1" "$t/test_autotune" nonblocking &&
-    [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=ialltoall bytes=(8|4096) algorithm=(pmpi(/pack)?|$cand) times_us=(pmpi(/pack)?:[0-9.]+,)?direct/pack:[0-9.]+(,$cand:[0-9.]+)+ .* rechecks=0\$" "$log.err")" -eq 2 ] &&
+    [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=ialltoall bytes=(8|4096) algorithm=(pmpi(/pack)?|$cand) times_us=pmpi(/pack)?:[0-9.]+,direct/pack:[0-9.]+(,$cand:[0-9.]+)+ .* rechecks=0\$" "$log.err")" -eq 2 ] &&
     [ "$(grep -Ec '^nhood: autotune comm=[0-9]+ op=iallgather bytes=64 algorithm=' "$log.err")" -eq 1 ] &&
     [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=ialltoall bytes=16 algorithm=(pmpi|$cand) times_us=pmpi:[0-9.]+,direct(/pack|/zcopy)?:" "$log.err")" -eq 1 ] &&
     [ "$(grep -c '^nhood: autotune ' "$log.err")" -eq 4 ]; then
