@@ -14,15 +14,15 @@
  * struct-datatype binding waits for the run-off (below), which it joins
  * where the schedule's packing came within NH_LEARN_BIND_CLOSE of the
  * fastest and no other schedule of nhood's was faster: most trials of
- * it lose, and its first call builds the datatypes.  Each candidate in
- * turn runs
- * three untimed calls (the first builds the schedule and the binding;
- * MPI's first messages of a new shape cost more; one above 64 KiB
- * blocks), then
- * NH_TUNE_TRIALS timed ones, and is judged by their median.  (Taking
- * turns call by call would spread a passing disturbance more evenly, but
- * needs every candidate's binding cached at once: at 1 MiB blocks that is
- * hundreds of MiB, and past the engine's cache every call rebuilds.)
+ * it lose, and its first call builds the datatypes.  Each candidate
+ * runs three untimed calls (the first builds the schedule and the
+ * binding; MPI's first messages of a new shape cost more; one above
+ * 64 KiB blocks), then NH_TUNE_TRIALS timed ones, and is judged by their
+ * median.  Up to 64 KiB blocks the candidates take turns call by call,
+ * so that a passing disturbance falls on them alike (in_turns); above,
+ * each runs its calls in a block: a call costs milliseconds there, and
+ * taking turns needs every candidate's binding cached at once (hundreds
+ * of MiB at 1 MiB blocks).
  * After the last trial, one MPI_Allreduce (MAX) over the plan's
  * private communicator gives every candidate's time as the slowest rank's
  * median call; every rank takes the same minimum (ties to the earlier
@@ -146,17 +146,32 @@ static int untimed(const struct nh_learn *t)
     return !t->runoff && (t->vec || t->m <= NH_TUNE_WARM_MAX) ? NH_TUNE_UNTIMED : 1;
 }
 
+/* Are the candidates on trial taken in turns, call by call?  A run-off's
+ * (few), and every set's where the blocks are small: their bindings all
+ * stay cached at once (the engine keeps 8; a first round has at most 6),
+ * and a passing disturbance, or a stretch of slow calls, falls on them
+ * alike.  MPICH 4.0.2 at 2 ranks, 3-D Moore alltoall of 8 B, each call
+ * after a barrier: a program's first 70 or so calls, and some stretches
+ * later, take 1.7 us more than the rest, whatever runs them (0.5 against
+ * 2.2 us); with six calls per candidate in a block, the one whose block
+ * came after such a stretch timed 0.5 and the others 2.0 to 2.3, so the
+ * stretch chose.  Larger blocks: in blocks (a call costs
+ * milliseconds, which such stretches do not move, and caching every
+ * candidate's binding at once would cost hundreds of MiB at 1 MiB). */
+static int in_turns(const struct nh_learn *t)
+{
+    return t->runoff || t->vec || t->m <= NH_TUNE_WARM_MAX;
+}
+
 /* The candidate (index into cand) of the set's next call, and *k its timed
- * sample (negative: an untimed call).  Candidates in blocks
- * (untimed(t) untimed calls, then NH_TUNE_TRIALS timed ones), a
- * run-off's in turns call
- * by call (few, so their bindings all stay cached, and a passing
- * disturbance spreads over them alike). */
+ * sample (negative: an untimed call).  In turns (in_turns): untimed(t)
+ * rounds of untimed calls, then the timed rounds; else in blocks
+ * (untimed(t) untimed calls, then the timed ones) candidate by candidate. */
 static int trial_at(const struct nh_learn *t, int *k)
 {
     int per = nh_learn_timed(t) + untimed(t);
-    if (t->runoff) {
-        *k = t->n / t->ntry - 1;
+    if (in_turns(t)) {
+        *k = t->n / t->ntry - untimed(t);
         return t->tryidx[t->n % t->ntry];
     }
     *k = t->n % per - untimed(t);

@@ -129,6 +129,15 @@ static void run(int alltoall, MPI_Comm g, int outdeg, int indeg, int m, int call
     static const char *const forms[] = {"blocking", "nonblocking", "persistent"};
     size_t sb = (size_t)m * (alltoall ? outdeg : 1) + 1, rb = (size_t)m * indeg + 1;
     char *sbuf = malloc(sb), *rbuf = malloc(rb), *ref = malloc(rb);
+    /* the trials' order over the first 12 blocking calls (inside the
+     * first round: two candidates or more run six calls each): up to
+     * 64 KiB blocks the candidates take turns call by call (a stretch of
+     * slow calls then falls on them alike), so nhood_algorithm_for, which
+     * names the next call's candidate (its binding aside: direct/pack and
+     * direct/each both read "direct"), names one at most twice in a row;
+     * in blocks it named each six times */
+    char prev[32] = "", next[32];
+    int run_len = 0, longest = 0, names = 0;
     for (int call_no = 0; call_no < calls + 6; call_no++) {
         /* 0..1 and calls+2.. nonblocking or persistent, alternating */
         int form = call_no < 2 || call_no >= calls + 2 ? 1 + call_no % 2 : 0;
@@ -140,7 +149,17 @@ static void run(int alltoall, MPI_Comm g, int outdeg, int indeg, int m, int call
         call(alltoall, form, g, sbuf, rbuf, m);
         CHECK(memcmp(rbuf, ref, rb - 1) == 0, "%s %d B call %d (%s) differs from the reference", op,
               m, call_no, forms[form]);
+        if (form == 0 && call_no < 2 + 12 && algo_for) {
+            algo_for(g, op, m, next, sizeof(next));
+            run_len = strcmp(next, prev) == 0 ? run_len + 1 : 1;
+            names += run_len == 1;
+            longest = run_len > longest ? run_len : longest;
+            snprintf(prev, sizeof(prev), "%s", next);
+        }
     }
+    /* (one name: decided by the file, or no other candidate) */
+    CHECK(names < 2 || m > 65536 || longest <= 2,
+          "%s %d B: the trials ran a candidate %d calls in a row, not in turns", op, m, longest);
     /* The blocking form's choice is kept; a nonblocking call starts from
      * it where it may run there: always under NHOOD_PROGRESS=poll (no
      * window was measured: it is priced as the blocking call); elsewhere
