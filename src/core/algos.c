@@ -15,8 +15,8 @@ const nh_algo_info nh_algos[NH_ALGO_COUNT] = {
     [NH_ALGO_STFW] = {"stfw", NULL}, /* built from all ranks' lists: core/stfw.c */
 };
 
-const char *const nh_binding_names[NH_BIND_COUNT + 1] = {"auto", "pack", "zcopy", "each",
-                                                            NULL};
+const char *const nh_binding_names[NH_BIND_COUNT + 1] = {"auto", "pack",  "zcopy",
+                                                         "each", "whole", NULL};
 
 int nh_parse_algo(const char *v, nh_algo *out)
 {

@@ -218,14 +218,18 @@ extern const nh_algo_info nh_algos[NH_ALGO_COUNT];
 /* How the engine binds a message of several blocks: AUTO packs up to the
  * eager limit and describes larger ones with a struct datatype; PACK
  * always packs, ZCOPY always describes (NHOOD_BINDING, the learning's
- * candidates).  EACH sends every block as a message of its own (MPI's own
- * exchange, run by nhood's schedule): a candidate of the learning only,
- * never a setting, since both ends of a message must take it alike. */
+ * candidates); each of them splits a round's blocks to a peer into
+ * messages under the eager limit (nh_eager_take).  Candidates of the
+ * learning only, never settings, since both ends of a message must take
+ * them alike: EACH sends every block as a message of its own (MPI's own
+ * exchange, run by nhood's schedule); WHOLE sends a round's blocks to a
+ * peer as one message, described by a struct datatype, however large. */
 typedef enum {
     NH_BIND_AUTO = 0,
     NH_BIND_PACK,
     NH_BIND_ZCOPY,
     NH_BIND_EACH,
+    NH_BIND_WHOLE,
     NH_BIND_COUNT
 } nh_binding;
 /* Their names, in value order, NULL-ended. */

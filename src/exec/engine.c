@@ -181,7 +181,7 @@ static int sized_msg(nh_bind *b, nh_msg *g, const nh_blk *blks)
     /* AUTO packs up to the eager limit (cheaper than MPI's datatype engine
      * for small messages), above it a struct avoids the copies.  Each rank
      * decides alone: packed and struct messages carry the same bytes. */
-    if (b->o.kind != NH_BIND_ZCOPY && packable(b, blks, n, &total) &&
+    if (b->o.kind != NH_BIND_ZCOPY && b->o.kind != NH_BIND_WHOLE && packable(b, blks, n, &total) &&
         (b->o.kind == NH_BIND_PACK || nh_cfg.cost.eager <= 0 ||
          (double)total <= nh_cfg.cost.eager)) {
         g->packed = 1;
@@ -249,7 +249,9 @@ static int round_msgs(nh_bind *b, int i, int send, size_t *sz)
         g->peer = peer;
         g->n = b->o.header                 ? n
                : b->o.kind == NH_BIND_EACH ? 1
-                                           : nh_eager_take(sz + first, n - first, nh_cfg.cost.eager);
+               : b->o.kind == NH_BIND_WHOLE
+                   ? n
+                   : nh_eager_take(sz + first, n - first, nh_cfg.cost.eager);
         g->index = (long)chunk * b->s->ntags + r->tag;
         g->type = MPI_DATATYPE_NULL;
         if (!b->o.header && (rc = sized_msg(b, g, blks + first)))

@@ -8,13 +8,15 @@
  * binding (packed, or described by a struct datatype: the wrong-constants
  * losses came from the binding and the eager limit, not the algorithm;
  * where MPI's own may not run, direct with a message per block stands in
- * for it).
+ * for it; where the eager limit splits a round's blocks to a peer, the
+ * same in one struct message however large, NH_BIND_WHOLE).
  * The cost model only prunes: a schedule it prices above NH_LEARN_PRUNE
  * times the cheapest is not tried (with any binding).  A schedule's
  * struct-datatype binding waits for the run-off (below), which it joins
  * where the schedule's packing came within NH_LEARN_BIND_CLOSE of the
  * fastest and no other schedule of nhood's was faster: most trials of
- * it lose, and its first call builds the datatypes.  Each candidate
+ * it lose, and its first call builds the datatypes.  Its whole messages
+ * join the run-off alike, within NH_LEARN_WHOLE_CLOSE.  Each candidate
  * runs three untimed calls (the first builds the schedule and the
  * binding; MPI's first messages of a new shape cost more; one above
  * 64 KiB blocks), then NH_TUNE_TRIALS timed ones, and is judged by their
@@ -127,6 +129,18 @@ static int multi_block(const nh_sched *s)
     return 0;
 }
 
+/* Does the eager limit split some round's blocks of m bytes to a peer
+ * into several messages?  (Only then is NH_BIND_WHOLE another message.) */
+static int splits(const nh_sched *s, size_t m)
+{
+    for (int i = 0; i < s->nrounds; i++) {
+        int n = s->rounds[i].nsend > s->rounds[i].nrecv ? s->rounds[i].nsend : s->rounds[i].nrecv;
+        if (!s->rounds[i].copy && n > 1 && nh_eager_chunk(m, n, nh_cfg.cost.eager) < n)
+            return 1;
+    }
+    return 0;
+}
+
 /* Starts the trials of t->ntry candidates (t->tryidx): a nonblocking
  * one's times arrive at completion, unmeasured (-1) until then. */
 static void start_trials(struct nh_learn *t)
@@ -228,21 +242,30 @@ static int candidates(nh_plan *p, struct nh_learn *t)
     }
     for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++) {
         const nh_sched *s = nh_autotune_sched(p, t->coll, (nh_algo)a);
-        nh_binding kinds[3] = {nh_cfg.binding, NH_BIND_ZCOPY, NH_BIND_EACH};
+        nh_binding kinds[4] = {nh_cfg.binding};
         int nk = 1;
         /* a nonblocking call forwards only where something progresses it */
         if (!s || (s->tmpl_rounds > 1 && !nh_may_forward(p, t->form, 1)))
             continue;
+        /* direct with a message per block: MPI's own exchange run by
+         * nhood, where MPI's may not run (a source listed twice) */
+        int each = a == NH_ALGO_DIRECT && mine != NH_BIND_AUTO;
         if (nh_cfg.binding == NH_BIND_AUTO && t->vec) {
             /* v and w calls: the engine's choice per message (a datatype's
              * shape decides whether packing pays), or a message per block */
-            nk = a == NH_ALGO_DIRECT && mine != NH_BIND_AUTO ? 2 : 1;
-            kinds[1] = NH_BIND_EACH;
+            if (each)
+                kinds[nk++] = NH_BIND_EACH;
         } else if (nh_cfg.binding == NH_BIND_AUTO && multi_block(s)) {
             kinds[0] = NH_BIND_PACK;
-            /* direct with a message per block: MPI's own exchange run by
-             * nhood, where MPI's may not run (a source listed twice) */
-            nk = a == NH_ALGO_DIRECT && mine != NH_BIND_AUTO ? 3 : 2;
+            kinds[nk++] = NH_BIND_ZCOPY;
+            /* one message per peer and round where the eager limit splits
+             * them (MPICH 4.0.2, 2 ranks, 3-D Moore alltoall of 16 KiB:
+             * torus_direct's 288 KiB to the other rank as one struct took
+             * 21.5 us, as 18 messages 56 us) */
+            if (splits(s, t->m))
+                kinds[nk++] = NH_BIND_WHOLE;
+            if (each)
+                kinds[nk++] = NH_BIND_EACH;
         }
         for (int k = 0; k < nk; k++) {
             nh_binding priced = kinds[k] == NH_BIND_AUTO ? NH_BIND_PACK : kinds[k];
@@ -250,7 +273,7 @@ static int candidates(nh_plan *p, struct nh_learn *t)
             if (low < 0 || cost[t->ncand] < low)
                 low = cost[t->ncand];
             t->cand[t->ncand] = (nh_algo)a;
-            t->later[t->ncand] = k > 0 && kinds[k] == NH_BIND_ZCOPY;
+            t->later[t->ncand] = k > 0 && (kinds[k] == NH_BIND_ZCOPY || kinds[k] == NH_BIND_WHOLE);
             t->bind[t->ncand++] = kinds[k];
         }
     }
@@ -503,7 +526,8 @@ double nh_learn_median(const struct nh_learn *t, int i)
  * each in a block cannot tell apart choices a few percent apart on a
  * noisy machine; the run-off's times decide), and the later bindings of
  * nhood's fastest schedule where it took at most NH_LEARN_BIND_CLOSE
- * times the fastest.  1 if one starts. */
+ * (the struct datatype) or NH_LEARN_WHOLE_CLOSE (whole messages) times
+ * the fastest.  1 if one starts. */
 static int start_runoff(struct nh_learn *t, int best)
 {
     int b = t->tryidx[best], n = 1, pick[NH_TUNE_MAXCAND], own = -1;
@@ -528,7 +552,9 @@ static int start_runoff(struct nh_learn *t, int best)
             own = i;
     for (int i = 0; own >= 0 && i < t->ncand; i++)
         if (t->later[i] && t->cand[i] == t->cand[own] &&
-            t->first[own] <= NH_LEARN_BIND_CLOSE * t->first[b])
+            t->first[own] <=
+                (t->bind[i] == NH_BIND_WHOLE ? NH_LEARN_WHOLE_CLOSE : NH_LEARN_BIND_CLOSE) *
+                    t->first[b])
             pick[n++] = i;
     if (n < 2)
         return 0;

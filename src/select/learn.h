@@ -30,6 +30,11 @@
  * binding took at most this times the fastest (MPICH 4.2.1 at 2 ranks, 3-D Moore,
  * 4 KiB: the struct datatype ran at 0.7 of the packing) */
 #define NH_LEARN_BIND_CLOSE 1.5
+/* ... and its whole messages (NH_BIND_WHOLE) where it took at most this
+ * times the fastest: they can take a fraction of the split ones' time
+ * (MPICH 4.0.2 at 2 ranks, 3-D Moore alltoall of 16 KiB: 21.5 against
+ * 56 us, where MPI's exchange in the grouped form took 37) */
+#define NH_LEARN_WHOLE_CLOSE 3.0
 #define NH_LEARN_EARLY 64 /* decided calls before the first re-check, at most */
 
 struct nh_learn {

@@ -35,8 +35,10 @@ static void acc_phase(void *ctx, const double n[NH_NTERMS])
 /* s's phases for blocks of m bytes under binding b (core/model.h). */
 static void walk_phases(const nh_sched *s, nh_binding b, size_t m, phase_acc *a)
 {
-    /* each block alone: an eager limit of one byte, one block per message */
-    nh_sched_phases(s, m, b == NH_BIND_PACK, b == NH_BIND_EACH ? 1 : nh_cfg.cost.eager,
+    /* each block alone: an eager limit of one byte, one block per message;
+     * a round's blocks to a peer whole: no limit */
+    nh_sched_phases(s, m, b == NH_BIND_PACK,
+                    b == NH_BIND_EACH ? 1 : b == NH_BIND_WHOLE ? 0 : nh_cfg.cost.eager,
                     nh_cost_excess(nh_node_ranks, nh_node_cpus), acc_phase, a);
 }
 

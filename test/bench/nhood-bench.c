@@ -591,7 +591,7 @@ int main(int argc, char **argv)
                           &sd->preq);
         }
         /* warm-up: builds nhood's schedules and runs the learning's trials
-         * (at most 10 candidates x 6 calls of a size and a run-off of 4 x 8,
+         * (at most 6 candidates x 6 calls of a size and a run-off of 5 x 8,
          * then the early re-check 64 calls later, docs/algorithms.md),
          * so the medians below are the decided state's (each call after a
          * barrier, as measured below: the trials see the calls the

@@ -875,20 +875,23 @@ for np in 2 3 4; do
     if run "$name" $np "NHOOD_AUTOTUNE=1" "$t/test_autotune"; then ok "$name"; else bad "$name"; fi
 done
 # The report (NHOOD_REPORT) names each candidate tried, nhood's with the
-# binding it ran (packed, as a struct datatype, a message per block), the
-# choice and what learning cost.
-cand='(direct|torus|torus_direct|bruck)(/(pack|zcopy|each))?'
-# The struct datatype waits for the run-off, where only nhood's fastest
-# schedule tries it: on each line at most one X/zcopy, beside its X/pack
-# (exactly one on the lines of the block sizes given).
+# binding it ran (packed, as a struct datatype, a round's blocks to a peer
+# in one struct message, a message per block), the choice and what
+# learning cost.
+cand='(direct|torus|torus_direct|bruck)(/(pack|zcopy|whole|each))?'
+# The struct datatype and the whole messages wait for the run-off, where
+# only nhood's fastest schedule tries them: on each line at most one
+# X/zcopy and one X/whole, beside their X/pack (exactly one X/zcopy on the
+# lines of the block sizes given).
 zcopy_once() {
     grep '^nhood: autotune .*times_us=' "$log.err" |
         sed 's/.* bytes=\([0-9]*\) .*times_us=\([^ ]*\).*/\1 \2/' |
-        awk -v want=" $1 " '{ n = split($2, c, ","); z = 0; delete b
+        awk -v want=" $1 " '{ n = split($2, c, ","); z = 0; w = 0; delete b
                    for (i = 1; i <= n; i++) { split(c[i], kv, ":"); b[kv[1]] = 1 }
-                   for (k in b) if (split(k, ab, "/") == 2 && ab[2] == "zcopy") {
-                       z++; if (!((ab[1] "/pack") in b)) bad = 1 }
-                   if (z > 1 || (index(want, " " $1 " ") && z != 1)) bad = 1 }
+                   for (k in b) if (split(k, ab, "/") == 2 && (ab[2] == "zcopy" || ab[2] == "whole")) {
+                       if (ab[2] == "zcopy") z++; else w++
+                       if (!((ab[1] "/pack") in b)) bad = 1 }
+                   if (z > 1 || w > 1 || (index(want, " " $1 " ") && z != 1)) bad = 1 }
                  END { exit bad }'
 }
 name="autotune report np=4"
@@ -1071,7 +1074,7 @@ if run "$name" 4 "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=0 NHOOD_TUNE_FILE=$tune N
     [ -f "$tune" ] && [ "$(ls -A "$tunedir")" = app.tune ] && cp "$log.err" "$tune.run1" &&
     [ "$(head -n 1 "$tune")" = "nhood-tune 1" ] &&
     grep -q '^fingerprint\.mpi *= *[^ ]' "$tune" && grep -Eq '^fingerprint\.ranks *= *4$' "$tune" &&
-    [ "$(grep -Ec '^decision = op:(alltoall|allgather) form:blocking ranks:4 dims:2x2 periods:1,1 bytes:(8|4096|64) template:[-0-9]+,[-0-9]+(;[-0-9]+,[-0-9]+){7} algorithm:(pmpi|direct|torus|torus_direct|bruck)(/(pack|zcopy|each))? times_us:(pmpi(/pack)?:[0-9.]+,)?direct/pack:[0-9.]+(,(direct|torus|torus_direct|bruck)(/(pack|zcopy|each))?:[0-9.]+)*$' "$tune")" -eq 3 ] &&
+    [ "$(grep -Ec '^decision = op:(alltoall|allgather) form:blocking ranks:4 dims:2x2 periods:1,1 bytes:(8|4096|64) template:[-0-9]+,[-0-9]+(;[-0-9]+,[-0-9]+){7} algorithm:(pmpi|direct|torus|torus_direct|bruck)(/(pack|zcopy|each|whole))? times_us:(pmpi(/pack)?:[0-9.]+,)?direct/pack:[0-9.]+(,(direct|torus|torus_direct|bruck)(/(pack|zcopy|each|whole))?:[0-9.]+)*$' "$tune")" -eq 3 ] &&
     [ "$(grep -Ec '^nhood: comm=[0-9]+ op=(alltoall|allgather) .* tuned=measured$' "$log.err")" -eq 2 ]; then
     ok "$name"
 else
@@ -1084,6 +1087,21 @@ if run "$name" 4 "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=0 NHOOD_TUNE_FILE=$tune N
     [ "$(grep -Ec '^nhood: comm=[0-9]+ op=(i?alltoall|i?allgather) .* tuned=file$' "$log.err")" -eq 4 ] &&
     ! grep -E '^nhood: comm=' "$log.err" | grep -vq ' tuned=file$' &&
     tune_same "$tune.run1"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+# A decision whose messages to a peer go whole (direct/whole: each
+# peer's blocks in one struct message, however large; on this 2x2 torus a
+# rank sends 16 KiB to the diagonal rank at 4 KiB blocks, which the eager
+# limit splits in two otherwise): taken from the file, every result right.
+# (the nonblocking form takes the fastest of the times that may run there)
+sed -E 's#^(decision = op:alltoall form:[a-z]+ .* bytes:4096 template:[^ ]*) algorithm:.*#\1 algorithm:direct/whole times_us:direct/pack:2.00,direct/whole:1.00#' "$tune" >"$tune.whole"
+name="tune file np=4: a decision of whole messages (direct/whole) runs right"
+if grep -q 'bytes:4096 .*algorithm:direct/whole ' "$tune.whole" &&
+    run "$name" 4 "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=0 NHOOD_TUNE_FILE=$tune.whole NHOOD_PROGRESS=poll NHOOD_REPORT=1" "$t/test_autotune" &&
+    all_passed && grep -q '^chosen alltoall 4096 direct$' "$log.out" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=alltoall .* binding=whole .*tuned=file$' "$log.err"; then
     ok "$name"
 else
     bad "$name"

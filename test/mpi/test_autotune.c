@@ -310,9 +310,11 @@ int main(int argc, char **argv)
     MPI_Dims_create(p, 2, dims);
     MPI_Comm g;
     tc_graph(MPI_COMM_WORLD, 2, dims, periods, s, off, MPI_INFO_NULL, 0, &g, &outdeg, &indeg);
-    /* Up to 10 candidates (MPI's own, 4 schedules x 2 bindings, direct
-     * with a message per block) x 6 calls (three untimed) and a run-off of
-     * up to 4 x 8 (one untimed) learn a size in at most 92 calls; 128
+    /* Up to 6 candidates in the first round (MPI's own, 4 schedules
+     * packed, direct with a message per block) x 6 calls (three untimed)
+     * and a run-off of up to 5 x 8 (one untimed; three candidates, and
+     * nhood's fastest schedule's struct datatype and whole messages) learn
+     * a size in at most 76 calls; 128
      * check that the choice is kept after the agreement (and, under a
      * short NHOOD_LEARN_RECHECK, through re-checks).  This small torus
      * lists ranks twice: MPI's own exchange is a candidate as the program
