@@ -60,6 +60,15 @@ int nh_cold_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_C
  * (nh_mpi_own_ok with NH_BIND_PACK). */
 int nh_grouped_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
                     MPI_Request *req);
+/* MPI's call in a form right on this library whatever the lists repeat,
+ * every rank alike: NH_TO_PMPI where the program's own call is; on MPICH
+ * 4.0, whose v and w forms are right, a regular all-to-all as the v call
+ * of the same blocks (nh_cold_regular); before 5.0 otherwise the grouped
+ * form (nh_grouped_call).  The cold tier's calls (nh_cold_call) and a
+ * copy's starts before its first blocking call take it (MPI_SUCCESS, or an
+ * MPI error: the caller calls the error handler). */
+int nh_right_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
+                  MPI_Request *req);
 /* A regular all-to-all on a rank that lists no peer twice, made as the
  * MPI_Neighbor_alltoallv of the same blocks that every rank makes there
  * (api/cold_plain.c; MPI_SUCCESS or an MPI error). */

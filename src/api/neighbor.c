@@ -151,8 +151,9 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
     }
     /* A copy of an analyzed graph makes its private communicator at its
      * first blocking call (collective); its starts go to MPI until then:
-     * as made where MPI's exchange is right on it, else in the grouped
-     * form the cold tier's calls take, right on every library (api/cold.c;
+     * as made where MPI's exchange is right on it, else in the form the
+     * cold tier's calls take, right on every library (api/cold.c,
+     * nh_right_call;
      * before, the start made the communicator there: a start that waited
      * for the other ranks) */
     if (p->lazy_pcomm && form != NH_FORM_BLOCKING) {
@@ -161,7 +162,7 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
             r->calls[NH_ALGO_PMPI]++;
         if (p->native_ok || nh_coll_op(coll) == NH_OP_ALLGATHER || !nh_mpilib_dup_edges_wrong())
             return NH_TO_PMPI;
-        rc = nh_grouped_call(p, coll, form, a, comm, req);
+        rc = nh_right_call(p, coll, form, a, comm, req);
         goto out;
     }
     if ((rc = nh_plan_ready(p, comm)) || (rc = nh_call_init(&c, coll, a, p)))

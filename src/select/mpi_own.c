@@ -16,6 +16,16 @@ int nh_autotune_pmpi_ok(const nh_plan *p)
     return p->native_ok || !nh_mpilib_dup_edges_wrong();
 }
 
+/* Is MPI's own exchange right for coll as the program made it on p?
+ * (MPICH 4.0 misorders a repeated source's blocks in the regular
+ * all-to-all only.) */
+static int as_made_right(const nh_plan *p, nh_coll coll)
+{
+    if (coll == NH_COLL_ALLTOALLV || coll == NH_COLL_ALLTOALLW)
+        return p->native_ok || !nh_mpilib_dup_edges_wrong_vw();
+    return nh_autotune_pmpi_ok(p);
+}
+
 int nh_mpi_own_ok(const nh_plan *p, nh_coll coll, nh_form form, nh_binding b)
 {
     /* SMPI has no nonblocking neighborhood collectives of its own
@@ -23,7 +33,7 @@ int nh_mpi_own_ok(const nh_plan *p, nh_coll coll, nh_form form, nh_binding b)
     if (form != NH_FORM_BLOCKING && nh_host_simulated())
         return 0;
     if (b == NH_BIND_PACK) /* the grouped form: where the program's call would be wrong */
-        return !nh_autotune_pmpi_ok(p) && (coll == NH_COLL_ALLTOALL || coll == NH_COLL_ALLTOALLV);
+        return !as_made_right(p, coll) && (coll == NH_COLL_ALLTOALL || coll == NH_COLL_ALLTOALLV);
     if (b != NH_BIND_AUTO)
         return 0;
     /* (MPI's allgather is right with repeated sources too, but at 2 ranks
@@ -32,7 +42,7 @@ int nh_mpi_own_ok(const nh_plan *p, nh_coll coll, nh_form form, nh_binding b)
     /* MPICH 4.0's MPI_Neighbor_alltoallw swaps the in- and out-degree
      * where they differ (the Iso layer packs around it, iso/iso_coll.c):
      * not for w calls where a rank's degrees may differ there */
-    return nh_autotune_pmpi_ok(p) &&
+    return as_made_right(p, coll) &&
            !(coll == NH_COLL_ALLTOALLW && !nh_full_template(p) && nh_mpilib_dup_edges_wrong());
 }
 

@@ -199,15 +199,21 @@ static int fortran_bugs(void)
 #endif
 }
 
-static int bugs_found, dup_edges_wrong;
+static int bugs_found, dup_edges_wrong, dup_edges_wrong_vw;
 static pthread_once_t bugs_once = PTHREAD_ONCE_INIT;
 
 static void bugs_find(void)
 {
     bugs_found = fortran_bugs();
 #if defined(MPICH_VERSION) && !defined(OPEN_MPI)
-    int major = 0, minor = 0; /* a version not found: as the oldest */
-    dup_edges_wrong = !lib_version("MPICH Version:", &major, &minor) || major < 5;
+    int major = 0, minor = 0; /* a version not found: wrong in every form */
+    int found = lib_version("MPICH Version:", &major, &minor);
+    dup_edges_wrong = !found || major < 5;
+    /* MPICH posts a neighborhood all-to-all's receives in reverse list
+     * order (for a Cartesian dimension of 1 or 2 ranks); 4.0 did so only
+     * in the regular form, 4.1 in the v and w forms too (its commit
+     * 2e4b922e79) */
+    dup_edges_wrong_vw = !found || (major == 4 && minor >= 1);
 #endif
 }
 
@@ -215,6 +221,12 @@ int nh_mpilib_dup_edges_wrong(void)
 {
     pthread_once(&bugs_once, bugs_find);
     return dup_edges_wrong;
+}
+
+int nh_mpilib_dup_edges_wrong_vw(void)
+{
+    pthread_once(&bugs_once, bugs_find);
+    return dup_edges_wrong_vw;
 }
 
 int nh_mpilib_fortran_fixes(int mode)

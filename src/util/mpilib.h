@@ -142,6 +142,9 @@ int nh_mpilib_fortran_fixes(int mode);
  * a source listed twice wrongly (MPICH before 5.0; docs/platforms.md)?
  * The same answer on every rank. */
 int nh_mpilib_dup_edges_wrong(void);
+/* ... in its v and w forms too (MPICH 4.1 to 4.x; 4.0 orders them right
+ * and only its regular form wrongly)?  The same answer on every rank. */
+int nh_mpilib_dup_edges_wrong_vw(void);
 /* Their names, blank-separated, or "none". */
 void nh_mpilib_fortran_fix_names(int bits, char *out, size_t len);
 #else /* SMPI: the same table, generated from SimGrid's mpi.h by smpi.mk */
@@ -156,6 +159,10 @@ static inline void nh_mpilib_warn(void) {}
 static inline int nh_mpilib_dup_edges_wrong(void)
 {
     return 0; /* SimGrid's own exchange follows the lists */
+}
+static inline int nh_mpilib_dup_edges_wrong_vw(void)
+{
+    return 0;
 }
 static inline void *nh_mpilib_lookup(const char *name)
 {
