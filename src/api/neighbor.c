@@ -69,6 +69,8 @@ static int pmpi_trial(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, 
 static int mpi_own(nh_plan *p, const nh_choice *ch, nh_coll coll, nh_form form, const nh_args *a,
                    MPI_Comm comm, MPI_Request *req)
 {
+    if (ch->o.kind == NH_BIND_EACH) /* a regular call as MPI's v call (MPICH 4.0) */
+        return nh_cold_regular(form, a, comm, p->outdeg, p->indeg, req);
     return ch->o.kind == NH_BIND_PACK ? nh_grouped_call(p, coll, form, a, comm, req) : NH_TO_PMPI;
 }
 

@@ -59,7 +59,8 @@ NH_EXPORT int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes
             coll = (nh_coll)k;
     nh_op o = nh_coll_op(coll);
     nh_algo algo = NH_ALGO_PMPI;
-    int rc = MPI_SUCCESS, grouped = 0;
+    int rc = MPI_SUCCESS;
+    nh_binding form_of_own = NH_BIND_AUTO; /* MPI's own: as made, grouped or as its v call */
     if (p && nh_active) {
         /* Store-and-forward comes first where set up (as a blocking call of
          * uniform blocks of block_bytes would find it, or as requests do
@@ -71,11 +72,14 @@ NH_EXPORT int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes
             nh_choice c;
             rc = nh_select(p, coll, f, block_bytes > 0 ? (size_t)block_bytes : 0, 0, &c);
             algo = c.algo;
-            grouped = c.algo == NH_ALGO_PMPI && c.o.kind == NH_BIND_PACK;
+            if (c.algo == NH_ALGO_PMPI)
+                form_of_own = c.o.kind;
         }
     }
-    /* pmpi/pack: MPI's exchange in the grouped form, not the program's call */
-    snprintf(name, (size_t)len, "%s%s", nh_algos[algo].name, grouped ? "/pack" : "");
+    /* pmpi/pack: MPI's exchange in the grouped form, pmpi/each: as its v
+     * call; not the program's call */
+    snprintf(name, (size_t)len, "%s%s%s", nh_algos[algo].name, form_of_own ? "/" : "",
+             form_of_own ? nh_binding_names[form_of_own] : "");
     return rc;
 }
 

@@ -97,7 +97,8 @@ static int parse_tuned_algo(char *v, nh_algo *a, nh_binding *b)
     }
     rc = (slash && (!nh_binding_names[i] || i == NH_BIND_AUTO)) || nh_parse_algo(v, a) ||
                  *a == NH_ALGO_AUTO || *a == NH_ALGO_STFW ||
-                 (*a == NH_ALGO_PMPI && *b != NH_BIND_AUTO && *b != NH_BIND_PACK)
+                 (*a == NH_ALGO_PMPI && *b != NH_BIND_AUTO && *b != NH_BIND_PACK &&
+                  *b != NH_BIND_EACH)
              ? -1
              : 0;
     if (slash) /* v whole again, for messages */

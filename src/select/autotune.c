@@ -248,8 +248,9 @@ static int candidates(nh_plan *p, struct nh_learn *t)
         if (!s || (s->tmpl_rounds > 1 && !nh_may_forward(p, t->form, 1)))
             continue;
         /* direct with a message per block: MPI's own exchange run by
-         * nhood, where MPI's may not run (a source listed twice) */
-        int each = a == NH_ALGO_DIRECT && mine != NH_BIND_AUTO;
+         * nhood, where MPI's may not run (a source listed twice; MPICH 4.0
+         * runs those messages itself, as its v call: pmpi/each) */
+        int each = a == NH_ALGO_DIRECT && mine != NH_BIND_AUTO && mine != NH_BIND_EACH;
         if (nh_cfg.binding == NH_BIND_AUTO && t->vec) {
             /* v and w calls: the engine's choice per message (a datatype's
              * shape decides whether packing pays), or a message per block */

@@ -2,11 +2,15 @@
  * the decisions other forms start from (select.c): as the program made
  * the call, or, where the library orders a repeated source's all-to-all
  * blocks wrongly (MPICH before 5.0, nh_mpilib_dup_edges_wrong) and some
- * rank lists a source twice, in the grouped form the cold tier's calls
+ * rank lists a source twice: on MPICH 4.0, whose v and w forms are right,
+ * a regular call as MPI's v call of the same blocks (api/cold_plain.c,
+ * nh_cold_regular; named pmpi/each: MPI's messages, a block each), and
+ * v and w calls as made; else in the grouped form the cold tier's calls
  * take there (api/cold.c, nh_grouped_call: every rank makes the same MPI
  * call, a repeated peer's blocks in one message), named pmpi/pack.  (At
- * 2 ranks on MPICH 4.0.2, 3-D Moore ialltoall of 16 KiB blocks: 35 to
- * 48 us against 52 to 75 for nhood's fastest schedule.) */
+ * 2 ranks on MPICH 4.0.2, 3-D Moore ialltoall of 16 KiB blocks, the
+ * grouped form took 35 to 48 us against 52 to 75 for nhood's fastest
+ * schedule with messages split at the eager limit, and 21.5 whole.) */
 #include "select/learn.h"
 #include "util/host.h"
 #include "util/mpilib.h"
@@ -32,8 +36,15 @@ int nh_mpi_own_ok(const nh_plan *p, nh_coll coll, nh_form form, nh_binding b)
      * (smpi/compat_nb.c stands in for two) */
     if (form != NH_FORM_BLOCKING && nh_host_simulated())
         return 0;
-    if (b == NH_BIND_PACK) /* the grouped form: where the program's call would be wrong */
-        return !as_made_right(p, coll) && (coll == NH_COLL_ALLTOALL || coll == NH_COLL_ALLTOALLV);
+    /* where the program's call would be wrong: a regular call as MPI's v
+     * call of the same blocks where that is right (MPICH 4.0), else the
+     * grouped form */
+    if (b == NH_BIND_EACH)
+        return !as_made_right(p, coll) && coll == NH_COLL_ALLTOALL &&
+               !nh_mpilib_dup_edges_wrong_vw();
+    if (b == NH_BIND_PACK)
+        return !as_made_right(p, coll) && (coll == NH_COLL_ALLTOALL || coll == NH_COLL_ALLTOALLV) &&
+               nh_mpilib_dup_edges_wrong_vw();
     if (b != NH_BIND_AUTO)
         return 0;
     /* (MPI's allgather is right with repeated sources too, but at 2 ranks
@@ -49,6 +60,7 @@ int nh_mpi_own_ok(const nh_plan *p, nh_coll coll, nh_form form, nh_binding b)
 nh_binding nh_learn_mpi_own(const nh_plan *p, const struct nh_learn *t)
 {
     return nh_mpi_own_ok(p, t->coll, t->form, NH_BIND_AUTO)   ? NH_BIND_AUTO
+           : nh_mpi_own_ok(p, t->coll, t->form, NH_BIND_EACH) ? NH_BIND_EACH
            : nh_mpi_own_ok(p, t->coll, t->form, NH_BIND_PACK) ? NH_BIND_PACK
                                                               : NH_BIND_COUNT;
 }

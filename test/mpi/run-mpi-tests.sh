@@ -901,7 +901,7 @@ name="autotune report np=4"
 # (no re-check in the cases that count the autotune lines: a run of 128
 # calls of a size may end in one, whose agreement adds a line)
 if run "$name" 4 "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=0 NHOOD_REPORT=1" "$t/test_autotune" &&
-    [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=alltoall bytes=(8|4096) algorithm=(pmpi(/pack)?|$cand) times_us=pmpi(/pack)?:[0-9.]+,direct/pack:[0-9.]+(,$cand:[0-9.]+)+ .* cost_us=[0-9.]+ rechecks=0\$" "$log.err")" -eq 2 ] &&
+    [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=alltoall bytes=(8|4096) algorithm=(pmpi(/pack|/each)?|$cand) times_us=pmpi(/pack|/each)?:[0-9.]+,direct/pack:[0-9.]+(,$cand:[0-9.]+)+ .* cost_us=[0-9.]+ rechecks=0\$" "$log.err")" -eq 2 ] &&
     [ "$(grep -Ec '^nhood: autotune comm=[0-9]+ op=allgather bytes=64 algorithm=' "$log.err")" -eq 1 ] &&
     [ "$(grep -c '^nhood: autotune ' "$log.err")" -eq 3 ] && zcopy_once &&
     grep -Eq '^nhood: comm=[0-9]+ op=alltoall .*calls=256 .* trials=[0-9]+ tuned=measured$' "$log.err"; then
@@ -984,7 +984,7 @@ done
 # right.
 name="autotune np=3 nonblocking only: trials agree at MPI_Barrier on the graph"
 if run "$name" 3 "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=0 NHOOD_WARMUP=2 NHOOD_REPORT=1" "$t/test_autotune" nonblocking &&
-    [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=ialltoall bytes=(8|4096) algorithm=(pmpi(/pack)?|$cand) times_us=pmpi(/pack)?:[0-9.]+,direct/pack:[0-9.]+(,$cand:[0-9.]+)+ .* rechecks=0\$" "$log.err")" -eq 2 ] &&
+    [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=ialltoall bytes=(8|4096) algorithm=(pmpi(/pack|/each)?|$cand) times_us=pmpi(/pack|/each)?:[0-9.]+,direct/pack:[0-9.]+(,$cand:[0-9.]+)+ .* rechecks=0\$" "$log.err")" -eq 2 ] &&
     [ "$(grep -Ec '^nhood: autotune comm=[0-9]+ op=iallgather bytes=64 algorithm=' "$log.err")" -eq 1 ] &&
     [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=ialltoall bytes=16 algorithm=(pmpi|$cand) times_us=pmpi:[0-9.]+,direct(/pack|/zcopy)?:" "$log.err")" -eq 1 ] &&
     [ "$(grep -c '^nhood: autotune ' "$log.err")" -eq 4 ]; then
@@ -1010,7 +1010,7 @@ fi
 # chooses and the report says so.
 name="autotune np=3 v and w calls"
 if run "$name" 3 "NHOOD_AUTOTUNE=1 NHOOD_REPORT=1" "$t/test_autotune" vw &&
-    [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=alltoall[vw] bytes=64 algorithm=(pmpi(/pack)?|$cand) times_us=(pmpi(/pack)?:[0-9.]+,direct:|direct:[0-9.]+,direct/each:)" "$log.err")" -eq 2 ] &&
+    [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=alltoall[vw] bytes=64 algorithm=(pmpi(/pack|/each)?|$cand) times_us=(pmpi(/pack|/each)?:[0-9.]+,direct:|direct:[0-9.]+,direct/each:)" "$log.err")" -eq 2 ] &&
     [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=alltoall[vw] bytes=16 algorithm=(pmpi|$cand) times_us=pmpi:" "$log.err")" -eq 2 ]; then
     ok "$name"
 else
@@ -1048,9 +1048,9 @@ tune=$tunedir/app.tune
 # the report's algorithms per operation.
 tune_same() {
     # (nhood_algorithm_for names a schedule without its binding, and MPI's
-    # own exchange in the grouped form pmpi/pack)
+    # own exchange in the grouped form pmpi/pack, as its v call pmpi/each)
     grep '^nhood: autotune ' "$1" | sed 's/.* op=\([a-z]*\) bytes=\([0-9]*\) algorithm=\([^ ]*\) .*/\1 \2 \3/' |
-        sed -E 's#pmpi/pack$#pmpi@pack#; s#^([a-z]+ [0-9]+ [a-z_]+)/[a-z]+$#\1#; s#pmpi@pack$#pmpi/pack#' >"$log.keys"
+        sed -E 's#pmpi/(pack|each)$#pmpi@\1#; s#^([a-z]+ [0-9]+ [a-z_]+)/[a-z]+$#\1#; s#pmpi@(pack|each)$#pmpi/\1#' >"$log.keys"
     [ "$(wc -l <"$log.keys")" -eq 3 ] || { echo "#     run 1 tuned $(wc -l <"$log.keys") keys, not 3"; return 1; }
     while read -r op m algo; do
         for o in "$op" "i$op"; do
@@ -1074,7 +1074,7 @@ if run "$name" 4 "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=0 NHOOD_TUNE_FILE=$tune N
     [ -f "$tune" ] && [ "$(ls -A "$tunedir")" = app.tune ] && cp "$log.err" "$tune.run1" &&
     [ "$(head -n 1 "$tune")" = "nhood-tune 1" ] &&
     grep -q '^fingerprint\.mpi *= *[^ ]' "$tune" && grep -Eq '^fingerprint\.ranks *= *4$' "$tune" &&
-    [ "$(grep -Ec '^decision = op:(alltoall|allgather) form:blocking ranks:4 dims:2x2 periods:1,1 bytes:(8|4096|64) template:[-0-9]+,[-0-9]+(;[-0-9]+,[-0-9]+){7} algorithm:(pmpi|direct|torus|torus_direct|bruck)(/(pack|zcopy|each|whole))? times_us:(pmpi(/pack)?:[0-9.]+,)?direct/pack:[0-9.]+(,(direct|torus|torus_direct|bruck)(/(pack|zcopy|each|whole))?:[0-9.]+)*$' "$tune")" -eq 3 ] &&
+    [ "$(grep -Ec '^decision = op:(alltoall|allgather) form:blocking ranks:4 dims:2x2 periods:1,1 bytes:(8|4096|64) template:[-0-9]+,[-0-9]+(;[-0-9]+,[-0-9]+){7} algorithm:(pmpi|direct|torus|torus_direct|bruck)(/(pack|zcopy|each|whole))? times_us:(pmpi(/pack|/each)?:[0-9.]+,)?direct/pack:[0-9.]+(,(direct|torus|torus_direct|bruck)(/(pack|zcopy|each|whole))?:[0-9.]+)*$' "$tune")" -eq 3 ] &&
     [ "$(grep -Ec '^nhood: comm=[0-9]+ op=(alltoall|allgather) .* tuned=measured$' "$log.err")" -eq 2 ]; then
     ok "$name"
 else

@@ -97,7 +97,8 @@ static void call(int alltoall, int form, MPI_Comm g, const char *sbuf, char *rbu
 }
 
 /* The algorithm nhood runs op with for blocks of m bytes: identical on
- * every rank, MPI's own (as made, or grouped: pmpi/pack) or one of
+ * every rank, MPI's own (as made, grouped: pmpi/pack, or as its v call:
+ * pmpi/each) or one of
  * nhood's isomorphic ones. */
 static void chosen(MPI_Comm g, const char *op, int m, char *name, int len,
                    int (*algo_for)(MPI_Comm, const char *, int, char *, int))
@@ -111,6 +112,7 @@ static void chosen(MPI_Comm g, const char *op, int m, char *name, int len,
         CHECK(strcmp(all + 32 * r, name) == 0, "%s %d B: rank %d chose %s, rank 0 %s", op, m, r,
               all + 32 * r, all);
     CHECK(!algo_for || strcmp(name, "pmpi") == 0 || strcmp(name, "pmpi/pack") == 0 ||
+              strcmp(name, "pmpi/each") == 0 ||
               strcmp(name, "direct") == 0 || strcmp(name, "torus") == 0 ||
               strcmp(name, "torus_direct") == 0 || strcmp(name, "bruck") == 0,
           "%s %d B: chose \"%s\"", op, m, name);
