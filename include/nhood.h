@@ -35,10 +35,11 @@ int nhood_comm_query(MPI_Comm comm, nhood_comm_info *info);
  * an "i" prefix for the nonblocking and an "_init" suffix for the
  * persistent form; or "alltoallv", "alltoallw", "allgatherv", where
  * block_bytes is the mean block size) with blocks of the given size,
- * written into name (e.g. "torus", "pmpi"; "pmpi/pack" where MPI's own
- * exchange runs in the grouped form that stands in for it where the
- * library would misorder a repeated source's blocks, each repeated
- * peer's blocks in one message: not the program's call).  Where auto set up
+ * written into name (e.g. "torus", "pmpi"; where the library would
+ * misorder a repeated source's blocks in the program's call, MPI's own
+ * exchange in a form that stands in for it: "pmpi/each" as MPI's v call of
+ * the same blocks (MPICH 4.0), "pmpi/pack" in the grouped form, each
+ * repeated peer's blocks in one message; not the program's call).  Where auto set up
  * store-and-forward, the first blocking call re-checks that choice with
  * its own blocks; before it, the answer is what that re-check would decide
  * for blocks of block_bytes, after it, what it decided.  For
