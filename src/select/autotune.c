@@ -16,7 +16,8 @@
  * where the schedule's packing came within NH_LEARN_BIND_CLOSE of the
  * fastest and no other schedule of nhood's was faster: most trials of
  * it lose, and its first call builds the datatypes.  Its whole messages
- * join the run-off alike, within NH_LEARN_WHOLE_CLOSE.  Each candidate
+ * join the run-off alike, and so does the struct datatype where it sends
+ * one message per peer and round, within NH_LEARN_WHOLE_CLOSE.  Each candidate
  * runs three untimed calls (the first builds the schedule and the
  * binding; MPI's first messages of a new shape cost more; one above
  * 64 KiB blocks), then NH_TUNE_TRIALS timed ones, and is judged by their
@@ -251,6 +252,7 @@ static int candidates(nh_plan *p, struct nh_learn *t)
          * nhood, where MPI's may not run (a source listed twice; MPICH 4.0
          * runs those messages itself, as its v call: pmpi/each) */
         int each = a == NH_ALGO_DIRECT && mine != NH_BIND_AUTO && mine != NH_BIND_EACH;
+        int split = nh_cfg.binding == NH_BIND_AUTO && !t->vec && splits(s, t->m);
         if (nh_cfg.binding == NH_BIND_AUTO && t->vec) {
             /* v and w calls: the engine's choice per message (a datatype's
              * shape decides whether packing pays), or a message per block */
@@ -263,7 +265,7 @@ static int candidates(nh_plan *p, struct nh_learn *t)
              * them (MPICH 4.0.2, 2 ranks, 3-D Moore alltoall of 16 KiB:
              * torus_direct's 288 KiB to the other rank as one struct took
              * 21.5 us, as 18 messages 56 us) */
-            if (splits(s, t->m))
+            if (split)
                 kinds[nk++] = NH_BIND_WHOLE;
             if (each)
                 kinds[nk++] = NH_BIND_EACH;
@@ -275,6 +277,7 @@ static int candidates(nh_plan *p, struct nh_learn *t)
                 low = cost[t->ncand];
             t->cand[t->ncand] = (nh_algo)a;
             t->later[t->ncand] = k > 0 && (kinds[k] == NH_BIND_ZCOPY || kinds[k] == NH_BIND_WHOLE);
+            t->onemsg[t->ncand] = kinds[k] == NH_BIND_WHOLE || (kinds[k] == NH_BIND_ZCOPY && !split);
             t->bind[t->ncand++] = kinds[k];
         }
     }
@@ -296,6 +299,7 @@ static int candidates(nh_plan *p, struct nh_learn *t)
             own += t->cand[i] != NH_ALGO_PMPI;
             t->cand[n] = t->cand[i];
             t->later[n] = t->later[i];
+            t->onemsg[n] = t->onemsg[i];
             t->bind[n++] = t->bind[i];
         }
     t->ncand = n;
@@ -527,8 +531,8 @@ double nh_learn_median(const struct nh_learn *t, int i)
  * each in a block cannot tell apart choices a few percent apart on a
  * noisy machine; the run-off's times decide), and the later bindings of
  * nhood's fastest schedule where it took at most NH_LEARN_BIND_CLOSE
- * (the struct datatype) or NH_LEARN_WHOLE_CLOSE (whole messages) times
- * the fastest.  1 if one starts. */
+ * (the struct datatype) or NH_LEARN_WHOLE_CLOSE (one message per peer and
+ * round: onemsg) times the fastest.  1 if one starts. */
 static int start_runoff(struct nh_learn *t, int best)
 {
     int b = t->tryidx[best], n = 1, pick[NH_TUNE_MAXCAND], own = -1;
@@ -554,8 +558,7 @@ static int start_runoff(struct nh_learn *t, int best)
     for (int i = 0; own >= 0 && i < t->ncand; i++)
         if (t->later[i] && t->cand[i] == t->cand[own] &&
             t->first[own] <=
-                (t->bind[i] == NH_BIND_WHOLE ? NH_LEARN_WHOLE_CLOSE : NH_LEARN_BIND_CLOSE) *
-                    t->first[b])
+                (t->onemsg[i] ? NH_LEARN_WHOLE_CLOSE : NH_LEARN_BIND_CLOSE) * t->first[b])
             pick[n++] = i;
     if (n < 2)
         return 0;

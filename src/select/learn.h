@@ -30,10 +30,14 @@
  * binding took at most this times the fastest (MPICH 4.2.1 at 2 ranks, 3-D Moore,
  * 4 KiB: the struct datatype ran at 0.7 of the packing) */
 #define NH_LEARN_BIND_CLOSE 1.5
-/* ... and its whole messages (NH_BIND_WHOLE) where it took at most this
- * times the fastest: they can take a fraction of the split ones' time
- * (MPICH 4.0.2 at 2 ranks, 3-D Moore alltoall of 16 KiB: 21.5 against
- * 56 us, where MPI's exchange in the grouped form took 37) */
+/* ... and those that send a round's blocks to a peer as one struct
+ * message (NH_BIND_WHOLE, or NH_BIND_ZCOPY where the eager limit splits
+ * nothing) where it took at most this times the fastest: they can take a
+ * fraction of the packed or split ones' time (MPICH 4.0.2 at 2 ranks, 3-D
+ * Moore alltoall of 16 KiB: 21.5 against 56 us split, where MPI's exchange
+ * in the grouped form took 37; ialltoall of 256 KiB under a 1 GB eager
+ * limit: 483 us for bruck's struct message, where MPI's v call took 787
+ * and nhood's packed schedules more than 1.5 times that) */
 #define NH_LEARN_WHOLE_CLOSE 3.0
 #define NH_LEARN_EARLY 64 /* decided calls before the first re-check, at most */
 
@@ -62,6 +66,10 @@ struct nh_learn {
      * 34 us a call against 20 to 22 at 4 KiB, and its first call builds
      * the datatypes) */
     unsigned char later[NH_TUNE_MAXCAND];
+    /* a later binding that sends each round's blocks to a peer as one
+     * struct message (whole; zcopy where the eager limit splits nothing):
+     * it joins the run-off within NH_LEARN_WHOLE_CLOSE */
+    unsigned char onemsg[NH_TUNE_MAXCAND];
     /* the candidates on trial (indexes into cand): all of them, or a re-check's two */
     int ntry, tryidx[NH_TUNE_MAXCAND];
     int n;          /* calls made in this set of trials (trial_at) */
