@@ -116,11 +116,11 @@ int nh_cold_regular(nh_form form, const nh_args *a, MPI_Comm comm, int outdeg, i
         rcn = sc;
         rd = sd;
         if (form == NH_FORM_BLOCKING)
-            return nh_mpi_Neighbor_alltoallv(a->sbuf, sc, sd, a->stype, a->rbuf, rcn, rd,
-                                             a->rtype, comm);
+            return nh_mpi_Neighbor_alltoallv(a->sbuf, sc, sd, a->stype, a->rbuf, rcn, rd, a->rtype,
+                                             comm);
         if (form == NH_FORM_NONBLOCKING)
-            return nh_mpi_Ineighbor_alltoallv(a->sbuf, sc, sd, a->stype, a->rbuf, rcn, rd,
-                                              a->rtype, comm, req);
+            return nh_mpi_Ineighbor_alltoallv(a->sbuf, sc, sd, a->stype, a->rbuf, rcn, rd, a->rtype,
+                                              comm, req);
 #ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
         return nh_mpi_Neighbor_alltoallv_init(a->sbuf, sc, sd, a->stype, a->rbuf, rcn, rd, a->rtype,
                                               comm, MPI_INFO_NULL, req);

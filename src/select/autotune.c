@@ -277,7 +277,8 @@ static int candidates(nh_plan *p, struct nh_learn *t)
                 low = cost[t->ncand];
             t->cand[t->ncand] = (nh_algo)a;
             t->later[t->ncand] = k > 0 && (kinds[k] == NH_BIND_ZCOPY || kinds[k] == NH_BIND_WHOLE);
-            t->onemsg[t->ncand] = kinds[k] == NH_BIND_WHOLE || (kinds[k] == NH_BIND_ZCOPY && !split);
+            t->onemsg[t->ncand] =
+                kinds[k] == NH_BIND_WHOLE || (kinds[k] == NH_BIND_ZCOPY && !split);
             t->bind[t->ncand++] = kinds[k];
         }
     }
