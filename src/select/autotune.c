@@ -508,22 +508,6 @@ static void say(nh_plan *p, const struct nh_learn *t)
             t->ran_off ? NH_LEARN_RUNOFF_TRIALS : NH_TUNE_TRIALS, t->cost_us, t->rechecks);
 }
 
-/* The median of candidate i's timed calls: robust against one lucky or
- * unlucky call, where the fastest would favor a candidate whose times
- * scatter. */
-double nh_learn_median(const struct nh_learn *t, int i)
-{
-    double v[NH_TUNE_SAMPLES];
-    int n = nh_learn_timed(t);
-    for (int k = 0; k < n; k++) { /* insertion sort */
-        int j = k;
-        for (; j > 0 && v[j - 1] > t->tm[i][k]; j--)
-            v[j] = v[j - 1];
-        v[j] = t->tm[i][k];
-    }
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* The agreed times all[] (the slowest rank's) of the candidates on
  * trial, this rank's mine[]: every rank takes the same choice. */
 /* After the first round: a run-off between the fastest and the (up to

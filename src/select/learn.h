@@ -92,8 +92,6 @@ struct nh_learn {
     nh_tune_dec dec; /* once done: the choice, with the agreed times */
 };
 
-/* The median of candidate i's timed calls (seconds). */
-double nh_learn_median(const struct nh_learn *t, int i);
 /* MPI's own exchange as t's candidate on p (mpi_own.c): NH_BIND_AUTO as
  * the program made the call, NH_BIND_PACK in the grouped form, or
  * NH_BIND_COUNT where neither may run. */
@@ -107,6 +105,21 @@ int nh_learn_applicable(nh_plan *p, const struct nh_learn *t, nh_algo a, nh_bind
 static inline int nh_learn_timed(const struct nh_learn *t)
 {
     return t->runoff ? NH_LEARN_RUNOFF_TRIALS : NH_TUNE_TRIALS;
+}
+/* The median of candidate i's timed calls (seconds): robust against one
+ * lucky or unlucky call, where the fastest would favor a candidate whose
+ * times scatter. */
+static inline double nh_learn_median(const struct nh_learn *t, int i)
+{
+    double v[NH_TUNE_SAMPLES];
+    int n = nh_learn_timed(t);
+    for (int k = 0; k < n; k++) { /* insertion sort */
+        int j = k;
+        for (; j > 0 && v[j - 1] > t->tm[i][k]; j--)
+            v[j] = v[j - 1];
+        v[j] = t->tm[i][k];
+    }
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 /* The agreed times all[] (the slowest rank's) of the candidates on trial,
  * this rank's mine[], unstable: the sizes changed on some rank.  Every
