@@ -120,28 +120,6 @@ int nh_autotune_applies(nh_plan *p)
     return nh_cfg.autotune && p->isomorphic;
 }
 
-/* Does s send a message of more than one block?  (Only then does the
- * binding change what MPI is handed.) */
-static int multi_block(const nh_sched *s)
-{
-    for (int i = 0; i < s->nrounds; i++)
-        if (s->rounds[i].nsend > 1 || s->rounds[i].nrecv > 1)
-            return 1;
-    return 0;
-}
-
-/* Does the eager limit split some round's blocks of m bytes to a peer
- * into several messages?  (Only then is NH_BIND_WHOLE another message.) */
-static int splits(const nh_sched *s, size_t m)
-{
-    for (int i = 0; i < s->nrounds; i++) {
-        int n = s->rounds[i].nsend > s->rounds[i].nrecv ? s->rounds[i].nsend : s->rounds[i].nrecv;
-        if (!s->rounds[i].copy && n > 1 && nh_eager_chunk(m, n, nh_cfg.cost.eager) < n)
-            return 1;
-    }
-    return 0;
-}
-
 /* Starts the trials of t->ntry candidates (t->tryidx): a nonblocking
  * one's times arrive at completion, unmeasured (-1) until then. */
 static void start_trials(struct nh_learn *t)
@@ -252,13 +230,14 @@ static int candidates(nh_plan *p, struct nh_learn *t)
          * nhood, where MPI's may not run (a source listed twice; MPICH 4.0
          * runs those messages itself, as its v call: pmpi/each) */
         int each = a == NH_ALGO_DIRECT && mine != NH_BIND_AUTO && mine != NH_BIND_EACH;
-        int split = nh_cfg.binding == NH_BIND_AUTO && !t->vec && splits(s, t->m);
+        size_t big; /* the largest message of a round's blocks to a peer */
+        int split = nh_cfg.binding == NH_BIND_AUTO && !t->vec && nh_learn_splits(s, t->m, &big);
         if (nh_cfg.binding == NH_BIND_AUTO && t->vec) {
             /* v and w calls: the engine's choice per message (a datatype's
              * shape decides whether packing pays), or a message per block */
             if (each)
                 kinds[nk++] = NH_BIND_EACH;
-        } else if (nh_cfg.binding == NH_BIND_AUTO && multi_block(s)) {
+        } else if (nh_cfg.binding == NH_BIND_AUTO && nh_learn_multi_block(s)) {
             kinds[0] = NH_BIND_PACK;
             kinds[nk++] = NH_BIND_ZCOPY;
             /* one message per peer and round where the eager limit splits
@@ -277,8 +256,8 @@ static int candidates(nh_plan *p, struct nh_learn *t)
                 low = cost[t->ncand];
             t->cand[t->ncand] = (nh_algo)a;
             t->later[t->ncand] = k > 0 && (kinds[k] == NH_BIND_ZCOPY || kinds[k] == NH_BIND_WHOLE);
-            t->onemsg[t->ncand] =
-                kinds[k] == NH_BIND_WHOLE || (kinds[k] == NH_BIND_ZCOPY && !split);
+            t->onemsg[t->ncand] = big >= NH_LEARN_BIG && (kinds[k] == NH_BIND_WHOLE ||
+                                                          (kinds[k] == NH_BIND_ZCOPY && !split));
             t->bind[t->ncand++] = kinds[k];
         }
     }

@@ -39,6 +39,11 @@
  * limit: 483 us for bruck's struct message, where MPI's v call took 787
  * and nhood's packed schedules more than 1.5 times that) */
 #define NH_LEARN_WHOLE_CLOSE 3.0
+/* ... where that message holds at least this many bytes (smaller ones
+ * pack cheaply: with the looser bound for them a 1000-call run of 512 B
+ * blocks went from 0.97 to 1.05 of the fastest fixed choice, in trials of
+ * struct datatypes that lost) */
+#define NH_LEARN_BIG 65536
 #define NH_LEARN_EARLY 64 /* decided calls before the first re-check, at most */
 
 struct nh_learn {
@@ -100,6 +105,14 @@ nh_binding nh_learn_mpi_own(const nh_plan *p, const struct nh_learn *t);
  * as nh_mpi_own_ok says; a forwarding schedule in a nonblocking call
  * where something progresses it.) */
 int nh_learn_applicable(nh_plan *p, const struct nh_learn *t, nh_algo a, nh_binding b);
+
+/* Does s send a message of more than one block?  (Only then does the
+ * binding change what MPI is handed; price.c.) */
+int nh_learn_multi_block(const nh_sched *s);
+/* Does the eager limit split some round's blocks of m bytes to a peer
+ * into several messages (only then is NH_BIND_WHOLE another message)?
+ * *big: the most bytes a round sends to one peer (price.c). */
+int nh_learn_splits(const nh_sched *s, size_t m, size_t *big);
 
 /* Timed calls per candidate in t's trials. */
 static inline int nh_learn_timed(const struct nh_learn *t)

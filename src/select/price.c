@@ -1,7 +1,7 @@
 /* The cost model applied to schedules and to MPI's own exchange: what
  * selection (select.c), the learning's pruning (autotune.c) and the tools
  * price calls with.  Pure functions of the configuration and the plan. */
-#include "select/select.h"
+#include "select/learn.h"
 
 /* The model prices phases (core/model.h): a schedule's time is the sum
  * of its message phases' and its local copies' (nh_cost_phase).  A walk
@@ -132,3 +132,25 @@ nh_binding nh_pick_binding(const nh_sched *s, size_t m)
                                                                             : NH_BIND_PACK;
 }
 
+int nh_learn_multi_block(const nh_sched *s)
+{
+    for (int i = 0; i < s->nrounds; i++)
+        if (s->rounds[i].nsend > 1 || s->rounds[i].nrecv > 1)
+            return 1;
+    return 0;
+}
+
+int nh_learn_splits(const nh_sched *s, size_t m, size_t *big)
+{
+    int split = 0;
+    *big = 0;
+    for (int i = 0; i < s->nrounds; i++) {
+        int n = s->rounds[i].nsend > s->rounds[i].nrecv ? s->rounds[i].nsend : s->rounds[i].nrecv;
+        if (s->rounds[i].copy || n < 1)
+            continue;
+        split |= n > 1 && nh_eager_chunk(m, n, nh_cfg.cost.eager) < n;
+        if ((size_t)n * m > *big)
+            *big = (size_t)n * m;
+    }
+    return split;
+}
