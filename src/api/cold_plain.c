@@ -59,7 +59,7 @@ static int scaled_arrays(int count, int n, int **c, int **d)
     int b = 0, rc = -1;
     while ((1 << b) < n)
         b++;
-    if ((long)count << b > INT_MAX)
+    if (count < 0 || (long)count << b > INT_MAX) /* (MPI reports a negative count) */
         return -1;
     nh_lock(NH_LOCK_MISC);
     for (int i = 0; i < nscaled && rc; i++)

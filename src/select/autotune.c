@@ -230,7 +230,7 @@ static int candidates(nh_plan *p, struct nh_learn *t)
          * nhood, where MPI's may not run (a source listed twice; MPICH 4.0
          * runs those messages itself, as its v call: pmpi/each) */
         int each = a == NH_ALGO_DIRECT && mine != NH_BIND_AUTO && mine != NH_BIND_EACH;
-        size_t big; /* the largest message of a round's blocks to a peer */
+        size_t big = 0; /* the largest message of a round's blocks to a peer */
         int split = nh_cfg.binding == NH_BIND_AUTO && !t->vec && nh_learn_splits(s, t->m, &big);
         if (nh_cfg.binding == NH_BIND_AUTO && t->vec) {
             /* v and w calls: the engine's choice per message (a datatype's
