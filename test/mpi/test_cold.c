@@ -190,6 +190,17 @@ static void compare(const graph *x, int kind, int form, const side *r, const int
           what);
 }
 
+/* What a case made: kind 2's displacements, its sides and the reference's. */
+static void one_free(int *sd, int *rd, side *s, side *r, side *rs, side *rr)
+{
+    free(sd);
+    free(rd);
+    side_free(s);
+    side_free(r);
+    side_free(rs);
+    side_free(rr);
+}
+
 static void one(const graph *x, int kind, int form)
 {
     side s, r, rs, rr;
@@ -220,12 +231,7 @@ static void one(const graph *x, int kind, int form)
         side_free(&s2);
         side_free(&r2);
     }
-    free(sd);
-    free(rd);
-    side_free(&s);
-    side_free(&r);
-    side_free(&rs);
-    side_free(&rr);
+    one_free(sd, rd, &s, &r, &rs, &rr);
 }
 
 /* What nhood's cold calls rely on with MPICH 4.0 (api/cold.c,
@@ -240,8 +246,8 @@ static void mpich40_vw(const graph *x)
     int len, major = 0, minor = -1;
     MPI_Get_library_version(v, &len);
     const char *at = strstr(v, "MPICH Version:");
-    if (!at || sscanf(at + strlen("MPICH Version:"), "%d.%d", &major, &minor) != 2 ||
-        major != 4 || minor != 0)
+    if (!at || sscanf(at + strlen("MPICH Version:"), "%d.%d", &major, &minor) != 2 || major != 4 ||
+        minor != 0)
         return;
     for (int kind = 2; kind < 4; kind++)
         for (int form = 0; form < 2; form++) {
@@ -263,15 +269,10 @@ static void mpich40_vw(const graph *x)
                                                     r.counts, r.bdispls, r.types, x->g);
             if (rc == MPI_SUCCESS && form)
                 rc = PMPI_Wait(&q, MPI_STATUS_IGNORE);
-            CHECK(rc == MPI_SUCCESS, "%s, MPICH 4.0's own kind %d form %d: error %d", x->name,
-                  kind, form, rc);
+            CHECK(rc == MPI_SUCCESS, "%s, MPICH 4.0's own kind %d form %d: error %d", x->name, kind,
+                  form, rc);
             compare(x, kind, form, &r, rr.buf, "MPICH 4.0's own, which nhood trusts");
-            free(sd);
-            free(rd);
-            side_free(&s);
-            side_free(&r);
-            side_free(&rs);
-            side_free(&rr);
+            one_free(sd, rd, &s, &r, &rs, &rr);
         }
 }
 
