@@ -142,8 +142,9 @@ int nh_mpilib_fortran_fixes(int mode);
  * a source listed twice wrongly (MPICH before 5.0; docs/platforms.md)?
  * The same answer on every rank. */
 int nh_mpilib_dup_edges_wrong(void);
-/* ... in its v and w forms too (MPICH 4.1 to 4.x; 4.0 orders them right
- * and only its regular form wrongly)?  The same answer on every rank. */
+/* ... in its v and w forms too (MPICH before 5.0 but 4.0, which orders
+ * them right and only its regular form wrongly)?  The same answer on
+ * every rank. */
 int nh_mpilib_dup_edges_wrong_vw(void);
 /* Their names, blank-separated, or "none". */
 void nh_mpilib_fortran_fix_names(int bits, char *out, size_t len);
