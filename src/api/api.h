@@ -118,6 +118,11 @@ extern nh_coll_hook_fn nh_coll_hook;
  * arguments nhood leaves to MPI to report, or an MPI error.  Frees with
  * nh_call_fini. */
 int nh_call_init(nh_call *c, nh_coll coll, const nh_args *a, const nh_plan *p);
+/* What only the engine needs of the call nh_call_init described (each
+ * block's contig, the call's named): found where nhood's schedule runs
+ * it, so that a call MPI's own exchange serves costs no more type queries
+ * than its sizes. */
+void nh_call_describe(nh_call *c);
 void nh_call_fini(nh_call *c);
 /* The block size selection uses: regular calls their block, v/w calls
  * the mean over the template (the same everywhere under the promise). */

@@ -9,26 +9,28 @@
 #include "exec/request.h"
 #include "util/gpu.h"
 
-/* Facts about the type of the previous block (w calls mostly repeat one). */
-typedef struct tmemo {
-    nh_desc d; /* addr unused */
-    int valid, named;
-} tmemo;
+/* The previous block's type and its size (w calls mostly repeat one). */
+typedef struct smemo {
+    MPI_Datatype type;
+    int size, valid;
+} smemo;
 
-static int block(nh_desc *d, const void *buf, MPI_Aint disp, int count, MPI_Datatype type, tmemo *m)
+/* d: count elements of type at buf + disp, with their size; what the
+ * engine also needs (contig) waits for nh_call_describe. */
+static int block(nh_desc *d, const void *buf, MPI_Aint disp, int count, MPI_Datatype type, smemo *m)
 {
-    if (!m->valid || m->d.type != type) {
-        if (nh_desc_init(&m->d, NULL, 0, 1, type))
-            return -1;
-        m->valid = 1;
-        m->named = nh_type_named(type);
-    }
-    if (count < 0)
+    if (count < 0 || type == MPI_DATATYPE_NULL)
         return -1;
-    *d = m->d;
-    d->addr = (char *)buf + disp;
-    d->count = count;
-    d->bytes = m->d.bytes * (size_t)count;
+    if (!m->valid || m->type != type) {
+        if (nh_mpi_Type_size(type, &m->size))
+            return -1;
+        m->type = type;
+        m->valid = 1;
+    }
+    *d = (nh_desc){.addr = (char *)buf + disp,
+                   .count = count,
+                   .type = type,
+                   .bytes = (size_t)m->size * (size_t)count};
     return 0;
 }
 
@@ -50,7 +52,6 @@ int nh_call_init(nh_call *c, nh_coll coll, const nh_args *a, const nh_plan *p)
             return NH_TO_PMPI;
         c->sbytes = (size_t)ssize * (size_t)a->scount;
         c->rbytes = (size_t)rsize * (size_t)a->rcount;
-        c->named = nh_type_named(a->stype) && nh_type_named(a->rtype);
         return MPI_SUCCESS;
     }
     c->vec = 1;
@@ -65,23 +66,52 @@ int nh_call_init(nh_call *c, nh_coll coll, const nh_args *a, const nh_plan *p)
                (c->nr > 0 &&
                 (a->rtype == MPI_DATATYPE_NULL || nh_mpi_Type_get_extent(a->rtype, &lb, &rext)))))
         return NH_TO_PMPI;
-    c->named = 1;
-    tmemo memo = {0};
+    smemo memo = {0};
     for (int i = 0; i < c->ns; i++) {
         MPI_Datatype t = w ? a->stypes[i] : a->stype;
         MPI_Aint disp = gv ? 0 : w ? a->sdisplsw[i] : (MPI_Aint)a->sdispls[i] * sext;
         if (block(&c->s[i], a->sbuf, disp, gv ? a->scount : a->scounts[i], t, &memo))
             return NH_TO_PMPI;
-        c->named &= memo.named;
     }
     for (int j = 0; j < c->nr; j++) {
         MPI_Datatype t = w ? a->rtypes[j] : a->rtype;
         MPI_Aint disp = w ? a->rdisplsw[j] : (MPI_Aint)a->rdispls[j] * rext;
         if (block(&c->r[j], a->rbuf, disp, a->rcounts[j], t, &memo))
             return NH_TO_PMPI;
-        c->named &= memo.named;
     }
     return MPI_SUCCESS;
+}
+
+/* The previous block's type and what nh_call_describe found about it. */
+typedef struct dmemo {
+    MPI_Datatype type;
+    int contig, named, valid;
+} dmemo;
+
+static void describe(nh_desc *d, int n, dmemo *m, int *named)
+{
+    for (int i = 0; i < n; i++) {
+        if (!m->valid || m->type != d[i].type) {
+            m->type = d[i].type;
+            m->contig = nh_type_contig(d[i].type);
+            m->named = nh_type_named(d[i].type);
+            m->valid = 1;
+        }
+        d[i].contig = m->contig;
+        *named &= m->named;
+    }
+}
+
+void nh_call_describe(nh_call *c)
+{
+    if (!c->vec) {
+        c->named = nh_type_named(c->stype) && nh_type_named(c->rtype);
+        return;
+    }
+    dmemo memo = {0};
+    c->named = 1;
+    describe(c->s, c->ns, &memo, &c->named);
+    describe(c->r, c->nr, &memo, &c->named);
 }
 
 void nh_call_fini(nh_call *c)

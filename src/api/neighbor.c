@@ -199,6 +199,8 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
         goto out;
     }
     double t0 = ch.tuning ? nh_mpi_Wtime() : 0;
+    if (ch.algo != NH_ALGO_PMPI)
+        nh_call_describe(&c);
     if (ch.algo == NH_ALGO_PMPI)
         rc = own_trial(p, &ch, coll, form, a, comm, req);
     else if (form == NH_FORM_BLOCKING)

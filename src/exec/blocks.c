@@ -43,19 +43,6 @@ int nh_type_contig(MPI_Datatype t)
     return r;
 }
 
-int nh_desc_init(nh_desc *d, const void *buf, MPI_Aint disp, int count, MPI_Datatype type)
-{
-    int size;
-    if (count < 0 || type == MPI_DATATYPE_NULL || nh_mpi_Type_size(type, &size))
-        return -1;
-    d->addr = (char *)buf + disp;
-    d->count = count;
-    d->type = type;
-    d->bytes = (size_t)size * (size_t)count;
-    d->contig = nh_type_contig(type);
-    return 0;
-}
-
 /* Which model describes a temp block: its template entry for v/w
  * alltoall under the promise, the one model otherwise. */
 static int temp_key(const nh_bind *b, nh_blk k)

@@ -116,9 +116,6 @@ typedef struct nh_call {
     int named; /* every type is predefined (a binding may be cached) */
 } nh_call;
 
-/* Fills d for count elements of type at buf + disp.  Returns 0, or -1 for
- * arguments nhood leaves to MPI to report (negative count, null type). */
-int nh_desc_init(nh_desc *d, const void *buf, MPI_Aint disp, int count, MPI_Datatype type);
 /* The packed form of a type is its memory image (predefined without gaps,
  * or contiguous/dup of such a type). */
 int nh_type_contig(MPI_Datatype t);

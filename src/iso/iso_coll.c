@@ -30,10 +30,15 @@ typedef struct call {
     int *scounts, *rcounts, *sdispls, *rdispls; /* v: in extents */
     MPI_Aint *sdisplsa, *rdisplsa;              /* w: in bytes */
     MPI_Datatype *stypes, *rtypes;
+    int borrowed; /* the arrays are the caller's (a blocking w call without absent neighbors) */
 } call;
 
 static void call_free(call *c)
 {
+    if (c->borrowed) {
+        memset(c, 0, sizeof(*c));
+        return;
+    }
     free(c->scounts);
     free(c->rcounts);
     free(c->sdispls);
@@ -207,8 +212,12 @@ typedef struct uargs {
     const MPI_Datatype *stypes, *rtypes;
 } uargs;
 
+/* c: the graph call for the user's (Iso) call.  borrow: c may point at
+ * the user's arrays where they are the graph call's (a w call, every
+ * neighbor present: block k is offset k), for the length of a blocking
+ * call. */
 static int prepare(const char *fn, nh_iso *I, MPI_Comm comm, call_kind user, const uargs *a,
-                   call *c)
+                   int borrow, call *c)
 {
     int rc = MPI_SUCCESS;
     memset(c, 0, sizeof(*c));
@@ -225,6 +234,17 @@ static int prepare(const char *fn, nh_iso *I, MPI_Comm comm, call_kind user, con
     }
     if ((user == C_ALLTOALL || user == C_ALLGATHER) && !I->nulls) {
         c->kind = user;
+        return MPI_SUCCESS;
+    }
+    if (borrow && user == C_ALLTOALLW && !I->nulls) {
+        c->kind = C_ALLTOALLW;
+        c->borrowed = 1;
+        c->scounts = (int *)a->scounts;
+        c->rcounts = (int *)a->rcounts;
+        c->sdisplsa = (MPI_Aint *)a->sdispls;
+        c->rdisplsa = (MPI_Aint *)a->rdispls;
+        c->stypes = (MPI_Datatype *)a->stypes;
+        c->rtypes = (MPI_Datatype *)a->rtypes;
         return MPI_SUCCESS;
     }
     int no = I->outdeg, ni = I->indeg;
@@ -299,7 +319,7 @@ static int blocking(const char *fn, MPI_Comm comm, call_kind user, int w, const 
     nh_iso *I = nh_iso_get(comm, fn);
     if (!I)
         rc = MPI_ERR_TOPOLOGY;
-    else if (!(rc = args_ok(fn, user, a, w)) && !(rc = prepare(fn, I, comm, user, a, &c))) {
+    else if (!(rc = args_ok(fn, user, a, w)) && !(rc = prepare(fn, I, comm, user, a, 1, &c))) {
         rc = call_run(&c); /* its errors went through the error handler already */
         call_free(&c);
         nh_guard_leave(g0);
@@ -429,7 +449,7 @@ static int persistent(const char *fn, MPI_Comm comm, call_kind user, int w, cons
         rc = MPI_ERR_NO_MEM;
         goto out;
     }
-    if ((rc = prepare(fn, I, comm, user, a, &r->c)))
+    if ((rc = prepare(fn, I, comm, user, a, 0, &r->c)))
         goto out;
     /* Every form binds once: nhood's persistent request (schedule, struct
      * datatypes or pack buffers, persistent point-to-point requests),
