@@ -132,11 +132,15 @@ static void start_trials(struct nh_learn *t)
 }
 
 /* Untimed calls per candidate before its timed ones (the same on every
- * rank: a regular call's block size is); a run-off's candidates, their
- * bindings built, one round. */
+ * rank: a regular call's block size is).  A run-off's too, as the
+ * bindings that join it run there first; more where one of those sends
+ * each peer one large struct message (onemsg), as MPI takes longer to
+ * warm up to those (NH_TUNE_UNTIMED_ONEMSG). */
 static int untimed(const struct nh_learn *t)
 {
-    return !t->runoff && (t->vec || t->m <= NH_TUNE_WARM_MAX) ? NH_TUNE_UNTIMED : 1;
+    if (t->vec || t->m <= NH_TUNE_WARM_MAX)
+        return t->runoff && t->warm_long ? NH_TUNE_UNTIMED_ONEMSG : NH_TUNE_UNTIMED;
+    return 1;
 }
 
 /* Are the candidates on trial taken in turns, call by call?  A run-off's
@@ -534,8 +538,11 @@ static int start_runoff(struct nh_learn *t, int best)
         }
     t->runoff = 1;
     t->ntry = n;
-    for (int i = 0; i < n; i++)
+    t->warm_long = 0;
+    for (int i = 0; i < n; i++) {
         t->tryidx[i] = pick[i];
+        t->warm_long |= t->later[pick[i]] && t->onemsg[pick[i]] && t->m >= NH_TUNE_WARM_LONG;
+    }
     start_trials(t);
     return 1;
 }

@@ -19,6 +19,18 @@
  * NH_TUNE_WARM_MAX bytes get one: a call there costs milliseconds, which
  * those microseconds do not move, and two more would. */
 #define NH_TUNE_UNTIMED 3
+/* ... and in a run-off that a onemsg binding joins, up to NH_TUNE_WARM_MAX
+ * (MPICH 4.0.2 at 2 ranks, 3-D Moore alltoall of 16 KiB, torus/zcopy's
+ * 416 KiB struct message to the other rank, in turns with two packed
+ * candidates: 57, 66, 46, 28, 31, 32, 32, 21, 21 us over its first
+ * calls; with one untimed call its median of seven was 38 to 41 us,
+ * against 21 decided, and the packing at 33 won) */
+#define NH_TUNE_UNTIMED_ONEMSG 7
+/* ... from this block size up: below, where the message is smaller and a
+ * call cheap, four more calls of every run-off candidate cost more than
+ * the warm-up moves (MPICH 4.0.2 at 2 ranks, 4 KiB: 100 trial calls
+ * against 78, the 1000-call total 5 to 10 % above before) */
+#define NH_TUNE_WARM_LONG 16384
 #define NH_TUNE_WARM_MAX 65536
 #define NH_TUNE_SIZES 16     /* block sizes learned per graph and operation */
 #define NH_LEARN_PRUNE 2.0   /* schedules priced above this times the cheapest: not tried */
@@ -80,6 +92,7 @@ struct nh_learn {
     int n;          /* calls made in this set of trials (trial_at) */
     int rechecking; /* the trials are a re-check's */
     int runoff;     /* the trials are a run-off between the first round's closest */
+    int warm_long;  /* a onemsg binding is in the run-off (untimed) */
     int ran_off;    /* the decision's times are a run-off's (the report) */
     int awaiting;   /* nonblocking: every trial started, the agreement waits (settle) */
     /* agreed at a point on the parent (nh_autotune_settle_at), applied at

@@ -935,15 +935,15 @@ else
 fi
 # What learning costs, and its trace: nhood-bench --learning's row, and
 # --trace's row per call (0 the creation), the graphs learning as they go.
-name="autotune np=2 nhood-bench --learning 80 and --trace: a total row, then 81 call rows"
+name="autotune np=2 nhood-bench --learning 120 and --trace: a total row, then 121 call rows"
 if run "$name" 2 "NHOOD_AUTOTUNE=1 NHOOD_WARMUP=2 NHOOD_REPORT=1" "$TOP_BUILDDIR/nhood-bench" --op alltoall --nbhd moore --dims 3 \
-    --radius 1 --bytes 4096 --reps 1 --learning 80 --no-header &&
-    awk -F, 'NF == 12 && $7 == 80 && $8 > 0 && $9 > 0 && $12 > 0 { n++ } END { exit n != 1 }' "$log.out" &&
+    --radius 1 --bytes 4096 --reps 1 --learning 120 --no-header &&
+    awk -F, 'NF == 12 && $7 == 120 && $8 > 0 && $9 > 0 && $12 > 0 { n++ } END { exit n != 1 }' "$log.out" &&
     run "$name" 2 "NHOOD_AUTOTUNE=1 NHOOD_WARMUP=2 NHOOD_REPORT=1" "$TOP_BUILDDIR/nhood-bench" --op alltoall --nbhd moore --dims 3 \
-        --radius 1 --bytes 4096 --reps 1 --learning 80 --trace &&
+        --radius 1 --bytes 4096 --reps 1 --learning 120 --trace &&
     awk -F, 'NR == 1 { ok = $7 == "call" && $9 == "auto_us"; next }
              NF != 9 || $7 != NR - 2 || $8 <= 0 || $9 <= 0 { ok = 0 }
-             END { exit !ok || NR != 82 }' "$log.out" &&
+             END { exit !ok || NR != 122 }' "$log.out" &&
     grep -Eq '^nhood: autotune comm=[0-9]+ op=alltoall bytes=4096 ' "$log.err"; then
     ok "$name"
 else
