@@ -125,6 +125,7 @@ int nh_autotune_applies(nh_plan *p)
 static void start_trials(struct nh_learn *t)
 {
     t->n = 0;
+    t->extra = 0;
     t->spent = 0;
     for (int i = 0; i < t->ntry; i++)
         for (int k = 0; k < NH_TUNE_SAMPLES; k++)
@@ -133,14 +134,12 @@ static void start_trials(struct nh_learn *t)
 
 /* Untimed calls per candidate before its timed ones (the same on every
  * rank: a regular call's block size is).  A run-off's too, as the
- * bindings that join it run there first; more where one of those sends
- * each peer one large struct message (onemsg), as MPI takes longer to
- * warm up to those (NH_TUNE_UNTIMED_ONEMSG). */
+ * bindings that join it run there first (and where one of those sends
+ * each peer one large struct message, it runs t->extra more first:
+ * start_runoff). */
 static int untimed(const struct nh_learn *t)
 {
-    if (t->vec || t->m <= NH_TUNE_WARM_MAX)
-        return t->runoff && t->warm_long ? NH_TUNE_UNTIMED_ONEMSG : NH_TUNE_UNTIMED;
-    return 1;
+    return t->vec || t->m <= NH_TUNE_WARM_MAX ? NH_TUNE_UNTIMED : 1;
 }
 
 /* Are the candidates on trial taken in turns, call by call?  A run-off's
@@ -166,19 +165,23 @@ static int in_turns(const struct nh_learn *t)
  * (untimed(t) untimed calls, then the timed ones) candidate by candidate. */
 static int trial_at(const struct nh_learn *t, int *k)
 {
-    int per = nh_learn_timed(t) + untimed(t);
-    if (in_turns(t)) {
-        *k = t->n / t->ntry - untimed(t);
-        return t->tryidx[t->n % t->ntry];
+    int per = nh_learn_timed(t) + untimed(t), n = t->n - t->extra;
+    if (n < 0) { /* the newcomers' longer warm-up, in turns */
+        *k = -1;
+        return t->newidx[t->n % t->nnew];
     }
-    *k = t->n % per - untimed(t);
-    return t->tryidx[t->n / per];
+    if (in_turns(t)) {
+        *k = n / t->ntry - untimed(t);
+        return t->tryidx[n % t->ntry];
+    }
+    *k = n % per - untimed(t);
+    return t->tryidx[n / per];
 }
 
 /* Counts a trial call: 1 when the set is complete. */
 static int trial_done(struct nh_learn *t)
 {
-    return ++t->n == t->ntry * (nh_learn_timed(t) + untimed(t));
+    return ++t->n == t->extra + t->ntry * (nh_learn_timed(t) + untimed(t));
 }
 
 /* Puts the first round's candidates on trial (every one but the later
@@ -483,12 +486,20 @@ static void say(nh_plan *p, const struct nh_learn *t)
         n += (size_t)snprintf(times + n, sizeof(times) - n, "%s%s:%.2f", n ? "," : "", name,
                               t->dec.us[i]);
     }
+    /* the run-off's newcomers with the longer warm-up */
+    char warm[128] = "";
+    for (int i = 0, w = 0; t->extra && i < t->nnew && w < (int)sizeof(warm); i++) {
+        nh_tune_cand_name(t->cand[t->newidx[i]], t->bind[t->newidx[i]], name, sizeof(name));
+        w += i ? snprintf(warm + w, sizeof(warm) - (size_t)w, ",%s", name)
+               : snprintf(warm, sizeof(warm), "; %d for %s", NH_TUNE_UNTIMED_ONEMSG, name);
+    }
     nh_tune_cand_name(t->dec.algo, t->dec.bind, name, sizeof(name));
     fprintf(stderr,
             "nhood: autotune comm=%d op=%s%s bytes=%zu algorithm=%s times_us=%s (slowest "
-            "rank's median of %d calls) cost_us=%.1f rechecks=%d\n",
+            "rank's median of %d calls, each after %d untimed%s) cost_us=%.1f rechecks=%d\n",
             p->id, t->form == NH_FORM_BLOCKING ? "" : "i", nh_coll_name(t->coll), t->m, name, times,
-            t->ran_off ? NH_LEARN_RUNOFF_TRIALS : NH_TUNE_TRIALS, t->cost_us, t->rechecks);
+            t->ran_off ? NH_LEARN_RUNOFF_TRIALS : NH_TUNE_TRIALS, untimed(t), warm, t->cost_us,
+            t->rechecks);
 }
 
 /* The agreed times all[] (the slowest rank's) of the candidates on
@@ -538,12 +549,15 @@ static int start_runoff(struct nh_learn *t, int best)
         }
     t->runoff = 1;
     t->ntry = n;
-    t->warm_long = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n; i++)
         t->tryidx[i] = pick[i];
-        t->warm_long |= t->later[pick[i]] && t->onemsg[pick[i]] && t->m >= NH_TUNE_WARM_LONG;
-    }
     start_trials(t);
+    t->nnew = 0;
+    for (int i = 0; i < n; i++)
+        if (t->later[pick[i]] && t->onemsg[pick[i]] && t->m >= NH_TUNE_WARM_LONG &&
+            t->m <= NH_TUNE_WARM_MAX)
+            t->newidx[t->nnew++] = pick[i];
+    t->extra = t->nnew * (NH_TUNE_UNTIMED_ONEMSG - untimed(t));
     return 1;
 }
 
@@ -561,7 +575,8 @@ void nh_learn_decide(nh_plan *p, struct nh_learn *t, int unstable, const double 
                      const double *all)
 {
     /* a nonblocking trial's untimed calls are not counted in spent */
-    int calls = t->ntry * (nh_learn_timed(t) + (t->form == NH_FORM_BLOCKING ? untimed(t) : 0));
+    int calls = t->ntry * (nh_learn_timed(t) + (t->form == NH_FORM_BLOCKING ? untimed(t) : 0)) +
+                (t->form == NH_FORM_BLOCKING ? t->extra : 0);
     int best = 0, recheck = t->rechecking;
     if (unstable) { /* the sizes changed on some rank: nothing learned */
         t->done = t->nolearn = 1;

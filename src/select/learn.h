@@ -19,17 +19,15 @@
  * NH_TUNE_WARM_MAX bytes get one: a call there costs milliseconds, which
  * those microseconds do not move, and two more would. */
 #define NH_TUNE_UNTIMED 3
-/* ... and in a run-off that a onemsg binding joins, up to NH_TUNE_WARM_MAX
- * (MPICH 4.0.2 at 2 ranks, 3-D Moore alltoall of 16 KiB, torus/zcopy's
+/* ... in all, for a onemsg binding that joins a run-off, up to
+ * NH_TUNE_WARM_MAX (MPICH 4.0.2 at 2 ranks, 3-D Moore alltoall of 16 KiB, torus/zcopy's
  * 416 KiB struct message to the other rank, in turns with two packed
  * candidates: 57, 66, 46, 28, 31, 32, 32, 21, 21 us over its first
  * calls; with one untimed call its median of seven was 38 to 41 us,
  * against 21 decided, and the packing at 33 won) */
 #define NH_TUNE_UNTIMED_ONEMSG 7
-/* ... from this block size up: below, where the message is smaller and a
- * call cheap, four more calls of every run-off candidate cost more than
- * the warm-up moves (MPICH 4.0.2 at 2 ranks, 4 KiB: 100 trial calls
- * against 78, the 1000-call total 5 to 10 % above before) */
+/* ... from this block size up: below, the message is smaller and a call
+ * cheap, and the extra calls cost more than the warm-up moves */
 #define NH_TUNE_WARM_LONG 16384
 #define NH_TUNE_WARM_MAX 65536
 #define NH_TUNE_SIZES 16     /* block sizes learned per graph and operation */
@@ -92,9 +90,12 @@ struct nh_learn {
     int n;          /* calls made in this set of trials (trial_at) */
     int rechecking; /* the trials are a re-check's */
     int runoff;     /* the trials are a run-off between the first round's closest */
-    int warm_long;  /* a onemsg binding is in the run-off (untimed) */
-    int ran_off;    /* the decision's times are a run-off's (the report) */
-    int awaiting;   /* nonblocking: every trial started, the agreement waits (settle) */
+    /* a run-off's newcomers with one large struct message per peer
+     * (nnew, newidx: cand indexes) run extra untimed calls, in turns,
+     * before the set's own (NH_TUNE_UNTIMED_ONEMSG) */
+    int extra, nnew, newidx[NH_TUNE_MAXCAND];
+    int ran_off;  /* the decision's times are a run-off's (the report) */
+    int awaiting; /* nonblocking: every trial started, the agreement waits (settle) */
     /* agreed at a point on the parent (nh_autotune_settle_at), applied at
      * the plan's call defer_at: the agreed times, this rank's, unstable */
     int deferred, dunstable;

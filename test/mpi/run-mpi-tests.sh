@@ -949,6 +949,18 @@ if run "$name" 2 "NHOOD_AUTOTUNE=1 NHOOD_WARMUP=2 NHOOD_REPORT=1" "$TOP_BUILDDIR
 else
     bad "$name"
 fi
+# A struct binding that sends the other rank each call's 416 KiB as one
+# message (torus/zcopy or the like, where the eager limit splits nothing)
+# joins the 16 KiB run-off after 7 untimed calls, the others after 3;
+# the report says so (select/learn.h, NH_TUNE_UNTIMED_ONEMSG).
+name="autotune np=2 16 KiB, no eager split: a one-message binding warms up longer in the run-off"
+if run "$name" 2 "NHOOD_AUTOTUNE=1 NHOOD_COST_EAGER=1000000000 NHOOD_WARMUP=2 NHOOD_REPORT=1" "$TOP_BUILDDIR/nhood-bench" \
+    --op alltoall --nbhd moore --dims 3 --radius 1 --bytes 16384 --reps 1 --learning 150 --no-header &&
+    grep -Eq '^nhood: autotune comm=[0-9]+ op=alltoall bytes=16384 algorithm=[a-z_/]+ times_us=.*[a-z_]+/(zcopy|whole):[0-9.]+.* \(slowest rank.s median of 7 calls, each after 3 untimed; 7 for [a-z_]+/(zcopy|whole)\) ' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
 name="autotune report np=3: MPI's own exchange is a candidate"
 if run "$name" 3 "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=0 NHOOD_REPORT=1" "$t/test_autotune" &&
     [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=alltoall bytes=16 algorithm=(pmpi|$cand) times_us=pmpi:[0-9.]+,direct(/pack|/zcopy)?:" "$log.err")" -eq 1 ]; then
