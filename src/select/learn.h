@@ -20,11 +20,11 @@
  * those microseconds do not move, and two more would. */
 #define NH_TUNE_UNTIMED 3
 /* ... in all, for a onemsg binding that joins a run-off, up to
- * NH_TUNE_WARM_MAX (MPICH 4.0.2 at 2 ranks, 3-D Moore alltoall of 16 KiB, torus/zcopy's
- * 416 KiB struct message to the other rank, in turns with two packed
- * candidates: 57, 66, 46, 28, 31, 32, 32, 21, 21 us over its first
- * calls; with one untimed call its median of seven was 38 to 41 us,
- * against 21 decided, and the packing at 33 won) */
+ * NH_TUNE_WARM_MAX (MPICH 4.0.2 at 2 ranks, 3-D Moore alltoall of 16
+ * KiB, torus/zcopy's 416 KiB struct message to the other rank, in turns
+ * with two packed candidates: 57, 66, 46, 28, 31, 32, 32, 21, 21 us over
+ * its first calls; with one untimed call its median of seven was 38 to
+ * 41 us, against 21 decided, and the packing at 33 won) */
 #define NH_TUNE_UNTIMED_ONEMSG 7
 /* ... from this block size up: below, the message is smaller and a call
  * cheap, and the extra calls cost more than the warm-up moves */
