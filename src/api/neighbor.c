@@ -199,15 +199,15 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
         goto out;
     }
     double t0 = ch.tuning ? nh_mpi_Wtime() : 0;
-    if (ch.algo != NH_ALGO_PMPI)
-        nh_call_describe(&c);
-    if (ch.algo == NH_ALGO_PMPI)
+    if (ch.algo == NH_ALGO_PMPI) {
         rc = own_trial(p, &ch, coll, form, a, comm, req);
-    else if (form == NH_FORM_BLOCKING)
-        rc = nh_run_blocking(p, ch.s, &c, &ch.o, &zcopy);
-    else
-        rc = nh_req_create(p, ch.s, &c, &ch.o, form == NH_FORM_PERSISTENT,
-                           rec ? &rec->calls[ch.algo] : NULL, &zcopy, req);
+    } else {
+        nh_call_describe(&c); /* what the engine needs beyond the sizes */
+        rc = form == NH_FORM_BLOCKING
+                 ? nh_run_blocking(p, ch.s, &c, &ch.o, &zcopy)
+                 : nh_req_create(p, ch.s, &c, &ch.o, form == NH_FORM_PERSISTENT,
+                                 rec ? &rec->calls[ch.algo] : NULL, &zcopy, req);
+    }
     if (rec)
         rec->last_binding = shown_binding(&ch, zcopy);
     nh_learn_key lk = {coll, form, m, sig};

@@ -125,7 +125,7 @@ int nh_autotune_applies(nh_plan *p)
 static void start_trials(struct nh_learn *t)
 {
     t->n = 0;
-    t->extra = 0;
+    t->extra = t->nnew = 0;
     t->spent = 0;
     for (int i = 0; i < t->ntry; i++)
         for (int k = 0; k < NH_TUNE_SAMPLES; k++)
@@ -488,7 +488,7 @@ static void say(nh_plan *p, const struct nh_learn *t)
     }
     /* the run-off's newcomers with the longer warm-up */
     char warm[128] = "";
-    for (int i = 0, w = 0; t->extra && i < t->nnew && w < (int)sizeof(warm); i++) {
+    for (int i = 0, w = 0; i < t->nnew && w < (int)sizeof(warm); i++) {
         nh_tune_cand_name(t->cand[t->newidx[i]], t->bind[t->newidx[i]], name, sizeof(name));
         w += i ? snprintf(warm + w, sizeof(warm) - (size_t)w, ",%s", name)
                : snprintf(warm, sizeof(warm), "; %d for %s", NH_TUNE_UNTIMED_ONEMSG, name);
@@ -552,7 +552,6 @@ static int start_runoff(struct nh_learn *t, int best)
     for (int i = 0; i < n; i++)
         t->tryidx[i] = pick[i];
     start_trials(t);
-    t->nnew = 0;
     for (int i = 0; i < n; i++)
         if (t->later[pick[i]] && t->onemsg[pick[i]] && t->m >= NH_TUNE_WARM_LONG &&
             t->m <= NH_TUNE_WARM_MAX)
