@@ -24,7 +24,10 @@
  * --forced (blocking and nonblocking): each choice nhood can be forced to
  * (the info key nhood_algorithm: pmpi, direct, torus, torus_direct,
  * bruck) on a graph of its own, timed in the same alternation; appends
- * best_forced,best_forced_us,forced_ratio (nhood over the fastest).
+ * best_forced,best_forced_us,forced_ratio (nhood over the fastest),wrong.
+ * wrong (here and under --learning): the variants whose result differs
+ * from the standard's (reference.h; "-" for none), which are no choice:
+ * MPI's own all-to-all on MPICH 4.0 where a rank lists a source twice.
  *
  * --learning N (regular blocking and nonblocking calls): what learning
  * costs over a run of N calls.  Per try (REPS tries), each variant in
@@ -34,11 +37,12 @@
  * each fixed choice forced through the info key nhood_algorithm (pmpi,
  * direct, torus, torus_direct, bruck: analyzed at creation).  CSV:
  * op,nbhd,dims,radius,procs,bytes,calls,native_us,auto_us,best_fixed,
- * best_fixed_us,ratio: medians of the totals; best_fixed the fastest
- * forced choice, ratio auto over it.  --allreduce-every K: every variant
- * makes an MPI_Allreduce on MPI_COMM_WORLD after every K-th call, as a
- * program checking a residual does (a point where nhood may analyze a
- * graph that only nonblocking calls use; docs/algorithms.md, "Tiers").
+ * best_fixed_us,ratio,wrong: medians of the totals; best_fixed the
+ * fastest fixed choice (MPI's own or forced), ratio auto over it.
+ * --allreduce-every K: every variant makes an MPI_Allreduce on
+ * MPI_COMM_WORLD after every K-th call, as a program checking a residual
+ * does (a point where nhood may analyze a graph that only nonblocking
+ * calls use; docs/algorithms.md, "Tiers").
  *
  * --learning N --trace: each call of such a run on its own, MPI's own
  * calls and nhood's default alternating graph by graph (REPS graphs
@@ -55,6 +59,7 @@
 #include "stats.h"
 
 #include "../common.h"
+#include "../reference.h"
 
 typedef int (*coll_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
 typedef int (*icoll_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
@@ -241,16 +246,31 @@ static void trace_rows(side *sides[2], enum form f, int calls, int tries, const 
  * after every K-th call, in every variant (a residual's check). */
 static int allreduce_every;
 
+/* The variants v with bad[v] (a result not the standard's) as "a;b", or "-". */
+static void wrong_list(const int *bad, int n, char *out, size_t len)
+{
+    size_t k = 0;
+    out[0] = '\0';
+    for (int v = 0; v < n; v++)
+        if (bad[v])
+            k += (size_t)snprintf(out + k, len - k, "%s%s", k ? ";" : "", variants[v]);
+    if (!k)
+        snprintf(out, len, "-");
+}
+
 /* --learning: one row per block size (see the top of the file). */
 static void learning_row(side *sides[2], enum form f, int calls, int tries, const graph_args *ga,
-                         const char *cols, int bytes, size_t sblk, size_t rblk, int rank)
+                         const char *cols, int bytes, const char *sbuf, const char *ref,
+                         size_t rblk, int rank)
 {
     double *t = calloc((size_t)tries * NVARIANTS, sizeof(double)),
            *m = calloc((size_t)tries * NVARIANTS, sizeof(double)), med[NVARIANTS];
-    char *sbuf = calloc(sblk + 1, 1), *rbuf = calloc(rblk + 1, 1);
+    int bad[NVARIANTS] = {0}, anybad[NVARIANTS];
+    char *rbuf = calloc(rblk + 1, 1), wrong[160];
     for (int k = 0; k < tries; k++)
         for (int v = 0; v < NVARIANTS; v++) {
             MPI_Comm g;
+            memset(rbuf, 0xa5, rblk); /* what no call writes: checked after the run */
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();
             variant_graph(ga, v, &g);
@@ -263,22 +283,25 @@ static void learning_row(side *sides[2], enum form f, int calls, int tries, cons
             }
             MPI_Comm_free(&g);
             t[v * tries + k] = (MPI_Wtime() - t0) * 1e6;
+            bad[v] |= memcmp(rbuf, ref, rblk) != 0;
         }
     MPI_Reduce(t, m, tries * NVARIANTS, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(bad, anybad, NVARIANTS, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
     if (rank == 0) {
-        int best = 0; /* the fastest fixed choice: MPI's own calls or one forced */
+        int best = -1; /* the fastest fixed choice with right results: MPI's own or one forced */
         for (int v = 0; v < NVARIANTS; v++) {
             med[v] = robust_median(m + (size_t)v * tries, tries);
-            if (v >= 2 && med[v] < med[best])
+            if (v != 1 && !anybad[v] && (best < 0 || med[v] < med[best]))
                 best = v;
         }
-        printf("%s,%d,%.1f,%.1f,%s,%.1f,%.3f\n", cols, calls, med[0], med[1], variants[best],
-               med[best], med[1] / med[best]);
+        best = best < 0 ? 0 : best;
+        wrong_list(anybad, NVARIANTS, wrong, sizeof(wrong));
+        printf("%s,%d,%.1f,%.1f,%s,%.1f,%.3f,%s\n", cols, calls, med[0], med[1], variants[best],
+               med[best], med[1] / med[best], wrong);
         fflush(stdout);
     }
     free(t);
     free(m);
-    free(sbuf);
     free(rbuf);
 }
 
@@ -499,11 +522,11 @@ int main(int argc, char **argv)
         printf("op,nbhd,dims,radius,procs,bytes,call,native_us,auto_us\n");
     else if (rank == 0 && header && learning)
         printf("op,nbhd,dims,radius,procs,bytes,calls,native_us,auto_us,best_fixed,best_fixed_us,"
-               "ratio\n");
+               "ratio,wrong\n");
     else if (rank == 0 && header)
         printf("op,nbhd,dims,radius,procs,bytes,algorithm,native_us,nhood_us,ratio%s\n",
                compute > 0 ? ",compute_us,native_total_us,nhood_total_us,native_overlap,nhood_overlap"
-               : forced    ? ",best_forced,best_forced_us,forced_ratio"
+               : forced    ? ",best_forced,best_forced_us,forced_ratio,wrong"
                            : "");
     /* Per rep: native and nhood without computation, then with it. */
     /* --forced: a graph per forced choice, timed after native and nhood */
@@ -560,9 +583,13 @@ int main(int argc, char **argv)
                                           k ? ":" : "", classes[k]);
             }
         }
-        char *sbuf = malloc(sblk + 1), *rbuf = malloc(rblk + 1);
+        /* every block its own bytes (a block in the wrong place shows) */
+        char *sbuf = malloc(sblk + 1), *rbuf = malloc(rblk + 1), *ref = malloc(rblk + 1);
         for (size_t i = 0; i < sblk; i++)
-            sbuf[i] = (char)(rank + i);
+            sbuf[i] = (char)(rank * 7 + i / (size_t)(bytes > 0 ? bytes : 1) * 13 + i % 251);
+        /* the standard's result (regular calls: --learning, --forced) */
+        if (vc.op == VOP_NONE && (learning || forced))
+            reference(alltoall, graph, sbuf, bytes, MPI_BYTE, ref, bytes, MPI_BYTE);
         side *sides[2] = {&native, &nhood};
         if (learning) {
             char cols[160];
@@ -570,9 +597,10 @@ int main(int argc, char **argv)
             if (trace)
                 trace_rows(sides, f, learning, reps, &ga, cols, bytes, sbuf, rbuf, rank);
             else
-                learning_row(sides, f, learning, reps, &ga, cols, bytes, sblk, rblk, rank);
+                learning_row(sides, f, learning, reps, &ga, cols, bytes, sbuf, ref, rblk, rank);
             free(sbuf);
             free(rbuf);
+            free(ref);
             continue;
         }
         for (int k = 0; f == PERSISTENT && k < 2; k++) {
@@ -620,6 +648,15 @@ int main(int argc, char **argv)
                                 graph);
             }
         MPI_Reduce(t, m, reps * series, MPI_DOUBLE, MPI_MAX, 0, graph);
+        /* --forced, regular calls: one call more of each variant, checked
+         * against the standard's result (a wrong one is no choice) */
+        int bad[NVARIANTS] = {0}, anybad[NVARIANTS];
+        for (int v = 0; forced && vc.op == VOP_NONE && v < NVARIANTS; v++) {
+            memset(rbuf, 0xa5, rblk);
+            timed(v < 2 ? sides[v] : &nhood, f, 0, 0, sbuf, rbuf, bytes, v < 2 ? graph : fg[v - 2]);
+            bad[v] = memcmp(rbuf, ref, rblk) != 0;
+        }
+        MPI_Reduce(bad, anybad, NVARIANTS, MPI_INT, MPI_MAX, 0, graph);
         if (f == PERSISTENT) {
             PMPI_Request_free(&native.preq);
             MPI_Request_free(&nhood.preq);
@@ -637,21 +674,25 @@ int main(int argc, char **argv)
                 printf(",%.1f,%.2f,%.2f,%.2f,%.2f", compute, ac, bc, overlap(a, compute, ac),
                        overlap(b, compute, bc));
             }
-            if (nforced) {
-                int fb = 0;
+            if (nforced) { /* the fastest forced choice with right results */
+                int fb = -1;
                 double fv[NVARIANTS];
+                char wrong[160];
                 for (int v = 0; v < nforced; v++) {
                     fv[v] = robust_median(m + (size_t)(2 + v) * reps, reps);
-                    if (fv[v] < fv[fb])
+                    if (!anybad[v + 2] && (fb < 0 || fv[v] < fv[fb]))
                         fb = v;
                 }
-                printf(",%s,%.2f,%.3f", variants[fb + 2], fv[fb], b / fv[fb]);
+                fb = fb < 0 ? 0 : fb;
+                wrong_list(anybad, NVARIANTS, wrong, sizeof(wrong));
+                printf(",%s,%.2f,%.3f,%s", variants[fb + 2], fv[fb], b / fv[fb], wrong);
             }
             printf("\n");
             fflush(stdout);
         }
         free(sbuf);
         free(rbuf);
+        free(ref);
     }
     free(t);
     free(m);
