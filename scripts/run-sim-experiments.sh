@@ -6,18 +6,22 @@
 # 4096-rank ones run as two simulations at once, see pair).
 #
 #   scripts/run-sim-experiments.sh [--out DIR] [--only PATTERN] [--force] [--report-only]
-#                                  [--bruck-only] [--auto-only]
+#                                  [--bruck-only] [--auto-only] [--learn-only]
 #
 # --auto-only: only auto again where its platform's cost file is newer than
 # the experiment (OUT/NAME.auto.csv; the forced algorithms' times do not
 # depend on the cost model), then the report.
+#
+# --learn-only: auto with the learning on (NHOOD_AUTOTUNE=1) for the
+# isomorphic experiments at their bruck run's sizes (OUT/NAME.learn.csv,
+# see learn), then the report.
 #
 # PATTERN selects experiment names (shell glob, e.g. 'iso-*-flat').  Every
 # number these experiments produce is simulated time on a platform model.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-out=$top/docs/sim only='*' force=0 report_only=0 bruck_only=0 auto_only=0
+out=$top/docs/sim only='*' force=0 report_only=0 bruck_only=0 auto_only=0 learn_only=0
 while [ $# -gt 0 ]; do
     case "$1" in
     --out) out=$2; shift 2 ;;
@@ -26,7 +30,8 @@ while [ $# -gt 0 ]; do
     --report-only) report_only=1; shift ;;
     --bruck-only) bruck_only=1; shift ;;
     --auto-only) auto_only=1; shift ;;
-    *) echo "usage: $0 [--out DIR] [--only PATTERN] [--force] [--report-only] [--bruck-only] [--auto-only]" >&2; exit 2 ;;
+    --learn-only) learn_only=1; shift ;;
+    *) echo "usage: $0 [--out DIR] [--only PATTERN] [--force] [--report-only] [--bruck-only] [--auto-only] [--learn-only]" >&2; exit 2 ;;
     esac
 done
 mkdir -p "$out"
@@ -151,6 +156,51 @@ auto() {
     else
         echo "   failed, see $out/$name.auto.log" >&2
         rm -f "$out/$name.auto.csv.tmp"
+    fi
+    echo "   $(($(date +%s) - start)) s" >&2
+}
+
+# learn NAME ARGS...: auto with the learning on (NHOOD_AUTOTUNE=1, as a
+# program gets it by default) into OUT/NAME.learn.csv, for the isomorphic
+# experiments at their bruck run's sizes (8 B, and 512 B where the
+# experiment has it), without native (NAME.csv has its time).  Its trials
+# run in LEARN_WARMUP (default 100) warm-up calls before the timed one;
+# the log (NHOOD_REPORT) must show one agreement per size, or the run
+# counts as failed.  sim-bruck-report.sh puts it beside auto.
+learn() {
+    name=$1
+    shift
+    case "$name" in iso-*) ;; *) return 0 ;; esac
+    # shellcheck disable=SC2254
+    case "$name" in $only) ;; *) return 0 ;; esac
+    [ -s "$out/$name.bruck.csv" ] || return 0
+    [ "$force" -eq 0 ] && [ -s "$out/$name.learn.csv" ] && return 0
+    sizes=$(awk -F, 'NR > 1 && !($6 in s) { s[$6] = 1; printf "%s%s", n++ ? " " : "", $6 }' "$out/$name.bruck.csv")
+    args=""
+    while [ $# -gt 0 ]; do
+        case "$1" in
+        --bytes | --warmup) shift 2 ;;
+        *) args="$args $1"; shift ;;
+        esac
+    done
+    echo "== $name (learning): nhood-sim$args --bytes $sizes" >&2
+    start=$(date +%s)
+    ok=1
+    : >"$out/$name.learn.csv.tmp"
+    : >"$out/$name.learn.log"
+    for b in $sizes; do
+        # shellcheck disable=SC2086
+        NHOOD_AUTOTUNE=1 NHOOD_REPORT=1 NHOOD_SIM_CFG=$(simcfg "$name") "$here/nhood-sim"$args \
+            --bytes $b --algos auto --no-native --warmup "${LEARN_WARMUP:-100}" \
+            $([ -s "$out/$name.learn.csv.tmp" ] && echo --no-header) \
+            >>"$out/$name.learn.csv.tmp" 2>>"$out/$name.learn.log" || ok=0
+        grep -q "^nhood: autotune comm=[0-9]* op=[a-z]* bytes=$b " "$out/$name.learn.log" || ok=0
+    done
+    if [ $ok -eq 1 ]; then
+        mv "$out/$name.learn.csv.tmp" "$out/$name.learn.csv"
+    else
+        echo "   failed, see $out/$name.learn.log" >&2
+        rm -f "$out/$name.learn.csv.tmp"
     fi
     echo "   $(($(date +%s) - start)) s" >&2
 }
@@ -415,7 +465,9 @@ groups() {
         --nbhd moore --dims 3 --radius 1 --bytes 8 --algos auto,direct,torus,torus_direct,bruck --reps 1
 }
 
-if [ "$auto_only" -eq 1 ] && [ "$report_only" -eq 0 ]; then
+if [ "$learn_only" -eq 1 ] && [ "$report_only" -eq 0 ]; then
+    experiments learn
+elif [ "$auto_only" -eq 1 ] && [ "$report_only" -eq 0 ]; then
     experiments auto
     scale auto
     groups auto

@@ -8,7 +8,9 @@
 # auto's row where auto ran them (simulated time is deterministic: the
 # same call simulates to the same time); "-": not simulated.  auto's own
 # rows come from NAME.auto.csv where run-sim-experiments.sh re-ran it
-# under newer cost parameters.
+# under newer cost parameters; the learning's (auto with NHOOD_AUTOTUNE=1,
+# run-sim-experiments.sh --learn-only) from NAME.learn.csv, "-" where it
+# was not simulated.
 #
 #   scripts/sim-bruck-report.sh [DIR]            the full table (docs/sim/bruck.md)
 #   scripts/sim-bruck-report.sh --readme [DIR]   the README's: per experiment
@@ -35,8 +37,8 @@ if [ "${1:-}" = --readme ]; then
     exit 0
 fi
 dir=${1:-docs/sim}
-echo "| experiment | platform | bytes | native us | torus us | torus_direct us | bruck us (rounds/messages) | fastest | bruck / best other | auto | auto / fastest |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| experiment | platform | bytes | native us | torus us | torus_direct us | bruck us (rounds/messages) | fastest | bruck / best other | auto | auto / fastest | learning | learning / fastest |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for f in "$dir"/iso-*.bruck.csv; do
     [ -s "$f" ] || continue
     base=${f%.bruck.csv}
@@ -50,6 +52,7 @@ for f in "$dir"/iso-*.bruck.csv; do
             sizes[b] = 1; pf = $11; next }
         # auto re-run under newer cost parameters (NAME.auto.csv) wins
         FILENAME ~ /\.auto\.csv$/ { if ($7 ~ /^auto/ && ($6 in sizes)) { au[$6] = $9; an[$6] = $7 }; next }
+        FILENAME ~ /\.learn\.csv$/ { if ($7 ~ /^auto/) { le[$6] = $9; ln[$6] = $7 }; next }
         { b = $6
           if ($8 > 0) nat[b] = $8
           if ($7 == "torus" || $7 == "torus_direct" || $7 == "direct") if (!((b, $7) in t)) t[b, $7] = $9 }
@@ -74,14 +77,17 @@ for f in "$dir"/iso-*.bruck.csv; do
                 other = bv
                 fast = best; fv = bv
                 if (b in br && (fv < 0 || br[b] < fv)) { fast = "bruck"; fv = br[b] }
-                printf "| %s | %s | %d | %s | %s | %s | %s (%s) | %s | %s | %s | %s |\n", ex, pf, b,
+                printf "| %s | %s | %d | %s | %s | %s | %s (%s) | %s | %s | %s | %s | %s | %s |\n", ex, pf, b,
                     (b in nat ? sprintf("%.2f", nat[b]) : "-"),
                     ((b, "torus") in t ? sprintf("%.2f", t[b, "torus"]) : "-"),
                     ((b, "torus_direct") in t ? sprintf("%.2f", t[b, "torus_direct"]) : "-"),
                     (b in br ? sprintf("%.2f", br[b]) : "-"), brr[b], fast,
                     (other > 0 && b in br ? sprintf("%.2f", br[b] / other) : "-"),
                     an[b] " " (b in au ? sprintf("%.2f", au[b]) : "-"),
-                    (fv > 0 && b in au ? sprintf("%.2f", au[b] / fv) : "-")
+                    (fv > 0 && b in au ? sprintf("%.2f", au[b] / fv) : "-"),
+                    (b in le ? ln[b] " " sprintf("%.2f", le[b]) : "-"),
+                    (fv > 0 && b in le ? sprintf("%.2f", le[b] / fv) : "-")
             }
-        }' "$f" $([ -s "$base.csv" ] && echo "$base.csv") $([ -s "$base.auto.csv" ] && echo "$base.auto.csv")
+        }' "$f" $([ -s "$base.csv" ] && echo "$base.csv") $([ -s "$base.auto.csv" ] && echo "$base.auto.csv") \
+        $([ -s "$base.learn.csv" ] && echo "$base.learn.csv")
 done

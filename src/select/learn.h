@@ -89,6 +89,7 @@ struct nh_learn {
     int ntry, tryidx[NH_TUNE_MAXCAND];
     int n;          /* calls made in this set of trials (trial_at) */
     int rechecking; /* the trials are a re-check's */
+    int confirming; /* ... the second, where the first would switch (nh_learn_decide) */
     int runoff;     /* the trials are a run-off between the first round's closest */
     /* a run-off's newcomers with one large struct message per peer
      * (nnew, newidx: cand indexes) run extra untimed calls, in turns,
@@ -111,6 +112,10 @@ struct nh_learn {
     nh_tune_dec dec; /* once done: the choice, with the agreed times */
 };
 
+/* Fills t's candidates for p (candidates.c): MPI's own exchange first
+ * where it may run (it wins ties), then nhood's schedules with each
+ * binding; returns how many of nhood's. */
+int nh_learn_candidates(nh_plan *p, struct nh_learn *t);
 /* MPI's own exchange as t's candidate on p (mpi_own.c): NH_BIND_AUTO as
  * the program made the call, NH_BIND_PACK in the grouped form, or
  * NH_BIND_COUNT where neither may run. */

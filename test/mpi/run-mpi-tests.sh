@@ -983,6 +983,16 @@ if run "$name" 3 "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=4 NHOOD_REPORT=1" "$t/tes
 else
     bad "$name"
 fi
+# A disturbance on the choice's calls in a re-check (the last rank spins
+# before each): the re-check that would switch to MPI's own runs once
+# more, undisturbed, and the choice stays (test_autotune recheck-noise).
+name="autotune np=2 NHOOD_LEARN_RECHECK=20: a re-check disturbed once keeps the choice"
+if run "$name" 2 "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=20" "$t/test_autotune" recheck-noise &&
+    grep -Eq '^recheck-noise: ([a-z_]+) re-checked with 6 calls disturbed, now \1$' "$log.out"; then
+    ok "$name"
+else
+    bad "$name"
+fi
 # One rank made slow in a third of the blocking calls (test_autotune slow):
 # the ranks time the candidates differently, the decisions (checked by
 # every rank against rank 0's) are identical.

@@ -35,6 +35,8 @@ static int slow;
 /* argv[1] "short": 20 blocking calls of one size, too few for the trials
  * (the report says the learning had not decided). */
 static int brief;
+/* argv[1] "recheck-noise" (NHOOD_LEARN_RECHECK=20): run_noise. */
+static int noise;
 
 static void spin_us(double us)
 {
@@ -291,6 +293,60 @@ static void run_nb(int alltoall, MPI_Comm g, int outdeg, int indeg, int m, int c
     free(ref);
 }
 
+/* 8-byte alltoall until it is decided for one of nhood's schedules (ten
+ * calls or more in a row named alike), then its first re-check (MPI's own
+ * exchange and the choice in turns, 6 calls each: its first call is MPI's
+ * own) with the last rank spinning before each call of the choice, so
+ * that every rank times it far slower there.  The second re-check that
+ * such a result starts is left alone, and 14 calls after the disturbed
+ * one the choice must be the same (with the first re-check alone it
+ * would be MPI's own).  Every result equals the reference. */
+static void run_noise(MPI_Comm g, int outdeg, int indeg,
+                      int (*algo_for)(MPI_Comm, const char *, int, char *, int))
+{
+    const int m = 8;
+    char *sbuf = malloc((size_t)m * outdeg + 1), *rbuf = malloc((size_t)m * indeg + 1),
+         *ref = malloc((size_t)m * indeg + 1), name[32] = "", prev[32] = "", kept[32] = "";
+    int run_len = 0, left = -1, after = -1, disturbed = 0;
+    for (int i = 0; i < m * outdeg; i++)
+        sbuf[i] = (char)(rank * 11 + i);
+    reference(1, g, sbuf, ref, m);
+    for (int c = 0; c < 400 && algo_for && after != 0; c++) {
+        algo_for(g, "alltoall", m, name, sizeof(name));
+        if (left < 0 && strcmp(name, prev) != 0) {
+            if (run_len >= 10 && strncmp(prev, "pmpi", 4) != 0 && strncmp(name, "pmpi", 4) == 0) {
+                snprintf(kept, sizeof(kept), "%s", prev); /* the re-check begins */
+                left = 12;
+            }
+            run_len = 0;
+        }
+        run_len++;
+        snprintf(prev, sizeof(prev), "%s", name);
+        if (left > 0 && strcmp(name, kept) == 0) {
+            disturbed++;
+            if (rank == p - 1)
+                spin_us(300);
+        }
+        MPI_Neighbor_alltoall(sbuf, m, MPI_BYTE, rbuf, m, MPI_BYTE, g);
+        CHECK(memcmp(rbuf, ref, (size_t)m * indeg) == 0, "recheck-noise: call %d differs", c);
+        if (left > 0 && --left == 0)
+            after = 14;
+        else if (after > 0)
+            after--;
+    }
+    CHECK(!algo_for || (after == 0 && disturbed == 6),
+          "recheck-noise: no decided schedule re-checked (%d disturbed calls)", disturbed);
+    if (algo_for)
+        algo_for(g, "alltoall", m, name, sizeof(name));
+    CHECK(!algo_for || strcmp(name, kept) == 0, "recheck-noise: %s became %s", kept, name);
+    if (rank == 0 && algo_for)
+        printf("recheck-noise: %s re-checked with %d calls disturbed, now %s\n", kept, disturbed,
+               name);
+    free(sbuf);
+    free(rbuf);
+    free(ref);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -303,6 +359,7 @@ int main(int argc, char **argv)
     vary = argc > 1 && strcmp(argv[1], "vw-vary") == 0;
     vw = vary || (argc > 1 && strcmp(argv[1], "vw") == 0);
     brief = argc > 1 && strcmp(argv[1], "short") == 0;
+    noise = argc > 1 && strcmp(argv[1], "recheck-noise") == 0;
     int (*algo_for)(MPI_Comm, const char *, int, char *, int) =
         (int (*)(MPI_Comm, const char *, int, char *, int))dlsym(RTLD_DEFAULT,
                                                                  "nhood_algorithm_for");
@@ -322,8 +379,11 @@ int main(int argc, char **argv)
      * lists ranks twice: MPI's own exchange is a candidate as the program
      * made it only where the library orders such blocks right, and in the
      * grouped form (pmpi/pack) on MPICH before 5.0. */
-    if (brief) {
-        run(1, g, outdeg, indeg, 8, 20, algo_for);
+    if (brief || noise) {
+        if (brief)
+            run(1, g, outdeg, indeg, 8, 20, algo_for);
+        else
+            run_noise(g, outdeg, indeg, algo_for);
         MPI_Comm_free(&g);
         free(off);
         return check_finish_mpi();
