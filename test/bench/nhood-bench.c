@@ -618,17 +618,6 @@ int main(int argc, char **argv)
                 sd->pcoll(sbuf, bytes, MPI_BYTE, rbuf, bytes, MPI_BYTE, graph, MPI_INFO_NULL,
                           &sd->preq);
         }
-        /* warm-up: builds nhood's schedules and runs the learning's trials
-         * (at most 6 candidates x 6 calls of a size and a run-off of 5 x 8,
-         * then the early re-check 64 calls later, docs/algorithms.md),
-         * so the medians below are the decided state's (each call after a
-         * barrier, as measured below: the trials see the calls the
-         * medians time); what learning costs is --learning's figure */
-        for (int w = 0; w < 160; w++)
-            for (int k = 0; k < 2; k++) {
-                MPI_Barrier(graph);
-                timed(sides[k], f, 0, 0, sbuf, rbuf, bytes, graph);
-            }
         /* (a barrier on each forced graph: a blocking collective on it,
          * where its analysis runs, which its own nonblocking calls never
          * do: without one a forced nonblocking row timed the cold tier's
@@ -638,14 +627,23 @@ int main(int argc, char **argv)
                 MPI_Barrier(fg[v]);
                 timed(&nhood, f, 0, 0, sbuf, rbuf, bytes, fg[v]);
             }
-        for (int k = 0; k < reps; k++)
+        /* 160 rounds of warm-up (k < 0), made as the timed rounds are:
+         * they build nhood's schedules and run the learning's trials (at
+         * most 6 candidates x 6 calls of a size and a run-off of 5 x 10,
+         * then the early re-check 64 calls later, docs/algorithms.md), so
+         * the medians are the decided state's, and the trials see the
+         * calls the medians time, each after a barrier and among the
+         * other series' calls (--forced: the forced graphs' too); what
+         * learning costs is --learning's figure */
+        for (int k = -160; k < reps; k++)
             for (int j = 0; j < series; j++) {
                 MPI_Barrier(graph);
-                t[j * reps + k] =
-                    j >= 2 && forced
-                        ? timed(&nhood, f, 0, 0, sbuf, rbuf, bytes, fg[j - 2])
-                        : timed(sides[j % 2], f, j >= 2 ? compute : 0, every, sbuf, rbuf, bytes,
-                                graph);
+                double us = j >= 2 && forced
+                                ? timed(&nhood, f, 0, 0, sbuf, rbuf, bytes, fg[j - 2])
+                                : timed(sides[j % 2], f, j >= 2 ? compute : 0, every, sbuf, rbuf,
+                                        bytes, graph);
+                if (k >= 0)
+                    t[j * reps + k] = us;
             }
         MPI_Reduce(t, m, reps * series, MPI_DOUBLE, MPI_MAX, 0, graph);
         /* --forced, regular calls: one call more of each variant, checked
