@@ -314,7 +314,7 @@ static int plan_msgs(nh_bind *b)
         b->areqs = malloc((size_t)(b->nmsgs + 1) * sizeof(MPI_Request));
         b->stats = malloc((size_t)(b->nmsgs + 1) * sizeof(MPI_Status));
         b->got = calloc((size_t)b->nmsgs + 1, 1);
-        b->pbuf = malloc(b->plen + 1);
+        b->pbuf = nh_bind_buf(b->plen);
         if (!b->reqs || !b->areqs || !b->stats || !b->got || !b->pbuf)
             rc = MPI_ERR_NO_MEM;
         for (int j = 0; j < b->nmsgs && !rc; j++)
