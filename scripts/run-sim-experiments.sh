@@ -160,6 +160,19 @@ auto() {
     echo "   $(($(date +%s) - start)) s" >&2
 }
 
+# finish FILE OK START: FILE.tmp becomes FILE where OK is 1, else it
+# goes and the log beside FILE (.log for .csv) says why; then the time
+# since START.
+finish() {
+    if [ "$2" -eq 1 ]; then
+        mv "$1.tmp" "$1"
+    else
+        echo "   failed, see ${1%.csv}.log" >&2
+        rm -f "$1.tmp"
+    fi
+    echo "   $(($(date +%s) - $3)) s" >&2
+}
+
 # learn NAME ARGS...: auto with the learning on (NHOOD_AUTOTUNE=1, as a
 # program gets it by default) into OUT/NAME.learn.csv, for the isomorphic
 # experiments at their bruck run's sizes (8 B, and 512 B where the
@@ -196,13 +209,7 @@ learn() {
             >>"$out/$name.learn.csv.tmp" 2>>"$out/$name.learn.log" || ok=0
         grep -q "^nhood: autotune comm=[0-9]* op=[a-z]* bytes=$b " "$out/$name.learn.log" || ok=0
     done
-    if [ $ok -eq 1 ]; then
-        mv "$out/$name.learn.csv.tmp" "$out/$name.learn.csv"
-    else
-        echo "   failed, see $out/$name.learn.log" >&2
-        rm -f "$out/$name.learn.csv.tmp"
-    fi
-    echo "   $(($(date +%s) - start)) s" >&2
+    finish "$out/$name.learn.csv" $ok "$start"
 }
 
 # bruck NAME ARGS...: the log-round algorithm beside the others, for the
@@ -244,13 +251,7 @@ bruck() {
             --no-native $([ -s "$out/$name.bruck.csv.tmp" ] && echo --no-header) \
             >>"$out/$name.bruck.csv.tmp" 2>>"$out/$name.bruck.log" || ok=0
     done
-    if [ $ok -eq 1 ]; then
-        mv "$out/$name.bruck.csv.tmp" "$out/$name.bruck.csv"
-    else
-        echo "   failed, see $out/$name.bruck.log" >&2
-        rm -f "$out/$name.bruck.csv.tmp"
-    fi
-    echo "   $(($(date +%s) - start)) s" >&2
+    finish "$out/$name.bruck.csv" $ok "$start"
 }
 
 # The experiments: name, then nhood-sim's arguments.  Isomorphic
