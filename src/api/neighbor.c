@@ -202,11 +202,14 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
     if (ch.algo == NH_ALGO_PMPI) {
         rc = own_trial(p, &ch, coll, form, a, comm, req);
     } else {
+        long built = nh_exec_built(p);
         nh_call_describe(&c); /* what the engine needs beyond the sizes */
         rc = form == NH_FORM_BLOCKING
                  ? nh_run_blocking(p, ch.s, &c, &ch.o, &zcopy)
                  : nh_req_create(p, ch.s, &c, &ch.o, form == NH_FORM_PERSISTENT,
                                  rec ? &rec->calls[ch.algo] : NULL, &zcopy, req);
+        if (rec)
+            rec->binds += nh_exec_built(p) - built;
     }
     if (rec)
         rec->last_binding = shown_binding(&ch, zcopy);

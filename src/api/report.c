@@ -186,7 +186,7 @@ void nh_report_print(void)
          * exchange is the cheapest (the cost model or the store-and-forward
          * re-check); or the neighborhoods are not translates of one another
          * and store-and-forward saves no messages on them. */
-        char why[48] = "";
+        char why[80] = "";
         if (r->why) /* auto kept a single phase where a blocking call forwards */
             snprintf(why, sizeof(why), " why=%s", nh_why_name((nh_why)r->why));
         else if (best == NH_ALGO_PMPI)
@@ -203,6 +203,10 @@ void nh_report_print(void)
         if (r->cold) { /* the cold tier's calls, before the analysis */
             size_t k = strlen(why);
             snprintf(why + k, sizeof(why) - k, " cold=%ld", r->cold);
+        }
+        if (r->binds) { /* bindings the engine made: few where its cache serves the calls */
+            size_t k = strlen(why);
+            snprintf(why + k, sizeof(why) - k, " binds=%ld", r->binds);
         }
         /* Nonblocking and persistent forms: how forwarding progresses and
          * the window auto priced them with (util/window.h). */

@@ -17,6 +17,8 @@ typedef struct nh_report_rec {
     int neighbors;
     long calls[NH_ALGO_COUNT];
     long cold; /* of the calls, those made before the graph's analysis (the cold tier) */
+    long binds; /* bindings the engine made for them (exec/engine.h: a cached one serves
+                 * the same call again) */
     /* of the calls, learning's trials, per algorithm; whether the last
      * call was one (no decision yet) */
     long trials[NH_ALGO_COUNT];

@@ -71,9 +71,16 @@ nh_exec_state *nh_exec_state_of(nh_plan *p)
     return nh_plan_ext(p, NH_EXT_EXEC, sizeof(nh_exec_state), exec_fini);
 }
 
+long nh_exec_built(nh_plan *p)
+{
+    nh_exec_state *e = p->ext[NH_EXT_EXEC].state;
+    return e ? e->built : 0;
+}
+
 void nh_exec_forget_idle(nh_plan *p)
 {
     nh_exec_state *e = p->ext[NH_EXT_EXEC].state; /* none made: nothing cached */
+    nh_lock(NH_LOCK_REQ); /* (busy: nh_run_bind) */
     for (nh_bind **q = e ? &e->bcache : NULL; q && *q;) {
         nh_bind *b = *q;
         if (b->busy) {
@@ -83,6 +90,7 @@ void nh_exec_forget_idle(nh_plan *p)
         *q = b->next;
         bind_free(b);
     }
+    nh_unlock(NH_LOCK_REQ);
 }
 
 /* A held binding outlives the call: it describes blocks with duplicates of
@@ -370,8 +378,11 @@ static int bind_new(nh_plan *p, const nh_sched *s, const nh_call *c, const nh_bi
 {
     int rc;
     nh_bind *b = calloc(1, sizeof(*b));
+    nh_exec_state *e = nh_exec_state_of(p);
     if (!b)
         return MPI_ERR_NO_MEM;
+    if (e)
+        e->built++;
     b->s = s;
     b->o = *o;
     b->nb = &p->nb;
@@ -621,18 +632,26 @@ int nh_run_bind(nh_run *x, nh_plan *p, const nh_sched *s, const nh_call *c, cons
     memset(x, 0, sizeof(*x));
     x->p = p;
     x->slot = slot;
-    /* Held bindings of other threads' requests must not be shared with
-     * this communicator's calls under MPI_THREAD_MULTIPLE: they get their
-     * own (the cache belongs to the communicator's one thread at a time). */
-    if (persistent || (held && (!c->named || nh_mt))) {
+    if (persistent || (held && !c->named)) { /* (held: the types duplicated) */
         rc = bind_new(p, s, c, o, held, persistent, slot, &x->b);
         x->owned = 1;
+        if (!rc)
+            x->b->busy = 1;
     } else {
+        /* One thread at a time calls a communicator's collectives (MPI
+         * forbids concurrent ones), but under MPI_THREAD_MULTIPLE another
+         * thread may complete one of its requests, or nhood's progress
+         * thread: a binding is released under NH_LOCK_REQ
+         * (exec/request.c), and taken under it.  (Before, each request
+         * there built a binding of its own.) */
+        nh_lock(NH_LOCK_REQ);
         rc = bind_get(p, s, c, o, &x->b, &x->owned);
+        if (!rc)
+            x->b->busy = 1;
+        nh_unlock(NH_LOCK_REQ);
     }
     if (rc)
         return rc;
-    x->b->busy = 1;
     x->ph = s->nphases; /* not started */
     return MPI_SUCCESS;
 }
@@ -641,7 +660,7 @@ void nh_run_release(nh_run *x)
 {
     if (!x->b)
         return;
-    x->b->busy = 0;
+    x->b->busy = 0; /* (a request's under NH_LOCK_REQ: nh_run_bind) */
     if (x->owned)
         bind_free(x->b);
     x->b = NULL;

@@ -82,8 +82,11 @@ typedef struct nh_bind_opts {
 typedef struct nh_exec_state {
     nh_bind *bcache;
     unsigned long seq;
+    long built; /* bindings made for p's calls, cached or not (the report) */
 } nh_exec_state;
 nh_exec_state *nh_exec_state_of(nh_plan *p);
+/* How many bindings p's calls have made so far. */
+long nh_exec_built(nh_plan *p);
 /* Frees p's cached bindings that no outstanding operation uses (the
  * learning, once it has chosen: the other candidates' temporary buffers
  * go). */
