@@ -85,6 +85,7 @@ struct nh_bind {
     MPI_Datatype *dups; /* held bindings: duplicates of derived types */
     int ndups;
     int zcopy; /* some message is a struct datatype */
+    int pages; /* its buffers page-aligned: it serves more than one call (nh_bind_buf) */
     int busy;  /* in use by a run (cached bindings are shared by calls) */
 };
 
@@ -125,15 +126,20 @@ static inline int nh_tag_of(const nh_bind *b, long index, int slot)
 int nh_hdr_post(nh_run *x, int m0, int m1);
 int nh_hdr_take_phase(nh_run *x, int block);
 /* A binding's buffer of n bytes (its temporaries, its packed messages;
- * free() frees it): from a page up, page-aligned.  (MPICH 4.0.2 at 2
- * ranks, 3-D Moore ialltoall of 4 KiB blocks, packed schedules, 104 KiB
- * each way: on the heap after a graph's calls of 512 B, 21 to 23 us a
- * call in 4 of 5 runs, page-aligned 14 to 16 in 4 of 4, where the
- * machine runs MPI's own at 16 to 17.) */
-static inline char *nh_bind_buf(size_t n)
+ * free() frees it): from a page up, page-aligned where the binding
+ * lives on (b->pages).  (MPICH 4.0.2 at 2 ranks, 3-D Moore ialltoall of
+ * 4 KiB blocks, packed schedules, 104 KiB each way: on the heap after a
+ * graph's calls of 512 B, 21 to 23 us a call in 4 of 5 runs,
+ * page-aligned 14 to 16 in 4 of 4, where the machine runs MPI's own at
+ * 16 to 17.  A binding made for one call only, as a nonblocking call's
+ * with derived datatypes, keeps malloc's: page-aligned buffers made and
+ * freed at every call, as every request's were under
+ * MPI_THREAD_MULTIPLE before it shared the cache, made the same exchange
+ * take 85 us.) */
+static inline char *nh_bind_buf(const nh_bind *b, size_t n)
 {
     void *m = NULL;
-    if (n < 4096)
+    if (n < 4096 || !b->pages)
         return malloc(n + 1);
     return posix_memalign(&m, 4096, n + 1) ? NULL : m;
 }

@@ -159,7 +159,7 @@ int nh_temps_layout(nh_bind *b)
         b->toff[t] = total;
         total += (need[t] + 15) & ~(size_t)15;
     }
-    if (!rc && !(b->temp = nh_bind_buf(total)))
+    if (!rc && !(b->temp = nh_bind_buf(b, total)))
         rc = MPI_ERR_NO_MEM;
     free(need);
     free(khi);

@@ -322,7 +322,7 @@ static int plan_msgs(nh_bind *b)
         b->areqs = malloc((size_t)(b->nmsgs + 1) * sizeof(MPI_Request));
         b->stats = malloc((size_t)(b->nmsgs + 1) * sizeof(MPI_Status));
         b->got = calloc((size_t)b->nmsgs + 1, 1);
-        b->pbuf = nh_bind_buf(b->plen);
+        b->pbuf = nh_bind_buf(b, b->plen);
         if (!b->reqs || !b->areqs || !b->stats || !b->got || !b->pbuf)
             rc = MPI_ERR_NO_MEM;
         for (int j = 0; j < b->nmsgs && !rc; j++)
@@ -383,6 +383,7 @@ static int bind_new(nh_plan *p, const nh_sched *s, const nh_call *c, const nh_bi
         return MPI_ERR_NO_MEM;
     if (e)
         e->built++;
+    b->pages = !held || persistent; /* cached, or a persistent request's */
     b->s = s;
     b->o = *o;
     b->nb = &p->nb;
