@@ -320,11 +320,13 @@ static void usage(void)
                     "                   [--form blocking|nonblocking|persistent] [--compute US]\n"
                     "                   [--test-every US] [--learning CALLS [--trace]\n"
                     "                   [--allreduce-every K]] [--forced]\n"
-                    "                   [--no-header]\n"
+                    "                   [--thread-multiple] [--no-header]\n"
                     "  --class-bytes (alltoallv, alltoallw): block bytes by offset class, from D\n"
                     "  non-zero coordinates (corner) to 1 (face); the bytes column shows B1:..:BD\n"
                     "  --hint: create the graph with the info isomorphic=true\n"
-                    "  --mesh: no periodic dimension (ranks at walls have fewer neighbors)\n");
+                    "  --mesh: no periodic dimension (ranks at walls have fewer neighbors)\n"
+                    "  --thread-multiple: MPI_Init_thread at MPI_THREAD_MULTIPLE (one thread "
+                    "calls)\n");
 }
 
 int main(int argc, char **argv)
@@ -334,13 +336,21 @@ int main(int argc, char **argv)
     int d = 3, r = 1, reps = 1000, header = 1, rank, p, bad = 0, hint = 0, mesh = 0, learning = 0,
         forced = 0, trace = 0;
     double compute = 0, every = 0;
-    MPI_Init(&argc, &argv);
+    int level = MPI_THREAD_SINGLE, provided;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--thread-multiple") == 0)
+            level = MPI_THREAD_MULTIPLE;
+    MPI_Init_thread(&argc, &argv, level, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--no-header") == 0) {
             header = 0;
+            continue;
+        }
+        if (strcmp(a, "--thread-multiple") == 0) {
+            bad |= provided != MPI_THREAD_MULTIPLE;
             continue;
         }
         if (strcmp(a, "--hint") == 0) {
