@@ -204,7 +204,9 @@ void nh_report_print(void)
             size_t k = strlen(why);
             snprintf(why + k, sizeof(why) - k, " cold=%ld", r->cold);
         }
-        if (r->binds) { /* bindings the engine made: few where its cache serves the calls */
+        /* bindings the engine made, where its cache did not serve the
+         * calls (more than 8, and more than a quarter of the calls) */
+        if (r->binds > 8 && 4 * r->binds > calls) {
             size_t k = strlen(why);
             snprintf(why + k, sizeof(why) - k, " binds=%ld", r->binds);
         }
