@@ -536,12 +536,18 @@ void nh_learn_decide(nh_plan *p, struct nh_learn *t, int unstable, const double 
     }
     t->ran_off = t->runoff;
     t->runoff = 0;
-    if (!recheck) { /* decided: nhood's fastest, for the re-checks */
+    if (!recheck) { /* decided: the re-checks put it (or nhood's fastest) against MPI's own */
+        /* the choice itself where it is nhood's: the fastest by the agreed
+         * times could be one the run-off left out (a first round's median
+         * of three below the run-off's of seven), which a re-check would
+         * then take over the choice without a run-off */
         t->own = -1;
         for (int i = 0; i < t->ncand; i++)
             if (t->cand[i] != NH_ALGO_PMPI && t->dec.us[i] >= 0 &&
                 (t->own < 0 || t->dec.us[i] < t->dec.us[t->own]))
                 t->own = i;
+        if (t->cand[t->tryidx[best]] != NH_ALGO_PMPI)
+            t->own = t->tryidx[best];
         t->gap = nh_cfg.learn_recheck;
     } else { /* confirmed: the next re-check comes later */
         int same =
