@@ -32,7 +32,8 @@
  * candidate, MPI's own first) and keeps it.
  *
  * Decided, a choice is re-checked after NHOOD_LEARN_RECHECK calls of its
- * size: MPI's own exchange against nhood's best candidate, with the same
+ * size: MPI's own exchange against the choice (or, where MPI's own is
+ * the choice, nhood's best candidate), with the same
  * trials and one reduction; the choice stays unless the other is 5 %
  * faster, in that re-check and in a second one right after it (a passing
  * disturbance falls on one), and each confirmation doubles the interval.  A machine that changes under the program (a
