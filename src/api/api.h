@@ -131,6 +131,15 @@ size_t nh_call_block(const nh_call *c, const nh_plan *p);
  * sizes in the template's order, the same on every rank under the
  * promise; 0 for regular calls. */
 unsigned long nh_call_sig(const nh_call *c, const nh_plan *p);
+/* Whether a v or w call on p has the counts and types of the last one
+ * nh_call_keep kept for coll in form (api/repeat.c; where nh_sizes_known,
+ * not persistent): its block size and signature then (*m, *sig). */
+int nh_call_repeats(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, size_t *m,
+                    unsigned long *sig);
+/* Keeps a's counts and types with the block size and signature
+ * nh_call_block and nh_call_sig found for them. */
+void nh_call_keep(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, size_t m,
+                  unsigned long sig);
 /* Bytes this rank sends in the call. */
 double nh_call_bytes(const nh_call *c, const nh_plan *p);
 /* NHOOD_CHECK: the isomorphic=true promise holds for this call (collective;

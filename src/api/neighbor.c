@@ -167,9 +167,21 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
         rc = nh_right_call(p, coll, form, a, comm, req);
         goto out;
     }
-    if ((rc = nh_plan_ready(p, comm)) || (rc = nh_call_init(&c, coll, a, p)))
+    if ((rc = nh_plan_ready(p, comm)))
         goto out;
     nh_stfw_count_call(p);
+    size_t m;
+    unsigned long sig;
+    /* the sizes of the last call, which went to MPI's own exchange: again,
+     * without describing the blocks */
+    if (nh_call_repeats(p, coll, form, a, &m, &sig) && nh_select_again(p, coll, form, m, sig, &ch)) {
+        nh_req_progress();
+        count_call(nh_report_rec_get(p, coll, form), p, form, &ch);
+        rc = mpi_own(p, &ch, coll, form, a, comm, req);
+        goto out;
+    }
+    if ((rc = nh_call_init(&c, coll, a, p)))
+        goto out;
     /* store-and-forward set up where every rank is sure to take part */
     if (p->stfw_wait && form == NH_FORM_BLOCKING && (rc = nh_stfw_lazy(p, comm)))
         goto out;
@@ -177,8 +189,8 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
     if (nh_coll_vec(coll) && p->isomorphic && p->hinted && nh_cfg.check &&
         (rc = nh_call_check(p, coll, &c, comm)))
         goto out;
-    size_t m = nh_call_block(&c, p);
-    unsigned long sig = nh_call_sig(&c, p);
+    m = nh_call_block(&c, p);
+    sig = nh_call_sig(&c, p);
     if ((rc = nh_stfw_choose(p, coll, form, p->stfw ? nh_call_bytes(&c, p) : 0, &ch)) ||
         (ch.algo == NH_ALGO_AUTO && (rc = nh_select(p, coll, form, m, sig, &ch))))
         goto out;
@@ -195,6 +207,7 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
         rec->msgs[ch.algo] = ch.s->tmpl_msgs;
     }
     if (ch.algo == NH_ALGO_PMPI && !ch.tuning) { /* as made, or grouped (select/mpi_own.c) */
+        nh_call_keep(p, coll, form, a, m, sig);
         rc = mpi_own(p, &ch, coll, form, a, comm, req);
         goto out;
     }

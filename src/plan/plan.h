@@ -9,13 +9,14 @@
 
 /* State a layer above the plan keeps per plan, in a type of its own:
  * the engine's binding cache and tag slots (exec/), selection's memo of
- * its last decisions (select/), the report's records and the plan's
- * records on its parents (api/). */
+ * its last decisions (select/), the report's records, the plan's
+ * records on its parents and the last v and w calls' sizes (api/). */
 typedef enum {
     NH_EXT_EXEC = 0,
     NH_EXT_SELECT,
     NH_EXT_REPORT,
     NH_EXT_PARENT,
+    NH_EXT_REPEAT,
     NH_EXT_COUNT
 } nh_ext_id;
 

@@ -319,6 +319,44 @@ static void remember(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned 
     st->last[coll][form].tuned = c->tuned;
 }
 
+/* Whether the last choice for coll in form was for blocks of m bytes and
+ * signature lk->sig, and stands: a learned one counts the call toward its
+ * re-check, and where trials run or a re-check is due the call chooses
+ * anew (nh_select). */
+static int last_stands(nh_plan *p, nh_sel_state *st, const nh_learn_key *lk)
+{
+    if (!st || !st->last[lk->coll][lk->form].valid || st->last[lk->coll][lk->form].m != lk->m ||
+        st->last[lk->coll][lk->form].sig != lk->sig)
+        return 0;
+    return !(lk->form != NH_FORM_PERSISTENT &&
+             st->last[lk->coll][lk->form].tuned == NH_TUNED_MEASURED && nh_autotune_tick(p, lk));
+}
+
+static void take_last(const nh_sel_state *st, nh_coll coll, nh_form form, nh_choice *out)
+{
+    out->algo = st->last[coll][form].algo;
+    out->o = st->last[coll][form].o;
+    out->s = st->last[coll][form].s;
+    out->why = st->last[coll][form].why;
+    out->tuned = (nh_tuned)st->last[coll][form].tuned;
+}
+
+int nh_select_again(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned long sig,
+                    nh_choice *out)
+{
+    nh_sel_state *st = nh_sel_state_of(p);
+    nh_learn_key lk = {coll, form, m, sig};
+    /* (MPI's own checked before last_stands counts the call: a call that
+     * goes on to nh_select must not count twice) */
+    if (p->stfw || p->stfw_wait || nh_cfg.check || !st ||
+        nh_forced_algo(p, nh_coll_op(coll)) != NH_ALGO_AUTO ||
+        st->last[coll][form].algo != NH_ALGO_PMPI || !last_stands(p, st, &lk))
+        return 0;
+    memset(out, 0, sizeof(*out));
+    take_last(st, coll, form, out);
+    return 1;
+}
+
 int nh_select_passes(nh_plan *p, nh_coll coll, nh_form form, nh_choice *out)
 {
     nh_algo forced = nh_forced_algo(p, nh_coll_op(coll));
@@ -374,17 +412,8 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned long si
             if ((rc = nh_forced_needs_progress(p, forced, nh_coll_name(coll))))
                 return rc;
         }
-    } else if (forced == NH_ALGO_AUTO && st && st->last[coll][form].valid &&
-               st->last[coll][form].m == m && st->last[coll][form].sig == sig &&
-               /* a learned choice counts its calls toward the re-check;
-                * trials running or a re-check due choose anew below */
-               !(form != NH_FORM_PERSISTENT && st->last[coll][form].tuned == NH_TUNED_MEASURED &&
-                 nh_autotune_tick(p, &lk))) {
-        out->algo = st->last[coll][form].algo;
-        out->o = st->last[coll][form].o;
-        out->s = st->last[coll][form].s;
-        out->why = st->last[coll][form].why;
-        out->tuned = (nh_tuned)st->last[coll][form].tuned;
+    } else if (forced == NH_ALGO_AUTO && last_stands(p, st, &lk)) {
+        take_last(st, coll, form, out);
         return MPI_SUCCESS;
     } else if (forced == NH_ALGO_AUTO) {
         best = NH_ALGO_DIRECT;

@@ -29,7 +29,7 @@ NHOOD_SRC = src/core/grid.c src/core/model.c src/core/parse.c src/core/kvfile.c 
 	src/plan/hint.c src/plan/detect.c src/plan/cold.c src/plan/candidates.c src/plan/agree.c src/plan/plan_sched.c src/plan/vpt_node.c src/plan/stfw_setup.c \
 	src/exec/engine.c src/exec/blocks.c src/exec/framing.c src/exec/request.c src/exec/progress.c src/exec/completion.c src/exec/inplace.c \
 	src/select/select.c src/select/price.c src/select/stfw_choice.c src/select/autotune.c src/select/settle.c src/select/mpi_own.c src/select/candidates.c src/select/tunefile.c \
-	src/api/neighbor.c src/api/cold.c src/api/cold_typed.c src/api/cold_copy.c src/api/cold_plain.c src/api/points.c src/api/parents.c src/api/call.c src/api/lifecycle.c src/api/create.c src/api/alltoall.c \
+	src/api/neighbor.c src/api/cold.c src/api/cold_typed.c src/api/cold_copy.c src/api/cold_plain.c src/api/points.c src/api/parents.c src/api/call.c src/api/repeat.c src/api/lifecycle.c src/api/create.c src/api/alltoall.c \
 	src/api/report.c src/api/query.c src/api/info.c \
 	src/iso/iso.c src/iso/cart.c src/iso/iso_coll.c src/iso/iso_reduce.c src/intercept/intercept.c
 COMPAT_SRC = src/smpi/compat.c src/smpi/compat_nb.c src/smpi/compat_p2p.c
