@@ -31,6 +31,7 @@ typedef struct call {
     MPI_Aint *sdisplsa, *rdisplsa;              /* w: in bytes */
     MPI_Datatype *stypes, *rtypes;
     int borrowed; /* the arrays are the caller's (a blocking w call without absent neighbors) */
+    int indeg, outdeg; /* the graph's (nh_iso) */
 } call;
 
 static void call_free(call *c)
@@ -84,11 +85,10 @@ static int packed_sizes(int n, const int *counts, const MPI_Datatype *types, int
 
 static int alltoallw_packed(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                            int indeg, int outdeg)
 {
-    int indeg, outdeg, weighted, rc, stot = 0, rtot = 0, pos;
-    if ((rc = nh_mpi_Dist_graph_neighbors_count(comm, &indeg, &outdeg, &weighted)))
-        return rc;       /* through the error handler already */
+    int rc, stot = 0, rtot = 0, pos;
     if (indeg == outdeg) /* the library's own is right there */
         return nh_mpi_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                                          recvcounts, rdispls, recvtypes, comm);
@@ -171,7 +171,7 @@ static int call_mpi(const call *c)
                                           c->rdispls, c->rtype, c->comm);
     case C_ALLTOALLW:
         return alltoallw_packed(c->sbuf, c->scounts, c->sdisplsa, c->stypes, c->rbuf, c->rcounts,
-                                c->rdisplsa, c->rtypes, c->comm);
+                                c->rdisplsa, c->rtypes, c->comm, c->indeg, c->outdeg);
     }
     return MPI_ERR_INTERN;
 }
@@ -222,6 +222,8 @@ static int prepare(const char *fn, nh_iso *I, MPI_Comm comm, call_kind user, con
     int rc = MPI_SUCCESS;
     memset(c, 0, sizeof(*c));
     c->comm = comm;
+    c->indeg = I->indeg;
+    c->outdeg = I->outdeg;
     c->sbuf = a->sbuf;
     c->rbuf = a->rbuf;
     c->scount = a->scount;

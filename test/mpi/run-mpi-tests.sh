@@ -1070,6 +1070,19 @@ if run "$name" 3 "NHOOD_AUTOTUNE=1 NHOOD_REPORT=1" "$t/test_autotune" vw-vary &&
 else
     bad "$name"
 fi
+# w calls under the isomorphic=true promise: a call with the last one's
+# counts and types goes to MPI's own exchange, where that was decided,
+# without describing its blocks (api/repeat.c); the same counts of a type
+# twice the size are a size of their own, learned (test_autotune
+# vw-repeat checks every result).
+name="autotune np=3 w calls of the last one's counts, another type: learned"
+if run "$name" 3 "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=0 NHOOD_REPORT=1" "$t/test_autotune" vw-repeat &&
+    [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=alltoallw bytes=16 algorithm=(pmpi|$cand) times_us=pmpi:" "$log.err")" -eq 1 ] &&
+    [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=alltoallw bytes=32 algorithm=(pmpi|$cand) times_us=pmpi:" "$log.err")" -eq 1 ]; then
+    ok "$name"
+else
+    bad "$name"
+fi
 for np in 2 4; do
     name="autotune np=$np v and w calls"
     if run "$name" $np "NHOOD_AUTOTUNE=1" "$t/test_autotune" vw; then ok "$name"; else bad "$name"; fi
