@@ -73,13 +73,14 @@ void nh_plan_unref(nh_plan *p)
     }
     if (p->pcomm != MPI_COMM_NULL)
         nh_comm_free(&p->pcomm);
+    int analyzed = !p->cold; /* a cold plan has no schedules, neighborhood or store-and-forward */
     if (p->cold)
         nh_plan_cold_end(p);
     free(p->lists); /* (a copy makes its own) */
     if (p->root) { /* a copy: the analysis is the original's */
         free(p->stfw);
         nh_plan_unref(p->root);
-    } else {
+    } else if (analyzed) {
         for (int o = 0; o < NH_OP_COUNT; o++)
             for (int a = 0; a < NH_ALGO_COUNT; a++)
                 nh_sched_free(p->sched[o][a]);
@@ -100,7 +101,7 @@ void nh_plan_unref(nh_plan *p)
 
 void *nh_plan_ext_new(nh_plan *p, nh_ext_id id, size_t size, nh_ext_fini fini)
 {
-    if (!(p->ext[id].state = calloc(1, size)))
+    if (!(p->ext[id].state = nh_zalloc(size)))
         return NULL;
     p->ext[id].fini = fini;
     return p->ext[id].state;
@@ -132,7 +133,7 @@ static void copy_identity(nh_plan *p, const nh_plan *from)
 static int copy_cold(const nh_plan *from, void *out, int *flag)
 {
     const struct nh_plan_cold *k = from->cold;
-    nh_plan *p = calloc(1, sizeof(*p) + sizeof(*k));
+    nh_plan *p = nh_zalloc(sizeof(*p) + sizeof(*k));
     char *msg = k->msg ? strdup(k->msg) : NULL;
     *flag = 0;
     if (!p || (k->msg && !msg)) {
@@ -177,7 +178,7 @@ static int plan_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out
     }
     if (from->cold)
         return copy_cold(from, out, flag);
-    nh_plan *p = calloc(1, sizeof(*p));
+    nh_plan *p = nh_zalloc(sizeof(*p));
     nh_stfw *st = from->stfw ? nh_stfw_share(from->stfw) : NULL;
     *flag = 0;
     if (!p || (from->stfw && !st)) {
@@ -329,7 +330,7 @@ void nh_plan_abandon(nh_plan_start *b)
  * after it in the same allocation (a cold plan's record). */
 static nh_plan *plan_new(const nh_hint *h, size_t extra)
 {
-    nh_plan *p = calloc(1, sizeof(*p) + extra);
+    nh_plan *p = nh_zalloc(sizeof(*p) + extra);
     if (!p)
         return NULL;
     nh_res_add(NH_RES_PLAN, 1);

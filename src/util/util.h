@@ -8,6 +8,8 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "core/facts.h"
 #include "util/mpilib.h"
@@ -46,6 +48,15 @@ int nh_pack(const void *in, int count, MPI_Datatype type, void *out, int outsize
             MPI_Comm comm);
 int nh_unpack(const void *in, int insize, int *pos, void *out, int count, MPI_Datatype type,
               MPI_Comm comm);
+
+/* size bytes zeroed, as calloc(1, size) gives them, but from malloc's
+ * per-thread cache, which glibc's calloc skips (2.36: 22 ns against 5 for
+ * a kilobyte, paid twice by each graph creation); NULL if out of memory. */
+static inline void *nh_zalloc(size_t size)
+{
+    void *p = malloc(size);
+    return p ? memset(p, 0, size) : NULL;
+}
 
 /* ---- agreed facts ----
  * Every rank's values val of the facts f (core/facts.h) combined over
