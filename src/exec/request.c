@@ -271,7 +271,7 @@ int nh_req_create(nh_plan *p, const nh_sched *s, const nh_call *c, const nh_bind
                   int persistent, long *starts, int *zcopy, MPI_Request *out)
 {
     nh_exec_state *e = nh_exec_state_of(p);
-    nh_req *r = e ? calloc(1, sizeof(*r)) : NULL;
+    nh_req *r = e ? nh_zalloc(sizeof(*r)) : NULL;
     if (!r)
         return MPI_ERR_NO_MEM;
     int slot = 1 + (int)(e->seq++ % (NH_SLOTS - 1));
@@ -289,7 +289,7 @@ int nh_req_create(nh_plan *p, const nh_sched *s, const nh_call *c, const nh_bind
 
 int nh_req_wrap(nh_plan *p, MPI_Request inner, MPI_Request *out)
 {
-    nh_req *r = calloc(1, sizeof(*r));
+    nh_req *r = nh_zalloc(sizeof(*r));
     if (!r) { /* MPI's operation runs on: complete it, the trial is lost */
         nh_mpi_Wait(&inner, MPI_STATUS_IGNORE);
         return MPI_ERR_NO_MEM;
@@ -307,7 +307,7 @@ int nh_req_wrap(nh_plan *p, MPI_Request inner, MPI_Request *out)
 int nh_req_wrap_ops(nh_plan *p, MPI_Request inner, int persistent, const nh_wrap_ops *ops,
                     void *ctx, MPI_Comm comm, MPI_Request *out)
 {
-    nh_req *r = calloc(1, sizeof(*r));
+    nh_req *r = nh_zalloc(sizeof(*r));
     if (!r) {
         if (persistent)
             nh_mpi_Request_free(&inner);
