@@ -383,10 +383,9 @@ static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
      * first. */
     size_t regb = rs + rr + 32, head = sizeof(op) + (size_t)(ns + nr + 2) * per + 64 * 16;
     int inline_v = !w && regb <= NH_SPARE_MIN;
-    /* (only the op and MPI's arrays zeroed: a calloc of the whole block,
-     * 5 KB where 26 places each list one peer, was a tenth of what nhood
-     * adds to a use-once graph's first Ineighbor_alltoallv, MPICH 4.2.1,
-     * 2 ranks) */
+    /* (only the op and MPI's arrays zeroed, not the whole block, 5 KB
+     * where 26 places each list one peer: every byte of the rest is
+     * written before it is read) */
     char *at = malloc(head + (inline_v ? regb : 0));
     op *o = (op *)at;
     *out = NULL;
