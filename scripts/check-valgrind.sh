@@ -66,6 +66,8 @@ mpi "test_leaks 200" "$b/test/mpi/test_leaks" 200
 mpi test_iso "$b/test/mpi/test_iso"
 MPIVARS="NHOOD_WARMUP=1000000"
 mpi "test_cold NHOOD_WARMUP=1000000" "$b/test/mpi/test_cold"
+MPIVARS="NHOOD_WARMUP=2" # graphs analyzed at a parent's point, one freed before its switch
+mpi "test_tiers NHOOD_WARMUP=2" "$b/test/mpi/test_tiers" cold
 MPIVARS=""
 mpi test_dup "$b/test/mpi/test_dup"
 mpi test_threads "$b/test/mpi/test_threads"

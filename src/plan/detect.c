@@ -73,14 +73,16 @@ void nh_plan_unref(nh_plan *p)
     }
     if (p->pcomm != MPI_COMM_NULL)
         nh_comm_free(&p->pcomm);
-    int analyzed = !p->cold; /* a cold plan has no schedules, neighborhood or store-and-forward */
+    /* a plan that never left the cold tier and was never analyzed has no
+     * schedules, neighborhood or store-and-forward set-up */
+    int bare = p->cold && !p->cold->analyzed;
     if (p->cold)
         nh_plan_cold_end(p);
     free(p->lists); /* (a copy makes its own) */
     if (p->root) { /* a copy: the analysis is the original's */
         free(p->stfw);
         nh_plan_unref(p->root);
-    } else if (analyzed) {
+    } else if (!bare) {
         for (int o = 0; o < NH_OP_COUNT; o++)
             for (int a = 0; a < NH_ALGO_COUNT; a++)
                 nh_sched_free(p->sched[o][a]);
@@ -151,6 +153,7 @@ static int copy_cold(const nh_plan *from, void *out, int *flag)
     p->cold->calls = 0;
     p->cold->ripe = 0;
     p->cold->switch_at = 0;
+    p->cold->analyzed = 0;
     *(nh_plan **)out = p;
     *flag = 1;
     return MPI_SUCCESS;
@@ -586,6 +589,7 @@ static int analyze(nh_plan *p, MPI_Comm graph, MPI_Comm *xcomm)
     nh_plan_start *b = start_alloc();
     nh_hint h;
     int rc = MPI_ERR_NO_MEM;
+    k->analyzed = 1;
     memcpy(&h, k->hint, sizeof(k->hint));
     snprintf(h.msg, sizeof(h.msg), "%s", k->msg ? k->msg : "");
     if (b) {

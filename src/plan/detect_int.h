@@ -41,6 +41,7 @@ struct nh_plan_cold {
     int has_parent, order, calls;
     int ripe;              /* counted in nh_plan_nripe */
     int switch_at;         /* analyzed at a parent's point: the call that ends the tier, or 0 */
+    int analyzed;          /* analyze() ran: the plan may hold an analysis while still cold */
     char *msg;             /* a malformed value's message (the hint's bad), or NULL */
     int repeats;           /* this rank lists a peer twice: 1, 0, -1 not known yet (cold.c) */
     unsigned char hint[offsetof(nh_hint, msg)]; /* the hint up to its message */

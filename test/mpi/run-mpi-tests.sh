@@ -264,7 +264,7 @@ if run "$name" 2 "NHOOD_WARMUP=2 NHOOD_REPORT=1 NHOOD_AUTOTUNE=1" "$t/test_tiers
     grep -Eq '^nhood: comm=0 op=ialltoall .* cold=2( |$)' "$log.err" &&
     grep -Eq '^nhood: comm=1 dup_of=0 op=alltoall .* cold=2( |$)' "$log.err" &&
     grep -Eq '^nhood: comm=3 op=ialltoall .*source=inferred .*calls=8 .* cold=4( |$)' "$log.err" &&
-    grep -Eq '^nhood: autotune comm=6 op=ialltoall bytes=8 algorithm=' "$log.err"; then
+    grep -Eq '^nhood: autotune comm=7 op=ialltoall bytes=8 algorithm=' "$log.err"; then
     ok "$name"
 else
     bad "$name"

@@ -191,22 +191,29 @@ static void start(MPI_Comm g, int *s, int *r, MPI_Request *q)
  * ranks start calls 3 and 4 before the MPI_Allreduce, the odd ones after
  * it, and every rank switches at call 5.  A second graph, used past the
  * warm-up and freed by the even ranks before the point and by the odd
- * ones after it, is dropped there; a third, never used, stays cold.
+ * ones after it, is dropped there; a third, never used, stays cold; a
+ * fourth, used past the warm-up, is analyzed there and freed before its
+ * switch (check-valgrind: its analysis freed with it).
  * The report (run-mpi-tests.sh) shows the switch: four cold calls. */
 static void parents(void)
 {
-    MPI_Comm g, h, u;
+    MPI_Comm g, h, u, v;
     MPI_Request q[N] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL}, qh;
     MPI_Status st[N];
     int outdeg, indeg, rc, s[N][M], r[N][M], ref[N][M], sh[M], rh[M], refh[M], one = 1, sum;
     ring(MPI_INFO_NULL, &g, &outdeg, &indeg, &rc);
     ring(MPI_INFO_NULL, &h, &outdeg, &indeg, &rc);
     ring(MPI_INFO_NULL, &u, &outdeg, &indeg, &rc);
-    for (int k = 0; k < 3; k++) { /* h past the warm-up */
+    ring(MPI_INFO_NULL, &v, &outdeg, &indeg, &rc);
+    for (int k = 0; k < 3; k++) { /* h and v past the warm-up */
         prepare(h, 50 + k, sh, rh, refh);
         start(h, sh, rh, &qh);
         MPI_Wait(&qh, MPI_STATUS_IGNORE);
         CHECK(memcmp(rh, refh, sizeof(rh)) == 0, "parents: the freed graph's call %d differs", k);
+        prepare(v, 70 + k, sh, rh, refh);
+        start(v, sh, rh, &qh);
+        MPI_Wait(&qh, MPI_STATUS_IGNORE);
+        CHECK(memcmp(rh, refh, sizeof(rh)) == 0, "parents: the last graph's call %d differs", k);
     }
     if (rank % 2 == 0)
         MPI_Comm_free(&h);
@@ -218,6 +225,8 @@ static void parents(void)
     MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD); /* point 1: analyzed */
     if (rank % 2)
         MPI_Comm_free(&h);
+    expect(v, "inferred", "parents: the last graph analyzed at the parent's point");
+    MPI_Comm_free(&v); /* before its switch */
     for (int k = 2; rank % 2 && k < N; k++)
         start(g, s[k], r[k], &q[k]);
     expect(g, "inferred", "parents: analyzed at the parent's point");
