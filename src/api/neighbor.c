@@ -100,6 +100,17 @@ static void count_call(nh_report_rec *rec, const nh_plan *p, nh_form form, const
     }
 }
 
+/* A call that goes to MPI's own exchange as decided before, without its
+ * blocks described (nh_select_passes, nh_select_again): counted, and
+ * made as mpi_own says. */
+static int own_again(nh_plan *p, const nh_choice *ch, nh_coll coll, nh_form form,
+                     const nh_args *a, MPI_Comm comm, MPI_Request *req)
+{
+    nh_req_progress();
+    count_call(nh_report_rec_get(p, coll, form), p, form, ch);
+    return mpi_own(p, ch, coll, form, a, comm, req);
+}
+
 int nh_neighbor_cold(nh_plan *p, nh_coll coll, nh_form form, MPI_Comm comm)
 {
     int due = nh_plan_cold_due(p, form == NH_FORM_BLOCKING);
@@ -146,9 +157,7 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
      * which costs a v or w call about what MPI's exchange of small blocks
      * does */
     if (nh_select_passes(p, coll, form, &ch)) {
-        nh_req_progress();
-        count_call(nh_report_rec_get(p, coll, form), p, form, &ch);
-        rc = mpi_own(p, &ch, coll, form, a, comm, req);
+        rc = own_again(p, &ch, coll, form, a, comm, req);
         goto out;
     }
     /* A copy of an analyzed graph makes its private communicator at its
@@ -175,9 +184,7 @@ int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI
     /* the sizes of the last call, which went to MPI's own exchange: again,
      * without describing the blocks */
     if (nh_call_repeats(p, coll, form, a, &m, &sig) && nh_select_again(p, coll, form, m, sig, &ch)) {
-        nh_req_progress();
-        count_call(nh_report_rec_get(p, coll, form), p, form, &ch);
-        rc = mpi_own(p, &ch, coll, form, a, comm, req);
+        rc = own_again(p, &ch, coll, form, a, comm, req);
         goto out;
     }
     if ((rc = nh_call_init(&c, coll, a, p)))

@@ -319,6 +319,14 @@ static void remember(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned 
     st->last[coll][form].tuned = c->tuned;
 }
 
+/* May a call skip describing its blocks (nh_select_passes,
+ * nh_select_again)?  Not with store-and-forward, which re-checks with
+ * the call's sizes, nor under NHOOD_CHECK. */
+static int shortcut_ok(const nh_plan *p, const nh_sel_state *st)
+{
+    return st && !p->stfw && !p->stfw_wait && !nh_cfg.check;
+}
+
 /* Whether the last choice for coll in form was for blocks of m bytes and
  * signature lk->sig, and stands: a learned one counts the call toward its
  * re-check, and where trials run or a re-check is due the call chooses
@@ -348,8 +356,7 @@ int nh_select_again(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned l
     nh_learn_key lk = {coll, form, m, sig};
     /* (MPI's own checked before last_stands counts the call: a call that
      * goes on to nh_select must not count twice) */
-    if (p->stfw || p->stfw_wait || nh_cfg.check || !st ||
-        nh_forced_algo(p, nh_coll_op(coll)) != NH_ALGO_AUTO ||
+    if (!shortcut_ok(p, st) || nh_forced_algo(p, nh_coll_op(coll)) != NH_ALGO_AUTO ||
         st->last[coll][form].algo != NH_ALGO_PMPI || !last_stands(p, st, &lk))
         return 0;
     memset(out, 0, sizeof(*out));
@@ -361,7 +368,7 @@ int nh_select_passes(nh_plan *p, nh_coll coll, nh_form form, nh_choice *out)
 {
     nh_algo forced = nh_forced_algo(p, nh_coll_op(coll));
     nh_sel_state *st = nh_sel_state_of(p);
-    if (p->stfw || p->stfw_wait || nh_cfg.check || !st)
+    if (!shortcut_ok(p, st))
         return 0;
     if (forced != NH_ALGO_PMPI && lists_direct(p, nh_coll_op(coll)))
         return 0; /* nhood's direct exchange stands in for MPI's (nh_irregular_direct) */

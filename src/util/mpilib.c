@@ -201,7 +201,6 @@ static int fortran_bugs(void)
 
 static int bugs_found, dup_edges_wrong, dup_edges_wrong_vw;
 static pthread_once_t bugs_once = PTHREAD_ONCE_INIT;
-static int bugs_known; /* set (release) once bugs_find has run: each creation asks */
 
 static void bugs_find(void)
 {
@@ -217,24 +216,17 @@ static void bugs_find(void)
      * (test_cold, mpich40_vw) */
     dup_edges_wrong_vw = dup_edges_wrong && !(major == 4 && minor == 0);
 #endif
-    __atomic_store_n(&bugs_known, 1, __ATOMIC_RELEASE);
-}
-
-static void bugs_need(void)
-{
-    if (!__atomic_load_n(&bugs_known, __ATOMIC_ACQUIRE))
-        pthread_once(&bugs_once, bugs_find);
 }
 
 int nh_mpilib_dup_edges_wrong(void)
 {
-    bugs_need();
+    pthread_once(&bugs_once, bugs_find);
     return dup_edges_wrong;
 }
 
 int nh_mpilib_dup_edges_wrong_vw(void)
 {
-    bugs_need();
+    pthread_once(&bugs_once, bugs_find);
     return dup_edges_wrong_vw;
 }
 
@@ -244,7 +236,7 @@ int nh_mpilib_fortran_fixes(int mode)
         return NH_FBUG_ALL;
     if (mode == NH_FIXES_NONE)
         return 0;
-    bugs_need();
+    pthread_once(&bugs_once, bugs_find);
     return bugs_found;
 }
 
