@@ -17,7 +17,7 @@ ls ./*.csv >/dev/null 2>&1 || { echo "sim-report: no CSV in $dir" >&2; exit 1; }
     echo "experiment,op,nbhd,dims,radius,procs,bytes,algorithm,native_us,nhood_us,ratio,platform,rounds,max_msgs,max_volume"
     for f in iso-*.csv inplace-*.csv stfw-*.csv; do
         [ -f "$f" ] || continue
-        case "$f" in *.auto.csv | *.bruck.csv) continue ;; esac
+        case "$f" in *.auto.csv | *.bruck.csv | *.learn.csv) continue ;; esac
         e=${f%.csv}
         if [ -f "$e.bruck.csv" ] || [ -f "$e.auto.csv" ]; then
             # bruck simulated later without native (run-sim-experiments.sh
