@@ -263,6 +263,17 @@ static void wrong_list(const int *bad, int n, char *out, size_t len)
 }
 
 /* --learning: one row per block size (see the top of the file). */
+/* The robust median of every second of v's n values (n <= 64) from the
+ * first-th (v is left as it is). */
+static double alternate_median(const double *v, int n, int first)
+{
+    double col[32];
+    int k = 0;
+    for (int i = first; i < n; i += 2)
+        col[k++] = v[i];
+    return robust_median(col, k);
+}
+
 static void learning_row(side *sides[2], enum form f, int calls, int tries, const graph_args *ga,
                          const char *cols, int bytes, const char *sbuf, const char *ref,
                          size_t rblk, int rank)
@@ -299,15 +310,10 @@ static void learning_row(side *sides[2], enum form f, int calls, int tries, cons
          * choice and its time from the same tries favor the fixed side).
          * Before the medians below, which sort m. */
         int held = -1;
-        double even[NVARIANTS], odd[NVARIANTS], col[32];
+        double even[NVARIANTS], odd[NVARIANTS];
         for (int v = 0; tries >= 2 && tries <= 64 && v < NVARIANTS; v++) {
-            int ne = 0, no = 0;
-            for (int k = 0; k < tries; k += 2)
-                col[ne++] = m[(size_t)v * tries + k];
-            even[v] = robust_median(col, ne);
-            for (int k = 1; k < tries; k += 2)
-                col[no++] = m[(size_t)v * tries + k];
-            odd[v] = robust_median(col, no);
+            even[v] = alternate_median(m + (size_t)v * tries, tries, 0);
+            odd[v] = alternate_median(m + (size_t)v * tries, tries, 1);
             if (v != 1 && !anybad[v] && (held < 0 || even[v] < even[held]))
                 held = v;
         }
