@@ -69,6 +69,6 @@ int nh_learn_applicable(nh_plan *p, const struct nh_learn *t, nh_algo a, nh_bind
 {
     if (a == NH_ALGO_PMPI)
         return nh_mpi_own_ok(p, t->coll, t->form, b);
-    const nh_sched *s = nh_plan_sched(p, t->op, a);
+    const nh_sched *s = nh_autotune_sched(p, t->coll, a, t->m);
     return s && (s->tmpl_rounds <= 1 || nh_may_forward(p, t->form, 1));
 }

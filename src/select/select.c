@@ -181,6 +181,7 @@ static int tuned_pick(nh_plan *p, nh_op op, nh_form form, size_t m, double w, nh
      * a run-off's candidates carry its times, and a candidate left out
      * of it keeps its first round's, which may read lower. */
     int fwd = nh_may_forward(p, form, 0), dec = -1;
+    nh_coll reg = op == NH_OP_ALLTOALL ? NH_COLL_ALLTOALL : NH_COLL_ALLGATHER;
     double floor_us = d.us[0];
     for (int i = 0; i < d.ncand; i++) {
         if (dec < 0 && d.cand[i] == d.algo && d.cbind[i] == d.bind)
@@ -189,12 +190,10 @@ static int tuned_pick(nh_plan *p, nh_op op, nh_form form, size_t m, double w, nh
     }
     for (int i = 0; i < d.ncand; i++) {
         nh_algo a = d.cand[i];
-        const nh_sched *s = a == NH_ALGO_PMPI ? NULL : nh_plan_sched(p, op, a);
+        const nh_sched *s = a == NH_ALGO_PMPI ? NULL : nh_autotune_sched(p, reg, a, m);
         double c = i == dec ? floor_us : d.us[i], t, first;
-        if (a == NH_ALGO_PMPI
-                ? !nh_mpi_own_ok(p, op == NH_OP_ALLTOALL ? NH_COLL_ALLTOALL : NH_COLL_ALLGATHER,
-                                 form, d.cbind[i])
-                : !s || (s->tmpl_rounds > 1 && !fwd))
+        if (a == NH_ALGO_PMPI ? !nh_mpi_own_ok(p, reg, form, d.cbind[i])
+                              : !s || (s->tmpl_rounds > 1 && !fwd))
             continue;
         nh_binding b = !s || d.cbind[i] != NH_BIND_AUTO ? d.cbind[i] : nh_pick_binding(s, m);
         if (s && s->tmpl_rounds > 1 && (first = nh_cost_first_phase(s, b, m, &t)) < t)
@@ -212,7 +211,7 @@ static int tuned_pick(nh_plan *p, nh_op op, nh_form form, size_t m, double w, nh
         return -1;
     out->tuned = src;
     /* kept a single phase where the blocking form forwards: say why */
-    const nh_sched *ds = d.algo == NH_ALGO_PMPI ? NULL : nh_plan_sched(p, op, d.algo);
+    const nh_sched *ds = d.algo == NH_ALGO_PMPI ? NULL : nh_autotune_sched(p, reg, d.algo, m);
     if ((!*bs || (*bs)->tmpl_rounds <= 1) && ds && ds->tmpl_rounds > 1)
         out->why = nh_why_single_phase(p);
     return 0;
@@ -436,7 +435,7 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned long si
                     remember(p, coll, form, m, sig, out);
                 return MPI_SUCCESS;
             }
-            if (!(bs = nh_autotune_sched(p, coll, best)))
+            if (!(bs = nh_autotune_sched(p, coll, best, m)))
                 return MPI_ERR_NO_MEM;
         } else if (tune && !vec && form != NH_FORM_BLOCKING &&
                    tuned_pick(p, op, form, m, w, &best, &tb, &bs, out) == 0) {

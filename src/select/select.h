@@ -239,9 +239,10 @@ int nh_autotune_pmpi_ok(const nh_plan *p);
  * api/cold.c's nh_grouped_call, where MPI's would misorder a repeated
  * source's blocks)?  Identical on every rank (select/mpi_own.c). */
 int nh_mpi_own_ok(const nh_plan *p, nh_coll coll, nh_form form, nh_binding b);
-/* Candidate a's schedule for coll on p (v and w calls of sizes not known
- * alike: direct, or an all-to-all's forwarding schedule split). */
-const nh_sched *nh_autotune_sched(nh_plan *p, nh_coll coll, nh_algo a);
+/* Candidate a's schedule for coll on p with blocks of m bytes (bruck: the
+ * port count the model prices cheapest at m; v and w calls of sizes not
+ * known alike: direct, or an all-to-all's forwarding schedule split). */
+const nh_sched *nh_autotune_sched(nh_plan *p, nh_coll coll, nh_algo a, size_t m);
 /* Nonblocking sizes whose trials have all started wait for an agreement
  * point: a call where every rank of p is sure to take part and blocking is
  * allowed (p's blocking collectives, api/points.c).  nh_learn_nawait:

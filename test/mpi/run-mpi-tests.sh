@@ -1171,6 +1171,27 @@ if grep -q 'bytes:4096 .*algorithm:direct/whole ' "$tune.whole" &&
 else
     bad "$name"
 fi
+# A decision of bruck runs bruck at the port count a forced bruck runs
+# (the model's cheapest at the call's size), as the learning timed it: on
+# this 2x2 torus, messages priced dear, the cheapest (2 rounds of 2
+# messages) is another schedule than the fewest rounds (3 ports: one
+# round of 3), which a decision ran before.
+sed -E 's#^(decision = op:allgather form:[a-z]+ .* bytes:[0-9]+ template:[^ ]*) algorithm:.*#\1 algorithm:bruck/pack times_us:direct/pack:2.00,bruck/pack:1.00#' "$tune" >"$tune.bruck"
+bruck_shape() {
+    grep -E "^nhood: comm=[0-9]+ op=allgather .*algorithm=bruck " "$log.err" | sed 's/.* \(rounds=[0-9]* messages=[0-9]*\) .*/\1/'
+}
+name="tune file np=4: a decision of bruck runs the port count a forced bruck runs"
+dear="NHOOD_COST_ALPHA=0 NHOOD_COST_O=1000"
+if run "$name" 4 "NHOOD_ALGO=bruck $dear NHOOD_REPORT=1" "$t/test_autotune" && all_passed &&
+    forced=$(bruck_shape) && [ "$forced" = "rounds=2 messages=2" ] &&
+    run "$name" 4 "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=0 NHOOD_TUNE_FILE=$tune.bruck $dear NHOOD_PROGRESS=poll NHOOD_REPORT=1" "$t/test_autotune" &&
+    all_passed && grep -q '^chosen allgather 64 bruck$' "$log.out" &&
+    [ "$(bruck_shape)" = "$forced" ]; then
+    ok "$name"
+else
+    echo "#     forced bruck: ${forced:-?}; the file's: $(bruck_shape)"
+    bad "$name"
+fi
 # A malformed line stops every rank as a bad setting does, naming the
 # file and the line.
 printf 'nhood-tune 1\n# line 2\ndecision = op:alltoall form:blocking ranks:2 dims:2 bytes:8\n' >"$tune.bad"
