@@ -1,6 +1,8 @@
 /* The cost model applied to schedules and to MPI's own exchange: what
  * selection (select.c), the learning's pruning (autotune.c) and the tools
- * price calls with.  Pure functions of the configuration and the plan. */
+ * price calls with, and the schedule an algorithm runs where the model
+ * picks among several (bruck's port counts).  Pure functions of the
+ * configuration and the plan. */
 #include "select/learn.h"
 
 /* The model prices phases (core/model.h): a schedule's time is the sum
@@ -153,4 +155,55 @@ int nh_learn_splits(const nh_sched *s, size_t m, size_t *big)
             *big = (size_t)n * m;
     }
     return split;
+}
+
+const nh_sched *nh_sched_cheapest(nh_plan *p, nh_op op, nh_form form, int forced, nh_algo a,
+                                  size_t m, double w, double *cost)
+{
+    const nh_sched *best = NULL;
+    int ports = (p->root ? p->root : p)->ports, k0 = 1, k1 = 1,
+        fwd = nh_may_forward(p, form, forced);
+    if (a == NH_ALGO_BRUCK) {
+        k0 = ports ? ports : 1;
+        k1 = ports ? ports : NH_MAX_PORTS;
+    }
+    for (int k = k0; k <= k1; k++) {
+        const nh_sched *s =
+            a == NH_ALGO_BRUCK ? nh_plan_sched_ports(p, op, k) : nh_plan_sched(p, op, a);
+        if (!s || (s->tmpl_rounds > 1 && !fwd))
+            continue;
+        double c = nh_cost_sched_in_window(s, nh_pick_binding(s, m), m, w);
+        if (!best || c < *cost) {
+            best = s;
+            *cost = c;
+        }
+    }
+    return best;
+}
+
+const nh_sched *nh_sched_forced(nh_plan *p, nh_op op, nh_algo a, size_t m)
+{
+    double c;
+    return nh_sched_cheapest(p, op, NH_FORM_BLOCKING, 1, a, m, 0, &c);
+}
+
+const nh_sched *nh_autotune_sched(nh_plan *p, nh_coll coll, nh_algo a, size_t m)
+{
+    nh_op op = nh_coll_op(coll);
+    /* bruck at the port count the model prices cheapest at m, as auto and
+     * a forced bruck run it: the fewest rounds (nh_plan_sched) can be
+     * torus_direct's exchange again (3-D Moore r=3 allgather, 480 ranks:
+     * 6 ports, 3 rounds of 17 messages, where 2 ports, 6 rounds of 11,
+     * simulated 13.7 against 17.0 us) */
+    if (a == NH_ALGO_BRUCK && (!nh_coll_vec(coll) || nh_sizes_known(p, coll)))
+        return nh_sched_forced(p, op, a, m);
+    if (!nh_coll_vec(coll) || nh_sizes_known(p, coll))
+        return nh_plan_sched(p, op, a);
+    /* sizes that may differ between ranks: direct, or (all-to-all) a
+     * forwarding schedule split (unknown_pick in select.c) */
+    const nh_sched *s = a == NH_ALGO_DIRECT || (op == NH_OP_ALLTOALL &&
+                                                (a == NH_ALGO_TORUS || a == NH_ALGO_TORUS_DIRECT))
+                            ? nh_plan_sched(p, op, a)
+                            : NULL;
+    return s && s->tmpl_rounds > 1 ? nh_plan_sched_split(p, a) : s;
 }

@@ -44,41 +44,6 @@ static double window_us(const nh_plan *p, nh_form form)
     return form == NH_FORM_BLOCKING ? 0 : nh_win_us(p->window);
 }
 
-/* Algorithm a's schedule for blocks of m bytes that may run in form, at
- * its modeled cost in a window of w microseconds: bruck's port count
- * where the plan leaves it to the cost model is the cheapest (at m where
- * sizes are known, else at 8 bytes, the same on every rank).  NULL if
- * none may. */
-static const nh_sched *cheapest(nh_plan *p, nh_op op, nh_form form, int forced, nh_algo a, size_t m,
-                                double w, double *cost)
-{
-    const nh_sched *best = NULL;
-    int ports = (p->root ? p->root : p)->ports, k0 = 1, k1 = 1,
-        fwd = nh_may_forward(p, form, forced);
-    if (a == NH_ALGO_BRUCK) {
-        k0 = ports ? ports : 1;
-        k1 = ports ? ports : NH_MAX_PORTS;
-    }
-    for (int k = k0; k <= k1; k++) {
-        const nh_sched *s =
-            a == NH_ALGO_BRUCK ? nh_plan_sched_ports(p, op, k) : nh_plan_sched(p, op, a);
-        if (!s || (s->tmpl_rounds > 1 && !fwd))
-            continue;
-        double c = nh_cost_sched_in_window(s, nh_pick_binding(s, m), m, w);
-        if (!best || c < *cost) {
-            best = s;
-            *cost = c;
-        }
-    }
-    return best;
-}
-
-const nh_sched *nh_sched_forced(nh_plan *p, nh_op op, nh_algo a, size_t m)
-{
-    double c;
-    return cheapest(p, op, NH_FORM_BLOCKING, 1, a, m, 0, &c);
-}
-
 /* auto's modeled choice for blocks of m bytes in form, in a window of w
  * microseconds: *best (PMPI: MPI's own exchange) and its schedule. */
 static void model_pick(nh_plan *p, nh_op op, nh_form form, size_t m, double w, nh_algo *best,
@@ -89,7 +54,7 @@ static void model_pick(nh_plan *p, nh_op op, nh_form form, size_t m, double w, n
     *bs = NULL;
     for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++) {
         double c;
-        const nh_sched *s = cheapest(p, op, form, 0, (nh_algo)a, m, w, &c);
+        const nh_sched *s = nh_sched_cheapest(p, op, form, 0, (nh_algo)a, m, w, &c);
         if (s && (bc < 0 || c < bc)) {
             bc = c;
             *best = (nh_algo)a;
@@ -121,10 +86,10 @@ static void unknown_pick(nh_plan *p, nh_op op, nh_form form, double w, int split
     double dc, c;
     *best = NH_ALGO_DIRECT;
     *bs = NULL;
-    if (!cheapest(p, op, form, 0, NH_ALGO_DIRECT, 8, w, &dc))
+    if (!nh_sched_cheapest(p, op, form, 0, NH_ALGO_DIRECT, 8, w, &dc))
         return;
     for (size_t i = 0; split && i < sizeof(cand) / sizeof(cand[0]); i++) {
-        const nh_sched *s = cheapest(p, op, form, 0, cand[i], 8, w, &c), *sp;
+        const nh_sched *s = nh_sched_cheapest(p, op, form, 0, cand[i], 8, w, &c), *sp;
         if (s && s->tmpl_rounds > 1 && c < dc && (sp = nh_plan_sched_split(p, cand[i]))) {
             dc = c;
             *best = cand[i];
@@ -410,7 +375,7 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned long si
     const nh_sched *bs = NULL;    /* best's schedule, where chosen among several */
     if (forced != NH_ALGO_AUTO && forced != NH_ALGO_PMPI) {
         double bc;
-        bs = cheapest(p, op, form, 1, forced, known ? m : 8, w, &bc);
+        bs = nh_sched_cheapest(p, op, form, 1, forced, known ? m : 8, w, &bc);
         if (!bs) { /* a multi-phase schedule in a nonblocking call (safe progress) */
             if (!nh_plan_sched(p, op, forced))
                 return MPI_ERR_NO_MEM;

@@ -158,6 +158,13 @@ void nh_native_terms(nh_plan *p, nh_op op, size_t m, double t[NH_NTERMS]);
 int nh_cost_phase_counts(const nh_sched *s, nh_binding b, size_t m, double (*ph)[NH_NTERMS],
                          int max);
 int nh_native_phase_counts(nh_plan *p, nh_op op, size_t m, double (*ph)[NH_NTERMS], int max);
+/* Algorithm a's schedule for blocks of m bytes that may run in form
+ * (forced: as a forced algorithm may), at its modeled cost *cost in a
+ * window of w microseconds: bruck's port count where the plan leaves it
+ * to the cost model is the cheapest (at m where sizes are known, else at
+ * 8 bytes, the same on every rank).  NULL if none may. */
+const nh_sched *nh_sched_cheapest(nh_plan *p, nh_op op, nh_form form, int forced, nh_algo a,
+                                  size_t m, double w, double *cost);
 /* The schedule a blocking call forced to algorithm a runs with blocks of
  * m bytes (bruck: the port count the model prices cheapest). */
 const nh_sched *nh_sched_forced(nh_plan *p, nh_op op, nh_algo a, size_t m);
