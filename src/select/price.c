@@ -195,10 +195,8 @@ const nh_sched *nh_autotune_sched(nh_plan *p, nh_coll coll, nh_algo a, size_t m)
      * torus_direct's exchange again (3-D Moore r=3 allgather, 480 ranks:
      * 6 ports, 3 rounds of 17 messages, where 2 ports, 6 rounds of 11,
      * simulated 13.7 against 17.0 us) */
-    if (a == NH_ALGO_BRUCK && (!nh_coll_vec(coll) || nh_sizes_known(p, coll)))
-        return nh_sched_forced(p, op, a, m);
     if (!nh_coll_vec(coll) || nh_sizes_known(p, coll))
-        return nh_plan_sched(p, op, a);
+        return a == NH_ALGO_BRUCK ? nh_sched_forced(p, op, a, m) : nh_plan_sched(p, op, a);
     /* sizes that may differ between ranks: direct, or (all-to-all) a
      * forwarding schedule split (unknown_pick in select.c) */
     const nh_sched *s = a == NH_ALGO_DIRECT || (op == NH_OP_ALLTOALL &&
