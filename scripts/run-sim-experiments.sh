@@ -300,6 +300,16 @@ experiments() {
                 --nbhd shales --dims 3 --radius 3 --bytes 8 --reps 1
         done
     fi
+    # The learning at the bruck runs' sizes (8 B; flat and torus: there is
+    # no bruck run on the dragonfly).  Each trial of native takes 10-25
+    # minutes of simulation here, and the other candidates' calls half a
+    # minute: about two hours a platform.
+    if [ "$1" = learn ]; then
+        for pf in flat torus dragonfly; do
+            learn "iso-alltoall-shales-d3r3-$pf" --platform $pf --procs 480 --op alltoall \
+                --nbhd shales --dims 3 --radius 3 --bytes 8 --reps 1
+        done
+    fi
     # auto again (its sizes and platforms from the bruck runs)
     if [ "$1" = auto ]; then
         for pf in flat torus dragonfly; do

@@ -244,6 +244,26 @@ int nh_sched_finish(nh_sched *s)
     return pack_temps(s);
 }
 
+int nh_sched_alike(const nh_sched *a, const nh_sched *b)
+{
+    if (a->op != b->op || a->nrounds != b->nrounds || a->nphases != b->nphases ||
+        a->tmpl_rounds != b->tmpl_rounds || a->tmpl_msgs != b->tmpl_msgs ||
+        a->tmpl_blocks != b->tmpl_blocks || a->tmpl_copies != b->tmpl_copies ||
+        a->tmpl_multi != b->tmpl_multi || !a->hops != !b->hops)
+        return 0;
+    for (int i = 0; i < a->nrounds; i++) {
+        const nh_round *x = &a->rounds[i], *y = &b->rounds[i];
+        if (x->phase != y->phase || x->copy != y->copy || x->tmpl_blocks != y->tmpl_blocks)
+            return 0;
+        /* a message round: the same hop on the grid (the same peers on
+         * every rank, posted in the same order); one without a hop names
+         * this rank's peers only, which may differ elsewhere */
+        if (!x->copy && (!x->has_hop || !y->has_hop || memcmp(x->hop, y->hop, sizeof(x->hop))))
+            return 0;
+    }
+    return 1;
+}
+
 void nh_sched_free(nh_sched *s)
 {
     if (!s)

@@ -400,13 +400,19 @@ static void say(nh_plan *p, const struct nh_learn *t)
         w += i ? snprintf(warm + w, sizeof(warm) - (size_t)w, ",%s", name)
                : snprintf(warm, sizeof(warm), "; %d for %s", NH_TUNE_UNTIMED_ONEMSG, name);
     }
+    /* the schedules not tried, each as the one it is alike (candidates.c) */
+    char alike[128] = "";
+    for (int a = NH_ALGO_DIRECT, w = 0; a < NH_ALGO_COUNT && w < (int)sizeof(alike); a++)
+        if (t->alike[a] != NH_ALGO_AUTO)
+            w += snprintf(alike + w, sizeof(alike) - (size_t)w, "%s%s:%s", w ? "," : " alike=",
+                          nh_algos[a].name, nh_algos[t->alike[a]].name);
     nh_tune_cand_name(t->dec.algo, t->dec.bind, name, sizeof(name));
     fprintf(stderr,
             "nhood: autotune comm=%d op=%s%s bytes=%zu algorithm=%s times_us=%s (slowest "
-            "rank's median of %d calls, each after %d untimed%s) cost_us=%.1f rechecks=%d\n",
+            "rank's median of %d calls, each after %d untimed%s)%s cost_us=%.1f rechecks=%d\n",
             p->id, t->form == NH_FORM_BLOCKING ? "" : "i", nh_coll_name(t->coll), t->m, name, times,
-            t->ran_off ? NH_LEARN_RUNOFF_TRIALS : NH_TUNE_TRIALS, untimed(t), warm, t->cost_us,
-            t->rechecks);
+            t->ran_off ? NH_LEARN_RUNOFF_TRIALS : NH_TUNE_TRIALS, untimed(t), warm, alike,
+            t->cost_us, t->rechecks);
 }
 
 /* The agreed times all[] (the slowest rank's) of the candidates on

@@ -14,6 +14,7 @@ int nh_learn_candidates(nh_plan *p, struct nh_learn *t)
     double cost[NH_TUNE_MAXCAND], low = -1;
     int own = 0;
     t->ncand = 0;
+    const nh_sched *tried[NH_ALGO_COUNT] = {0};
     nh_binding mine = nh_learn_mpi_own(p, t); /* as made, or grouped (mpi_own.c) */
     if (mine != NH_BIND_COUNT) {
         t->cand[0] = NH_ALGO_PMPI;
@@ -24,8 +25,21 @@ int nh_learn_candidates(nh_plan *p, struct nh_learn *t)
         nh_binding kinds[4] = {nh_cfg.binding};
         int nk = 1;
         /* a nonblocking call forwards only where something progresses it */
+        t->alike[a] = NH_ALGO_AUTO;
         if (!s || (s->tmpl_rounds > 1 && !nh_may_forward(p, t->form, 1)))
             continue;
+        /* the same rounds as an earlier schedule, priced alike: the same
+         * exchange (at 2 ranks direct, torus, torus_direct and bruck are
+         * all one message to the other rank; bruck at the ports of fewest
+         * rounds is torus_direct), whose trials would time it again.
+         * Only where every rank prices the same sizes. */
+        for (int e = NH_ALGO_DIRECT; e < a && t->alike[a] == NH_ALGO_AUTO; e++)
+            if (tried[e] && (!t->vec || t->known) && nh_sched_alike(tried[e], s) &&
+                nh_cost_of(tried[e], NH_BIND_PACK, t->m) == nh_cost_of(s, NH_BIND_PACK, t->m))
+                t->alike[a] = (nh_algo)e;
+        if (t->alike[a] != NH_ALGO_AUTO)
+            continue;
+        tried[a] = s;
         /* direct with a message per block: MPI's own exchange run by
          * nhood, where MPI's may not run (a source listed twice; MPICH 4.0
          * runs those messages itself, as its v call: pmpi/each) */

@@ -85,6 +85,9 @@ struct nh_learn {
      * struct message (whole; zcopy where the eager limit splits nothing):
      * it joins the run-off within NH_LEARN_WHOLE_CLOSE */
     unsigned char onemsg[NH_TUNE_MAXCAND];
+    /* nhood's schedules left out as alike an earlier one (the same rounds,
+     * priced alike: candidates.c): that one, else NH_ALGO_AUTO */
+    nh_algo alike[NH_ALGO_COUNT];
     /* the candidates on trial (indexes into cand): all of them, or a re-check's two */
     int ntry, tryidx[NH_TUNE_MAXCAND];
     int n;          /* calls made in this set of trials (trial_at) */

@@ -95,6 +95,54 @@ static void check_gateway(void)
     check_gateway_last(&g, node_of, &spread, &gate);
 }
 
+/* Rank 0's schedules of the 3-D Moore neighborhood (r = 1) on an n x m x m
+ * torus, one per algorithm (NULL where none is built). */
+static void moore_scheds(int n, int m, nh_sched *s[NH_ALGO_COUNT])
+{
+    int dims[3] = {n, m, m}, per[3] = {1, 1, 1}, tmpl[26 * 3], dst[26], src[26], c0[3] = {0};
+    int k = 0;
+    nh_grid g;
+    nh_nbhd nb;
+    nh_grid_init(&g, 3, dims, per);
+    for (int x = -1; x <= 1; x++)
+        for (int y = -1; y <= 1; y++)
+            for (int z = -1; z <= 1; z++)
+                if (x || y || z) {
+                    tmpl[3 * k] = x, tmpl[3 * k + 1] = y, tmpl[3 * k + 2] = z;
+                    dst[k] = nh_grid_shift(&g, c0, tmpl + 3 * k, +1);
+                    src[k] = nh_grid_shift(&g, c0, tmpl + 3 * k, -1);
+                    k++;
+                }
+    for (int a = 0; a < NH_ALGO_COUNT; a++)
+        s[a] = NULL;
+    if (nh_nbhd_init(&nb, &g, 0, 26, tmpl, 26, dst, 26, src) != 0)
+        return;
+    for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++)
+        if (nh_algos[a].build && nh_algos[a].build(&nb, NH_OP_ALLTOALL, &s[a]) != 0)
+            s[a] = NULL;
+    nh_nbhd_fini(&nb);
+}
+
+/* nh_sched_alike (the learning times one of alike schedules), on an
+ * 8x8x8 torus: torus and torus_direct send the same blocks along the same
+ * hops but post each dimension's two messages in the other order (the
+ * cost model prices them apart), direct's one phase of 26 messages is
+ * neither, nor bruck's six phases (one port); a schedule is alike itself. */
+static void check_alike(void)
+{
+    nh_sched *s[NH_ALGO_COUNT];
+    moore_scheds(8, 8, s);
+    CHECK(s[NH_ALGO_DIRECT] && s[NH_ALGO_TORUS] && s[NH_ALGO_TORUS_DIRECT] && s[NH_ALGO_BRUCK] &&
+              !nh_sched_alike(s[NH_ALGO_TORUS], s[NH_ALGO_TORUS_DIRECT]) &&
+              !nh_sched_alike(s[NH_ALGO_DIRECT], s[NH_ALGO_TORUS]) &&
+              !nh_sched_alike(s[NH_ALGO_TORUS], s[NH_ALGO_BRUCK]),
+          "8x8x8: direct, torus, torus_direct and bruck not alike");
+    for (int a = 0; a < NH_ALGO_COUNT; a++)
+        CHECK(!s[a] || nh_sched_alike(s[a], s[a]), "%s alike itself", nh_algos[a].name);
+    for (int a = 0; a < NH_ALGO_COUNT; a++)
+        nh_sched_free(s[a]);
+}
+
 int main(void)
 {
     nh_cost d = NH_COST_DEFAULTS, probe;
@@ -320,6 +368,7 @@ int main(void)
     CHECK(nh_cost_excess(2, 2) == 0 && nh_cost_excess(1, 16) == 0, "no excess at one per CPU");
     CHECK(nh_cost_excess(0, 0) == 0 && nh_cost_excess(4, 0) == 0, "no excess where unknown");
     check_gateway();
+    check_alike();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
