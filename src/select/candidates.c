@@ -24,8 +24,8 @@ int nh_learn_candidates(nh_plan *p, struct nh_learn *t)
         const nh_sched *s = nh_autotune_sched(p, t->coll, (nh_algo)a, t->m);
         nh_binding kinds[4] = {nh_cfg.binding};
         int nk = 1;
-        /* a nonblocking call forwards only where something progresses it */
         t->alike[a] = NH_ALGO_AUTO;
+        /* a nonblocking call forwards only where something progresses it */
         if (!s || (s->tmpl_rounds > 1 && !nh_may_forward(p, t->form, 1)))
             continue;
         /* the same rounds as an earlier schedule, priced alike: the same
