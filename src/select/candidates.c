@@ -15,6 +15,8 @@ int nh_learn_candidates(nh_plan *p, struct nh_learn *t)
     int own = 0;
     t->ncand = 0;
     const nh_sched *tried[NH_ALGO_COUNT] = {0};
+    double price[NH_ALGO_COUNT];
+    int same_sizes = !t->vec || t->known; /* every rank prices the same sizes */
     nh_binding mine = nh_learn_mpi_own(p, t); /* as made, or grouped (mpi_own.c) */
     if (mine != NH_BIND_COUNT) {
         t->cand[0] = NH_ALGO_PMPI;
@@ -33,9 +35,9 @@ int nh_learn_candidates(nh_plan *p, struct nh_learn *t)
          * all one message to the other rank; bruck at the ports of fewest
          * rounds is torus_direct), whose trials would time it again.
          * Only where every rank prices the same sizes. */
-        for (int e = NH_ALGO_DIRECT; e < a && t->alike[a] == NH_ALGO_AUTO; e++)
-            if (tried[e] && (!t->vec || t->known) && nh_sched_alike(tried[e], s) &&
-                nh_cost_of(tried[e], NH_BIND_PACK, t->m) == nh_cost_of(s, NH_BIND_PACK, t->m))
+        price[a] = same_sizes ? nh_cost_of(s, NH_BIND_PACK, t->m) : 0;
+        for (int e = NH_ALGO_DIRECT; same_sizes && e < a && t->alike[a] == NH_ALGO_AUTO; e++)
+            if (tried[e] && price[e] == price[a] && nh_sched_alike(tried[e], s))
                 t->alike[a] = (nh_algo)e;
         if (t->alike[a] != NH_ALGO_AUTO)
             continue;
