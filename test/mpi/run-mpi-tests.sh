@@ -1061,7 +1061,7 @@ fi
 # the isomorphic=true promise); where they change (vw-vary) the model
 # chooses and the report says so.
 name="autotune np=3 v and w calls"
-if run "$name" 3 "NHOOD_AUTOTUNE=1 NHOOD_REPORT=1" "$t/test_autotune" vw &&
+if run "$name" 3 "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=0 NHOOD_REPORT=1" "$t/test_autotune" vw &&
     [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=alltoall[vw] bytes=64 algorithm=(pmpi(/pack|/each)?|$cand) times_us=(pmpi(/pack|/each)?:[0-9.]+,direct:|direct:[0-9.]+,direct/each:)" "$log.err")" -eq 2 ] &&
     [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=alltoall[vw] bytes=16 algorithm=(pmpi|$cand) times_us=pmpi:" "$log.err")" -eq 2 ]; then
     ok "$name"
@@ -1210,10 +1210,13 @@ else
 fi
 # Written with another MPI: a one-line warning naming the difference;
 # skip tunes again (and saves this run's fingerprint), use keeps the
-# decisions, error refuses.
+# decisions, error refuses. Re-checks off where lines are counted: whether
+# one ends within the run depends on how many calls the trials took (a
+# run-off, a confirmation), which timing decides (Open MPI 4.1, 4 ranks on
+# 2 cores: a re-check's second line for alltoall of 8 B).
 sed 's/^fingerprint\.mpi *=.*/fingerprint.mpi = Other MPI 9.9/' "$tune" >"$tune.fp"
 name="tune file np=4 from another MPI, NHOOD_MISMATCH=skip: warns, tunes again"
-if run "$name" 4 "NHOOD_AUTOTUNE=1 NHOOD_TUNE_FILE=$tune.fp NHOOD_MISMATCH=skip NHOOD_REPORT=1" "$t/test_autotune" &&
+if run "$name" 4 "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=0 NHOOD_TUNE_FILE=$tune.fp NHOOD_MISMATCH=skip NHOOD_REPORT=1" "$t/test_autotune" &&
     [ "$(grep -c '^nhood: warning: .*Other MPI 9.9.*NHOOD_MISMATCH=skip' "$log.err")" -eq 1 ] &&
     [ "$(grep -c '^nhood: autotune .*times_us=' "$log.err")" -eq 3 ] &&
     ! grep -q 'Other MPI' "$tune.fp"; then
