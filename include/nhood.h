@@ -46,7 +46,10 @@ int nhood_comm_query(MPI_Comm comm, nhood_comm_info *info);
  * "inplace_alltoall", "inplace_alltoallv" or "inplace_alltoallw" on any
  * intracommunicator: the order ("lsa", "hsa" or "pmpi") its in-place calls
  * take, known once one has been made (MPI_ERR_COMM before), block_bytes
- * unused. */
+ * unused.  Under learning (NHOOD_AUTOTUNE) the answer is what the next
+ * such call runs, a trial's candidate included.  A question is not a
+ * call: it moves no trial and counts toward no re-check, so one rank may
+ * ask where the others do not (a local call, as MPI's queries are). */
 int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes, char *name, int len);
 
 /* The cost model's parameters, in the order of the terms below. */

@@ -70,7 +70,7 @@ NH_EXPORT int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes
             algo = NH_ALGO_STFW;
         } else {
             nh_choice c;
-            rc = nh_select(p, coll, f, block_bytes > 0 ? (size_t)block_bytes : 0, 0, &c);
+            rc = nh_select_ask(p, coll, f, block_bytes > 0 ? (size_t)block_bytes : 0, 0, &c);
             algo = c.algo;
             if (c.algo == NH_ALGO_PMPI)
                 form_of_own = c.o.kind;

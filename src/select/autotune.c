@@ -242,47 +242,45 @@ static void tick(struct nh_learn *t)
     start_trials(t);
 }
 
-int nh_autotune_algo(nh_plan *p, const nh_learn_key *k, nh_algo *algo, nh_binding *bind,
-                     int *tuning, nh_tuned *tuned, double **paid)
+/* A new state for k on p, not yet in p's list (NULL: learning does not
+ * take this size, or no memory): its candidates on trial, or the file's
+ * decision. */
+static struct nh_learn *new_state(nh_plan *p, const nh_learn_key *k, unsigned long key, int nsizes)
 {
-    int nsizes;
-    nh_sel_state *st = nh_sel_state_of(p);
-    *paid = NULL;
-    if (!nh_autotune_applies(p) || !st || k->form == NH_FORM_PERSISTENT)
-        return -1;
-    unsigned long key = key_value(p, k);
-    struct nh_learn *t = find(st, k->coll, k->form, key, &nsizes);
     nh_tune_dec d;
     nh_tuned src;
-    if (!t) {
-        if (nsizes >= NH_TUNE_SIZES)
-            return -1; /* the cost model decides for further sizes */
-        /* a nonblocking call of a size the blocking form (or the file)
-         * decided starts from that (select.c, tuned_pick) */
-        if (k->form == NH_FORM_NONBLOCKING && !nh_coll_vec(k->coll) &&
-            nh_autotune_decided(p, nh_coll_op(k->coll), k->form, k->m, &d, &src) == 0)
-            return -1;
-        if (!(t = calloc(1, sizeof(*t))))
-            return -1;
-        t->coll = k->coll;
-        t->op = nh_coll_op(k->coll);
-        t->form = k->form;
-        t->m = k->m;
-        t->vec = nh_coll_vec(k->coll);
-        t->known = !t->vec || nh_sizes_known(p, k->coll);
-        t->key = key;
-        t->lsig = k->sig;
-        t->own = -1;
-        if (nh_learn_candidates(p, t) == 0) {
-            free(t);
-            return -1;
-        }
-        try_all(t);
-        take_file_decision(p, t);
-        t->next = st->learn;
-        st->learn = t;
-    } else if (t->done)
-        tick(t);
+    if (nsizes >= NH_TUNE_SIZES)
+        return NULL; /* the cost model decides for further sizes */
+    /* a nonblocking call of a size the blocking form (or the file)
+     * decided starts from that (select.c, tuned_pick) */
+    if (k->form == NH_FORM_NONBLOCKING && !nh_coll_vec(k->coll) &&
+        nh_autotune_decided(p, nh_coll_op(k->coll), k->form, k->m, &d, &src) == 0)
+        return NULL;
+    struct nh_learn *t = calloc(1, sizeof(*t));
+    if (!t)
+        return NULL;
+    t->coll = k->coll;
+    t->op = nh_coll_op(k->coll);
+    t->form = k->form;
+    t->m = k->m;
+    t->vec = nh_coll_vec(k->coll);
+    t->known = !t->vec || nh_sizes_known(p, k->coll);
+    t->key = key;
+    t->lsig = k->sig;
+    t->own = -1;
+    if (nh_learn_candidates(p, t) == 0) {
+        free(t);
+        return NULL;
+    }
+    try_all(t);
+    take_file_decision(p, t);
+    return t;
+}
+
+/* What t runs for its next call (nh_autotune_algo's answer). */
+static int next_call(struct nh_learn *t, nh_form form, nh_algo *algo, nh_binding *bind,
+                     int *tuning, nh_tuned *tuned, double **paid)
+{
     /* until the agreement: the blocking form's decision or the model's;
      * and the model's where the sizes changed during the trials */
     if (t->awaiting || t->nolearn)
@@ -297,13 +295,59 @@ int nh_autotune_algo(nh_plan *p, const nh_learn_key *k, nh_algo *algo, nh_bindin
     int smp, i = trial_at(t, &smp);
     *algo = t->cand[i];
     *bind = t->bind[i];
-    if (k->form == NH_FORM_BLOCKING)
+    if (form == NH_FORM_BLOCKING)
         return 0; /* timed by the caller: nh_autotune_record */
     /* nonblocking: the request times what the caller pays and puts it in
      * the slot at completion (none for the untimed calls); the
      * trials move on when the caller has started it (nh_autotune_started) */
     *paid = smp >= 0 ? &t->tm[i][smp] : NULL;
     return 0;
+}
+
+int nh_autotune_algo(nh_plan *p, const nh_learn_key *k, nh_algo *algo, nh_binding *bind,
+                     int *tuning, nh_tuned *tuned, double **paid)
+{
+    int nsizes;
+    nh_sel_state *st = nh_sel_state_of(p);
+    *paid = NULL;
+    if (!nh_autotune_applies(p) || !st || k->form == NH_FORM_PERSISTENT)
+        return -1;
+    unsigned long key = key_value(p, k);
+    struct nh_learn *t = find(st, k->coll, k->form, key, &nsizes);
+    if (!t) {
+        if (!(t = new_state(p, k, key, nsizes)))
+            return -1;
+        t->next = st->learn;
+        st->learn = t;
+    } else if (t->done)
+        tick(t);
+    return next_call(t, k->form, algo, bind, tuning, tuned, paid);
+}
+
+int nh_autotune_ask(nh_plan *p, const nh_learn_key *k, nh_algo *algo, nh_binding *bind,
+                    int *tuning, nh_tuned *tuned)
+{
+    int nsizes, rc = -1;
+    double *paid = NULL;
+    nh_sel_state *st = nh_sel_state_of(p);
+    if (!nh_autotune_applies(p) || !st || k->form == NH_FORM_PERSISTENT)
+        return -1;
+    unsigned long key = key_value(p, k);
+    const struct nh_learn *t = find(st, k->coll, k->form, key, &nsizes);
+    /* the next call's answer from a copy of the state (or a new one),
+     * which then goes: a question moves neither the trials nor the count
+     * toward a re-check, and adds no size */
+    struct nh_learn *c = t ? malloc(sizeof(*c)) : new_state(p, k, key, nsizes);
+    if (!c)
+        return -1;
+    if (t) {
+        *c = *t;
+        if (c->done)
+            tick(c);
+    }
+    rc = next_call(c, k->form, algo, bind, tuning, tuned, &paid);
+    free(c);
+    return rc;
 }
 
 /* k's state on p, where it is on trial: the call's signature checked. */

@@ -349,7 +349,11 @@ int nh_select_passes(nh_plan *p, nh_coll coll, nh_form form, nh_choice *out)
     return 1;
 }
 
-int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned long sig, nh_choice *out)
+/* nh_select, and with ask nh_select_ask: the same answer, but nothing
+ * counted or remembered (no memo, no tick toward a re-check, no state of
+ * a new size). */
+static int choose(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned long sig, int ask,
+                  nh_choice *out)
 {
     nh_op op = nh_coll_op(coll);
     int vec = nh_coll_vec(coll);
@@ -383,20 +387,22 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned long si
             if ((rc = nh_forced_needs_progress(p, forced, nh_coll_name(coll))))
                 return rc;
         }
-    } else if (forced == NH_ALGO_AUTO && last_stands(p, st, &lk)) {
+    } else if (forced == NH_ALGO_AUTO && !ask && last_stands(p, st, &lk)) {
         take_last(st, coll, form, out);
         return MPI_SUCCESS;
     } else if (forced == NH_ALGO_AUTO) {
         best = NH_ALGO_DIRECT;
         int tune = (known || vec) && nh_autotune_applies(p);
         if (tune &&
-            nh_autotune_algo(p, &lk, &best, &tb, &out->tuning, &out->tuned, &out->paid) == 0) {
+            (ask ? nh_autotune_ask(p, &lk, &best, &tb, &out->tuning, &out->tuned)
+                 : nh_autotune_algo(p, &lk, &best, &tb, &out->tuning, &out->tuned, &out->paid)) ==
+                0) {
             /* measured (NHOOD_AUTOTUNE, blocking and nonblocking calls;
              * MPI's own exchange is a candidate, run by the caller), or
              * the file's */
             if (best == NH_ALGO_PMPI) { /* decided: remembered (v, w: nh_select_passes) */
                 out->o.kind = tb;       /* (NH_BIND_PACK: the grouped form) */
-                if (!out->tuning)
+                if (!out->tuning && !ask)
                     remember(p, coll, form, m, sig, out);
                 return MPI_SUCCESS;
             }
@@ -432,7 +438,8 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned long si
         return MPI_ERR_NO_MEM;
     if (best == NH_ALGO_PMPI) { /* out says so already; the grouped form too */
         out->o.kind = tb;
-        remember(p, coll, form, m, sig, out);
+        if (!ask)
+            remember(p, coll, form, m, sig, out);
         return MPI_SUCCESS;
     }
     const nh_sched *s = bs ? bs : nh_plan_sched(p, op, best);
@@ -445,7 +452,18 @@ int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned long si
     out->o.kind = tb != NH_BIND_AUTO ? tb : vec ? nh_cfg.binding : nh_pick_binding(s, m);
     out->o.header = !known && s->tmpl_rounds > 1;
     out->o.model = nh_coll_vec(coll);
-    if (forced == NH_ALGO_AUTO && !out->tuning)
+    if (forced == NH_ALGO_AUTO && !out->tuning && !ask)
         remember(p, coll, form, m, sig, out);
     return MPI_SUCCESS;
+}
+
+int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned long sig, nh_choice *out)
+{
+    return choose(p, coll, form, m, sig, 0, out);
+}
+
+int nh_select_ask(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned long sig,
+                  nh_choice *out)
+{
+    return choose(p, coll, form, m, sig, 1, out);
 }

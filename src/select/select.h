@@ -97,6 +97,12 @@ typedef struct nh_choice {
  * same on every rank where nh_sizes_known; ignored elsewhere) and, for v
  * and w calls, the signature sig of their sizes (nh_learn_key). */
 int nh_select(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned long sig, nh_choice *out);
+/* What nh_select would answer for the next such call, for a question
+ * (nhood_algorithm_for) that is no call: nothing counted or kept, so a
+ * rank that asks makes the same choices at the same calls as one that
+ * does not. */
+int nh_select_ask(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned long sig,
+                  nh_choice *out);
 /* On a graph that is not isomorphic, where nhood would hand op's call to
  * MPI's own exchange: nhood's direct exchange over the lists instead
  * (*out set, 1) where some rank lists a source twice, whose blocks MPICH
@@ -225,9 +231,13 @@ typedef struct nh_learn_key {
  * candidate, untimed, too), a nonblocking one's request (exec/request.h,
  * nh_req_time) puts what the caller paid in **paid at completion (NULL:
  * untimed), then nh_autotune_started.  Creates the key's state; a trial
- * moves on only when made (nhood_algorithm_for asks too). */
+ * moves on only when made (nhood_algorithm_for asks nh_autotune_ask). */
 int nh_autotune_algo(nh_plan *p, const nh_learn_key *k, nh_algo *algo, nh_binding *bind,
                      int *tuning, nh_tuned *tuned, double **paid);
+/* nh_autotune_algo's answer for k's next call, moving nothing (the
+ * trials, the count toward a re-check) and adding no state. */
+int nh_autotune_ask(nh_plan *p, const nh_learn_key *k, nh_algo *algo, nh_binding *bind,
+                    int *tuning, nh_tuned *tuned);
 int nh_autotune_record(nh_plan *p, const nh_learn_key *k, double seconds);
 /* A nonblocking trial (timed or not) has started: the next call takes the
  * next trial. */

@@ -1020,6 +1020,22 @@ if run "$name" 2 "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=20 NHOOD_REPORT=1" "$t/te
 else
     bad "$name"
 fi
+# nhood_algorithm_for is a question, not a call: with rank 0 alone asking
+# before each call (a program printing its choice), every rank still
+# starts the trials and the re-checks at the same calls (test_autotune
+# ask-one: every result checked; a question that counted as a call made
+# rank 0 re-check early, MPI's own exchange there against nhood's
+# schedule on the others, and the job hung). Re-checks must have run.
+for np in 2 3; do
+    name="autotune np=$np NHOOD_LEARN_RECHECK=20, rank 0 alone asks nhood_algorithm_for: the re-checks at the same calls"
+    if run "$name" $np "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=20 NHOOD_REPORT=1" "$t/test_autotune" ask-one &&
+        all_passed &&
+        grep -Eq '^nhood: autotune comm=[0-9]+ op=alltoall bytes=8 algorithm=.* rechecks=2$' "$log.err"; then
+        ok "$name"
+    else
+        bad "$name"
+    fi
+done
 # One rank made slow in a third of the blocking calls (test_autotune slow):
 # the ranks time the candidates differently, the decisions (checked by
 # every rank against rank 0's) are identical.

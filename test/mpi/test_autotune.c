@@ -39,6 +39,8 @@ static int slow;
 static int brief;
 /* argv[1] "recheck-noise" (NHOOD_LEARN_RECHECK=20): run_noise. */
 static int noise;
+/* argv[1] "ask-one": run_ask_one. */
+static int ask_one;
 
 static void spin_us(double us)
 {
@@ -400,6 +402,34 @@ static void run_noise(MPI_Comm g, int outdeg, int indeg,
     free(ref);
 }
 
+/* 8-byte alltoall, 300 calls, rank 0 alone asking nhood_algorithm_for
+ * before each (a program printing its choice from one rank): a question
+ * is not a call, so the trials and the re-checks (NHOOD_LEARN_RECHECK=20:
+ * several in 300 calls) stay at the same calls on every rank, and every
+ * result equals the reference (a question that counted as a call started
+ * rank 0's re-checks early: MPI's own exchange there, nhood's schedule on
+ * the others).  Every rank's last choice is the same. */
+static void run_ask_one(MPI_Comm g, int outdeg, int indeg,
+                        int (*algo_for)(MPI_Comm, const char *, int, char *, int))
+{
+    const int m = 8;
+    char *sbuf = malloc((size_t)m * outdeg + 1), *rbuf = malloc((size_t)m * indeg + 1),
+         *ref = malloc((size_t)m * indeg + 1), name[32] = "";
+    for (int i = 0; i < m * outdeg; i++)
+        sbuf[i] = (char)(rank * 5 + i);
+    reference(1, g, sbuf, ref, m);
+    for (int c = 0; c < 300; c++) {
+        if (rank == 0 && algo_for)
+            algo_for(g, "alltoall", m, name, sizeof(name));
+        MPI_Neighbor_alltoall(sbuf, m, MPI_BYTE, rbuf, m, MPI_BYTE, g);
+        CHECK(memcmp(rbuf, ref, (size_t)m * indeg) == 0, "ask-one: call %d differs", c);
+    }
+    chosen(g, "alltoall", m, name, sizeof(name), algo_for);
+    free(sbuf);
+    free(rbuf);
+    free(ref);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -414,6 +444,7 @@ int main(int argc, char **argv)
     brief = argc > 1 && strcmp(argv[1], "short") == 0;
     noise = argc > 1 && strcmp(argv[1], "recheck-noise") == 0;
     repeat = argc > 1 && strcmp(argv[1], "vw-repeat") == 0;
+    ask_one = argc > 1 && strcmp(argv[1], "ask-one") == 0;
     int (*algo_for)(MPI_Comm, const char *, int, char *, int) =
         (int (*)(MPI_Comm, const char *, int, char *, int))dlsym(RTLD_DEFAULT,
                                                                  "nhood_algorithm_for");
@@ -447,8 +478,10 @@ int main(int argc, char **argv)
         free(off);
         return check_finish_mpi();
     }
-    if (brief || noise) {
-        if (brief)
+    if (brief || noise || ask_one) {
+        if (ask_one)
+            run_ask_one(g, outdeg, indeg, algo_for);
+        else if (brief)
             run(1, g, outdeg, indeg, 8, 20, algo_for);
         else
             run_noise(g, outdeg, indeg, algo_for);
