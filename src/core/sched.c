@@ -244,10 +244,19 @@ int nh_sched_finish(nh_sched *s)
     return pack_temps(s);
 }
 
-int nh_sched_alike(const nh_sched *a, const nh_sched *b)
+/* Do x and y list the same blocks (buffer and slot) in the same order? */
+static int same_blocks(const nh_blk *x, const nh_blk *y, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (x[i].buf != y[i].buf || x[i].slot != y[i].slot)
+            return 0;
+    return 1;
+}
+
+int nh_sched_alike(const nh_sched *a, const nh_sched *b, int same_lists)
 {
     /* (the statistics nh_sched_finish sums over the rounds follow) */
-    if (a->op != b->op || a->nrounds != b->nrounds || !a->hops != !b->hops)
+    if (a->op != b->op || a->nrounds != b->nrounds || a->hops || b->hops)
         return 0;
     for (int i = 0; i < a->nrounds; i++) {
         const nh_round *x = &a->rounds[i], *y = &b->rounds[i];
@@ -257,6 +266,16 @@ int nh_sched_alike(const nh_sched *a, const nh_sched *b)
          * every rank, posted in the same order); one without a hop names
          * this rank's peers only, which may differ elsewhere */
         if (!x->copy && (!x->has_hop || !y->has_hop || memcmp(x->hop, y->hop, sizeof(x->hop))))
+            return 0;
+        /* the blocks themselves, where every rank lists the same ones
+         * (two schedules of the same counts may copy or pack other blocks,
+         * from other places); elsewhere a copy round is never alike,
+         * since which blocks it copies from where could differ on some
+         * rank (a message round keeps its hop and count there) */
+        if (same_lists ? x->nsend != y->nsend || x->nrecv != y->nrecv ||
+                             !same_blocks(x->send, y->send, x->nsend) ||
+                             !same_blocks(x->recv, y->recv, x->nrecv)
+                       : x->copy)
             return 0;
     }
     return 1;

@@ -122,11 +122,13 @@ void nh_sched_free(nh_sched *s);
 /* Are a and b alike on every rank: the same operation, and the same
  * rounds in the same order and phases, each a copy or a message along the
  * same hop of the grid, moving as many blocks on an interior rank (so the
- * same statistics)?  A pure function of what every rank builds alike
- * (rounds without a hop are never alike); the learning
- * (select/candidates.c) times one of two alike schedules that the cost
- * model also prices alike. */
-int nh_sched_alike(const nh_sched *a, const nh_sched *b);
+ * same statistics), and with same_lists (every rank's lists are an
+ * interior rank's: a grid periodic in every dimension) the same blocks in
+ * each round; without it no copy round is alike.  A pure function of
+ * what every rank builds alike (rounds without a hop, and split
+ * schedules, are never alike); the learning (select/candidates.c) times
+ * one of two alike schedules that the cost model also prices alike. */
+int nh_sched_alike(const nh_sched *a, const nh_sched *b, int same_lists);
 /* Makes a finished alltoall grid schedule a split one: for every template
  * entry t that leaves the rank, one more round in phase 0 that sends the
  * entry's user block straight to its final receiver (tag ntags + t; the

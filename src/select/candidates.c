@@ -22,6 +22,11 @@ int nh_learn_candidates(nh_plan *p, struct nh_learn *t)
         t->cand[0] = NH_ALGO_PMPI;
         t->bind[t->ncand++] = mine;
     }
+    /* on a torus (periodic in every dimension) every rank lists an
+     * interior rank's blocks: alike compares them (nh_sched_alike) */
+    int torus = 1;
+    for (int j = 0; j < p->nb.g.ndims; j++)
+        torus &= p->nb.g.periods[j] != 0;
     for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++) {
         const nh_sched *s = nh_autotune_sched(p, t->coll, (nh_algo)a, t->m);
         nh_binding kinds[4] = {nh_cfg.binding};
@@ -37,7 +42,7 @@ int nh_learn_candidates(nh_plan *p, struct nh_learn *t)
          * Only where every rank prices the same sizes. */
         price[a] = same_sizes ? nh_cost_of(s, NH_BIND_PACK, t->m) : 0;
         for (int e = NH_ALGO_DIRECT; same_sizes && e < a && t->alike[a] == NH_ALGO_AUTO; e++)
-            if (tried[e] && price[e] == price[a] && nh_sched_alike(tried[e], s))
+            if (tried[e] && price[e] == price[a] && nh_sched_alike(tried[e], s, torus))
                 t->alike[a] = (nh_algo)e;
         if (t->alike[a] != NH_ALGO_AUTO)
             continue;

@@ -127,20 +127,45 @@ static void moore_scheds(nh_sched *s[NH_ALGO_COUNT])
  * 8x8x8 torus: torus and torus_direct send the same blocks along the same
  * hops but post each dimension's two messages in the other order (the
  * cost model prices them apart), direct's one phase of 26 messages is
- * neither, nor bruck's six phases (one port); a schedule is alike itself. */
+ * neither, nor bruck's six phases (one port); a schedule is alike itself.
+ * Two schedules of one copy round of two blocks each, one copying both
+ * from the send buffer, the other the second from the first's place in
+ * the receive buffer: the same counts, not alike where the blocks are
+ * compared (a torus, where every rank lists an interior rank's), and a
+ * copy round is never alike where they may not be (a mesh). */
 static void check_alike(void)
 {
     nh_sched *s[NH_ALGO_COUNT];
     moore_scheds(s);
     CHECK(s[NH_ALGO_DIRECT] && s[NH_ALGO_TORUS] && s[NH_ALGO_TORUS_DIRECT] && s[NH_ALGO_BRUCK] &&
-              !nh_sched_alike(s[NH_ALGO_TORUS], s[NH_ALGO_TORUS_DIRECT]) &&
-              !nh_sched_alike(s[NH_ALGO_DIRECT], s[NH_ALGO_TORUS]) &&
-              !nh_sched_alike(s[NH_ALGO_TORUS], s[NH_ALGO_BRUCK]),
+              !nh_sched_alike(s[NH_ALGO_TORUS], s[NH_ALGO_TORUS_DIRECT], 1) &&
+              !nh_sched_alike(s[NH_ALGO_DIRECT], s[NH_ALGO_TORUS], 1) &&
+              !nh_sched_alike(s[NH_ALGO_TORUS], s[NH_ALGO_BRUCK], 1),
           "8x8x8: direct, torus, torus_direct and bruck not alike");
     for (int a = 0; a < NH_ALGO_COUNT; a++)
-        CHECK(!s[a] || nh_sched_alike(s[a], s[a]), "%s alike itself", nh_algos[a].name);
+        CHECK(!s[a] || nh_sched_alike(s[a], s[a], 1), "%s alike itself", nh_algos[a].name);
     for (int a = 0; a < NH_ALGO_COUNT; a++)
         nh_sched_free(s[a]);
+    nh_sched *c[3];
+    for (int k = 0; k < 3; k++) {
+        nh_blk own = {NH_BUF_SEND, 0, -1}, got = {NH_BUF_RECV, 0, -1};
+        c[k] = nh_sched_new(NH_ALGO_TORUS, NH_OP_ALLGATHER);
+        int cr = c[k] ? nh_sched_add_round(c[k], 0, NH_NONE, NH_NONE, 1) : -1;
+        if (cr >= 0) {
+            nh_sched_add_copy(c[k], cr, 0, own, 0);
+            nh_sched_add_copy(c[k], cr, 1, k == 2 ? got : own, 1);
+        }
+        if (cr < 0 || nh_sched_finish(c[k]) != 0) {
+            nh_sched_free(c[k]);
+            c[k] = NULL;
+        }
+    }
+    CHECK(c[0] && c[1] && c[2] && c[0]->tmpl_copies == 2 && c[2]->tmpl_copies == 2 &&
+              nh_sched_alike(c[0], c[1], 1) && !nh_sched_alike(c[0], c[2], 1) &&
+              !nh_sched_alike(c[0], c[1], 0),
+          "copies: alike with the same blocks on a torus only");
+    for (int k = 0; k < 3; k++)
+        nh_sched_free(c[k]);
 }
 
 int main(void)
