@@ -678,15 +678,31 @@ int main(int argc, char **argv)
          * calls the medians time, each after a barrier and among the
          * other series' calls (--forced: the forced graphs' too); what
          * learning costs is --learning's figure.  Each round starts one
-         * series later than the one before, so that no series always
-         * follows the same one (MPICH 4.0.2, 2 ranks, ialltoall of 1 MiB
-         * blocks: the default graph, which always ran after MPI's own,
-         * timed torus/zcopy at 3042 us where the forced torus graph timed
-         * 2871 in the same run; the order is one difference between them,
-         * not shown to be the cause) */
+         * series later than the one before, and steps through the series
+         * by a stride that changes every `series` rounds (each stride
+         * prime to their count), so that every series follows every
+         * other as often: in one order with the start alone rotating, a
+         * series followed the same one in all rounds but one, and a call
+         * after one of the same schedule ran faster (MPICH 4.0.2, 2 ranks,
+         * 3-D Moore allgather of 16 KiB, five graphs running the same
+         * one-message schedule: forced torus_direct, after forced torus,
+         * 11.8 to 12.6 us, torus after direct's 26 messages 14.9 to 15.8,
+         * the default graph after MPI's own 12.3 to 13.2) */
+        int strides[8], nstrides = 0;
+        for (int st = 1; st < series || nstrides == 0; st++) {
+            int a = st, b = series;
+            while (b) {
+                int r = a % b;
+                a = b;
+                b = r;
+            }
+            if (a == 1 && nstrides < 8)
+                strides[nstrides++] = st;
+        }
         for (int k = -160; k < reps; k++)
             for (int i = 0; i < series; i++) {
-                int j = (i + k + 160) % series;
+                int round = k + 160,
+                    j = (round + i * strides[round / series % nstrides]) % series;
                 MPI_Barrier(graph);
                 double us = j >= 2 && forced
                                 ? timed(&nhood, f, 0, 0, sbuf, rbuf, bytes, fg[j - 2])
