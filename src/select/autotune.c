@@ -327,7 +327,7 @@ int nh_autotune_algo(nh_plan *p, const nh_learn_key *k, nh_algo *algo, nh_bindin
 int nh_autotune_ask(nh_plan *p, const nh_learn_key *k, nh_algo *algo, nh_binding *bind,
                     int *tuning, nh_tuned *tuned)
 {
-    int nsizes, rc = -1;
+    int nsizes;
     double *paid = NULL;
     nh_sel_state *st = nh_sel_state_of(p);
     if (!nh_autotune_applies(p) || !st || k->form == NH_FORM_PERSISTENT)
@@ -345,7 +345,7 @@ int nh_autotune_ask(nh_plan *p, const nh_learn_key *k, nh_algo *algo, nh_binding
         if (c->done)
             tick(c);
     }
-    rc = next_call(c, k->form, algo, bind, tuning, tuned, &paid);
+    int rc = next_call(c, k->form, algo, bind, tuning, tuned, &paid);
     free(c);
     return rc;
 }
