@@ -686,9 +686,9 @@ int main(int argc, char **argv)
          * after one of the same schedule ran faster (MPICH 4.0.2, 2 ranks,
          * 3-D Moore allgather of 16 KiB, four graphs running the same
          * one-message schedule, seven runs: forced torus_direct, after
-         * forced torus, 11.8 to 14.5 us; torus, after direct's 18
-         * messages, 14.9 to 19.8; the default graph, after MPI's own,
-         * 12.3 to 15.2) */
+         * forced torus, 11.8 to 14.5 us; torus, after direct's message
+         * of 18 blocks, 14.9 to 19.8; the default graph, after MPI's
+         * own, 12.3 to 15.2) */
         int strides[8], nstrides = 0;
         for (int st = 1; st < series || nstrides == 0; st++) {
             int a = st, b = series;
