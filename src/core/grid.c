@@ -85,6 +85,14 @@ void nh_grid_normalize(const nh_grid *g, int *off)
     }
 }
 
+int nh_grid_periodic(const nh_grid *g)
+{
+    for (int j = 0; j < g->ndims; j++)
+        if (!g->periods[j])
+            return 0;
+    return 1;
+}
+
 int nh_grid_equiv(const nh_grid *a, const nh_grid *b)
 {
     int i = 0, k = 0;
@@ -286,9 +294,7 @@ out:
 int nh_match_template(const nh_grid *g, const int *coords, int s, const int *tmpl, int n,
                       const int *off_sorted, const int *perm, int sign, int *slot)
 {
-    int d = g->ndims, k = 0, torus = 1;
-    for (int j = 0; j < d; j++)
-        torus &= g->periods[j] != 0;
+    int d = g->ndims, k = 0, torus = nh_grid_periodic(g);
     for (int t = 0; t < s; t++) {
         const int *c = tmpl + (size_t)t * d;
         if (!torus && nh_grid_shift(g, coords, c, sign) == NH_NONE) {

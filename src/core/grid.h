@@ -35,6 +35,8 @@ void nh_grid_normalize(const nh_grid *g, int *off);
  * g->ndims ints) has over all ranks: each offset once per rank it leads
  * to a rank from, p where every dimension is periodic. */
 long long nh_grid_edges(const nh_grid *g, int s, const int *tmpl);
+/* Is every dimension periodic (a torus: every rank an interior one)? */
+int nh_grid_periodic(const nh_grid *g);
 /* Removes size-1 dimensions; two grids are equivalent if reduced equal. */
 int nh_grid_equiv(const nh_grid *a, const nh_grid *b);
 void nh_grid_format(const nh_grid *g, char *buf, size_t len); /* "4x4x2" */

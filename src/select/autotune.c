@@ -304,7 +304,7 @@ static int next_call(struct nh_learn *t, nh_form form, nh_algo *algo, nh_binding
     return 0;
 }
 
-int nh_autotune_algo(nh_plan *p, const nh_learn_key *k, nh_algo *algo, nh_binding *bind,
+int nh_autotune_algo(nh_plan *p, const nh_learn_key *k, int ask, nh_algo *algo, nh_binding *bind,
                      int *tuning, nh_tuned *tuned, double **paid)
 {
     int nsizes;
@@ -314,6 +314,23 @@ int nh_autotune_algo(nh_plan *p, const nh_learn_key *k, nh_algo *algo, nh_bindin
         return -1;
     unsigned long key = key_value(p, k);
     struct nh_learn *t = find(st, k->coll, k->form, key, &nsizes);
+    if (ask) {
+        /* the next call's answer from a copy of the state (or a new one),
+         * which then goes: a question moves neither the trials nor the
+         * count toward a re-check, and adds no size */
+        struct nh_learn *c = t ? malloc(sizeof(*c)) : new_state(p, k, key, nsizes);
+        if (!c)
+            return -1;
+        if (t) {
+            *c = *t;
+            if (c->done)
+                tick(c);
+        }
+        int rc = next_call(c, k->form, algo, bind, tuning, tuned, paid);
+        *paid = NULL; /* (a slot of the copy) */
+        free(c);
+        return rc;
+    }
     if (!t) {
         if (!(t = new_state(p, k, key, nsizes)))
             return -1;
@@ -322,32 +339,6 @@ int nh_autotune_algo(nh_plan *p, const nh_learn_key *k, nh_algo *algo, nh_bindin
     } else if (t->done)
         tick(t);
     return next_call(t, k->form, algo, bind, tuning, tuned, paid);
-}
-
-int nh_autotune_ask(nh_plan *p, const nh_learn_key *k, nh_algo *algo, nh_binding *bind,
-                    int *tuning, nh_tuned *tuned)
-{
-    int nsizes;
-    double *paid = NULL;
-    nh_sel_state *st = nh_sel_state_of(p);
-    if (!nh_autotune_applies(p) || !st || k->form == NH_FORM_PERSISTENT)
-        return -1;
-    unsigned long key = key_value(p, k);
-    const struct nh_learn *t = find(st, k->coll, k->form, key, &nsizes);
-    /* the next call's answer from a copy of the state (or a new one),
-     * which then goes: a question moves neither the trials nor the count
-     * toward a re-check, and adds no size */
-    struct nh_learn *c = t ? malloc(sizeof(*c)) : new_state(p, k, key, nsizes);
-    if (!c)
-        return -1;
-    if (t) {
-        *c = *t;
-        if (c->done)
-            tick(c);
-    }
-    int rc = next_call(c, k->form, algo, bind, tuning, tuned, &paid);
-    free(c);
-    return rc;
 }
 
 /* k's state on p, where it is on trial: the call's signature checked. */

@@ -22,11 +22,9 @@ int nh_learn_candidates(nh_plan *p, struct nh_learn *t)
         t->cand[0] = NH_ALGO_PMPI;
         t->bind[t->ncand++] = mine;
     }
-    /* on a torus (periodic in every dimension) every rank lists an
-     * interior rank's blocks: alike compares them (nh_sched_alike) */
-    int torus = 1;
-    for (int j = 0; j < p->nb.g.ndims; j++)
-        torus &= p->nb.g.periods[j] != 0;
+    /* on a torus every rank lists an interior rank's blocks: alike
+     * compares them (nh_sched_alike) */
+    int torus = nh_grid_periodic(&p->nb.g);
     for (int a = NH_ALGO_DIRECT; a < NH_ALGO_COUNT; a++) {
         const nh_sched *s = nh_autotune_sched(p, t->coll, (nh_algo)a, t->m);
         nh_binding kinds[4] = {nh_cfg.binding};

@@ -394,8 +394,7 @@ static int choose(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned lon
         best = NH_ALGO_DIRECT;
         int tune = (known || vec) && nh_autotune_applies(p);
         if (tune &&
-            (ask ? nh_autotune_ask(p, &lk, &best, &tb, &out->tuning, &out->tuned)
-                 : nh_autotune_algo(p, &lk, &best, &tb, &out->tuning, &out->tuned, &out->paid)) ==
+            nh_autotune_algo(p, &lk, ask, &best, &tb, &out->tuning, &out->tuned, &out->paid) ==
                 0) {
             /* measured (NHOOD_AUTOTUNE, blocking and nonblocking calls;
              * MPI's own exchange is a candidate, run by the caller), or

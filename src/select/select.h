@@ -231,13 +231,11 @@ typedef struct nh_learn_key {
  * candidate, untimed, too), a nonblocking one's request (exec/request.h,
  * nh_req_time) puts what the caller paid in **paid at completion (NULL:
  * untimed), then nh_autotune_started.  Creates the key's state; a trial
- * moves on only when made (nhood_algorithm_for asks nh_autotune_ask). */
-int nh_autotune_algo(nh_plan *p, const nh_learn_key *k, nh_algo *algo, nh_binding *bind,
+ * moves on only when made.  With ask (nhood_algorithm_for's question) the
+ * answer for k's next call, moving nothing (the trials, the count toward
+ * a re-check), adding no state, and *paid NULL. */
+int nh_autotune_algo(nh_plan *p, const nh_learn_key *k, int ask, nh_algo *algo, nh_binding *bind,
                      int *tuning, nh_tuned *tuned, double **paid);
-/* nh_autotune_algo's answer for k's next call, moving nothing (the
- * trials, the count toward a re-check) and adding no state. */
-int nh_autotune_ask(nh_plan *p, const nh_learn_key *k, nh_algo *algo, nh_binding *bind,
-                    int *tuning, nh_tuned *tuned);
 int nh_autotune_record(nh_plan *p, const nh_learn_key *k, double seconds);
 /* A nonblocking trial (timed or not) has started: the next call takes the
  * next trial. */
