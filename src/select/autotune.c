@@ -192,7 +192,7 @@ static void try_all(struct nh_learn *t)
 {
     t->ntry = 0;
     for (int i = 0; i < t->ncand; i++) {
-        t->first[i] = -1;
+        t->first[i] = t->fast[i] = -1;
         t->dec.us[i] = -1; /* (not timed) */
         if (!t->later[i])
             t->tryidx[t->ntry++] = i;
@@ -450,16 +450,18 @@ static void say(nh_plan *p, const struct nh_learn *t)
             t->cost_us, t->rechecks);
 }
 
-/* The agreed times all[] (the slowest rank's) of the candidates on
- * trial, this rank's mine[]: every rank takes the same choice. */
-/* After the first round: a run-off between the fastest and the (up to
- * NH_LEARN_RUNOFF - 1) candidates within NH_LEARN_CLOSE of it, with
- * NH_LEARN_RUNOFF_TRIALS fresh trials each taken in turns (three calls
- * each in a block cannot tell apart choices a few percent apart on a
- * noisy machine; the run-off's times decide), and the later bindings of
- * nhood's fastest schedule where it took at most NH_LEARN_BIND_CLOSE
- * (the struct datatype) or NH_LEARN_WHOLE_CLOSE (one message per peer and
- * round: onemsg) times the fastest.  1 if one starts. */
+/* After the first round: a run-off between the fastest (by the medians)
+ * and the (up to NH_LEARN_RUNOFF - 1) candidates whose fastest call came
+ * within NH_LEARN_CLOSE of its median, with NH_LEARN_RUNOFF_TRIALS fresh
+ * trials each taken in turns (three calls each in a block cannot tell
+ * apart choices a few percent apart on a noisy machine; the run-off's
+ * times decide), and the later bindings of nhood's fastest schedule (by
+ * the fastest calls) where its fastest call took at most
+ * NH_LEARN_BIND_CLOSE (the struct datatype) or NH_LEARN_WHOLE_CLOSE (one
+ * message per peer and round: onemsg) times that median.  A candidate's
+ * fastest call is never above its median, so a disturbance that fell on
+ * most of its calls keeps it out no more than a steady slower time would
+ * (nh_learn_stats).  1 if one starts. */
 static int start_runoff(struct nh_learn *t, int best)
 {
     int b = t->tryidx[best], n = 1, pick[NH_TUNE_MAXCAND], own = -1;
@@ -470,8 +472,8 @@ static int start_runoff(struct nh_learn *t, int best)
             int taken = 0;
             for (int j = 0; j < n; j++)
                 taken |= pick[j] == i;
-            if (!taken && t->first[i] >= 0 && t->first[i] <= NH_LEARN_CLOSE * t->first[b] &&
-                (c < 0 || t->first[i] < t->first[c]))
+            if (!taken && t->fast[i] >= 0 && t->fast[i] <= NH_LEARN_CLOSE * t->first[b] &&
+                (c < 0 || t->fast[i] < t->fast[c]))
                 c = i;
         }
         if (c < 0)
@@ -479,12 +481,12 @@ static int start_runoff(struct nh_learn *t, int best)
         pick[n++] = c;
     }
     for (int i = 0; i < t->ncand; i++)
-        if (t->cand[i] != NH_ALGO_PMPI && t->first[i] >= 0 &&
-            (own < 0 || t->first[i] < t->first[own]))
+        if (t->cand[i] != NH_ALGO_PMPI && t->fast[i] >= 0 &&
+            (own < 0 || t->fast[i] < t->fast[own]))
             own = i;
     for (int i = 0; own >= 0 && i < t->ncand; i++)
         if (t->later[i] && t->cand[i] == t->cand[own] &&
-            t->first[own] <=
+            t->fast[own] <=
                 (t->onemsg[i] ? NH_LEARN_WHOLE_CLOSE : NH_LEARN_BIND_CLOSE) * t->first[b])
             pick[n++] = i;
     if (n < 2)
@@ -567,8 +569,10 @@ void nh_learn_decide(nh_plan *p, struct nh_learn *t, int unstable, const double 
             t->dec.cand[i] = t->cand[i];
             t->dec.cbind[i] = t->bind[i];
         }
-        for (int i = 0; i < t->ntry; i++)
+        for (int i = 0; i < t->ntry; i++) {
             t->first[t->tryidx[i]] = all[i];
+            t->fast[t->tryidx[i]] = all[t->ntry + i];
+        }
         if (start_runoff(t, best)) {
             /* a nonblocking size's calls remembered the choice they took
              * while it waited: the run-off's calls choose anew */
@@ -637,13 +641,12 @@ void nh_learn_decide(nh_plan *p, struct nh_learn *t, int unstable, const double 
 static int agree(nh_plan *p, struct nh_learn *t)
 {
     /* whether the sizes changed, then each candidate's median */
-    double mine[NH_TUNE_MAXCAND + 1], all[NH_TUNE_MAXCAND + 1];
+    double mine[NH_LEARN_NSTAT + 1], all[NH_LEARN_NSTAT + 1];
     mine[0] = t->unstable;
-    for (int i = 0; i < t->ntry; i++)
-        mine[1 + i] = nh_learn_median(t, t->tryidx[i]);
+    nh_learn_stats(t, mine + 1);
     /* progressing nhood's outstanding operations while it waits: another
      * rank may need this one's forwarding before it joins */
-    int rc = nh_req_allreduce(mine, all, t->ntry + 1, MPI_DOUBLE, MPI_MAX, p->pcomm);
+    int rc = nh_req_allreduce(mine, all, 2 * t->ntry + 1, MPI_DOUBLE, MPI_MAX, p->pcomm);
     if (!rc)
         nh_learn_decide(p, t, all[0] > 0, mine + 1, all + 1);
     return rc;

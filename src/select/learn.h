@@ -55,6 +55,8 @@
  * struct datatypes that lost) */
 #define NH_LEARN_BIG 65536
 #define NH_LEARN_EARLY 64 /* decided calls before the first re-check, at most */
+/* values a rank gives an agreement per set of trials (nh_learn_stats) */
+#define NH_LEARN_NSTAT (2 * NH_TUNE_MAXCAND)
 
 struct nh_learn {
     struct nh_learn *next;
@@ -75,6 +77,7 @@ struct nh_learn {
     nh_binding bind[NH_TUNE_MAXCAND];
     double tm[NH_TUNE_MAXCAND][NH_TUNE_SAMPLES]; /* timed calls (nh_learn_timed), seconds */
     double first[NH_TUNE_MAXCAND];               /* the first round's agreed times, seconds */
+    double fast[NH_TUNE_MAXCAND]; /* ... the slowest rank's fastest call (start_runoff) */
     /* not in the first round: a schedule's struct-datatype binding, tried
      * in the run-off where the schedule's packing comes close to the
      * fastest (it costs more than packing on MPICH 4.0.2 at 2 ranks, 31 to
@@ -104,7 +107,7 @@ struct nh_learn {
      * the plan's call defer_at: the agreed times, this rank's, unstable */
     int deferred, dunstable;
     long defer_at;
-    double dmine[NH_TUNE_MAXCAND], dall[NH_TUNE_MAXCAND];
+    double dmine[NH_LEARN_NSTAT], dall[NH_LEARN_NSTAT];
     int done;
     int from_file;   /* decided by the tuning file, no trials */
     int own;         /* cand index of nhood's fastest candidate at the decision (-1: none) */
@@ -156,9 +159,28 @@ static inline double nh_learn_median(const struct nh_learn *t, int i)
     }
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
-/* The agreed times all[] (the slowest rank's) of the candidates on trial,
- * this rank's mine[], unstable: the sizes changed on some rank.  Every
- * rank takes the same choice (or starts the same run-off). */
+/* What a rank gives the agreement of t's trials (2 * t->ntry values,
+ * reduced by MPI_MAX: the slowest rank's): each candidate's median, then
+ * its fastest call.  A passing disturbance only adds time, and may fall
+ * on two of a candidate's three first-round calls (MPICH 4.0.2 at 2
+ * ranks, 3-D Moore alltoall of 4 KiB: direct's packing timed 17 to 22 us
+ * a call, its median 36 to 68 in one run of six to ten); the fastest
+ * call lets such a candidate into the run-off (start_runoff), whose
+ * medians of seven then decide. */
+static inline void nh_learn_stats(const struct nh_learn *t, double *v)
+{
+    for (int c = 0; c < t->ntry; c++) {
+        const double *tm = t->tm[t->tryidx[c]];
+        v[c] = nh_learn_median(t, t->tryidx[c]);
+        v[t->ntry + c] = tm[0];
+        for (int k = 1; k < nh_learn_timed(t); k++)
+            v[t->ntry + c] = tm[k] < v[t->ntry + c] ? tm[k] : v[t->ntry + c];
+    }
+}
+/* The agreed values all[] (nh_learn_stats, the slowest rank's) of the
+ * candidates on trial, this rank's mine[], unstable: the sizes changed
+ * on some rank.  Every rank takes the same choice (or starts the same
+ * run-off). */
 void nh_learn_decide(nh_plan *p, struct nh_learn *t, int unstable, const double *mine,
                      const double *all);
 

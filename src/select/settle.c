@@ -86,8 +86,8 @@ int nh_autotune_point_state(nh_plan *p, int *n, long *calls)
 }
 
 /* Per size at a parent's point: whether it cannot settle here, whether
- * its sizes changed, each candidate's median. */
-#define AT_WIDTH (2 + NH_TUNE_MAXCAND)
+ * its sizes changed, its candidates' times (nh_learn_stats). */
+#define AT_WIDTH (2 + NH_LEARN_NSTAT)
 
 int nh_autotune_settle_at(nh_plan *p, int n, long switch_at, int *decided)
 {
@@ -116,8 +116,8 @@ int nh_autotune_settle_at(nh_plan *p, int n, long switch_at, int *decided)
         int ok = t->awaiting && !t->deferred && measured(t);
         v[0] = !ok;
         v[1] = t->unstable;
-        for (int c = 0; ok && c < t->ntry; c++)
-            v[2 + c] = nh_learn_median(t, t->tryidx[c]);
+        if (ok)
+            nh_learn_stats(t, v + 2);
     }
     rc = nh_req_allreduce(mine, all, n * AT_WIDTH, MPI_DOUBLE, MPI_MAX, p->pcomm);
     for (i = 0; i < n && !rc; i++) {
@@ -129,7 +129,7 @@ int nh_autotune_settle_at(nh_plan *p, int n, long switch_at, int *decided)
         ++*decided;
         t->dunstable = a[1] > 0;
         t->defer_at = switch_at;
-        for (int c = 0; c < t->ntry; c++) {
+        for (int c = 0; c < 2 * t->ntry; c++) {
             t->dmine[c] = mine[i * AT_WIDTH + 2 + c];
             t->dall[c] = a[2 + c];
         }
@@ -150,12 +150,13 @@ int nh_autotune_settle(nh_plan *p)
     if (st && st->defer_min)
         nh_autotune_apply(p, 1);
     for (struct nh_learn *t = st ? st->learn : NULL; t; t = t->next)
-        n += t->awaiting ? 2 + t->ntry : 0;
+        n += t->awaiting ? 2 + 2 * t->ntry : 0;
     if (!n)
         return MPI_SUCCESS;
     /* per entry awaiting (the same entries in the same order on every
      * rank: the same calls made them): whether a trial is still running
-     * somewhere, whether the sizes changed, then each candidate's median */
+     * somewhere, whether the sizes changed, then the candidates' times
+     * (nh_learn_stats; zeros where a trial is still running) */
     double *mine = malloc(2 * (size_t)n * sizeof(double)), *all = mine + n;
     if (!mine)
         return MPI_ERR_NO_MEM;
@@ -165,8 +166,11 @@ int nh_autotune_settle(nh_plan *p)
         int ok = measured(t);
         mine[k++] = !ok;
         mine[k++] = t->unstable;
-        for (int i = 0; i < t->ntry; i++)
-            mine[k++] = ok ? nh_learn_median(t, t->tryidx[i]) : 0;
+        for (int i = 0; i < 2 * t->ntry; i++)
+            mine[k + i] = 0;
+        if (ok)
+            nh_learn_stats(t, mine + k);
+        k += 2 * t->ntry;
     }
     rc = nh_req_allreduce(mine, all, n, MPI_DOUBLE, MPI_MAX, p->pcomm);
     k = 0;
@@ -175,7 +179,7 @@ int nh_autotune_settle(nh_plan *p)
             continue;
         if (all[k] == 0) /* measured everywhere */
             decide(p, t, all[k + 1] > 0, mine + k + 2, all + k + 2);
-        k += 2 + t->ntry;
+        k += 2 + 2 * t->ntry;
     }
     free(mine);
     return rc;

@@ -1043,6 +1043,20 @@ for np in 2 3; do
         bad "$name"
     fi
 done
+# A disturbance on two of the three first-round timed calls of nhood's
+# schedule (test_autotune disturb: the other rank waits 3 ms inside
+# them): by its fastest call the schedule still joins the run-off, with
+# its struct binding, and the run-off's medians of seven decide.  By the
+# medians alone it stayed out (direct/pack 3009 us) and MPI's own at
+# twice its time was taken.
+name="autotune np=2, a disturbance on two of a schedule's three first-round calls: it joins the run-off"
+if run "$name" 2 "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=0 NHOOD_REPORT=1" "$t/test_autotune" disturb &&
+    all_passed &&
+    grep -Eq '^nhood: autotune comm=[0-9]+ op=alltoall bytes=8 algorithm=[a-z_/]+ times_us=[^ ]*direct/pack:[0-9]{1,3}\.[0-9]+,[^ ]*direct/zcopy:[0-9.]+ \(slowest rank.s median of 7 calls' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
 # One rank made slow in a third of the blocking calls (test_autotune slow):
 # the ranks time the candidates differently, the decisions (checked by
 # every rank against rank 0's) are identical.
