@@ -402,6 +402,10 @@ int run_neighbor(const opts *o)
                 lay(o, off, s, n, edge, m, &sb, &rb);
                 double us = -1;
                 int anywrong = 0;
+                /* what the timed call runs, asked before it: asked after,
+                 * a learning graph names its next call, which may be a
+                 * re-check's first, MPI's own */
+                char ran[32] = "";
                 if (pass == 1) {
                     char pick[32];
                     nhood_algorithm_for(n->g, op_names[o->op], m, pick, sizeof(pick));
@@ -427,13 +431,17 @@ int run_neighbor(const opts *o)
                         sync_start(n->g);
                         call(o->op, 0, n, sbuf, rbuf, m);
                     }
+                    nhood_algorithm_for(n->g, op_names[o->op], m, ran, sizeof(ran));
                     us = time_calls(o->op, 0, n, sbuf, rbuf, m, o->reps);
                 }
                 char name[48] = "pmpi";
                 long rounds = 1, msgs = nmsgs, vol = nvol;
                 {
                     char chosen[32];
-                    nhood_algorithm_for(n->g, op_names[o->op], m, chosen, sizeof(chosen));
+                    if (ran[0])
+                        memcpy(chosen, ran, sizeof(chosen));
+                    else
+                        nhood_algorithm_for(n->g, op_names[o->op], m, chosen, sizeof(chosen));
                     nh_plan *pl = nh_plan_get(n->g);
                     nh_algo al;
                     /* A graph nhood does not detect may get store-and-forward. */
