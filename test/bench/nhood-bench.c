@@ -262,7 +262,6 @@ static void wrong_list(const int *bad, int n, char *out, size_t len)
         snprintf(out, len, "-");
 }
 
-/* --learning: one row per block size (see the top of the file). */
 /* The robust median of every second of v's n values (n <= 64) from the
  * first-th (v is left as it is). */
 static double alternate_median(const double *v, int n, int first)
@@ -274,6 +273,33 @@ static double alternate_median(const double *v, int n, int first)
     return robust_median(col, k);
 }
 
+/* The series (of n) that round's i-th run takes: each round starts one
+ * series later than the one before, and steps through the series by a
+ * stride prime to n that changes every `every` rounds, so that every
+ * series follows every other as often.  With the start alone rotating a
+ * series followed the same one in all rounds but one, and a call after
+ * one of the same schedule ran faster (MPICH 4.0.2, 2 ranks, 3-D Moore
+ * allgather of 16 KiB, four graphs running the same one-message
+ * schedule, seven runs: forced torus_direct, after forced torus, 11.8 to
+ * 14.5 us; torus, after direct's message of 18 blocks, 14.9 to 19.8; the
+ * default graph, after MPI's own, 12.3 to 15.2). */
+static int series_at(int round, int i, int n, int every)
+{
+    int strides[8], nstrides = 0;
+    for (int st = 1; st < n || nstrides == 0; st++) {
+        int a = st, b = n;
+        while (b) {
+            int r = a % b;
+            a = b;
+            b = r;
+        }
+        if (a == 1 && nstrides < 8)
+            strides[nstrides++] = st;
+    }
+    return (round + i * strides[round / every % nstrides]) % n;
+}
+
+/* --learning: one row per block size (see the top of the file). */
 static void learning_row(side *sides[2], enum form f, int calls, int tries, const graph_args *ga,
                          const char *cols, int bytes, const char *sbuf, const char *ref,
                          size_t rblk, int rank)
@@ -284,7 +310,7 @@ static void learning_row(side *sides[2], enum form f, int calls, int tries, cons
     char *rbuf = calloc(rblk + 1, 1), wrong[160];
     for (int k = 0; k < tries; k++)
         for (int i = 0; i < NVARIANTS; i++) {
-            int v = (i + k) % NVARIANTS; /* each try starts one variant later */
+            int v = series_at(k, i, NVARIANTS, 1); /* a stride of its own per try */
             MPI_Comm g;
             memset(rbuf, 0xa5, rblk); /* what no call writes: checked after the run */
             MPI_Barrier(MPI_COMM_WORLD);
@@ -677,33 +703,11 @@ int main(int argc, char **argv)
          * the medians are the decided state's, and the trials see the
          * calls the medians time, each after a barrier and among the
          * other series' calls (--forced: the forced graphs' too); what
-         * learning costs is --learning's figure.  Each round starts one
-         * series later than the one before, and steps through the series
-         * by a stride that changes every `series` rounds (each stride
-         * prime to their count), so that every series follows every
-         * other as often: in one order with the start alone rotating, a
-         * series followed the same one in all rounds but one, and a call
-         * after one of the same schedule ran faster (MPICH 4.0.2, 2 ranks,
-         * 3-D Moore allgather of 16 KiB, four graphs running the same
-         * one-message schedule, seven runs: forced torus_direct, after
-         * forced torus, 11.8 to 14.5 us; torus, after direct's message
-         * of 18 blocks, 14.9 to 19.8; the default graph, after MPI's
-         * own, 12.3 to 15.2) */
-        int strides[8], nstrides = 0;
-        for (int st = 1; st < series || nstrides == 0; st++) {
-            int a = st, b = series;
-            while (b) {
-                int r = a % b;
-                a = b;
-                b = r;
-            }
-            if (a == 1 && nstrides < 8)
-                strides[nstrides++] = st;
-        }
+         * learning costs is --learning's figure.  The series in turns
+         * (series_at: its stride changes every `series` rounds) */
         for (int k = -160; k < reps; k++)
             for (int i = 0; i < series; i++) {
-                int round = k + 160,
-                    j = (round + i * strides[round / series % nstrides]) % series;
+                int round = k + 160, j = series_at(round, i, series, series);
                 MPI_Barrier(graph);
                 double us = j >= 2 && forced
                                 ? timed(&nhood, f, 0, 0, sbuf, rbuf, bytes, fg[j - 2])
