@@ -640,7 +640,7 @@ void nh_learn_decide(nh_plan *p, struct nh_learn *t, int unstable, const double 
 /* After a blocking call's last trial: agree on the fastest candidate. */
 static int agree(nh_plan *p, struct nh_learn *t)
 {
-    /* whether the sizes changed, then each candidate's median */
+    /* whether the sizes changed, then the candidates' times (nh_learn_stats) */
     double mine[NH_LEARN_NSTAT + 1], all[NH_LEARN_NSTAT + 1];
     mine[0] = t->unstable;
     nh_learn_stats(t, mine + 1);
