@@ -39,10 +39,8 @@ static int slow;
 static int brief;
 /* argv[1] "recheck-noise" (NHOOD_LEARN_RECHECK=20): run_noise. */
 static int noise;
-/* argv[1] "ask-one": run_ask_one. */
-static int ask_one;
-/* argv[1] "disturb": run_disturb. */
-static int disturb;
+/* argv[1] "ask-one" or "disturb": run_asking. */
+static int ask_one, disturb;
 
 static void spin_us(double us)
 {
@@ -404,60 +402,43 @@ static void run_noise(MPI_Comm g, int outdeg, int indeg,
     free(ref);
 }
 
-/* 8-byte alltoall, 300 calls, rank 0 alone asking nhood_algorithm_for
- * before each (a program printing its choice from one rank): a question
- * is not a call, so the trials and the re-checks (NHOOD_LEARN_RECHECK=20:
- * several in 300 calls) stay at the same calls on every rank, and every
- * result equals the reference (a question that counted as a call started
- * rank 0's re-checks early: MPI's own exchange there, nhood's schedule on
- * the others).  Every rank's last choice is the same. */
-static void run_ask_one(MPI_Comm g, int outdeg, int indeg,
-                        int (*algo_for)(MPI_Comm, const char *, int, char *, int))
+/* 8-byte alltoall calls with one rank alone asking nhood_algorithm_for
+ * before each, every result checked against the reference, and every
+ * rank's last choice the same.
+ *
+ * ask-one: 300 calls, rank 0 asking (a program printing its choice from
+ * one rank): a question is not a call, so the trials and the re-checks
+ * (NHOOD_LEARN_RECHECK=20: several in 300 calls) stay at the same calls
+ * on every rank (a question that counted as a call started rank 0's
+ * re-checks early: MPI's own exchange there, nhood's schedule on the
+ * others).
+ *
+ * disturb: a passing disturbance on two of a candidate's three
+ * first-round timed calls (2 ranks): 128 calls, the last rank asking and
+ * spinning 3 ms before the 5th and 6th that nhood's schedule runs (its
+ * first round: three untimed calls, then three timed, in turns with
+ * MPI's own), so the other rank waits inside them.  The schedule's
+ * median is then the disturbance's; its fastest call lets it into the
+ * run-off, with its struct binding (run-mpi-tests.sh checks the
+ * report). */
+static void run_asking(MPI_Comm g, int outdeg, int indeg,
+                       int (*algo_for)(MPI_Comm, const char *, int, char *, int))
 {
-    const int m = 8;
-    char *sbuf = malloc((size_t)m * outdeg + 1), *rbuf = malloc((size_t)m * indeg + 1),
-         *ref = malloc((size_t)m * indeg + 1), name[32] = "";
-    for (int i = 0; i < m * outdeg; i++)
-        sbuf[i] = (char)(rank * 5 + i);
-    reference(1, g, sbuf, ref, m);
-    for (int c = 0; c < 300; c++) {
-        if (rank == 0 && algo_for)
-            algo_for(g, "alltoall", m, name, sizeof(name));
-        MPI_Neighbor_alltoall(sbuf, m, MPI_BYTE, rbuf, m, MPI_BYTE, g);
-        CHECK(memcmp(rbuf, ref, (size_t)m * indeg) == 0, "ask-one: call %d differs", c);
-    }
-    chosen(g, "alltoall", m, name, sizeof(name), algo_for);
-    free(sbuf);
-    free(rbuf);
-    free(ref);
-}
-
-/* A passing disturbance on two of a candidate's three first-round timed
- * calls (2 ranks): the last rank asks nhood_algorithm_for before each of
- * 128 alltoall calls of 8 B and spins 3 ms before the 5th and 6th that
- * nhood's schedule runs (its first round: three untimed calls, then three
- * timed, in turns with MPI's own), so the other rank waits inside them.
- * The schedule's median is then the disturbance's; its fastest call lets
- * it into the run-off, with its struct binding (run-mpi-tests.sh checks
- * the report), and every result is right. */
-static void run_disturb(MPI_Comm g, int outdeg, int indeg,
-                        int (*algo_for)(MPI_Comm, const char *, int, char *, int))
-{
-    const int m = 8;
+    const int m = 8, asker = disturb ? p - 1 : 0, calls = disturb ? 128 : 300;
     char *sbuf = malloc((size_t)m * outdeg + 1), *rbuf = malloc((size_t)m * indeg + 1),
          *ref = malloc((size_t)m * indeg + 1), name[32] = "";
     int nhoods = 0;
     for (int i = 0; i < m * outdeg; i++)
-        sbuf[i] = (char)(rank * 3 + i);
+        sbuf[i] = (char)(rank * 5 + i);
     reference(1, g, sbuf, ref, m);
-    for (int c = 0; c < 128; c++) {
-        if (rank == p - 1 && algo_for) {
+    for (int c = 0; c < calls; c++) {
+        if (rank == asker && algo_for) {
             algo_for(g, "alltoall", m, name, sizeof(name));
-            if (strncmp(name, "pmpi", 4) != 0 && (++nhoods == 5 || nhoods == 6))
+            if (disturb && strncmp(name, "pmpi", 4) != 0 && (++nhoods == 5 || nhoods == 6))
                 spin_us(3000);
         }
         MPI_Neighbor_alltoall(sbuf, m, MPI_BYTE, rbuf, m, MPI_BYTE, g);
-        CHECK(memcmp(rbuf, ref, (size_t)m * indeg) == 0, "disturb: call %d differs", c);
+        CHECK(memcmp(rbuf, ref, (size_t)m * indeg) == 0, "call %d differs", c);
     }
     chosen(g, "alltoall", m, name, sizeof(name), algo_for);
     free(sbuf);
@@ -515,10 +496,8 @@ int main(int argc, char **argv)
         return check_finish_mpi();
     }
     if (brief || noise || ask_one || disturb) {
-        if (ask_one)
-            run_ask_one(g, outdeg, indeg, algo_for);
-        else if (disturb)
-            run_disturb(g, outdeg, indeg, algo_for);
+        if (ask_one || disturb)
+            run_asking(g, outdeg, indeg, algo_for);
         else if (brief)
             run(1, g, outdeg, indeg, 8, 20, algo_for);
         else
