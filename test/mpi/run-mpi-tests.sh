@@ -942,11 +942,12 @@ fi
 # exchange (one message to the other rank, the same rounds, priced
 # alike): only direct is timed, and the report names the others as it
 # (select/candidates.c, nh_sched_alike).  Whether the struct datatype
-# joins at 4 KiB depends on the first round's times (direct's packing
-# within 1.5 times MPI's own, which it runs even with: 17 to 22 us
-# against 17 to 25, and 36 to 68 where a passing disturbance fell on two
-# of its three timed calls, one run in six to ten); at 256 B the packing
-# takes 0.6 of MPI's own, so there it must join, exactly once.
+# joins at 4 KiB depends on the first round's times (direct's packing,
+# by its fastest call, within 1.5 times the fastest candidate's median:
+# they run even there, 17 to 22 us against MPI's own at 17 to 25, and a
+# disturbance on every one of its three calls would keep it out); at 256
+# B the packing takes 0.6 of MPI's own, so there it must join, exactly
+# once.
 name="autotune np=2 3-D Moore, 256 B and 4 KiB: alike schedules timed once; the struct binding of the fastest only"
 if run "$name" 2 "NHOOD_AUTOTUNE=1 NHOOD_REPORT=1" "$TOP_BUILDDIR/nhood-bench" --op alltoall --nbhd moore --dims 3 \
     --radius 1 --bytes 256,4096 --reps 40 &&
