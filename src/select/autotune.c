@@ -192,7 +192,7 @@ static void try_all(struct nh_learn *t)
 {
     t->ntry = 0;
     for (int i = 0; i < t->ncand; i++) {
-        t->first[i] = t->fast[i] = -1;
+        t->fast[i] = -1;
         t->dec.us[i] = -1; /* (not timed) */
         if (!t->later[i])
             t->tryidx[t->ntry++] = i;
@@ -450,9 +450,9 @@ static void say(nh_plan *p, const struct nh_learn *t)
             t->cost_us, t->rechecks);
 }
 
-/* After the first round: a run-off between the fastest (by the medians)
- * and the (up to NH_LEARN_RUNOFF - 1) candidates whose fastest call came
- * within NH_LEARN_CLOSE of its median, with NH_LEARN_RUNOFF_TRIALS fresh
+/* After the first round: a run-off between the fastest (by the medians:
+ * best, its median med) and the (up to NH_LEARN_RUNOFF - 1) candidates
+ * whose fastest call came within NH_LEARN_CLOSE of med, with NH_LEARN_RUNOFF_TRIALS fresh
  * trials each taken in turns (three calls each in a block cannot tell
  * apart choices a few percent apart on a noisy machine; the run-off's
  * times decide), and the later bindings of nhood's fastest schedule (by
@@ -462,7 +462,7 @@ static void say(nh_plan *p, const struct nh_learn *t)
  * fastest call is never above its median, so a disturbance that fell on
  * most of its calls keeps it out no more than a steady slower time would
  * (nh_learn_stats).  1 if one starts. */
-static int start_runoff(struct nh_learn *t, int best)
+static int start_runoff(struct nh_learn *t, int best, double med)
 {
     int b = t->tryidx[best], n = 1, pick[NH_TUNE_MAXCAND], own = -1;
     pick[0] = b;
@@ -472,7 +472,7 @@ static int start_runoff(struct nh_learn *t, int best)
             int taken = 0;
             for (int j = 0; j < n; j++)
                 taken |= pick[j] == i;
-            if (!taken && t->fast[i] >= 0 && t->fast[i] <= NH_LEARN_CLOSE * t->first[b] &&
+            if (!taken && t->fast[i] >= 0 && t->fast[i] <= NH_LEARN_CLOSE * med &&
                 (c < 0 || t->fast[i] < t->fast[c]))
                 c = i;
         }
@@ -487,7 +487,7 @@ static int start_runoff(struct nh_learn *t, int best)
     for (int i = 0; own >= 0 && i < t->ncand; i++)
         if (t->later[i] && t->cand[i] == t->cand[own] &&
             t->fast[own] <=
-                (t->onemsg[i] ? NH_LEARN_WHOLE_CLOSE : NH_LEARN_BIND_CLOSE) * t->first[b])
+                (t->onemsg[i] ? NH_LEARN_WHOLE_CLOSE : NH_LEARN_BIND_CLOSE) * med)
             pick[n++] = i;
     if (n < 2)
         return 0;
@@ -569,11 +569,9 @@ void nh_learn_decide(nh_plan *p, struct nh_learn *t, int unstable, const double 
             t->dec.cand[i] = t->cand[i];
             t->dec.cbind[i] = t->bind[i];
         }
-        for (int i = 0; i < t->ntry; i++) {
-            t->first[t->tryidx[i]] = all[i];
+        for (int i = 0; i < t->ntry; i++)
             t->fast[t->tryidx[i]] = all[t->ntry + i];
-        }
-        if (start_runoff(t, best)) {
+        if (start_runoff(t, best, all[best])) {
             /* a nonblocking size's calls remembered the choice they took
              * while it waited: the run-off's calls choose anew */
             forget_choices(p, t);

@@ -76,8 +76,9 @@ struct nh_learn {
     nh_algo cand[NH_TUNE_MAXCAND];
     nh_binding bind[NH_TUNE_MAXCAND];
     double tm[NH_TUNE_MAXCAND][NH_TUNE_SAMPLES]; /* timed calls (nh_learn_timed), seconds */
-    double first[NH_TUNE_MAXCAND];               /* the first round's agreed times, seconds */
-    double fast[NH_TUNE_MAXCAND]; /* ... the slowest rank's fastest call (start_runoff) */
+    /* the first round's agreed fastest calls (the slowest rank's), seconds:
+     * who joins the run-off (start_runoff) */
+    double fast[NH_TUNE_MAXCAND];
     /* not in the first round: a schedule's struct-datatype binding, tried
      * in the run-off where the schedule's packing comes close to the
      * fastest (it costs more than packing on MPICH 4.0.2 at 2 ranks, 31 to
