@@ -148,7 +148,7 @@ static void shut_down(void)
         nh_tune_file_save();
     if (nh_cfg.report && nh_world_rank == 0) {
         if (off_why) /* one line, so that a silent report is never ambiguous */
-            fprintf(stderr, "nhood: off reason=%s (every call went to MPI)\n", off_why);
+            nh_log_line("nhood: off reason=%s (every call went to MPI)\n", off_why);
         nh_report_print();
         nh_inplace_report_print();
     }

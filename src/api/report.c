@@ -126,13 +126,13 @@ void nh_report_stfw(const nh_plan *p, nh_op op, nh_report_rec *r)
 
 void nh_report_print(void)
 {
-    fprintf(stderr, "nhood: cost=%s\n", nh_config_cost_source());
+    nh_log_line( "nhood: cost=%s\n", nh_config_cost_source());
     /* more ranks than CPUs on a node: the busiest node's ranks / CPUs */
     if (nh_node_ranks > nh_node_cpus)
-        fprintf(stderr, "nhood: oversubscribed=%d/%d\n", nh_node_ranks, nh_node_cpus);
+        nh_log_line( "nhood: oversubscribed=%d/%d\n", nh_node_ranks, nh_node_cpus);
     /* Every graph created, used or not: what creation cost in all. */
     if (ngraphs > 0)
-        fprintf(stderr, "nhood: graphs=%ld create_us=%.1f create_mpi_us=%.1f ratio=%.3f\n", ngraphs,
+        nh_log_line( "nhood: graphs=%ld create_us=%.1f create_mpi_us=%.1f ratio=%.3f\n", ngraphs,
                 graphs_us, graphs_mpi_us, graphs_mpi_us > 0 ? graphs_us / graphs_mpi_us : 0);
     for (nh_report_rec *r = head; r; r = r->next) {
         /* algorithm=: the one used most by the calls that were neither
@@ -230,7 +230,7 @@ void nh_report_print(void)
                 snprintf(tuned + at, sizeof(tuned) - at, "%s%s",
                          n++ ? "," : " tuned=", tuned_names[k]);
             }
-        fprintf(stderr,
+        nh_log_line(
                 "nhood: comm=%d%s op=%s%s%s pattern=%s source=%s dims=%s periods=%s neighbors=%d "
                 "algorithm=%s binding=%s calls=%ld rounds=%d messages=%ld create_us=%.1f "
                 "create_mpi_us=%.1f%s%s%s%s%s%s\n",

@@ -47,6 +47,9 @@ int nh_config_load(char *msg, size_t len)
         }
     }
     nh_gpu_set_dev_dir(nh_cfg.gpu_dev_dir);
+    nh_log_to(nh_cfg.report_file);
+    if (nh_cfg.report_file && *nh_cfg.report_file)
+        nh_cfg.report = 1;
     return 0;
 }
 

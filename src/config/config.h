@@ -60,6 +60,7 @@ typedef struct nh_config {
     const char *overlap_csv;      /* NHOOD_OVERLAP_CSV: path, or NULL */
     const char *cost_file;        /* NHOOD_COST_FILE: path, or NULL */
     const char *tune_file;        /* NHOOD_TUNE_FILE: path, or NULL */
+    const char *report_file;      /* NHOOD_REPORT_FILE: path, or NULL */
     int mismatch;                 /* NHOOD_MISMATCH: NH_MISMATCH_* */
 } nh_config;
 

@@ -78,7 +78,11 @@ const nh_setting nh_settings[] = {
      "a forced algorithm that does not apply: warn once (rank 0) and use what applies, fail the "
      "call, or say nothing"},
     {"NHOOD_REPORT", NULL, LIB, K_BOOL, CFG(report), 0,
-     "rank 0 prints what nhood did at MPI_Finalize, on stderr (docs/report.md)"},
+     "rank 0 prints what nhood did at MPI_Finalize, on stderr or in NHOOD_REPORT_FILE "
+     "(docs/report.md)"},
+    {"NHOOD_REPORT_FILE", NULL, LIB, K_PATH, CFG(report_file), 0,
+     "the report's lines are appended to this file instead of stderr; setting it turns the "
+     "report on (docs/report.md)"},
     {"NHOOD_DISABLE", NULL, LIB, K_BOOL, CFG(disable), 0, "pass every call to MPI"},
     {"NHOOD_EXCLUDE", NULL, LIB, K_TEXT, CFG(exclude), 0,
      "programs nhood stays out of, as with NHOOD_DISABLE=1: names or shell patterns, "

@@ -285,7 +285,7 @@ void nh_inplace_report_print(void)
             if (r->calls[a] > r->calls[best])
                 best = a;
         }
-        fprintf(stderr,
+        nh_log_line(
                 "nhood: comm=%d op=%s pattern=inplace procs=%d algorithm=%s calls=%ld steps=%d\n",
                 r->comm_id, op_names[r->op], r->p, nh_inplace_names[best], calls,
                 best == NH_INPLACE_PMPI ? 2 * r->p - 1

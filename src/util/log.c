@@ -1,7 +1,10 @@
 /* Messages on stderr: warnings from rank 0 only, errors from every rank
- * that has one.  Leaf module: every layer may call it. */
+ * that has one; and the report's lines, on stderr or in NHOOD_REPORT_FILE.
+ * Leaf module: every layer may call it. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/util.h"
@@ -41,4 +44,51 @@ void nh_error(const char *fmt, ...)
     va_start(ap, fmt);
     emit("error", fmt, ap);
     va_end(ap);
+}
+
+/* The report's lines.  Each is written whole in one write (a launcher that
+ * reads its ranks' stderr in chunks, as Open MPI 5's does in 4 KiB ones,
+ * can otherwise cut a line and move its start into stdout).  With
+ * NHOOD_REPORT_FILE they are appended to that file, opened at the first
+ * line. */
+static const char *report_path;
+static FILE *report_fp;
+
+void nh_log_to(const char *path)
+{
+    report_path = path && *path ? path : NULL;
+}
+
+static FILE *report_stream(void)
+{
+    if (report_fp)
+        return report_fp;
+    if (report_path && !(report_fp = fopen(report_path, "a"))) {
+        int err = errno;
+        const char *path = report_path;
+        report_path = NULL; /* warned once: stderr from here on */
+        nh_warn("NHOOD_REPORT_FILE: cannot write %s (%s); the report goes to stderr", path,
+                strerror(err));
+    }
+    return report_fp ? report_fp : stderr;
+}
+
+void nh_log_line(const char *fmt, ...)
+{
+    char line[2048], *big = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof(line) && (big = malloc((size_t)n + 1))) {
+        va_start(ap, fmt);
+        vsnprintf(big, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    FILE *f = report_stream();
+    fwrite(big ? big : line, 1, big ? (size_t)n : strlen(line), f);
+    fflush(f);
+    free(big);
 }

@@ -43,6 +43,10 @@ extern int nh_no_world;
 /* Messages on stderr (util/log.c): warnings from rank 0, errors from any. */
 void nh_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void nh_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The report's lines (util/log.c), FMT's newline included: each in one
+ * write, on stderr or appended to the file nh_log_to names (NULL: stderr). */
+void nh_log_to(const char *path);
+void nh_log_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* MPI_Pack / MPI_Unpack that also accept a block at MPI_BOTTOM (util/pack.c). */
 int nh_pack(const void *in, int count, MPI_Datatype type, void *out, int outsize, int *pos,
             MPI_Comm comm);

@@ -84,10 +84,26 @@ run() {
             *) flags="$flags $(env_flag $v 0)" ;;
         esac
     done
+    # nhood's report (NHOOD_REPORT=1) goes to a file of the run's own,
+    # added to the end of its stderr after the run: launchers cut long
+    # stderr output (Open MPI 5's in 4 KiB chunks, moving a cut line's
+    # start into stdout; MPICH 4.2's Hydra splits long lines).  The cases
+    # of the report's own stream set report_stderr=1 or name the file.
+    rep=""
+    case " $vars " in
+        *" NHOOD_REPORT_FILE="*) ;;
+        *" NHOOD_REPORT=1 "*)
+            if [ "${report_stderr:-0}" -eq 0 ]; then
+                rep=$log.rep
+                flags="$flags $(env_flag NHOOD_REPORT_FILE "$rep")"
+            fi
+            ;;
+    esac
     last_prog=${1##*/}
     # shellcheck disable=SC2086
     last="$last_prog$(shift; [ $# -eq 0 ] || echo " $*") np=$np$(for v in $vars; do printf ' %s' "$v"; done)"
     last_cmd="timeout 300 $MPIEXEC $extra -n $np $flags $*"
+    [ -z "$rep" ] || rm -f "$rep"
     # shellcheck disable=SC2086
     timeout 300 $MPIEXEC $extra -n "$np" $flags "$@" >"$log.out" 2>"$log.err"
     last_rc=$?
@@ -98,11 +114,16 @@ run() {
     # did it twice in a row).
     tries=0
     while [ "$launcher" = openmpi ] && [ "$tries" -lt 2 ] && grep -q 'nhood: comm=' "$log.out"; do
+        [ -z "$rep" ] || rm -f "$rep"
         # shellcheck disable=SC2086
         timeout 300 $MPIEXEC $extra -n "$np" $flags "$@" >"$log.out" 2>"$log.err"
         last_rc=$?
         tries=$((tries + 1))
     done
+    if [ -n "$rep" ] && [ -f "$rep" ]; then
+        cat "$rep" >>"$log.err"
+        rm -f "$rep"
+    fi
     return $last_rc
 }
 

@@ -642,6 +642,39 @@ if run "$name" 4 "NHOOD_REPORT=1" "$t/test_neighbor" &&
 else
     bad "$name"
 fi
+# Where the report goes.  The cases above read it from a file of the run's
+# own (the harness names it in NHOOD_REPORT_FILE, test/mpi/harness.sh);
+# without that setting it is on stderr, and never on stdout; a file that
+# cannot be written: a warning, and the report on stderr.
+name="NHOOD_REPORT=1 without NHOOD_REPORT_FILE: the report on stderr, none on stdout"
+report_stderr=1
+if run "$name" 2 "NHOOD_REPORT=1" "$t/test_dup" && all_passed &&
+    grep -Eq '^nhood: comm=[0-9]+ op=' "$log.err" && grep -q '^nhood: cost=' "$log.err" &&
+    ! grep -q 'nhood: ' "$log.out"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+report_stderr=0
+name="NHOOD_REPORT_FILE alone: the report appended to the file, none on stderr"
+echo "a line before" >"$log.named"
+if run "$name" 2 "NHOOD_REPORT_FILE=$log.named" "$t/test_dup" && all_passed &&
+    [ "$(head -n 1 "$log.named")" = "a line before" ] &&
+    grep -Eq '^nhood: comm=[0-9]+ op=' "$log.named" && grep -q '^nhood: cost=' "$log.named" &&
+    ! grep -q '^nhood: comm=' "$log.err" && ! grep -q 'nhood: ' "$log.out"; then
+    ok "$name"
+else
+    bad "$name"
+fi
+rm -f "$log.named"
+name="NHOOD_REPORT_FILE that cannot be written: a warning naming it, the report on stderr"
+if run "$name" 2 "NHOOD_REPORT_FILE=$log.nodir/report" "$t/test_dup" && all_passed &&
+    grep -q "^nhood: warning: NHOOD_REPORT_FILE: cannot write $log.nodir/report" "$log.err" &&
+    grep -Eq '^nhood: comm=[0-9]+ op=' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
 # Asked for MPI's own exchange: the report says it was asked, on every line.
 name="NHOOD_REPORT=1 why=requested (NHOOD_ALGO=pmpi)"
 if run "$name" 4 "NHOOD_REPORT=1 NHOOD_ALGO=pmpi" "$t/test_neighbor" &&

@@ -51,10 +51,20 @@ run() {
     # the tool's lines go to a file of their own (count_tool.c)
     rm -f "$log.tool"
     flags="$flags $(env_flag COUNT_TOOL_LOG "$log.tool")"
+    # nhood's report to a file of its own too, added to stderr after the
+    # run (launchers cut long stderr output: test/mpi/harness.sh)
+    rm -f "$log.rep"
+    case " ${vars:-NHOOD_REPORT=1} " in
+        *" NHOOD_REPORT=1 "*) flags="$flags $(env_flag NHOOD_REPORT_FILE "$log.rep")" ;;
+    esac
     cmd="timeout 300 $MPIEXEC $extra -n $np $flags $*"
     # shellcheck disable=SC2086
     timeout 300 $MPIEXEC $extra -n $np $flags "$@" >"$log.out" 2>"$log.err"
     rc=$?
+    if [ -f "$log.rep" ]; then
+        cat "$log.rep" >>"$log.err"
+        rm -f "$log.rep"
+    fi
     grep -h '^count_tool: ' "$log.tool" "$log.err" 2>/dev/null | sort >"$log.counts"
     return $rc
 }
