@@ -41,18 +41,6 @@ typedef struct bplan {
     int *choice; /* s * nph */
 } bplan;
 
-static int gcd(int a, int b)
-{
-    a = abs(a);
-    b = abs(b);
-    while (b) {
-        int t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* Appends y along direction u, writing each entry's multiple lam[t]. */
 static int append_sys(bplan *p, const sys1 *y, const int *u, int d, const int *lam, int s,
                       int monotone, int *choice_tmp)
@@ -245,7 +233,7 @@ static int make_plan(const nh_nbhd *nb, bplan *p)
         const int *c = nb->off + (size_t)t * d;
         int g = 0;
         for (int j = 0; j < d; j++)
-            g = gcd(g, c[j]);
+            g = nh_gcd(g, c[j]);
         if (g == 0)
             continue;
         int first = 0;

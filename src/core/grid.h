@@ -21,6 +21,19 @@ typedef struct nh_grid {
     int size; /* product of dims */
 } nh_grid;
 
+/* The greatest common divisor of |a| and |b| (0 where both are 0). */
+static inline int nh_gcd(int a, int b)
+{
+    a = a < 0 ? -a : a;
+    b = b < 0 ? -b : b;
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
 /* Fills size; returns 0 if dims are all >= 1 and ndims in 1..NH_MAXDIMS. */
 int nh_grid_init(nh_grid *g, int ndims, const int *dims, const int *periods);
 void nh_grid_coords(const nh_grid *g, int rank, int *coords);

@@ -146,16 +146,6 @@ static place *sorted_places(int K, const int *loc)
     return all;
 }
 
-static int gcd(int a, int b)
-{
-    while (b) {
-        int t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 int nh_vpt_grouped(nh_vpt *v, int K, int n, const int *loc)
 {
     int rc = -1, g = 0, nodes = 0, best = 0;
@@ -171,7 +161,7 @@ int nh_vpt_grouped(nh_vpt *v, int K, int n, const int *loc)
         int j = i;
         while (j < K && all[j].node == all[i].node)
             j++;
-        g = gcd(g, j - i);
+        g = nh_gcd(g, j - i);
         nodes++;
         i = j;
     }
