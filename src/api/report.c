@@ -126,14 +126,14 @@ void nh_report_stfw(const nh_plan *p, nh_op op, nh_report_rec *r)
 
 void nh_report_print(void)
 {
-    nh_log_line( "nhood: cost=%s\n", nh_config_cost_source());
+    nh_log_line("nhood: cost=%s\n", nh_config_cost_source());
     /* more ranks than CPUs on a node: the busiest node's ranks / CPUs */
     if (nh_node_ranks > nh_node_cpus)
-        nh_log_line( "nhood: oversubscribed=%d/%d\n", nh_node_ranks, nh_node_cpus);
+        nh_log_line("nhood: oversubscribed=%d/%d\n", nh_node_ranks, nh_node_cpus);
     /* Every graph created, used or not: what creation cost in all. */
     if (ngraphs > 0)
-        nh_log_line( "nhood: graphs=%ld create_us=%.1f create_mpi_us=%.1f ratio=%.3f\n", ngraphs,
-                graphs_us, graphs_mpi_us, graphs_mpi_us > 0 ? graphs_us / graphs_mpi_us : 0);
+        nh_log_line("nhood: graphs=%ld create_us=%.1f create_mpi_us=%.1f ratio=%.3f\n", ngraphs,
+                    graphs_us, graphs_mpi_us, graphs_mpi_us > 0 ? graphs_us / graphs_mpi_us : 0);
     for (nh_report_rec *r = head; r; r = r->next) {
         /* algorithm=: the one used most by the calls that were neither
          * cold nor learning's trials, where some were */
@@ -231,18 +231,17 @@ void nh_report_print(void)
                          n++ ? "," : " tuned=", tuned_names[k]);
             }
         nh_log_line(
-                "nhood: comm=%d%s op=%s%s%s pattern=%s source=%s dims=%s periods=%s neighbors=%d "
-                "algorithm=%s binding=%s calls=%ld rounds=%d messages=%ld create_us=%.1f "
-                "create_mpi_us=%.1f%s%s%s%s%s%s\n",
-                r->comm_id, dup, prefix[r->form], nh_coll_name(r->coll), suffix[r->form],
-                r->isomorphic  ? "isomorphic"
-                : r->stfw_dims ? "irregular"
-                               : "none",
-                r->source ? r->source : "-", r->dims, r->periods, r->neighbors, nh_algos[best].name,
-                best == NH_ALGO_PMPI || best == NH_ALGO_STFW ? "-"
-                                                             : nh_binding_name(r->last_binding),
-                calls, r->rounds[best], r->msgs[best], r->create_us, r->create_mpi_us,
-                used > 1 ? " mix=" : "", used > 1 ? mix : "", stfw, why, prog, tuned);
+            "nhood: comm=%d%s op=%s%s%s pattern=%s source=%s dims=%s periods=%s neighbors=%d "
+            "algorithm=%s binding=%s calls=%ld rounds=%d messages=%ld create_us=%.1f "
+            "create_mpi_us=%.1f%s%s%s%s%s%s\n",
+            r->comm_id, dup, prefix[r->form], nh_coll_name(r->coll), suffix[r->form],
+            r->isomorphic  ? "isomorphic"
+            : r->stfw_dims ? "irregular"
+                           : "none",
+            r->source ? r->source : "-", r->dims, r->periods, r->neighbors, nh_algos[best].name,
+            best == NH_ALGO_PMPI || best == NH_ALGO_STFW ? "-" : nh_binding_name(r->last_binding),
+            calls, r->rounds[best], r->msgs[best], r->create_us, r->create_mpi_us,
+            used > 1 ? " mix=" : "", used > 1 ? mix : "", stfw, why, prog, tuned);
     }
 }
 

@@ -175,7 +175,8 @@ const nh_setting nh_settings[] = {
     {"NHOOD_LIB", NULL, NH_SET_RUN, K_PATH, 0, 0,
      "the libnhood.so nhood-run preloads (default: the installed one, or the build tree's)"},
     {"NHOOD_ROOT", NULL, NH_SET_RUN, K_PATH, 0, 0,
-     "the installation the nhood module loaded (nhood-run's library where the configured one is gone)"},
+     "the installation the nhood module loaded (nhood-run's library where the configured one is "
+     "gone)"},
     {"NHOOD_OPENMPI_BUILD", NULL, NH_SET_DEV, K_TEXT, 0, 0,
      "make check-openmpi's build directory of nhood against Open MPI"},
     {"NHOOD_SAN_BUILD", NULL, NH_SET_DEV, K_TEXT, 0, 0,

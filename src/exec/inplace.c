@@ -286,10 +286,9 @@ void nh_inplace_report_print(void)
                 best = a;
         }
         nh_log_line(
-                "nhood: comm=%d op=%s pattern=inplace procs=%d algorithm=%s calls=%ld steps=%d\n",
-                r->comm_id, op_names[r->op], r->p, nh_inplace_names[best], calls,
-                best == NH_INPLACE_PMPI ? 2 * r->p - 1
-                                        : nh_inplace_steps((nh_inplace_algo)best, r->p));
+            "nhood: comm=%d op=%s pattern=inplace procs=%d algorithm=%s calls=%ld steps=%d\n",
+            r->comm_id, op_names[r->op], r->p, nh_inplace_names[best], calls,
+            best == NH_INPLACE_PMPI ? 2 * r->p - 1 : nh_inplace_steps((nh_inplace_algo)best, r->p));
     }
 }
 

@@ -226,10 +226,10 @@ void nh_ov_report(void)
     if (csv)
         fprintf(csv, "site,op,calls,call_us,window_us,first_touch,bound_us\n");
     dw_open();
-    nh_log_line( "nhood: overlap mode=%s (rank 0; times in us)\n",
-            nh_cfg.overlap == NH_OVERLAP_DEFER ? "defer" : "report");
-    nh_log_line( "nhood: overlap %-36s %-20s %7s %9s %9s %-28s %10s %s\n", "site", "op", "calls",
-            "call_us", "window_us", "first_touch", "bound_us", "notes");
+    nh_log_line("nhood: overlap mode=%s (rank 0; times in us)\n",
+                nh_cfg.overlap == NH_OVERLAP_DEFER ? "defer" : "report");
+    nh_log_line("nhood: overlap %-36s %-20s %7s %9s %9s %-28s %10s %s\n", "site", "op", "calls",
+                "call_us", "window_us", "first_touch", "bound_us", "notes");
     for (int i = 0; i < NSITES; i++) {
         const site *s = &sites[i];
         if (!s->addr)
@@ -250,8 +250,8 @@ void nh_ov_report(void)
             if (s->skipped[w] && (size_t)n < sizeof(notes))
                 n += snprintf(notes + n, sizeof(notes) - (size_t)n, " skipped_%s=%ld",
                               why_names[w], s->skipped[w]);
-        nh_log_line( "nhood: overlap %-36s %-20s %7ld %9.1f %9.1f %-28s %10.1f %s\n", where,
-                s->op, s->calls, call, window, first, bound, notes);
+        nh_log_line("nhood: overlap %-36s %-20s %7ld %9.1f %9.1f %-28s %10.1f %s\n", where, s->op,
+                    s->calls, call, window, first, bound, notes);
         if (csv)
             fprintf(csv, "%s,%s,%ld,%.2f,%.2f,%s,%.2f\n", where, s->op, s->calls, call, window,
                     first, bound);

@@ -415,10 +415,9 @@ static void say(nh_plan *p, const struct nh_learn *t)
     if (!nh_cfg.report || nh_mpi_Comm_rank(p->pcomm, &rank) != MPI_SUCCESS || rank != 0)
         return;
     if (t->nolearn) {
-        nh_log_line(
-                "nhood: autotune comm=%d op=%s%s bytes=%zu algorithm=model (the blocks' sizes "
-                "changed during the trials on some rank)\n",
-                p->id, t->form == NH_FORM_BLOCKING ? "" : "i", nh_coll_name(t->coll), t->m);
+        nh_log_line("nhood: autotune comm=%d op=%s%s bytes=%zu algorithm=model (the blocks' sizes "
+                    "changed during the trials on some rank)\n",
+                    p->id, t->form == NH_FORM_BLOCKING ? "" : "i", nh_coll_name(t->coll), t->m);
         return;
     }
     for (int i = 0; i < t->dec.ncand && n < sizeof(times); i++) {
@@ -442,12 +441,11 @@ static void say(nh_plan *p, const struct nh_learn *t)
             w += snprintf(alike + w, sizeof(alike) - (size_t)w, "%s%s:%s", w ? "," : " alike=",
                           nh_algos[a].name, nh_algos[t->alike[a]].name);
     nh_tune_cand_name(t->dec.algo, t->dec.bind, name, sizeof(name));
-    nh_log_line(
-            "nhood: autotune comm=%d op=%s%s bytes=%zu algorithm=%s times_us=%s (slowest "
-            "rank's median of %d calls, each after %d untimed%s)%s cost_us=%.1f rechecks=%d\n",
-            p->id, t->form == NH_FORM_BLOCKING ? "" : "i", nh_coll_name(t->coll), t->m, name, times,
-            t->ran_off ? NH_LEARN_RUNOFF_TRIALS : NH_TUNE_TRIALS, untimed(t), warm, alike,
-            t->cost_us, t->rechecks);
+    nh_log_line("nhood: autotune comm=%d op=%s%s bytes=%zu algorithm=%s times_us=%s (slowest "
+                "rank's median of %d calls, each after %d untimed%s)%s cost_us=%.1f rechecks=%d\n",
+                p->id, t->form == NH_FORM_BLOCKING ? "" : "i", nh_coll_name(t->coll), t->m, name,
+                times, t->ran_off ? NH_LEARN_RUNOFF_TRIALS : NH_TUNE_TRIALS, untimed(t), warm,
+                alike, t->cost_us, t->rechecks);
 }
 
 /* After the first round: a run-off between the fastest (by the medians:

@@ -53,24 +53,32 @@ void nh_error(const char *fmt, ...)
  * line. */
 static const char *report_path;
 static FILE *report_fp;
+static int report_failed;
 
 void nh_log_to(const char *path)
 {
     report_path = path && *path ? path : NULL;
 }
 
+/* (threads: the first line of two at once may open the file twice; the
+ * loser closes its copy) */
 static FILE *report_stream(void)
 {
-    if (report_fp)
-        return report_fp;
-    if (report_path && !(report_fp = fopen(report_path, "a"))) {
+    FILE *f = __atomic_load_n(&report_fp, __ATOMIC_ACQUIRE), *none = NULL;
+    if (f || !report_path || __atomic_load_n(&report_failed, __ATOMIC_RELAXED))
+        return f ? f : stderr;
+    if (!(f = fopen(report_path, "a"))) {
         int err = errno;
-        const char *path = report_path;
-        report_path = NULL; /* warned once: stderr from here on */
-        nh_warn("NHOOD_REPORT_FILE: cannot write %s (%s); the report goes to stderr", path,
-                strerror(err));
+        if (!__atomic_exchange_n(&report_failed, 1, __ATOMIC_RELAXED)) /* warned once */
+            nh_warn("NHOOD_REPORT_FILE: cannot write %s (%s); the report goes to stderr",
+                    report_path, strerror(err));
+        return stderr;
     }
-    return report_fp ? report_fp : stderr;
+    if (!__atomic_compare_exchange_n(&report_fp, &none, f, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        fclose(f);
+        f = none;
+    }
+    return f;
 }
 
 void nh_log_line(const char *fmt, ...)
