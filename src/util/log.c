@@ -94,6 +94,8 @@ void nh_log_line(const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(big, (size_t)n + 1, fmt, ap);
         va_end(ap);
+    } else if ((size_t)n >= sizeof(line)) { /* cut (no memory): keep the newline */
+        line[sizeof(line) - 2] = '\n';
     }
     FILE *f = report_stream();
     fwrite(big ? big : line, 1, big ? (size_t)n : strlen(line), f);

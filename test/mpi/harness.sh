@@ -111,7 +111,8 @@ run() {
     # stderr line (nhood's report, which never goes to stdout) into
     # stdout, cutting the line in two: such a run shows nothing either
     # way, so it runs again (up to twice more: Open MPI 5.0.7 on Debian 13
-    # did it twice in a row).
+    # did it twice in a row).  Only runs whose report stays on stderr
+    # (report_stderr=1) can show it now: the others' is in $rep.
     tries=0
     while [ "$launcher" = openmpi ] && [ "$tries" -lt 2 ] && grep -q 'nhood: comm=' "$log.out"; do
         [ -z "$rep" ] || rm -f "$rep"
