@@ -58,13 +58,13 @@
 
 /* A call's state on a rank that lists a peer twice (one allocation):
  * its sides (a nonblocking or persistent call's arrays copied: the
- * large-count forms' narrowed arrays live for the call only), the lists'
- * groups, MPI's arrays and the regions. */
+ * large-count forms' narrowed arrays live for the call only), MPI's
+ * arrays and the regions; the lists' groups are the plan's. */
 typedef struct op {
     nh_cold_side s, r;
     MPI_Comm comm;
     int w;
-    int *sfirst, *snext, *rfirst, *rnext; /* groups by peer (plan.h, nh_cold_lists) */
+    const int *sfirst, *snext, *rfirst, *rnext; /* groups by peer (plan.h, nh_cold_lists) */
     int *cs, *cr, *ds, *dr;               /* MPI's counts; displacements (v) */
     MPI_Aint *bs, *br;                    /* ... (w: absolute) */
     MPI_Datatype *ts, *tr;                /* w: MPI's types */
@@ -96,33 +96,66 @@ static long total_v(const nh_cold_side *s, const int *first, int self)
     long t = 0;
     for (int k = 0; k < s->n; k++)
         if (first[k] >= 0 && first[k] != self)
-            t += nh_cold_cnt(s, k);
+            t += s->counts ? s->counts[k] : s->count;
     return t;
 }
 
 /* v: MPI's counts and displacements for one side (first/next: its
  * groups): a group's total at its first place and nothing at the others
  * (send), or the total at each of its places (receive), at the group's
- * offset in the region (its size: total_v); nothing at the group at self. */
+ * offset in the region (its size: total_v); nothing at the group at self.
+ * MPI_PROC_NULL's places are left as they are (zero). */
 static int groups_v(const nh_cold_side *s, const int *first, const int *next, int recv, int self,
                     int *c, int *d)
 {
+    const int *cnts = s->counts;
+    int n = s->n, count = s->count; /* (locals: the stores below cannot change them) */
     long off = 0;
-    for (int k = 0; k < s->n; k++) {
+    for (int k = 0; k < n; k++) {
         if (first[k] != k)
             continue;
         long t = 0;
-        for (int j = k; j >= 0; j = next[j])
-            t += k == self ? 0 : nh_cold_cnt(s, j);
+        if (k != self)
+            for (int j = k; j >= 0; j = next[j])
+                t += cnts ? cnts[j] : count;
+        if (t > INT32_MAX || off + t > INT32_MAX)
+            return MPI_ERR_COUNT;
         for (int j = k; j >= 0; j = next[j]) {
             c[j] = recv || j == k ? (int)t : 0;
             d[j] = (int)off;
         }
         off += t;
-        if (t > INT32_MAX || off > INT32_MAX)
-            return MPI_ERR_COUNT;
     }
     return MPI_SUCCESS;
+}
+
+/* v, contiguous data on the host (l: the side's layout, size == extent):
+ * one copy per run of blocks that follow each other both in the
+ * program's buffer and in the region; the places' counts and
+ * displacements read straight from the call's arrays (a regular call's
+ * from its count), as this runs at every call. */
+static void move_contig(const nh_cold_side *s, const int *first, const int *next, const int *d,
+                        int self, char *reg, const nh_cold_layout *l, int out)
+{
+    const int *cnts = s->counts, *disp = s->displs;
+    int n = s->n, count = s->count; /* (locals: the copies cannot change them) */
+    MPI_Aint ext = l->ext;
+    char *base = s->base + l->tlb;
+    nh_cold_run cur = {0};
+    reg += l->tlb;
+    for (int k = 0; k < n; k++) {
+        if (first[k] != k || k == self)
+            continue;
+        char *at = reg + (MPI_Aint)d[k] * ext;
+        for (int j = k; j >= 0; j = next[j]) {
+            int c = cnts ? cnts[j] : count;
+            char *user = base + (disp ? (MPI_Aint)disp[j] : (MPI_Aint)j * count) * ext;
+            size_t bytes = (size_t)c * (size_t)ext;
+            nh_cold_run_add(&cur, out ? at : user, out ? user : at, bytes);
+            at += bytes;
+        }
+    }
+    nh_cold_run_end(&cur);
 }
 
 /* v: the program's blocks into the send region, or out of the receive
@@ -135,29 +168,22 @@ static int move_v(op *o, int out)
     int self = out ? o->rself : o->sself;
     char *reg = out ? o->regr : o->regs;
     const nh_cold_layout *l = out ? &o->lr : &o->ls;
-    /* contiguous data on the host: one copy per run of blocks that follow
-     * each other both in the program's buffer and in the region */
-    int runs = l->contig && !__atomic_load_n(&nh_gpu_runtimes, __ATOMIC_RELAXED), rc = MPI_SUCCESS;
-    nh_cold_run cur = {0};
+    if (l->contig && !__atomic_load_n(&nh_gpu_runtimes, __ATOMIC_RELAXED)) {
+        move_contig(s, first, next, d, self, reg, l, out);
+        return MPI_SUCCESS;
+    }
+    int rc = MPI_SUCCESS;
     for (int k = 0; !rc && k < s->n; k++) {
         if (first[k] != k || k == self)
             continue;
         MPI_Aint pos = d[k];
         for (int j = k; !rc && j >= 0; j = next[j]) {
             char *at = reg + pos * l->ext, *user = nh_cold_addr(s, j);
-            size_t n = (size_t)nh_cold_cnt(s, j) * (size_t)l->size;
             pos += nh_cold_cnt(s, j);
-            if (!runs) {
-                rc =
-                    out ? nh_cold_copy(at, nh_cold_cnt(s, j), s->type, l, user, s->type, l, o->comm)
-                        : nh_cold_copy(user, nh_cold_cnt(s, j), s->type, l, at, s->type, l,
-                                       o->comm);
-                continue;
-            }
-            nh_cold_run_add(&cur, (out ? at : user) + l->tlb, (out ? user : at) + l->tlb, n);
+            rc = out ? nh_cold_copy(at, nh_cold_cnt(s, j), s->type, l, user, s->type, l, o->comm)
+                     : nh_cold_copy(user, nh_cold_cnt(s, j), s->type, l, at, s->type, l, o->comm);
         }
     }
-    nh_cold_run_end(&cur);
     return rc;
 }
 
@@ -363,7 +389,7 @@ static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
 {
     int ns = l->outdeg, nr = l->indeg, copy = form != NH_FORM_BLOCKING,
         w = coll == NH_COLL_ALLTOALLW, rc;
-    size_t per = 6 * sizeof(int) + 2 * sizeof(MPI_Aint) + 3 * sizeof(MPI_Datatype), rs = 0, rr = 0;
+    size_t per = 4 * sizeof(int) + 2 * sizeof(MPI_Aint) + 3 * sizeof(MPI_Datatype), rs = 0, rr = 0;
     nh_cold_layout ls = *lsp, lr = *lrp;
     MPI_Aint los = 0, lor = 0;
     int sself = w ? -1 : l->dself, rself = w ? -1 : l->sself; /* sends go to the destinations */
@@ -407,17 +433,11 @@ static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
     }
     o->kept = take(&at, (size_t)(ns + nr + 2) * sizeof(MPI_Datatype));
     sides(o, coll, a, ns, nr, copy, &at);
+    /* (the plan's: nhood's request holds the plan until the op is freed) */
     o->sfirst = l->dfirst; /* sends go to the destinations */
     o->snext = l->dnext;
     o->rfirst = l->sfirst;
     o->rnext = l->snext;
-    if (copy) { /* (the op reads them at completion: its own copy) */
-        int *g = take(&at, (size_t)(2 * ns + 2 * nr) * sizeof(int));
-        o->sfirst = memcpy(g, l->dfirst, (size_t)ns * sizeof(int));
-        o->snext = memcpy(g + ns, l->dnext, (size_t)ns * sizeof(int));
-        o->rfirst = memcpy(g + 2 * ns, l->sfirst, (size_t)nr * sizeof(int));
-        o->rnext = memcpy(g + 2 * ns + nr, l->snext, (size_t)nr * sizeof(int));
-    }
     o->cs = take0(&at, (size_t)ns * sizeof(int));
     o->cr = take0(&at, (size_t)nr * sizeof(int));
     if (!w) {
@@ -501,6 +521,20 @@ static int op_call(op *o, nh_form form, MPI_Request *req)
     return MPI_ERR_INTERN;
 }
 
+/* Are the call's counts all at least zero?  (A negative one goes to MPI,
+ * whose error it is, before anything here sizes a region by it.) */
+static int counts_ok(nh_coll coll, const nh_args *a, const nh_cold_lists *l)
+{
+    if (coll == NH_COLL_ALLTOALL)
+        return a->scount >= 0 && a->rcount >= 0;
+    int bad = 0;
+    for (int k = 0; k < l->outdeg; k++)
+        bad |= a->scounts[k] < 0;
+    for (int k = 0; k < l->indeg; k++)
+        bad |= a->rcounts[k] < 0;
+    return !bad;
+}
+
 /* A rank that lists a peer twice. */
 static int run_repeats(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
                        const nh_cold_lists *l, MPI_Request *req)
@@ -509,6 +543,8 @@ static int run_repeats(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a,
     MPI_Request inner;
     nh_cold_layout ls = {0}, lr = {0}; /* (regular and v) */
     int rc = MPI_SUCCESS;
+    if (!counts_ok(coll, a, l))
+        return NH_TO_PMPI; /* (MPI's error) */
     if (coll != NH_COLL_ALLTOALLW) {
         if ((rc = nh_cold_layout_of(a->stype, &ls)))
             return rc;

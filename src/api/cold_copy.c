@@ -95,26 +95,6 @@ int nh_cold_copy(const char *from, int count, MPI_Datatype ft, const nh_cold_lay
     return rc;
 }
 
-/* Contiguous host data copied a run at a time: blocks that follow each
- * other at both ends join the run; run_end copies what is left. */
-void nh_cold_run_add(nh_cold_run *r, char *from, char *to, size_t n)
-{
-    if (r->len && from == r->from + r->len && to == r->to + r->len) {
-        r->len += n;
-        return;
-    }
-    if (r->len)
-        nh_copy(r->to, r->from, r->len);
-    *r = (nh_cold_run){from, to, n};
-}
-
-void nh_cold_run_end(nh_cold_run *r)
-{
-    if (r->len)
-        nh_copy(r->to, r->from, r->len);
-    r->len = 0;
-}
-
 int nh_cold_self(const nh_cold_side *s, const nh_cold_layout *ls, int dself, const int *dnext,
                  const nh_cold_side *r, const nh_cold_layout *lr, int rself, const int *rnext,
                  MPI_Comm comm)
@@ -122,6 +102,20 @@ int nh_cold_self(const nh_cold_side *s, const nh_cold_layout *ls, int dself, con
     int rc = MPI_SUCCESS,
         runs = ls->contig && lr->contig && !__atomic_load_n(&nh_gpu_runtimes, __ATOMIC_RELAXED);
     nh_cold_run cur = {0};
+    if (runs && !s->bdispls && !r->bdispls) { /* (at every call: the arrays read directly) */
+        const nh_cold_side sl = *s, rl = *r; /* (locals: no copy can change them) */
+        for (int i = dself, j = rself; i >= 0 && j >= 0; i = dnext[i], j = rnext[j]) {
+            long bytes = (long)nh_cold_cnt(&sl, i) * ls->size;
+            if (bytes > (long)nh_cold_cnt(&rl, j) * lr->size) {
+                rc = MPI_ERR_TRUNCATE;
+                break;
+            }
+            nh_cold_run_add(&cur, nh_cold_addr(&sl, i) + ls->tlb, nh_cold_addr(&rl, j) + lr->tlb,
+                            (size_t)bytes);
+        }
+        nh_cold_run_end(&cur);
+        return rc;
+    }
     for (int i = dself, j = rself; !rc && i >= 0 && j >= 0; i = dnext[i], j = rnext[j]) {
         long bytes = (long)nh_cold_cnt(s, i) * ls->size;
         if (bytes > (long)nh_cold_cnt(r, j) * lr->size)

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "api/api.h"
+#include "util/copy.h"
 
 /* One side of a call as places: place k's count, address and type. */
 typedef struct nh_cold_side {
@@ -69,8 +70,24 @@ typedef struct nh_cold_run {
     char *from, *to;
     size_t len;
 } nh_cold_run;
-void nh_cold_run_add(nh_cold_run *r, char *from, char *to, size_t n);
-void nh_cold_run_end(nh_cold_run *r);
+
+static inline void nh_cold_run_add(nh_cold_run *r, char *from, char *to, size_t n)
+{
+    if (r->len && from == r->from + r->len && to == r->to + r->len) {
+        r->len += n;
+        return;
+    }
+    if (r->len)
+        nh_copy(r->to, r->from, r->len);
+    *r = (nh_cold_run){from, to, n};
+}
+
+static inline void nh_cold_run_end(nh_cold_run *r)
+{
+    if (r->len)
+        nh_copy(r->to, r->from, r->len);
+    r->len = 0;
+}
 /* The blocks this rank sends itself (the places from dself on, dnext,
  * of s), each into the receive place of r (from rself on, rnext) that the
  * standard pairs it with: the j-th place of self among the destinations

@@ -4,7 +4,8 @@
  * owns: an inactive persistent receive on MPI_COMM_SELF (in a program that
  * uses only Sessions, where that is not valid: from this rank on the
  * plan's private communicator), never started,
- * one per operation.  (From rank 0, not MPI_PROC_NULL: with MPICH 4.0.2,
+ * one per operation; those on MPI_COMM_SELF are kept for later operations
+ * once theirs has ended (spare, below).  (From rank 0, not MPI_PROC_NULL: with MPICH 4.0.2,
  * freeing a never-started MPI_PROC_NULL persistent receive makes the next
  * persistent collective started on any communicator hang.)  It is unique while the operation
  * lives, and an MPI call nhood does not intercept sees a valid inactive
@@ -64,6 +65,15 @@
 #include "util/host.h"
 
 nh_req *nh_req_live; /* all of nhood's operations */
+/* Handles of ended operations kept for the next ones (on MPI_COMM_SELF
+ * only): making and freeing a persistent receive costs more than the
+ * rest of nhood's request (MPICH 4.2.1: about 1,300 instructions of
+ * MPI_Recv_init and MPI_Request_free against 1,900 for the request's
+ * whole life), at every nonblocking call.  A kept handle is inactive and
+ * owned by no operation, as a new one would be. */
+#define SPARE_HANDLES 16
+static MPI_Request spare[SPARE_HANDLES];
+static int nspare;
 static int nrunning; /* active and not done */
 int nh_req_nmulti;   /* of those, multi-phase */
 int nh_req_ntimed;   /* timed trials not yet completed */
@@ -111,7 +121,10 @@ void nh_req_destroy(nh_req *r)
         r->ops->fini(r->ctx);
     if (r->paid) /* never completed: its trial stays unmeasured */
         __atomic_sub_fetch(&nh_req_ntimed, 1, __ATOMIC_RELAXED);
-    if (r->handle != MPI_REQUEST_NULL)
+    if (r->handle != MPI_REQUEST_NULL && !nh_no_world && nspare < SPARE_HANDLES) {
+        spare[nspare++] = r->handle; /* (made on MPI_COMM_SELF: see enlist) */
+        nh_res_add(NH_RES_REQUEST, -1); /* no operation's (nhood_resource_counts) */
+    } else if (r->handle != MPI_REQUEST_NULL)
         nh_request_free(&r->handle);
     nh_plan_unref(p);
     free(r);
@@ -253,7 +266,10 @@ static int enlist(nh_req *r, nh_plan *p, int persistent, int multi, long *starts
                   : p->pcomm != MPI_COMM_NULL ? p->pcomm
                                               : r->home; /* a cold graph's (nh_req_wrap_ops) */
     rc = nh_no_world ? nh_mpi_Comm_rank(on, &self) : MPI_SUCCESS;
-    if (!rc)
+    if (!rc && !nh_no_world && nspare > 0) {
+        r->handle = spare[--nspare];
+        nh_res_add(NH_RES_REQUEST, 1);
+    } else if (!rc)
         rc = nh_recv_init(NULL, 0, MPI_BYTE, self, 0, on, &r->handle);
     if (!rc && !persistent)
         rc = nh_req_start(r);
@@ -385,5 +401,7 @@ void nh_req_fini(void)
             set_running(nh_req_live, 0);
         nh_req_destroy(nh_req_live);
     }
+    while (nspare > 0) /* (not counted: nh_req_destroy) */
+        nh_mpi_Request_free(&spare[--nspare]);
     nh_unlock(NH_LOCK_REQ);
 }

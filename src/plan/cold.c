@@ -4,6 +4,7 @@
  * exchange there (plan.h, nh_cold_lists; api/cold.c runs the calls).
  * Local: the lists come from MPI_Dist_graph_neighbors at the first call
  * that asks. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "plan/detect_int.h"
@@ -20,21 +21,26 @@ static int by_key(const void *a, const void *b)
  * others sorted by (peer, place), which groups each peer's places in list
  * order.  Returns whether some peer other than MPI_PROC_NULL has two
  * places, or -1 without memory. */
-static int places(const int *list, int n, int *first, int *next)
+static int places(const int *restrict list, int n, int *restrict first, int *restrict next)
 {
-    int last[64], rep = 0, i = 0;
-    for (int r = 0; r < 64; r++)
-        last[r] = -1;
+    int last[64], rep = 0, i = 0; /* last[r]: valid where r is in seen */
+    uint64_t seen = 0;
     for (; i < n && list[i] < 64 && (list[i] >= 0 || list[i] == MPI_PROC_NULL); i++) {
         int r = list[i];
         next[i] = -1;
-        first[i] = r == MPI_PROC_NULL ? -1 : last[r] < 0 ? i : first[last[r]];
-        if (r != MPI_PROC_NULL && last[r] >= 0) {
+        if (r == MPI_PROC_NULL) {
+            first[i] = -1;
+            continue;
+        }
+        if (seen >> r & 1) {
+            first[i] = first[last[r]];
             next[last[r]] = i;
             rep = 1;
+        } else {
+            first[i] = i;
+            seen |= 1ull << r;
         }
-        if (r != MPI_PROC_NULL)
-            last[r] = i;
+        last[r] = i;
     }
     if (i == n)
         return rep;
