@@ -99,11 +99,13 @@ int nh_cold_self(const nh_cold_side *s, const nh_cold_layout *ls, int dself, con
                  const nh_cold_side *r, const nh_cold_layout *lr, int rself, const int *rnext,
                  MPI_Comm comm)
 {
-    int rc = MPI_SUCCESS,
-        runs = ls->contig && lr->contig && !__atomic_load_n(&nh_gpu_runtimes, __ATOMIC_RELAXED);
-    nh_cold_run cur = {0};
-    if (runs && !s->bdispls && !r->bdispls) { /* (at every call: the arrays read directly) */
-        const nh_cold_side sl = *s, rl = *r; /* (locals: no copy can change them) */
+    int rc = MPI_SUCCESS;
+    if (ls->contig && lr->contig && !__atomic_load_n(&nh_gpu_runtimes, __ATOMIC_RELAXED)) {
+        /* contiguous host data, a run at a time; the sides read through
+         * locals, which no copy can change (through s and r the compiler
+         * reloads them after every memcpy: this runs at every call) */
+        const nh_cold_side sl = *s, rl = *r;
+        nh_cold_run cur = {0};
         for (int i = dself, j = rself; i >= 0 && j >= 0; i = dnext[i], j = rnext[j]) {
             long bytes = (long)nh_cold_cnt(&sl, i) * ls->size;
             if (bytes > (long)nh_cold_cnt(&rl, j) * lr->size) {
@@ -116,18 +118,11 @@ int nh_cold_self(const nh_cold_side *s, const nh_cold_layout *ls, int dself, con
         nh_cold_run_end(&cur);
         return rc;
     }
-    for (int i = dself, j = rself; !rc && i >= 0 && j >= 0; i = dnext[i], j = rnext[j]) {
-        long bytes = (long)nh_cold_cnt(s, i) * ls->size;
-        if (bytes > (long)nh_cold_cnt(r, j) * lr->size)
-            rc = MPI_ERR_TRUNCATE;
-        else if (runs && bytes)
-            nh_cold_run_add(&cur, nh_cold_addr(s, i) + ls->tlb, nh_cold_addr(r, j) + lr->tlb,
-                            (size_t)bytes);
-        else
-            rc = nh_cold_copy(nh_cold_addr(s, i), nh_cold_cnt(s, i), s->type, ls,
-                              nh_cold_addr(r, j), r->type, lr, comm);
-    }
-    nh_cold_run_end(&cur);
+    for (int i = dself, j = rself; !rc && i >= 0 && j >= 0; i = dnext[i], j = rnext[j])
+        rc = (long)nh_cold_cnt(s, i) * ls->size > (long)nh_cold_cnt(r, j) * lr->size
+                 ? MPI_ERR_TRUNCATE
+                 : nh_cold_copy(nh_cold_addr(s, i), nh_cold_cnt(s, i), s->type, ls,
+                                nh_cold_addr(r, j), r->type, lr, comm);
     return rc;
 }
 

@@ -3,15 +3,16 @@
  * Handles.  The handle the user holds is a real MPI request that nhood
  * owns: an inactive persistent receive on MPI_COMM_SELF (in a program that
  * uses only Sessions, where that is not valid: from this rank on the
- * plan's private communicator), never started,
- * one per operation; those on MPI_COMM_SELF are kept for later operations
- * once theirs has ended (spare, below).  (From rank 0, not MPI_PROC_NULL: with MPICH 4.0.2,
+ * plan's private communicator), never started, one per operation; those
+ * on MPI_COMM_SELF are kept for later operations once theirs has ended
+ * (spare, below).  (From rank 0, not MPI_PROC_NULL: with MPICH 4.0.2,
  * freeing a never-started MPI_PROC_NULL persistent receive makes the next
- * persistent collective started on any communicator hang.)  It is unique while the operation
- * lives, and an MPI call nhood does not intercept sees a valid inactive
- * request rather than garbage.  nhood finds its operation by looking the
- * handle up (a short list: only nhood's live operations are in it, and
- * with none the completion calls go straight to PMPI).
+ * persistent collective started on any communicator hang.)  It is unique
+ * while the operation lives, and an MPI call nhood does not intercept
+ * sees a valid inactive request rather than garbage.  nhood finds its
+ * operation by looking the handle up (a short list: only nhood's live
+ * operations are in it, and with none the completion calls go straight
+ * to PMPI).
  *
  * Completion calls (MPI_Wait/Test and their all/any/some forms,
  * MPI_Request_get_status, MPI_Request_free, MPI_Start/Startall,
