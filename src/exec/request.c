@@ -123,7 +123,7 @@ void nh_req_destroy(nh_req *r)
     if (r->paid) /* never completed: its trial stays unmeasured */
         __atomic_sub_fetch(&nh_req_ntimed, 1, __ATOMIC_RELAXED);
     if (r->handle != MPI_REQUEST_NULL && !nh_no_world && nspare < SPARE_HANDLES) {
-        spare[nspare++] = r->handle; /* (made on MPI_COMM_SELF: see enlist) */
+        spare[nspare++] = r->handle;    /* (made on MPI_COMM_SELF: see enlist) */
         nh_res_add(NH_RES_REQUEST, -1); /* no operation's (nhood_resource_counts) */
     } else if (r->handle != MPI_REQUEST_NULL)
         nh_request_free(&r->handle);
