@@ -476,7 +476,7 @@ static void large(const graph *x)
 
 /* A negative count in a v call on every rank: MPI's error (MPI_ERR_COUNT,
  * returned under MPI_ERRORS_RETURN), never a copy sized by it. */
-static void negative(const graph *x)
+static __attribute__((unused)) void negative(const graph *x)
 {
     int n = x->outdeg > x->indeg ? x->outdeg : x->indeg, *c = malloc(sizeof(int) * (size_t)(n + 1)),
         *d = calloc((size_t)n + 1, sizeof(int)), buf[4] = {0}, rbuf[4], cls = MPI_SUCCESS;
