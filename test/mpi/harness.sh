@@ -1,7 +1,8 @@
 # The MPI tests' shared harness, sourced by run-mpi-tests.sh,
-# run-gpu-tests.sh and run-platform-tests.sh: the launcher and its
-# flags, and the TAP helpers ok, bad, skip and run (below).  The sourcing
-# script ends with tap_end.
+# run-gpu-tests.sh, run-platform-tests.sh and run-tool-tests.sh: the
+# launcher and its flags, and the TAP helpers ok, bad, skip and run
+# (below; the tool tests have a run of their own).  The sourcing script
+# ends with tap_end.
 : "${MPIEXEC:=mpiexec.mpich}"
 : "${TOP_BUILDDIR:=.}"
 lib=${NHOOD_LIB:-$TOP_BUILDDIR/.libs/libnhood.so}
@@ -55,6 +56,33 @@ bad() {
 # skip NAME REASON: a case that cannot run in this build.
 skip() { ntap=$((ntap + 1)); echo "ok $ntap - $1 # SKIP $2"; }
 
+# report_flag "VAR=VAL ...": where the settings turn nhood's report on
+# (NHOOD_REPORT=1), adds to $flags the one that sends it to a file of the
+# run's own, $rep, for report_append to add to the end of $log.err after
+# the run: launchers cut long stderr output (Open MPI 5's in 4 KiB
+# chunks, moving a cut line's start into stdout; MPICH 4.2's Hydra
+# splits long lines).  The cases of the report's own stream set
+# report_stderr=1 or name the file.
+report_flag() {
+    rep=""
+    case " $1 " in
+        *" NHOOD_REPORT_FILE="*) ;;
+        *" NHOOD_REPORT=1 "*)
+            if [ "${report_stderr:-0}" -eq 0 ]; then
+                rep=$log.rep
+                flags="$flags $(env_flag NHOOD_REPORT_FILE "$rep")"
+            fi
+            ;;
+    esac
+}
+
+report_append() {
+    if [ -n "$rep" ] && [ -f "$rep" ]; then
+        cat "$rep" >>"$log.err"
+        rm -f "$rep"
+    fi
+}
+
 # run NAME NP "VAR=VAL ..." PROGRAM [ARGS]: succeeds if the program does.
 run() {
     name=$1 np=$2 vars=$3
@@ -84,21 +112,7 @@ run() {
             *) flags="$flags $(env_flag $v 0)" ;;
         esac
     done
-    # nhood's report (NHOOD_REPORT=1) goes to a file of the run's own,
-    # added to the end of its stderr after the run: launchers cut long
-    # stderr output (Open MPI 5's in 4 KiB chunks, moving a cut line's
-    # start into stdout; MPICH 4.2's Hydra splits long lines).  The cases
-    # of the report's own stream set report_stderr=1 or name the file.
-    rep=""
-    case " $vars " in
-        *" NHOOD_REPORT_FILE="*) ;;
-        *" NHOOD_REPORT=1 "*)
-            if [ "${report_stderr:-0}" -eq 0 ]; then
-                rep=$log.rep
-                flags="$flags $(env_flag NHOOD_REPORT_FILE "$rep")"
-            fi
-            ;;
-    esac
+    report_flag "$vars"
     last_prog=${1##*/}
     # shellcheck disable=SC2086
     last="$last_prog$(shift; [ $# -eq 0 ] || echo " $*") np=$np$(for v in $vars; do printf ' %s' "$v"; done)"
@@ -121,10 +135,7 @@ run() {
         last_rc=$?
         tries=$((tries + 1))
     done
-    if [ -n "$rep" ] && [ -f "$rep" ]; then
-        cat "$rep" >>"$log.err"
-        rm -f "$rep"
-    fi
+    report_append
     return $last_rc
 }
 

@@ -6,36 +6,14 @@
 # its torus schedule on the forced ring graph (test_tool.c, and from
 # Fortran test_tool_f.f90 and test_tool_f08.f90).  Output is
 # TAP, then "N passed, N failed".
-: "${MPIEXEC:=mpiexec.mpich}"
-: "${TOP_BUILDDIR:=.}"
-lib=${NHOOD_LIB:-$TOP_BUILDDIR/.libs/libnhood.so}
-t=$TOP_BUILDDIR/test/mpi
+. "$(dirname "$0")/harness.sh" # the launcher, ok, bad, skip, report_flag, tap_end
 tools=$TOP_BUILDDIR/test/tool/.libs
 log=${TMPDIR:-/tmp}/nhood-tool-test.$$
 trap 'rm -f "$log".*' EXIT
-# How the launcher passes a variable to the ranks: nhood-run knows.
-nhrun="${srcdir:-.}/scripts/nhood-run"
-launcher=$(sh "$nhrun" --launcher-kind "${MPIEXEC%% *}")
-env_flag() { sh "$nhrun" --env-flags --kind "$launcher" "$1=$2"; }
 case "$launcher" in
-    openmpi)
-        np=8
-        extra="--oversubscribe --mca mpi_yield_when_idle 1"
-        [ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-        ;;
-    *)
-        np=5
-        extra=""
-        ;;
+    openmpi) np=8 ;;
+    *) np=5 ;;
 esac
-pass=0 fail=0 n=0
-ok() { pass=$((pass + 1)) n=$((n + 1)); echo "ok $n - $1"; }
-bad() {
-    fail=$((fail + 1)) n=$((n + 1))
-    echo "not ok $n - $1"
-    echo "# command: $cmd"
-    tail -n "${2:-15}" "$log.err" | awk '{ print "#     " $0 }'
-}
 
 # run PRELOAD PROGRAM [ARGS]: the program at $np ranks with PRELOAD (may
 # be empty) and the settings $vars (default: nhood's ring forced to torus
@@ -46,27 +24,20 @@ run() {
     [ -n "$1" ] && flags="$flags $(env_flag LD_PRELOAD "${NH_PRELOAD_FIRST:-}$1")"
     # the MPI ABI layer a run uses (check-platforms.sh)
     [ -n "${LD_LIBRARY_PATH:-}" ] && flags="$flags $(env_flag LD_LIBRARY_PATH "$LD_LIBRARY_PATH")"
-    pre=$1
     shift
-    # the tool's lines go to a file of their own (count_tool.c)
+    # the tool's lines go to a file of their own (count_tool.c), nhood's
+    # report too (harness.sh)
     rm -f "$log.tool"
     flags="$flags $(env_flag COUNT_TOOL_LOG "$log.tool")"
-    # nhood's report to a file of its own too, added to stderr after the
-    # run (launchers cut long stderr output: test/mpi/harness.sh)
-    rm -f "$log.rep"
-    case " ${vars:-NHOOD_REPORT=1} " in
-        *" NHOOD_REPORT=1 "*) flags="$flags $(env_flag NHOOD_REPORT_FILE "$log.rep")" ;;
-    esac
-    cmd="timeout 300 $MPIEXEC $extra -n $np $flags $*"
+    report_flag "${vars:-NHOOD_REPORT=1}"
+    [ -z "$rep" ] || rm -f "$rep"
+    last_cmd="timeout 300 $MPIEXEC $extra -n $np $flags $*"
     # shellcheck disable=SC2086
     timeout 300 $MPIEXEC $extra -n $np $flags "$@" >"$log.out" 2>"$log.err"
-    rc=$?
-    if [ -f "$log.rep" ]; then
-        cat "$log.rep" >>"$log.err"
-        rm -f "$log.rep"
-    fi
+    last_rc=$?
+    report_append
     grep -h '^count_tool: ' "$log.tool" "$log.err" 2>/dev/null | sort >"$log.counts"
-    return $rc
+    return $last_rc
 }
 
 # The report's lines for the ring: alltoall (blocking and nonblocking) and
@@ -91,7 +62,7 @@ check() {
     if [ "$(wc -l <"$log.counts")" -ne $np ] || grep -q ' init=0' "$log.counts"; then
         bad "$name: the tool ran on every rank from MPI_Init to MPI_Finalize"
     elif [ "$got" != "$want" ]; then
-        bad "$name: the tool's counts equal its counts without nhood" 4
+        bad "$name: the tool's counts equal its counts without nhood"
         diff "$4" "$log.counts" | sed 's/^/#   /' | head -8
     elif [ -z "${no_torus:-}" ] && ! torus_ran; then
         bad "$name: nhood's report shows torus on the ring"
@@ -168,8 +139,7 @@ fi
 # PMPI_X first, never that tool (docs/tools.md: preload nhood after it).
 for prog in test_tool_f test_tool_f08; do
     if [ ! -x "$t/$prog" ]; then
-        n=$((n + 1))
-        echo "ok $n # SKIP $prog: no MPI Fortran compiler (with mpi_f08 for test_tool_f08)"
+        skip "$prog" "no MPI Fortran compiler (with mpi_f08 for test_tool_f08)"
         continue
     fi
     for style in "" _both; do
@@ -200,8 +170,7 @@ for backend in auto safe; do
         graph=${case%% *}
         name="progress corpus, tool in front, np=$np $graph ${case#* } NHOOD_PROGRESS=$backend"
         vars="${case#* } NHOOD_PROGRESS=$backend NHOOD_FALLBACK=silent"
-        if run "$tool:$lib" "$t/test_progress" "$graph" &&
-            grep -Eq '(^|[^0-9])[1-9][0-9]* passed, 0 failed$' "$log.out" &&
+        if run "$tool:$lib" "$t/test_progress" "$graph" && all_passed &&
             [ "$(wc -l <"$log.counts")" -eq $np ]; then
             ok "$name"
         else
@@ -210,6 +179,4 @@ for backend in auto safe; do
     done
 done
 vars="" np=$np_all
-echo "$pass passed, $fail failed"
-echo "1..$n"
-[ "$fail" -eq 0 ]
+tap_end
