@@ -96,7 +96,7 @@ static long total_v(const nh_cold_side *s, const int *first, int self)
     long t = 0;
     for (int k = 0; k < s->n; k++)
         if (first[k] >= 0 && first[k] != self)
-            t += s->counts ? s->counts[k] : s->count;
+            t += nh_cold_cnt(s, k);
     return t;
 }
 
@@ -108,16 +108,15 @@ static long total_v(const nh_cold_side *s, const int *first, int self)
 static int groups_v(const nh_cold_side *s, const int *first, const int *next, int recv, int self,
                     int *c, int *d)
 {
-    const int *cnts = s->counts;
-    int n = s->n, count = s->count; /* (locals: the stores below cannot change them) */
+    const nh_cold_side x = *s; /* (a local: the stores below cannot change it) */
     long off = 0;
-    for (int k = 0; k < n; k++) {
+    for (int k = 0; k < x.n; k++) {
         if (first[k] != k)
             continue;
         long t = 0;
         if (k != self)
             for (int j = k; j >= 0; j = next[j])
-                t += cnts ? cnts[j] : count;
+                t += nh_cold_cnt(&x, j);
         if (t > INT32_MAX || off + t > INT32_MAX)
             return MPI_ERR_COUNT;
         for (int j = k; j >= 0; j = next[j]) {
@@ -131,26 +130,21 @@ static int groups_v(const nh_cold_side *s, const int *first, const int *next, in
 
 /* v, contiguous data on the host (l: the side's layout, size == extent):
  * one copy per run of blocks that follow each other both in the
- * program's buffer and in the region; the places' counts and
- * displacements read straight from the call's arrays (a regular call's
- * from its count), as this runs at every call. */
+ * program's buffer and in the region.  The side is read through a local,
+ * which no copy can change (through s the compiler reloads its fields
+ * after every memcpy: this runs at every call). */
 static void move_contig(const nh_cold_side *s, const int *first, const int *next, const int *d,
                         int self, char *reg, const nh_cold_layout *l, int out)
 {
-    const int *cnts = s->counts, *disp = s->displs;
-    int n = s->n, count = s->count; /* (locals: the copies cannot change them) */
-    MPI_Aint ext = l->ext;
-    char *base = s->base + l->tlb;
+    const nh_cold_side x = *s;
     nh_cold_run cur = {0};
-    reg += l->tlb;
-    for (int k = 0; k < n; k++) {
+    for (int k = 0; k < x.n; k++) {
         if (first[k] != k || k == self)
             continue;
-        char *at = reg + (MPI_Aint)d[k] * ext;
+        char *at = reg + (MPI_Aint)d[k] * l->ext + l->tlb;
         for (int j = k; j >= 0; j = next[j]) {
-            int c = cnts ? cnts[j] : count;
-            char *user = base + (disp ? (MPI_Aint)disp[j] : (MPI_Aint)j * count) * ext;
-            size_t bytes = (size_t)c * (size_t)ext;
+            char *user = nh_cold_addr(&x, j) + l->tlb;
+            size_t bytes = (size_t)nh_cold_cnt(&x, j) * (size_t)l->size;
             nh_cold_run_add(&cur, out ? at : user, out ? user : at, bytes);
             at += bytes;
         }
@@ -521,18 +515,21 @@ static int op_call(op *o, nh_form form, MPI_Request *req)
     return MPI_ERR_INTERN;
 }
 
-/* Are the call's counts all at least zero?  (A negative one goes to MPI,
- * whose error it is, before anything here sizes a region by it.) */
-static int counts_ok(nh_coll coll, const nh_args *a, const nh_cold_lists *l)
+/* The elements of a side's n places (counts; NULL: count at each), or -1
+ * where a count is negative: such a call goes to MPI, whose error it is,
+ * before anything here sizes a region by it.  The one pass over the
+ * counts at every call; nh_cold_typed bounds the groups by the sums. */
+static long elements(const int *counts, int count, int n)
 {
-    if (coll == NH_COLL_ALLTOALL)
-        return a->scount >= 0 && a->rcount >= 0;
+    long t = 0;
     int bad = 0;
-    for (int k = 0; k < l->outdeg; k++)
-        bad |= a->scounts[k] < 0;
-    for (int k = 0; k < l->indeg; k++)
-        bad |= a->rcounts[k] < 0;
-    return !bad;
+    if (!counts)
+        return count < 0 ? -1 : (long)count * n;
+    for (int k = 0; k < n; k++) {
+        t += counts[k];
+        bad |= counts[k] < 0;
+    }
+    return bad ? -1 : t;
 }
 
 /* A rank that lists a peer twice. */
@@ -542,8 +539,10 @@ static int run_repeats(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a,
     op *o;
     MPI_Request inner;
     nh_cold_layout ls = {0}, lr = {0}; /* (regular and v) */
-    int rc = MPI_SUCCESS;
-    if (!counts_ok(coll, a, l))
+    int rc = MPI_SUCCESS, regular = coll == NH_COLL_ALLTOALL;
+    long es = elements(regular ? NULL : a->scounts, a->scount, l->outdeg),
+         er = elements(regular ? NULL : a->rcounts, a->rcount, l->indeg);
+    if (es < 0 || er < 0)
         return NH_TO_PMPI; /* (MPI's error) */
     if (coll != NH_COLL_ALLTOALLW) {
         if ((rc = nh_cold_layout_of(a->stype, &ls)))
@@ -552,7 +551,8 @@ static int run_repeats(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a,
             lr = ls;
         else if ((rc = nh_cold_layout_of(a->rtype, &lr)))
             return rc;
-        if ((rc = nh_cold_typed(p, coll, form, a, comm, l, &ls, &lr, req)) != NH_COLD_UNTYPED)
+        if ((rc = nh_cold_typed(p, coll, form, a, comm, l, &ls, &lr, es, er, req)) !=
+            NH_COLD_UNTYPED)
             return rc;
     }
     if ((rc = op_make(coll, form, a, comm, l, &ls, &lr, &o)))

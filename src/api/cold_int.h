@@ -105,13 +105,13 @@ int nh_cold_self(const nh_cold_side *s, const nh_cold_layout *ls, int dself, con
 #define NH_COLD_INPLACE_MIN (4L << 20)
 
 /* A regular or v call of a rank that lists a peer twice (ls, lr: its
- * types' layouts), moved by MPI without copies where its repeated peers'
- * blocks are large
+ * types' layouts; es, er: the elements of all its places on each side),
+ * moved by MPI without copies where its repeated peers' blocks are large
  * (api/cold_typed.c): MPI's result, or NH_COLD_UNTYPED where this does
  * not apply (the caller copies). */
 #define NH_COLD_UNTYPED (-2) /* (not NH_TO_PMPI) */
 int nh_cold_typed(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
                   const nh_cold_lists *l, const nh_cold_layout *ls, const nh_cold_layout *lr,
-                  MPI_Request *req);
+                  long es, long er, MPI_Request *req);
 
 #endif

@@ -117,31 +117,17 @@ static void places(const nh_cold_side *s, const int *first, const int *next, int
     }
 }
 
-/* A quick bound on a side's groups: the elements of all its n places
- * (counts; NULL: count each), at every call before the shapes. */
-static long elements(const int *counts, int count, int n)
-{
-    long t = 0;
-    if (!counts)
-        return (long)count * n;
-    for (int k = 0; k < n; k++)
-        t += counts[k];
-    return t;
-}
-
 static const nh_wrap_ops arrays_ops = {NULL, NULL, free};
 
 int nh_cold_typed(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
                   const nh_cold_lists *l, const nh_cold_layout *lsp, const nh_cold_layout *lrp,
-                  MPI_Request *req)
+                  long es, long er, MPI_Request *req)
 {
     shape shs, shr;
     nh_cold_side s, r;
     int ns = l->outdeg, nr = l->indeg, rc;
-    int v = coll == NH_COLL_ALLTOALLV;
-    if (form == NH_FORM_PERSISTENT || coll == NH_COLL_ALLTOALLW ||
-        elements(v ? a->scounts : NULL, a->scount, ns) * lsp->size < NH_COLD_INPLACE_MIN ||
-        elements(v ? a->rcounts : NULL, a->rcount, nr) * lrp->size < NH_COLD_INPLACE_MIN)
+    if (form == NH_FORM_PERSISTENT || coll == NH_COLL_ALLTOALLW || /* (a quick bound) */
+        es * lsp->size < NH_COLD_INPLACE_MIN || er * lrp->size < NH_COLD_INPLACE_MIN)
         return NH_COLD_UNTYPED;
     nh_cold_sides(coll, a, ns, nr, lsp->ext, lrp->ext, &s, &r);
     if (!uniform(&s, l->dfirst, l->dnext, l->dself, lsp->size, &shs) ||
