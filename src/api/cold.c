@@ -89,14 +89,18 @@ static size_t span(long n, const nh_cold_layout *l, MPI_Aint *lo)
     return n > 0 && hi > *lo ? (size_t)(hi - *lo) : 0;
 }
 
-/* v: the elements a side's region holds (MPI_PROC_NULL's places and the
- * group at self aside). */
-static long total_v(const nh_cold_side *s, const int *first, int self)
+/* v: the elements a side's region holds: all its places' (all, from the
+ * call's one pass over its counts) but those of MPI_PROC_NULL (nulls
+ * places) and of the group at self (next). */
+static long total_v(const nh_cold_side *s, long all, int nulls, const int *first, const int *next,
+                    int self)
 {
-    long t = 0;
-    for (int k = 0; k < s->n; k++)
-        if (first[k] >= 0 && first[k] != self)
-            t += nh_cold_cnt(s, k);
+    long t = all;
+    for (int k = 0; nulls && k < s->n; k++)
+        if (first[k] < 0)
+            t -= nh_cold_cnt(s, k);
+    for (int j = self; j >= 0; j = next[j])
+        t -= nh_cold_cnt(s, j);
     return t;
 }
 
@@ -379,7 +383,7 @@ static void sides(op *o, nh_coll coll, const nh_args *a, int outdeg, int indeg, 
  * (unpacked at completion) and the arrays copied. */
 static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
                    const nh_cold_lists *l, const nh_cold_layout *lsp, const nh_cold_layout *lrp,
-                   op **out)
+                   long es, long er, op **out)
 {
     int ns = l->outdeg, nr = l->indeg, copy = form != NH_FORM_BLOCKING,
         w = coll == NH_COLL_ALLTOALLW, rc;
@@ -392,8 +396,8 @@ static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
             .n = ns, .count = a->scount, .counts = coll == NH_COLL_ALLTOALL ? NULL : a->scounts};
         nh_cold_side r = {
             .n = nr, .count = a->rcount, .counts = coll == NH_COLL_ALLTOALL ? NULL : a->rcounts};
-        rs = span(total_v(&s, l->dfirst, sself), &ls, &los);
-        rr = span(total_v(&r, l->sfirst, rself), &lr, &lor);
+        rs = span(total_v(&s, es, l->dnull, l->dfirst, l->dnext, sself), &ls, &los);
+        rr = span(total_v(&r, er, l->snull, l->sfirst, l->snext, rself), &lr, &lor);
     }
     /* The regions: v's up to NH_SPARE_MIN bytes in the same block, above
      * it (and w's) from the process's kept block (util/spare.h: a fresh
@@ -518,7 +522,8 @@ static int op_call(op *o, nh_form form, MPI_Request *req)
 /* The elements of a side's n places (counts; NULL: count at each), or -1
  * where a count is negative: such a call goes to MPI, whose error it is,
  * before anything here sizes a region by it.  The one pass over the
- * counts at every call; nh_cold_typed bounds the groups by the sums. */
+ * counts at every call: nh_cold_typed bounds the groups by the sums, and
+ * op_make sizes the regions from them (total_v). */
 static long elements(const int *counts, int count, int n)
 {
     long t = 0;
@@ -555,7 +560,7 @@ static int run_repeats(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a,
             NH_COLD_UNTYPED)
             return rc;
     }
-    if ((rc = op_make(coll, form, a, comm, l, &ls, &lr, &o)))
+    if ((rc = op_make(coll, form, a, comm, l, &ls, &lr, es, er, &o)))
         return rc;
     if (form != NH_FORM_PERSISTENT && (rc = op_in(o)))
         goto fail;

@@ -16,73 +16,73 @@ static int by_key(const void *a, const void *b)
 }
 
 /* first[k]: the first place of list[k]'s peer (-1 for MPI_PROC_NULL);
- * next[k]: its next place (-1 after the last).  Lists of ranks below 64
- * (the small graphs') in one pass, remembering each rank's last place;
- * others sorted by (peer, place), which groups each peer's places in list
- * order.  Returns whether some peer other than MPI_PROC_NULL has two
- * places, or -1 without memory. */
-static int places(const int *restrict list, int n, int *restrict first, int *restrict next)
+ * next[k]: its next place (-1 after the last); *self: the first place of
+ * rank me (-1: none); *nulls: MPI_PROC_NULL's places.  Lists of ranks
+ * below 64 (the small graphs') in one pass, remembering each rank's last
+ * place; others sorted by (peer, place), which groups each peer's places
+ * in list order.  Returns whether some peer other than MPI_PROC_NULL has
+ * two places, or -1 without memory. */
+static int places(const int *restrict list, int n, int me, int *restrict first, int *restrict next,
+                  int *self, int *nulls)
 {
-    int last[64], rep = 0, i = 0; /* last[r]: valid where r is in seen */
+    int last[64], rep = 0, i = 0, nul = 0; /* last[r]: valid where r is in seen */
     uint64_t seen = 0;
-    for (; i < n && list[i] < 64 && (list[i] >= 0 || list[i] == MPI_PROC_NULL); i++) {
+    for (; i < n; i++) {
         int r = list[i];
         next[i] = -1;
-        if (r == MPI_PROC_NULL) {
+        if ((unsigned)r >= 64u) {
+            if (r != MPI_PROC_NULL)
+                break;
             first[i] = -1;
-            continue;
-        }
-        if (seen >> r & 1) {
+            nul++;
+        } else if (seen >> r & 1) {
             first[i] = first[last[r]];
             next[last[r]] = i;
+            last[r] = i;
             rep = 1;
         } else {
-            first[i] = i;
+            first[i] = last[r] = i;
             seen |= 1ull << r;
         }
-        last[r] = i;
     }
-    if (i == n)
+    *nulls = nul;
+    if (i == n) {
+        *self = me >= 0 && me < 64 && (seen >> me & 1) ? first[last[me]] : -1;
         return rep;
+    }
     long *key = malloc(((size_t)n + 1) * sizeof(long));
-    rep = 0;
+    rep = nul = 0;
     if (!key)
         return -1;
     for (int k = 0; k < n; k++) /* MPI_PROC_NULL is negative: shifted to sort as a peer */
         key[k] = (long)((unsigned long)(list[k] - MPI_PROC_NULL) << 32 | (unsigned)k);
     qsort(key, (size_t)n, sizeof(long), by_key);
+    *self = -1;
     for (int i = 0; i < n; i++) {
         int k = (int)(key[i] & 0xffffffff), prev = i > 0 ? (int)(key[i - 1] & 0xffffffff) : -1;
         int same = prev >= 0 && list[prev] == list[k] && list[k] != MPI_PROC_NULL;
         first[k] = list[k] == MPI_PROC_NULL ? -1 : same ? first[prev] : k;
         next[k] = -1;
+        nul += list[k] == MPI_PROC_NULL;
         if (same) {
             next[prev] = k;
             rep = 1;
+        } else if (list[k] == me) {
+            *self = k;
         }
     }
+    *nulls = nul;
     free(key);
     return rep;
 }
 
-/* l->sself, l->dself (plan.h) from the lists. */
-static int self_places(nh_cold_lists *l, MPI_Comm comm, const int *srcs, const int *dsts)
+/* The places of a group (next: from place k on). */
+static int group_size(const int *next, int k)
 {
-    int me, n = 0, rc = nh_mpi_Comm_rank(comm, &me);
-    l->sself = l->dself = -1;
-    for (int k = 0; !rc && k < l->outdeg; k++)
-        if (dsts[k] == me) {
-            l->dself = l->dself < 0 ? k : l->dself;
-            n++;
-        }
-    for (int k = 0; !rc && k < l->indeg; k++)
-        if (srcs[k] == me) {
-            l->sself = l->sself < 0 ? k : l->sself;
-            n--;
-        }
-    if (n != 0) /* (an erroneous graph: MPI's) */
-        l->sself = l->dself = -1;
-    return rc;
+    int n = 0;
+    for (; k >= 0; k = next[k])
+        n++;
+    return n;
 }
 
 const nh_cold_lists *nh_plan_cold_lists(nh_plan *p, MPI_Comm comm)
@@ -101,19 +101,22 @@ const nh_cold_lists *nh_plan_cold_lists(nh_plan *p, MPI_Comm comm)
     l->snext = l->sfirst + in;
     l->dfirst = l->snext + in;
     l->dnext = l->dfirst + out;
-    if (nh_mpi_Dist_graph_neighbors(comm, in, srcs, MPI_UNWEIGHTED, out, dsts, MPI_UNWEIGHTED) ||
-        (rs = places(srcs, in, l->sfirst, l->snext)) < 0 ||
-        (rd = places(dsts, out, l->dfirst, l->dnext)) < 0) {
+    int me;
+    if (nh_mpi_Comm_rank(comm, &me) ||
+        nh_mpi_Dist_graph_neighbors(comm, in, srcs, MPI_UNWEIGHTED, out, dsts, MPI_UNWEIGHTED) ||
+        (rs = places(srcs, in, me, l->sfirst, l->snext, &l->sself, &l->snull)) < 0 ||
+        (rd = places(dsts, out, me, l->dfirst, l->dnext, &l->dself, &l->dnull)) < 0) {
         free(l);
         return NULL;
     }
     l->repeats = rs || rd;
     if (p->cold)
         p->cold->repeats = l->repeats;
-    if (self_places(l, comm, srcs, dsts)) {
-        free(l);
-        return NULL;
-    }
+    /* the rank itself in both lists as often, else in neither (an
+     * erroneous graph: MPI's) */
+    if (l->sself < 0 || l->dself < 0 ||
+        group_size(l->snext, l->sself) != group_size(l->dnext, l->dself))
+        l->sself = l->dself = -1;
     return p->lists = l;
 }
 

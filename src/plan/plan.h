@@ -159,6 +159,7 @@ typedef struct nh_cold_lists {
     /* the first place of the rank itself among the sources and among the
      * destinations, where it is in both as often; else -1 */
     int sself, dself;
+    int snull, dnull; /* MPI_PROC_NULL's places among the sources, the destinations */
 } nh_cold_lists;
 const nh_cold_lists *nh_plan_cold_lists(nh_plan *p, MPI_Comm comm);
 /* Whether this rank lists a peer twice (1, 0; -1 where memory or MPI
