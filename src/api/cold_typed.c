@@ -101,8 +101,8 @@ static int group_type(const nh_cold_side *s, const shape *sh, const int *next, M
 /* MPI's counts and displacements for one side: one of the type at a
  * group's first place (send) or every place (receive), at the group's
  * first block; nothing elsewhere. */
-static void places(const nh_cold_side *s, const int *first, const int *next, int recv, int self,
-                   int *c, int *d)
+static void groups_typed(const nh_cold_side *s, const int *first, const int *next, int recv,
+                         int self, int *c, int *d)
 {
     for (int k = 0; k < s->n; k++)
         c[k] = d[k] = 0;
@@ -138,8 +138,8 @@ int nh_cold_typed(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_
     if (!arr)
         return MPI_ERR_NO_MEM;
     int *cs = arr, *ds = arr + ns, *cr = ds + ns, *dr = cr + nr;
-    places(&s, l->dfirst, l->dnext, 0, l->dself, cs, ds);
-    places(&r, l->sfirst, l->snext, 1, l->sself, cr, dr);
+    groups_typed(&s, l->dfirst, l->dnext, 0, l->dself, cs, ds);
+    groups_typed(&r, l->sfirst, l->snext, 1, l->sself, cr, dr);
     if ((rc = group_type(&s, &shs, l->dnext, &ts)) || (rc = group_type(&r, &shr, l->snext, &tr)) ||
         (rc = nh_cold_self(&s, lsp, l->dself, l->dnext, &r, lrp, l->sself, l->snext, comm)))
         goto cleanup;
