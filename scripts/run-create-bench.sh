@@ -4,7 +4,9 @@
 # and the intercepted call in one run (medians over REPS), on an irregular
 # hub, a random irregular graph, the 3-D Moore torus and the same mesh,
 # created and freed, then created, used once (MPI_Ineighbor_alltoallv)
-# and freed.  Then a process's first creation (the 3-D Moore torus, MPI's
+# and freed, then a step of a program that rebuilds its graph every step
+# (used once, freed, then an MPI_Barrier on the parent: use_once "step").
+# Then a process's first creation (the 3-D Moore torus, MPI's
 # own first-time work included): FIRST runs of nhood-create --first, each
 # side in processes of its own, alternating; the row's use_once column
 # says "first" and its times are the medians over those runs.
@@ -25,6 +27,7 @@ trap 'rm -rf "$tmp"' EXIT
 {
     $MPIEXEC -n "$np" $pre ./nhood-create --reps "$reps"
     $MPIEXEC -n "$np" $pre ./nhood-create --reps "$reps" --use-once --no-header
+    $MPIEXEC -n "$np" $pre ./nhood-create --reps "$reps" --step --no-header
     i=0
     while [ "$i" -lt "$first" ]; do
         for side in native nhood; do

@@ -46,12 +46,24 @@
  *
  * The reduction is one MPI_Allreduce of seven ints per child, made only
  * while the parent has children and only at the parent's points 1, 2, 4,
- * 8, ... counted since it last changed (a child made, analyzed or
- * dropped, a size decided), and at the next point while trials run or
- * wait (64 in a row at most): a graph never used costs its parent
- * log2(points) reductions.  Under MPI_THREAD_MULTIPLE another thread may start calls
- * on a graph while a point analyzes it, so there are no parent points
- * there. */
+ * 8, ... counted since it last changed (a child analyzed, a size
+ * decided), and at the next point while trials run or wait (64 in a row
+ * at most): a graph never used costs its parent log2(points) reductions.
+ * A child made restarts the count, its first reduction at the parent's
+ * point `first' after it: 2, doubled (up to NH_PARENT_FIRST_MAX) by every
+ * reduction that finds nothing to do, back to 2 at one that analyzes a
+ * child or finds trials.  A program that rebuilds its graph every step
+ * (made, used a few times, freed, a few collectives on the parent) thus
+ * soon stops paying a reduction a step; a graph made after such a phase
+ * waits at most NH_PARENT_FIRST_MAX points for its analysis, its calls
+ * MPI's own meanwhile.  A freed child's record stays until a reduction
+ * drops it, which one rank cannot do alone (the ranks may free it on
+ * either side of a point); so the parent reduces too once its records
+ * outnumber twice those the last reduction kept, plus NH_PARENT_SLACK: a
+ * graph made and freed costs its parent about 1/16 of a reduction, and
+ * the records stay bounded.  Under MPI_THREAD_MULTIPLE
+ * another thread may start calls on a graph while a point analyzes it,
+ * so there are no parent points there. */
 #include <limits.h>
 #include <stdlib.h>
 
@@ -91,7 +103,10 @@ typedef struct kids {
     kid **k;
     int n, cap;
     long points, next; /* the parent's points since it changed; the next to reduce at */
+    int soon;          /* the next point reduces for a change or waiting trials */
     int waited;        /* reductions at consecutive points for waiting trials */
+    int bound;         /* records that make a point reduce, whatever its count */
+    int first;         /* a new child's first reduction, at the point after it */
     struct kids *prev, *nxt; /* every record (nh_parents_fini) */
 } kids;
 
@@ -99,6 +114,13 @@ typedef struct kids {
  * before the reductions space out again (a size's first round and run-off
  * take about 60 calls). */
 #define NH_PARENT_TRIES 64
+
+/* Records of children a parent gathers beyond twice those it kept at its
+ * last reduction before a point reduces for them alone. */
+#define NH_PARENT_SLACK 16
+
+/* The latest a new child's first reduction comes, in parent's points. */
+#define NH_PARENT_FIRST_MAX 64
 
 static int keyval = MPI_KEYVAL_INVALID;
 static kids *records;
@@ -117,6 +139,7 @@ static void changed(kids *r)
 {
     r->points = 0;
     r->next = 1;
+    r->soon = 1;
     r->waited = 0;
 }
 
@@ -167,6 +190,8 @@ static int adopt(MPI_Comm parent, nh_plan *p, MPI_Comm graph)
             return MPI_ERR_NO_MEM;
         r->parent = parent;
         r->priv = MPI_COMM_NULL;
+        r->bound = NH_PARENT_SLACK;
+        r->first = 2;
         if ((rc = nh_mpi_Comm_set_attr(parent, keyval, r))) {
             free(r);
             return rc;
@@ -193,7 +218,10 @@ static int adopt(MPI_Comm parent, nh_plan *p, MPI_Comm graph)
     if (!r->n)
         nh_parents_live++;
     r->k[r->n++] = c;
-    changed(r);
+    if (!r->soon) { /* the child's first reduction */
+        r->points = 0;
+        r->next = r->first;
+    }
     return MPI_SUCCESS;
 }
 
@@ -270,6 +298,7 @@ static int reduce(kids *r)
         state(r->k[i], mine + WIDTH * i);
     if ((rc = nh_mpi_Allreduce(mine, all, WIDTH * n, MPI_INT, MPI_MAX, r->priv)))
         goto out;
+    nh_report_parent_reduction();
     for (int i = 0; i < n; i++) {
         kid *c = r->k[i];
         const int *a = all + WIDTH * i;
@@ -291,12 +320,17 @@ static int reduce(kids *r)
         rc = rc ? rc : e;
         r->k[j++] = c;
     }
-    if (j < n || settled)
+    if (settled) {
         changed(r);
-    else if (waits && r->waited++ < NH_PARENT_TRIES)
+    } else if (waits && r->waited++ < NH_PARENT_TRIES) {
         r->next = r->points + 1; /* trials running or incomplete: the next point too */
+        r->soon = 1;
+    }
+    /* nothing to do: the next child's first reduction later */
+    r->first = settled || waits ? 2 : r->first < NH_PARENT_FIRST_MAX ? 2 * r->first : r->first;
     if ((r->n = j) == 0)
         nh_parents_live--;
+    r->bound = 2 * j + NH_PARENT_SLACK;
 out:
     free(mine);
     return rc;
@@ -305,9 +339,14 @@ out:
 int nh_parents_point(MPI_Comm comm)
 {
     kids *r = record_of(comm);
-    if (!r || !r->n || ++r->points < r->next)
+    if (!r || !r->n)
         return MPI_SUCCESS;
-    r->next = 2 * r->points;
+    int due = ++r->points >= r->next;
+    if (!due && r->n < r->bound)
+        return MPI_SUCCESS;
+    if (due) /* (else its records' bound: the count goes on) */
+        r->next = 2 * r->points;
+    r->soon = 0;
     return reduce(r);
 }
 

@@ -19,6 +19,7 @@ static nh_report_rec *head, **tail = &head;
  * part; under NH_LOCK_MISC. */
 static long ngraphs;
 static double graphs_us, graphs_mpi_us;
+static long parent_reductions;
 
 void nh_report_creation(double us, double mpi_us)
 {
@@ -27,6 +28,11 @@ void nh_report_creation(double us, double mpi_us)
     graphs_us += us;
     graphs_mpi_us += mpi_us;
     nh_unlock(NH_LOCK_MISC);
+}
+
+void nh_report_parent_reduction(void)
+{
+    parent_reductions++;
 }
 
 /* What the record shows of p's analysis (none yet where p is cold). */
@@ -130,10 +136,13 @@ void nh_report_print(void)
     /* more ranks than CPUs on a node: the busiest node's ranks / CPUs */
     if (nh_node_ranks > nh_node_cpus)
         nh_log_line("nhood: oversubscribed=%d/%d\n", nh_node_ranks, nh_node_cpus);
-    /* Every graph created, used or not: what creation cost in all. */
+    /* Every graph created, used or not: what creation cost in all, and
+     * the reductions at their parents' points (api/parents.c). */
     if (ngraphs > 0)
-        nh_log_line("nhood: graphs=%ld create_us=%.1f create_mpi_us=%.1f ratio=%.3f\n", ngraphs,
-                    graphs_us, graphs_mpi_us, graphs_mpi_us > 0 ? graphs_us / graphs_mpi_us : 0);
+        nh_log_line("nhood: graphs=%ld create_us=%.1f create_mpi_us=%.1f ratio=%.3f "
+                    "parent_reductions=%ld\n",
+                    ngraphs, graphs_us, graphs_mpi_us,
+                    graphs_mpi_us > 0 ? graphs_us / graphs_mpi_us : 0, parent_reductions);
     for (nh_report_rec *r = head; r; r = r->next) {
         /* algorithm=: the one used most by the calls that were neither
          * cold nor learning's trials, where some were */

@@ -61,5 +61,8 @@ void nh_report_free(void);
 /* Adds one graph creation (this rank's: under nhood, MPI's own part) to
  * the report's totals line. */
 void nh_report_creation(double us, double mpi_us);
+/* Counts one reduction at a parent's point (api/parents.c; never under
+ * MPI_THREAD_MULTIPLE, which has none). */
+void nh_report_parent_reduction(void);
 
 #endif

@@ -269,6 +269,19 @@ if run "$name" 2 "NHOOD_WARMUP=2 NHOOD_REPORT=1 NHOOD_AUTOTUNE=1" "$t/test_tiers
 else
     bad "$name"
 fi
+# a graph rebuilt at every step, freed on either side of the parent's
+# collective: right results, a living graph still analyzed at a parent's
+# point, and the parent's reductions one per 16 rebuilt graphs, not one a
+# step (65 before the records' bound, api/parents.c; without learning,
+# whose trials reduce at points of their own)
+name="tiers np=4 NHOOD_REPORT=1 NHOOD_AUTOTUNE=0: a graph rebuilt every step costs its parent few reductions"
+if run "$name" 4 "NHOOD_WARMUP=2 NHOOD_REPORT=1 NHOOD_AUTOTUNE=0" "$t/test_tiers" rebuilt && all_passed &&
+    n=$(sed -n 's/^nhood: graphs=65 .* parent_reductions=\([0-9][0-9]*\)$/\1/p' "$log.err") &&
+    [ -n "$n" ] && [ "$n" -le 8 ]; then
+    ok "$name"
+else
+    bad "$name"
+fi
 # nhood off: no parse of its info keys, no reduction at creation (a
 # malformed nhood_dims is MPI's to ignore)
 name="tiers np=2 NHOOD_DISABLE=1: a malformed nhood_dims changes nothing"

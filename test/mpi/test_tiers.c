@@ -24,7 +24,8 @@
  * creation instead, and the malformed value fails the creation.  With
  * "off" (run under NHOOD_DISABLE=1) nhood neither reads its info keys nor
  * communicates at creation: the malformed value is MPI's to ignore, and
- * the creation and its calls succeed.
+ * the creation and its calls succeed.  "rebuilt": only a graph made and
+ * freed at every step (rebuilt(), below).
  * Prints "N passed, N failed" on rank 0. */
 #include <dlfcn.h>
 #include <mpi.h>
@@ -187,9 +188,11 @@ static void start(MPI_Comm g, int *s, int *r, MPI_Request *q)
 
 /* A graph only nonblocking calls use, whose program's blocking
  * collectives are on its parent (MPI_COMM_WORLD): a point there analyzes
- * it (api/parents.c).  The ranks' starts differ at the point: the even
- * ranks start calls 3 and 4 before the MPI_Allreduce, the odd ones after
- * it, and every rank switches at call 5.  A second graph, used past the
+ * it (api/parents.c), the second after the graphs' creation (the first
+ * reduces nothing: a graph made and freed before it costs none).  The
+ * ranks' starts differ at that point: the even ranks start calls 3 and 4
+ * before the MPI_Allreduce, the odd ones after it, and every rank
+ * switches at call 5.  A second graph, used past the
  * warm-up and freed by the even ranks before the point and by the odd
  * ones after it, is dropped there; a third, never used, stays cold; a
  * fourth, used past the warm-up, is analyzed there and freed before its
@@ -215,6 +218,7 @@ static void parents(void)
         MPI_Wait(&qh, MPI_STATUS_IGNORE);
         CHECK(memcmp(rh, refh, sizeof(rh)) == 0, "parents: the last graph's call %d differs", k);
     }
+    MPI_Barrier(MPI_COMM_WORLD); /* point 1 since the creations: no reduction */
     if (rank % 2 == 0)
         MPI_Comm_free(&h);
     for (int k = 0; k < N; k++)
@@ -222,7 +226,7 @@ static void parents(void)
     for (int k = 0; k < 2 + (rank % 2 == 0 ? 2 : 0); k++)
         start(g, s[k], r[k], &q[k]);
     expect(g, "cold", "parents: the starts before the parent's point");
-    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD); /* point 1: analyzed */
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD); /* point 2: analyzed */
     if (rank % 2)
         MPI_Comm_free(&h);
     expect(v, "inferred", "parents: the last graph analyzed at the parent's point");
@@ -246,6 +250,47 @@ static void parents(void)
         MPI_Barrier(MPI_COMM_WORLD);
     expect(u, "cold", "parents: a graph never called");
     MPI_Comm_free(&u);
+    MPI_Comm_free(&g);
+}
+
+/* A program that rebuilds its graph every step (adaptive refinement,
+ * repartitioning): STEPS rings made, used once (a nonblocking call) and
+ * freed, the even ranks freeing each before the step's MPI_Allreduce on
+ * MPI_COMM_WORLD (its call still pending) and the odd ones after it, an
+ * MPI_Barrier after the calls complete, beside a ring that lives through
+ * them, used only by nonblocking calls.  Every result right, and the
+ * living ring analyzed at one of those points, though each rebuilt graph
+ * restarts the parent's count (the records' bound makes the points
+ * reduce, api/parents.c).  Run with "rebuilt"; run-mpi-tests.sh checks
+ * that the report's parent_reductions stays near STEPS / 16, not one a
+ * step. */
+#define STEPS 64
+static void rebuilt(void)
+{
+    MPI_Comm g, h;
+    MPI_Request q[2];
+    MPI_Status st[2];
+    int outdeg, indeg, rc, s[2][M], r[2][M], ref[2][M], one = 1, sum;
+    ring(MPI_INFO_NULL, &g, &outdeg, &indeg, &rc);
+    for (int it = 0; it < STEPS; it++) {
+        ring(MPI_INFO_NULL, &h, &outdeg, &indeg, &rc);
+        prepare(g, it % 10, s[0], r[0], ref[0]);
+        prepare(h, it % 10 + 1, s[1], r[1], ref[1]);
+        start(g, s[0], r[0], &q[0]);
+        start(h, s[1], r[1], &q[1]);
+        if (rank % 2 == 0)
+            MPI_Comm_free(&h);
+        MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        if (rank % 2)
+            MPI_Comm_free(&h);
+        MPI_Waitall(2, q, st);
+        MPI_Barrier(MPI_COMM_WORLD); /* a second point in the step */
+        CHECK(memcmp(r[0], ref[0], sizeof(r[0])) == 0,
+              "rebuilt: step %d: the living ring's call differs", it);
+        CHECK(memcmp(r[1], ref[1], sizeof(r[1])) == 0,
+              "rebuilt: step %d: the rebuilt ring's call differs", it);
+    }
+    expect(g, "inferred", "rebuilt: the living ring analyzed at a point");
     MPI_Comm_free(&g);
 }
 
@@ -376,6 +421,10 @@ int main(int argc, char **argv)
     CHECK(query != NULL, "nhood is not loaded");
     if (argc > 1 && strcmp(argv[1], "off") == 0) {
         malformed_off();
+        return check_finish_mpi();
+    }
+    if (argc > 1 && strcmp(argv[1], "rebuilt") == 0) {
+        rebuilt();
         return check_finish_mpi();
     }
     tiers();
