@@ -50,8 +50,8 @@
  * decided), and at the next point while trials run or wait (64 in a row
  * at most): a graph never used costs its parent log2(points) reductions.
  * A child made restarts the count, its first reduction at the parent's
- * point `first' after it: 2, doubled (up to NH_PARENT_FIRST_MAX) by every
- * reduction that finds nothing to do, back to 2 at one that analyzes a
+ * point `first' after it: 1, doubled (up to NH_PARENT_FIRST_MAX) by every
+ * reduction that finds nothing to do, back to 1 at one that analyzes a
  * child or finds trials.  A program that rebuilds its graph every step
  * (made, used a few times, freed, a few collectives on the parent) thus
  * soon stops paying a reduction a step; a graph made after such a phase
@@ -191,7 +191,7 @@ static int adopt(MPI_Comm parent, nh_plan *p, MPI_Comm graph)
         r->parent = parent;
         r->priv = MPI_COMM_NULL;
         r->bound = NH_PARENT_SLACK;
-        r->first = 2;
+        r->first = 1;
         if ((rc = nh_mpi_Comm_set_attr(parent, keyval, r))) {
             free(r);
             return rc;
@@ -327,7 +327,7 @@ static int reduce(kids *r)
         r->soon = 1;
     }
     /* nothing to do: the next child's first reduction later */
-    r->first = settled || waits ? 2 : r->first < NH_PARENT_FIRST_MAX ? 2 * r->first : r->first;
+    r->first = settled || waits ? 1 : r->first < NH_PARENT_FIRST_MAX ? 2 * r->first : r->first;
     if ((r->n = j) == 0)
         nh_parents_live--;
     r->bound = 2 * j + NH_PARENT_SLACK;

@@ -271,13 +271,14 @@ else
 fi
 # a graph rebuilt at every step, freed on either side of the parent's
 # collective: right results, a living graph still analyzed at a parent's
-# point, and the parent's reductions one per 16 rebuilt graphs, not one a
-# step (65 before the records' bound, api/parents.c; without learning,
-# whose trials reduce at points of their own)
+# point, and the parent's reductions about one per 16 rebuilt graphs
+# once the count has backed off, not one a step (65 where every new graph
+# restarted the count at 1, api/parents.c; 7 now; without learning, whose
+# trials reduce at points of their own)
 name="tiers np=4 NHOOD_REPORT=1 NHOOD_AUTOTUNE=0: a graph rebuilt every step costs its parent few reductions"
 if run "$name" 4 "NHOOD_WARMUP=2 NHOOD_REPORT=1 NHOOD_AUTOTUNE=0" "$t/test_tiers" rebuilt && all_passed &&
     n=$(sed -n 's/^nhood: graphs=65 .* parent_reductions=\([0-9][0-9]*\)$/\1/p' "$log.err") &&
-    [ -n "$n" ] && [ "$n" -le 8 ]; then
+    [ -n "$n" ] && [ "$n" -le 12 ]; then
     ok "$name"
 else
     bad "$name"
