@@ -24,7 +24,7 @@ $(GEN): $(top_srcdir)/scripts/gen-fence.sh $(top_srcdir)/src/intercept/functions
 
 NHOOD_SRC = src/core/grid.c src/core/model.c src/core/parse.c src/core/kvfile.c src/core/tunetext.c src/core/sched.c src/core/netload.c src/core/algos.c src/core/direct.c \
 	src/core/dimwise.c src/core/torus.c src/core/torus_direct.c src/core/bruck.c src/core/bruck_digits.c src/core/sim.c src/core/vpt.c src/core/stfw.c src/core/stfw_sim.c \
-	src/core/reduce.c src/core/facts.c src/core/inplace_lsa.c src/core/inplace_hsa.c src/core/inplace_steps.c \
+	src/core/reduce.c src/core/facts.c src/core/places.c src/core/inplace_lsa.c src/core/inplace_hsa.c src/core/inplace_steps.c \
 	src/util/log.c src/util/resource.c src/util/pack.c src/util/agree.c src/util/sync.c src/util/window.c src/util/gpu.c src/util/objects.c src/util/spare.c src/smpi/host.c src/config/config.c src/config/settings.c src/config/files.c \
 	src/plan/hint.c src/plan/detect.c src/plan/cold.c src/plan/candidates.c src/plan/agree.c src/plan/plan_sched.c src/plan/vpt_node.c src/plan/stfw_setup.c \
 	src/exec/engine.c src/exec/blocks.c src/exec/framing.c src/exec/request.c src/exec/progress.c src/exec/completion.c src/exec/inplace.c \
