@@ -52,16 +52,17 @@
  * A child made restarts the count, its first reduction at the parent's
  * point `first' after it: 1, doubled (up to NH_PARENT_FIRST_MAX) by every
  * reduction that finds nothing to do (no child to analyze, no trials),
- * back to 1 at one that analyzes a child or finds trials.  A program that rebuilds its graph every step
- * (made, used a few times, freed, a few collectives on the parent) thus
- * soon stops paying a reduction a step; a graph made after such a phase
- * waits at most NH_PARENT_FIRST_MAX points for its analysis, its calls
- * MPI's own meanwhile.  A freed child's record stays until a reduction
- * drops it, which one rank cannot do alone (the ranks may free it on
- * either side of a point); so the parent reduces too once its records
- * outnumber twice those the last reduction kept, plus NH_PARENT_SLACK: a
- * graph made and freed costs its parent about 1/16 of a reduction, and
- * the records stay bounded.  Under MPI_THREAD_MULTIPLE another thread
+ * back to 1 at one that analyzes a child or finds trials.  A program
+ * that rebuilds its graph every step (made, used a few times, freed, a
+ * few collectives on the parent) thus soon stops paying a reduction a
+ * step; a graph made after such a phase waits at most
+ * NH_PARENT_FIRST_MAX points for its analysis, its calls MPI's own
+ * meanwhile.  A freed child's record stays until a reduction drops it,
+ * which one rank cannot do alone (the ranks may free it on either side
+ * of a point); so the parent reduces too once its records outnumber
+ * twice those the last reduction kept, plus NH_PARENT_SLACK: a graph
+ * made and freed costs its parent about 1/16 of a reduction, and the
+ * records stay bounded.  Under MPI_THREAD_MULTIPLE another thread
  * may start calls on a graph while a point analyzes it, so there are no
  * parent points there. */
 #include <limits.h>

@@ -57,42 +57,41 @@ static int same(const result *a, const result *b, int n)
            memcmp(a->next, b->next, sizeof(int) * (size_t)n) == 0;
 }
 
-static void run(const int *list, int n, int me, int null, const char *what, int trial)
+/* nh_places against the reference; its places in *got. */
+static void run(const int *list, int n, int me, int null, const char *what, int trial, result *got)
 {
-    result want, got;
+    result want;
     reference(list, n, me, null, &want);
-    got.rep = nh_places(list, n, me, null, got.first, got.next, &got.self, &got.nulls);
-    CHECK(same(&want, &got, n), "%s, trial %d (n=%d, me=%d, null=%d): places differ", what, trial,
-          n, me, null);
+    got->rep = nh_places(list, n, me, null, got->first, got->next, &got->self, &got->nulls);
+    CHECK(same(&want, got, n), "%s, trial %d (n=%d, me=%d, null=%d): places differ", what, trial, n,
+          me, null);
 }
 
 int main(void)
 {
     int list[NMAX], big[NMAX];
+    result a, b;
     for (int t = 0; t < 20000; t++) {
         int n = (int)rnd(NMAX + 1), alphabet = 1 + (int)rnd(t % 2 ? 8 : 80);
         int null = t % 3 ? -1 : -2, me = (int)rnd((unsigned)alphabet + 1);
         for (int k = 0; k < n; k++)
             list[k] = rnd(8) == 0 ? null : (int)rnd((unsigned)alphabet);
-        run(list, n, me, null, "as drawn", t);
+        run(list, n, me, null, "as drawn", t, &a);
         /* the same list above 63 (the sort path): the same places */
         int shift = t % 2 ? 64 : INT_MAX - alphabet - 1;
         for (int k = 0; k < n; k++)
             big[k] = list[k] == null ? null : list[k] + shift;
-        run(big, n, me + shift, null, "relabeled", t);
-        result a, b;
-        a.rep = nh_places(list, n, me, null, a.first, a.next, &a.self, &a.nulls);
-        b.rep = nh_places(big, n, me + shift, null, b.first, b.next, &b.self, &b.nulls);
+        run(big, n, me + shift, null, "relabeled", t, &b);
         CHECK(same(&a, &b, n), "trial %d: relabeling changed the places", t);
     }
     /* the edges: nothing; only null; a list that turns to sorting at its
      * last place */
     int edge[4] = {3, 3, 99, 3};
-    run(edge, 0, 0, -1, "empty", 0);
+    run(edge, 0, 0, -1, "empty", 0, &a);
     int nulls[3] = {-2, -2, -2};
-    run(nulls, 3, 0, -2, "only null", 0);
-    run(edge, 4, 3, -1, "late sort", 0);
-    run(edge, 4, 99, -1, "late sort, self above 63", 0);
+    run(nulls, 3, 0, -2, "only null", 0, &a);
+    run(edge, 4, 3, -1, "late sort", 0, &a);
+    run(edge, 4, 99, -1, "late sort, self above 63", 0, &a);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }
