@@ -273,32 +273,6 @@ static double alternate_median(const double *v, int n, int first)
     return robust_median(col, k);
 }
 
-/* The series (of n) that round's i-th run takes: each round starts one
- * series later than the one before, and steps through the series by a
- * stride prime to n that changes every `every` rounds, so that every
- * series follows every other as often.  With the start alone rotating a
- * series followed the same one in all rounds but one, and a call after
- * one of the same schedule ran faster (MPICH 4.0.2, 2 ranks, 3-D Moore
- * allgather of 16 KiB, four graphs running the same one-message
- * schedule, seven runs: forced torus_direct, after forced torus, 11.8 to
- * 14.5 us; torus, after direct's message of 18 blocks, 14.9 to 19.8; the
- * default graph, after MPI's own, 12.3 to 15.2). */
-static int series_at(int round, int i, int n, int every)
-{
-    int strides[8], nstrides = 0;
-    for (int st = 1; st < n || nstrides == 0; st++) {
-        int a = st, b = n;
-        while (b) {
-            int r = a % b;
-            a = b;
-            b = r;
-        }
-        if (a == 1 && nstrides < 8)
-            strides[nstrides++] = st;
-    }
-    return (round + i * strides[round / every % nstrides]) % n;
-}
-
 /* --learning: one row per block size (see the top of the file). */
 static void learning_row(side *sides[2], enum form f, int calls, int tries, const graph_args *ga,
                          const char *cols, int bytes, const char *sbuf, const char *ref,
