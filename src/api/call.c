@@ -114,7 +114,7 @@ void nh_call_describe(nh_call *c)
     describe(c->r, c->nr, &memo, &c->named);
 }
 
-void nh_call_fini(nh_call *c)
+NH_HOT void nh_call_fini(nh_call *c)
 {
     if (c->vec) {
         free(c->s);

@@ -66,8 +66,8 @@ static int pmpi_trial(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, 
  * (nh_grouped_call, select/mpi_own.c) where its binding is NH_BIND_PACK,
  * else NH_TO_PMPI, as also where this rank's grouped call is the
  * program's own (the caller makes it). */
-static int mpi_own(nh_plan *p, const nh_choice *ch, nh_coll coll, nh_form form, const nh_args *a,
-                   MPI_Comm comm, MPI_Request *req)
+NH_HOT static int mpi_own(nh_plan *p, const nh_choice *ch, nh_coll coll, nh_form form,
+                          const nh_args *a, MPI_Comm comm, MPI_Request *req)
 {
     if (ch->o.kind == NH_BIND_EACH) /* a regular call as MPI's v call (MPICH 4.0) */
         return nh_cold_regular(form, a, comm, p->outdeg, p->indeg, req);
@@ -85,7 +85,8 @@ static int own_trial(nh_plan *p, const nh_choice *ch, nh_coll coll, nh_form form
 
 /* The report's count of a call and, for nonblocking and persistent
  * forms, the window and reason auto priced it with (rec may be NULL). */
-static void count_call(nh_report_rec *rec, const nh_plan *p, nh_form form, const nh_choice *ch)
+NH_HOT static void count_call(nh_report_rec *rec, const nh_plan *p, nh_form form,
+                              const nh_choice *ch)
 {
     if (!rec)
         return;
@@ -103,8 +104,8 @@ static void count_call(nh_report_rec *rec, const nh_plan *p, nh_form form, const
 /* A call that goes to MPI's own exchange as decided before, without its
  * blocks described (nh_select_passes, nh_select_again): counted, and
  * made as mpi_own says. */
-static int own_again(nh_plan *p, const nh_choice *ch, nh_coll coll, nh_form form,
-                     const nh_args *a, MPI_Comm comm, MPI_Request *req)
+NH_HOT static int own_again(nh_plan *p, const nh_choice *ch, nh_coll coll, nh_form form,
+                            const nh_args *a, MPI_Comm comm, MPI_Request *req)
 {
     nh_req_progress();
     count_call(nh_report_rec_get(p, coll, form), p, form, ch);
@@ -133,7 +134,8 @@ int nh_neighbor_cold(nh_plan *p, nh_coll coll, nh_form form, MPI_Comm comm)
     return NH_TO_PMPI;
 }
 
-int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm, MPI_Request *req)
+NH_HOT int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
+                       MPI_Request *req)
 {
     nh_plan *p = nh_active ? nh_plan_get(comm) : NULL;
     nh_call c = {0};
@@ -311,7 +313,7 @@ static void args_allgatherv(nh_args *a, const void *sendbuf, int sendcount, MPI_
                    .rtype = recvtype};
 }
 
-int nh_neighbor_started(nh_form form, int rc, MPI_Comm comm, MPI_Request *req)
+NH_HOT int nh_neighbor_started(nh_form form, int rc, MPI_Comm comm, MPI_Request *req)
 {
     nh_plan *p;
     if (form == NH_FORM_NONBLOCKING && rc == MPI_SUCCESS && nh_active &&
@@ -335,8 +337,8 @@ int nh_neighbor_started(nh_form form, int rc, MPI_Comm comm, MPI_Request *req)
 #ifdef HAVE_MPI_NEIGHBOR_ALLTOALL_INIT
 /* MPI-4 persistent forms.  nhood reads none of the info keys here. */
 #define NH_COLL_INIT(name, ID, params, args)                                                       \
-    int nh_impl_MPI_Neighbor_##name##_init(NH_UNWRAP params, MPI_Comm comm, MPI_Info info,         \
-                                           MPI_Request *request)                                   \
+    NH_HOT int nh_impl_MPI_Neighbor_##name##_init(NH_UNWRAP params, MPI_Comm comm, MPI_Info info,  \
+                                                  MPI_Request *request)                            \
     {                                                                                              \
         NH_RUN(name, ID, NH_FORM_PERSISTENT, args, request,                                        \
                nh_mpi_Neighbor_##name##_init(NH_UNWRAP args, comm, info, request))                 \
@@ -345,15 +347,20 @@ int nh_neighbor_started(nh_form form, int rc, MPI_Comm comm, MPI_Request *req)
 #define NH_COLL_INIT(name, ID, params, args)
 #endif
 
+/* clang-format off */
 #define NH_COLL(name, ID, params, args)                                                            \
-    int nh_impl_MPI_Neighbor_##name(NH_UNWRAP params, MPI_Comm comm)                               \
+    NH_HOT int nh_impl_MPI_Neighbor_##name(NH_UNWRAP params, MPI_Comm comm)                        \
     {                                                                                              \
         NH_RUN(name, ID, NH_FORM_BLOCKING, args, NULL,                                             \
                nh_mpi_Neighbor_##name(NH_UNWRAP args, comm))                                       \
     }                                                                                              \
-    int nh_impl_MPI_Ineighbor_##name(NH_UNWRAP params, MPI_Comm comm, MPI_Request *request){       \
+    NH_HOT int nh_impl_MPI_Ineighbor_##name(NH_UNWRAP params, MPI_Comm comm,                       \
+                                            MPI_Request *request)                                  \
+    {                                                                                              \
         NH_RUN(name, ID, NH_FORM_NONBLOCKING, args, request,                                       \
-               nh_mpi_Ineighbor_##name(NH_UNWRAP args, comm, request))} NH_COLL_INIT(name, ID,     \
-                                                                                     params, args)
+               nh_mpi_Ineighbor_##name(NH_UNWRAP args, comm, request))                             \
+    }                                                                                              \
+    NH_COLL_INIT(name, ID, params, args)
+/* clang-format on */
 #include "api/colls.h"
 #undef NH_COLL

@@ -165,7 +165,7 @@ static int record_delete(MPI_Comm comm, int kv, void *attr, void *extra)
     return MPI_SUCCESS;
 }
 
-static kids *record_of(MPI_Comm parent)
+NH_HOT static kids *record_of(MPI_Comm parent)
 {
     void *v;
     int flag = 0;
@@ -337,7 +337,7 @@ out:
     return rc;
 }
 
-int nh_parents_point(MPI_Comm comm)
+NH_HOT int nh_parents_point(MPI_Comm comm)
 {
     kids *r = record_of(comm);
     if (!r || !r->n)

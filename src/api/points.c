@@ -20,7 +20,7 @@
 #include "nh_impl.h"
 #include "util/mpilib.h"
 
-static int at_point(MPI_Comm comm)
+NH_HOT static int at_point(MPI_Comm comm)
 {
     if (!(__atomic_load_n(&nh_learn_nawait, __ATOMIC_RELAXED) |
           __atomic_load_n(&nh_plan_nripe, __ATOMIC_RELAXED) | nh_parents_live) ||
@@ -38,27 +38,28 @@ static int at_point(MPI_Comm comm)
     return rc || !nh_parents_live ? rc : nh_parents_point(comm);
 }
 
-int nh_impl_MPI_Barrier(MPI_Comm comm)
+NH_HOT int nh_impl_MPI_Barrier(MPI_Comm comm)
 {
     int rc = at_point(comm);
     return rc ? rc : nh_mpi_Barrier(comm);
 }
 
-int nh_impl_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+NH_HOT int nh_impl_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
+                             MPI_Comm comm)
 {
     int rc = at_point(comm);
     return rc ? rc : nh_mpi_Bcast(buffer, count, datatype, root, comm);
 }
 
-int nh_impl_MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                       MPI_Op op, int root, MPI_Comm comm)
+NH_HOT int nh_impl_MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                              MPI_Op op, int root, MPI_Comm comm)
 {
     int rc = at_point(comm);
     return rc ? rc : nh_mpi_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
-int nh_impl_MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                          MPI_Op op, MPI_Comm comm)
+NH_HOT int nh_impl_MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     int rc = at_point(comm);
     return rc ? rc : nh_mpi_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);

@@ -43,13 +43,13 @@ static int sends(const nh_plan *p, nh_coll coll)
     return coll == NH_COLL_ALLGATHERV ? 0 : p->outdeg;
 }
 
-static int applies(nh_plan *p, nh_coll coll, nh_form form)
+NH_HOT static int applies(nh_plan *p, nh_coll coll, nh_form form)
 {
     return nh_coll_vec(coll) && form != NH_FORM_PERSISTENT && nh_sizes_known(p, coll);
 }
 
-int nh_call_repeats(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, size_t *m,
-                    unsigned long *sig)
+NH_HOT int nh_call_repeats(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, size_t *m,
+                           unsigned long *sig)
 {
     repeat_state *st = p->ext[NH_EXT_REPEAT].state;
     if (!st || !applies(p, coll, form))

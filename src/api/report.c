@@ -88,7 +88,7 @@ typedef struct report_state {
     nh_report_rec *rec[NH_COLL_COUNT][NH_FORM_COUNT];
 } report_state;
 
-nh_report_rec *nh_report_rec_get(nh_plan *p, nh_coll coll, nh_form form)
+NH_HOT nh_report_rec *nh_report_rec_get(nh_plan *p, nh_coll coll, nh_form form)
 {
     if (!nh_cfg.report) /* (a record prices every schedule: only for the report) */
         return NULL;

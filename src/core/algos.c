@@ -33,16 +33,6 @@ const char *nh_op_name(nh_op op)
     return op == NH_OP_ALLTOALL ? "alltoall" : "allgather";
 }
 
-nh_op nh_coll_op(nh_coll c)
-{
-    return c == NH_COLL_ALLGATHER || c == NH_COLL_ALLGATHERV ? NH_OP_ALLGATHER : NH_OP_ALLTOALL;
-}
-
-int nh_coll_vec(nh_coll c)
-{
-    return c >= NH_COLL_ALLTOALLV;
-}
-
 const char *nh_coll_name(nh_coll c)
 {
     static const char *const names[NH_COLL_COUNT] = {"alltoall", "allgather", "alltoallv",

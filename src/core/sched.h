@@ -258,8 +258,15 @@ typedef enum {
     NH_COLL_ALLGATHERV,
     NH_COLL_COUNT
 } nh_coll;
-nh_op nh_coll_op(nh_coll c);
-int nh_coll_vec(nh_coll c); /* v and w forms */
+static inline nh_op nh_coll_op(nh_coll c)
+{
+    return c == NH_COLL_ALLGATHER || c == NH_COLL_ALLGATHERV ? NH_OP_ALLGATHER : NH_OP_ALLTOALL;
+}
+
+static inline int nh_coll_vec(nh_coll c) /* v and w forms */
+{
+    return c >= NH_COLL_ALLTOALLV;
+}
 const char *nh_coll_name(nh_coll c);
 
 /* Simulator: runs the schedules of all ranks of a grid on symbolic data,

@@ -115,7 +115,7 @@ static void split_back(const split *v, MPI_Request *arr)
             arr[i] = v->view[i];
 }
 
-int nh_impl_MPI_Wait(MPI_Request *req, MPI_Status *st)
+NH_HOT int nh_impl_MPI_Wait(MPI_Request *req, MPI_Status *st)
 {
     SEEN(req, 1);
     if (!nh_req_live_any())
@@ -187,7 +187,7 @@ static int complete_mine(split *v, MPI_Request *arr, MPI_Status *sts, int rc)
     return rc;
 }
 
-int nh_impl_MPI_Waitall(int n, MPI_Request arr[], MPI_Status sts[])
+NH_HOT int nh_impl_MPI_Waitall(int n, MPI_Request arr[], MPI_Status sts[])
 {
     SEEN(arr, n);
     if (!nh_req_live_any())

@@ -176,7 +176,7 @@ void nh_req_progress_locked(void)
 
 /* Progress is opportunistic: a thread that finds another one progressing
  * goes on. */
-void nh_req_progress(void)
+NH_HOT void nh_req_progress(void)
 {
     if (!__atomic_load_n(&nrunning, __ATOMIC_RELAXED) || !nh_trylock(NH_LOCK_REQ))
         return;

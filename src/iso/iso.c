@@ -21,10 +21,15 @@
 #include "iso/iso.h"
 #include "nh_impl.h"
 #include "nhood.h"
+#include "util/memo.h"
 
 /* ---- the attribute ---- */
 
 static int iso_keyval = MPI_KEYVAL_INVALID;
+/* nh_iso_get's last answers per thread (util/memo.h); iso_gen bumped
+ * where the state leaves a communicator */
+static unsigned long iso_gen;
+static __thread nh_comm_memo got;
 
 static void iso_free(nh_iso *I)
 {
@@ -49,19 +54,24 @@ static int iso_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
     (void)comm;
     (void)keyval;
     (void)extra;
+    nh_memo_bump(&iso_gen);
     iso_free(attr);
     return MPI_SUCCESS;
 }
 
-nh_iso *nh_iso_get(MPI_Comm comm, const char *fn)
+NH_HOT nh_iso *nh_iso_get(MPI_Comm comm, const char *fn)
 {
     void *v = NULL;
     int flag = 0;
+    unsigned long gen = nh_memo_gen(&iso_gen);
+    if (comm != MPI_COMM_NULL && nh_memo_find(&got, gen, comm, &v))
+        return v;
     if (comm == MPI_COMM_NULL || iso_keyval == MPI_KEYVAL_INVALID ||
         nh_mpi_Comm_get_attr(comm, iso_keyval, &v, &flag) || !flag) {
         nh_error("%s: the communicator was not made by Iso_neighborhood_create", fn);
         return NULL;
     }
+    nh_memo_put(&got, comm, v);
     return v;
 }
 

@@ -34,7 +34,7 @@ typedef struct call {
     int indeg, outdeg; /* the graph's (nh_iso) */
 } call;
 
-static void call_free(call *c)
+NH_HOT static void call_free(call *c)
 {
     if (c->borrowed) {
         memset(c, 0, sizeof(*c));
@@ -154,7 +154,7 @@ static nh_coll call_args(const call *c, nh_args *a)
 }
 
 /* Where nhood hands the call to MPI. */
-static int call_mpi(const call *c)
+NH_HOT static int call_mpi(const call *c)
 {
     switch (c->kind) {
     case C_ALLTOALL:
@@ -178,14 +178,14 @@ static int call_mpi(const call *c)
 
 /* Runs the call (form blocking), or makes nhood's persistent request for
  * it (*req); NH_TO_PMPI where nhood does not run it. */
-static int call_nhood(const call *c, nh_form form, MPI_Request *req)
+NH_HOT static int call_nhood(const call *c, nh_form form, MPI_Request *req)
 {
     nh_args a;
     nh_coll coll = call_args(c, &a);
     return nh_neighbor(coll, form, &a, c->comm, req);
 }
 
-static int call_run(const call *c)
+NH_HOT static int call_run(const call *c)
 {
     int rc = call_nhood(c, NH_FORM_BLOCKING, NULL);
     return rc != NH_TO_PMPI ? rc : call_mpi(c);
@@ -216,8 +216,8 @@ typedef struct uargs {
  * the user's arrays where they are the graph call's (a w call, every
  * neighbor present: block k is offset k), for the length of a blocking
  * call. */
-static int prepare(const char *fn, nh_iso *I, MPI_Comm comm, call_kind user, const uargs *a,
-                   int borrow, call *c)
+NH_HOT static int prepare(const char *fn, nh_iso *I, MPI_Comm comm, call_kind user, const uargs *a,
+                          int borrow, call *c)
 {
     int rc = MPI_SUCCESS;
     memset(c, 0, sizeof(*c));
@@ -298,7 +298,7 @@ static int prepare(const char *fn, nh_iso *I, MPI_Comm comm, call_kind user, con
 }
 
 /* Checks the arrays a form needs. */
-static int args_ok(const char *fn, call_kind user, const uargs *a, int w)
+NH_HOT static int args_ok(const char *fn, call_kind user, const uargs *a, int w)
 {
     int v = user == C_ALLTOALLV || user == C_ALLTOALLW || user == C_ALLGATHERV;
     if (v && (!a->rcounts || !a->rdispls || (w && !a->rtypes))) {
@@ -313,7 +313,7 @@ static int args_ok(const char *fn, call_kind user, const uargs *a, int w)
     return MPI_SUCCESS;
 }
 
-static int blocking(const char *fn, MPI_Comm comm, call_kind user, int w, const uargs *a)
+NH_HOT static int blocking(const char *fn, MPI_Comm comm, call_kind user, int w, const uargs *a)
 {
     int g0 = nh_guard_enter(), rc;
     call c;
@@ -332,9 +332,9 @@ static int blocking(const char *fn, MPI_Comm comm, call_kind user, int w, const 
     return nh_iso_fail(comm, rc);
 }
 
-NH_EXPORT int Iso_neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                                    MPI_Comm isocomm)
+NH_EXPORT NH_HOT int Iso_neighbor_alltoall(const void *sendbuf, int sendcount,
+                                           MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                           MPI_Datatype recvtype, MPI_Comm isocomm)
 {
     uargs a = {.sbuf = sendbuf,
                .rbuf = recvbuf,
@@ -345,9 +345,9 @@ NH_EXPORT int Iso_neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Data
     return blocking("Iso_neighbor_alltoall", isocomm, C_ALLTOALL, 0, &a);
 }
 
-NH_EXPORT int Iso_neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                     void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                                     MPI_Comm isocomm)
+NH_EXPORT NH_HOT int Iso_neighbor_allgather(const void *sendbuf, int sendcount,
+                                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                            MPI_Datatype recvtype, MPI_Comm isocomm)
 {
     uargs a = {.sbuf = sendbuf,
                .rbuf = recvbuf,
@@ -358,11 +358,11 @@ NH_EXPORT int Iso_neighbor_allgather(const void *sendbuf, int sendcount, MPI_Dat
     return blocking("Iso_neighbor_allgather", isocomm, C_ALLGATHER, 0, &a);
 }
 
-NH_EXPORT int Iso_neighbor_alltoallv(const void *sendbuf, const int sendcounts[],
-                                     const MPI_Aint senddispls[], MPI_Datatype sendtype,
-                                     void *recvbuf, const int recvcounts[],
-                                     const MPI_Aint recvdispls[], MPI_Datatype recvtype,
-                                     MPI_Comm isocomm)
+NH_EXPORT NH_HOT int Iso_neighbor_alltoallv(const void *sendbuf, const int sendcounts[],
+                                            const MPI_Aint senddispls[], MPI_Datatype sendtype,
+                                            void *recvbuf, const int recvcounts[],
+                                            const MPI_Aint recvdispls[], MPI_Datatype recvtype,
+                                            MPI_Comm isocomm)
 {
     uargs a = {.sbuf = sendbuf,
                .rbuf = recvbuf,
@@ -375,11 +375,11 @@ NH_EXPORT int Iso_neighbor_alltoallv(const void *sendbuf, const int sendcounts[]
     return blocking("Iso_neighbor_alltoallv", isocomm, C_ALLTOALLV, 0, &a);
 }
 
-NH_EXPORT int Iso_neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
-                                     const MPI_Aint senddispls[], const MPI_Datatype sendtypes[],
-                                     void *recvbuf, const int recvcounts[],
-                                     const MPI_Aint recvdispls[], const MPI_Datatype recvtypes[],
-                                     MPI_Comm isocomm)
+NH_EXPORT NH_HOT int Iso_neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+                                            const MPI_Aint senddispls[],
+                                            const MPI_Datatype sendtypes[], void *recvbuf,
+                                            const int recvcounts[], const MPI_Aint recvdispls[],
+                                            const MPI_Datatype recvtypes[], MPI_Comm isocomm)
 {
     uargs a = {.sbuf = sendbuf,
                .rbuf = recvbuf,
@@ -392,10 +392,10 @@ NH_EXPORT int Iso_neighbor_alltoallw(const void *sendbuf, const int sendcounts[]
     return blocking("Iso_neighbor_alltoallw", isocomm, C_ALLTOALLW, 1, &a);
 }
 
-NH_EXPORT int Iso_neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                      void *recvbuf, const int recvcounts[],
-                                      const MPI_Aint recvdispls[], MPI_Datatype recvtype,
-                                      MPI_Comm isocomm)
+NH_EXPORT NH_HOT int Iso_neighbor_allgatherv(const void *sendbuf, int sendcount,
+                                             MPI_Datatype sendtype, void *recvbuf,
+                                             const int recvcounts[], const MPI_Aint recvdispls[],
+                                             MPI_Datatype recvtype, MPI_Comm isocomm)
 {
     uargs a = {.sbuf = sendbuf,
                .rbuf = recvbuf,
@@ -407,10 +407,10 @@ NH_EXPORT int Iso_neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Da
     return blocking("Iso_neighbor_allgatherv", isocomm, C_ALLGATHERV, 0, &a);
 }
 
-NH_EXPORT int Iso_neighbor_allgatherw(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                      void *recvbuf, const int recvcounts[],
-                                      const MPI_Aint recvdispls[], const MPI_Datatype recvtypes[],
-                                      MPI_Comm isocomm)
+NH_EXPORT NH_HOT int Iso_neighbor_allgatherw(const void *sendbuf, int sendcount,
+                                             MPI_Datatype sendtype, void *recvbuf,
+                                             const int recvcounts[], const MPI_Aint recvdispls[],
+                                             const MPI_Datatype recvtypes[], MPI_Comm isocomm)
 {
     uargs a = {.sbuf = sendbuf,
                .rbuf = recvbuf,

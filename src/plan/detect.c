@@ -23,6 +23,7 @@
 #include "plan/plan.h"
 #include "core/parse.h"
 #include "util/gpu.h"
+#include "util/memo.h"
 #include "util/mpilib.h"
 #include "util/sync.h"
 #include "util/window.h"
@@ -36,24 +37,18 @@ int nh_window_mine(void)
 
 static int tag_ub = 32767; /* MPI_TAG_UB, read at nh_plan_init; the least MPI allows */
 
-/* nh_plan_get's last answer per thread, valid while no plan left a
- * communicator since (plan_gen: a handle freed and made again may name
- * another communicator).  A call on a graph then reads two cache lines
- * instead of the MPI library's attribute table, which matters where
- * every call runs on cold caches (ranks outnumbering cores). */
+/* nh_plan_get's last answers per thread (util/memo.h), a communicator
+ * with no plan among them (NULL); plan_gen bumped where a plan leaves a
+ * communicator or joins one. */
 static unsigned long plan_gen;
-static __thread struct {
-    MPI_Comm comm;
-    nh_plan *plan;
-    unsigned long gen;
-} last_get = {MPI_COMM_NULL, NULL, 0};
+static __thread nh_comm_memo got;
 
 static int plan_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
     (void)comm;
     (void)keyval;
     (void)extra;
-    __atomic_add_fetch(&plan_gen, 1, __ATOMIC_ACQ_REL);
+    nh_memo_bump(&plan_gen);
     ((nh_plan *)attr)->released = 1;
     nh_plan_unref(attr);
     return MPI_SUCCESS;
@@ -175,6 +170,7 @@ static int plan_copy(MPI_Comm comm, int keyval, void *extra, void *in, void *out
     (void)extra;
     const nh_plan *from = in;
     nh_plan *root = from->root ? from->root : (nh_plan *)from;
+    nh_memo_bump(&plan_gen); /* the copy's handle may be one remembered without a plan */
     if (nh_in_dup) { /* nhood's own private communicator: a plain one */
         *flag = 0;
         return MPI_SUCCESS;
@@ -233,21 +229,19 @@ void nh_plan_fini(void)
         nh_mpi_Comm_free_keyval(&plan_keyval);
 }
 
-nh_plan *nh_plan_get(MPI_Comm comm)
+NH_HOT nh_plan *nh_plan_get(MPI_Comm comm)
 {
-    void *v;
+    void *v = NULL;
     int flag = 0;
-    unsigned long gen = __atomic_load_n(&plan_gen, __ATOMIC_ACQUIRE);
+    unsigned long gen = nh_memo_gen(&plan_gen);
     if (plan_keyval == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL)
         return NULL;
-    if (last_get.comm == comm && last_get.gen == gen && last_get.plan)
-        return last_get.plan;
-    if (nh_mpi_Comm_get_attr(comm, plan_keyval, &v, &flag) != MPI_SUCCESS || !flag)
+    if (nh_memo_find(&got, gen, comm, &v))
+        return v;
+    if (nh_mpi_Comm_get_attr(comm, plan_keyval, &v, &flag) != MPI_SUCCESS)
         return NULL;
-    last_get.comm = comm;
-    last_get.plan = v;
-    last_get.gen = gen;
-    return v;
+    nh_memo_put(&got, comm, flag ? v : NULL);
+    return flag ? v : NULL;
 }
 
 /* ---- detection ---- */
@@ -499,6 +493,7 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, const nh
         (rc = finish(b, graph, h)) || (rc = make_pcomm(b->p, graph)) ||
         (rc = nh_mpi_Comm_set_attr(graph, plan_keyval, b->p)))
         goto fail;
+    nh_memo_bump(&plan_gen); /* (the handle may be one remembered without a plan) */
     *out = b->p;
     b->p = NULL;
 fail:
@@ -538,6 +533,7 @@ int nh_plan_create_cold(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, con
     k->has_parent = nh_det_parent(comm_old, &k->parent);
     if ((rc = nh_mpi_Comm_set_attr(graph, plan_keyval, p)))
         goto fail;
+    nh_memo_bump(&plan_gen);
     *out = p;
     return MPI_SUCCESS;
 fail:

@@ -9,7 +9,7 @@
 #include "config/settings.h"
 #include "plan/plan.h"
 
-nh_algo nh_requested_algo(const nh_plan *p, nh_op op)
+NH_HOT nh_algo nh_requested_algo(const nh_plan *p, nh_op op)
 {
     nh_algo a = p->algo_info[op];
     if (a == NH_ALGO_AUTO)

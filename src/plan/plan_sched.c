@@ -43,7 +43,7 @@ static int sources_ready(nh_plan *p)
     return rc;
 }
 
-int nh_plan_ready(nh_plan *p, MPI_Comm comm)
+NH_HOT int nh_plan_ready(nh_plan *p, MPI_Comm comm)
 {
     int rc = sources_ready(p);
     if (rc || !p->lazy_pcomm)

@@ -201,7 +201,7 @@ void nh_stfw_free(nh_plan *p)
  * a synchronization). */
 static long calls_seen, graphs_seen;
 
-void nh_stfw_count_call(nh_plan *p)
+NH_HOT void nh_stfw_count_call(nh_plan *p)
 {
     if (!p->called && !__atomic_exchange_n(&p->called, 1, __ATOMIC_RELAXED))
         __atomic_add_fetch(&graphs_seen, 1, __ATOMIC_RELAXED);

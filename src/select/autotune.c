@@ -363,7 +363,7 @@ void nh_autotune_started(nh_plan *p, const nh_learn_key *k)
     }
 }
 
-int nh_autotune_tick(nh_plan *p, const nh_learn_key *k)
+NH_HOT int nh_autotune_tick(nh_plan *p, const nh_learn_key *k)
 {
     int nsizes;
     nh_sel_state *st = nh_sel_state_of(p);

@@ -197,7 +197,7 @@ const char *nh_why_name(nh_why w)
     return names[w];
 }
 
-nh_algo nh_forced_algo(const nh_plan *p, nh_op op)
+NH_HOT nh_algo nh_forced_algo(const nh_plan *p, nh_op op)
 {
     nh_algo forced = nh_requested_algo(p, op);
     /* Store-and-forward is tried before selection where the communicator
@@ -207,7 +207,7 @@ nh_algo nh_forced_algo(const nh_plan *p, nh_op op)
 
 /* The direct exchange over the lists where plan/detect.c built it (a
  * graph that is not isomorphic has no neighborhood to build others from). */
-static const nh_sched *lists_direct(const nh_plan *p, nh_op op)
+NH_HOT static const nh_sched *lists_direct(const nh_plan *p, nh_op op)
 {
     return p->isomorphic ? NULL : (p->root ? p->root : p)->sched[op][NH_ALGO_DIRECT];
 }
@@ -286,7 +286,7 @@ static void remember(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned 
 /* May a call skip describing its blocks (nh_select_passes,
  * nh_select_again)?  Not with store-and-forward, which re-checks with
  * the call's sizes, nor under NHOOD_CHECK. */
-static int shortcut_ok(const nh_plan *p, const nh_sel_state *st)
+NH_HOT static int shortcut_ok(const nh_plan *p, const nh_sel_state *st)
 {
     return st && !p->stfw && !p->stfw_wait && !nh_cfg.check;
 }
@@ -295,7 +295,7 @@ static int shortcut_ok(const nh_plan *p, const nh_sel_state *st)
  * signature lk->sig, and stands: a learned one counts the call toward its
  * re-check, and where trials run or a re-check is due the call chooses
  * anew (nh_select). */
-static int last_stands(nh_plan *p, nh_sel_state *st, const nh_learn_key *lk)
+NH_HOT static int last_stands(nh_plan *p, nh_sel_state *st, const nh_learn_key *lk)
 {
     if (!st || !st->last[lk->coll][lk->form].valid || st->last[lk->coll][lk->form].m != lk->m ||
         st->last[lk->coll][lk->form].sig != lk->sig)
@@ -313,8 +313,8 @@ static void take_last(const nh_sel_state *st, nh_coll coll, nh_form form, nh_cho
     out->tuned = (nh_tuned)st->last[coll][form].tuned;
 }
 
-int nh_select_again(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned long sig,
-                    nh_choice *out)
+NH_HOT int nh_select_again(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned long sig,
+                           nh_choice *out)
 {
     nh_sel_state *st = nh_sel_state_of(p);
     nh_learn_key lk = {coll, form, m, sig};
@@ -328,7 +328,7 @@ int nh_select_again(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned l
     return 1;
 }
 
-int nh_select_passes(nh_plan *p, nh_coll coll, nh_form form, nh_choice *out)
+NH_HOT int nh_select_passes(nh_plan *p, nh_coll coll, nh_form form, nh_choice *out)
 {
     nh_algo forced = nh_forced_algo(p, nh_coll_op(coll));
     nh_sel_state *st = nh_sel_state_of(p);

@@ -20,7 +20,7 @@
 #include "exec/request.h"
 #include "select/learn.h"
 
-int nh_autotune_pending(nh_plan *p)
+NH_HOT int nh_autotune_pending(nh_plan *p)
 {
     nh_sel_state *st =
         __atomic_load_n(&nh_learn_nawait, __ATOMIC_RELAXED) ? nh_sel_state_of(p) : NULL;

@@ -35,6 +35,16 @@
  * choice, which nh_inplace turns into NH_TO_PMPI. */
 #define NH_TO_PMPI (-1)
 
+/* ---- the calls' own path ----
+ * NH_HOT marks the functions every intercepted call runs where nhood
+ * passes it to MPI or repeats a decision (the entry points, the plan's
+ * look-up, the decision's memo, the report's count): gcc places them
+ * together (.text.hot), so that such a call touches a few pages of
+ * nhood's code rather than one per file.  Where ranks outnumber cores, or
+ * the program works between calls, each page is a TLB miss and each line
+ * a cache miss per call. */
+#define NH_HOT __attribute__((hot))
+
 extern int nh_world_rank; /* set at start-up (api/lifecycle.c); Sessions: the rank in the
                             * communicator nhood started on */
 /* nhood started in a program that uses only MPI-4 Sessions (no MPI_Init):

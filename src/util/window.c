@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "util/util.h"
 #include "util/window.h"
 #ifdef HAVE_VALGRIND_HELGRIND_H
 #include <valgrind/helgrind.h>
@@ -64,7 +65,7 @@ static void record_locked(double us)
         total += hist[b] = (hist[b] + 1) / 2;
 }
 
-void nh_win_started(MPI_Request h)
+NH_HOT void nh_win_started(MPI_Request h)
 {
     if (h == MPI_REQUEST_NULL)
         return;
@@ -99,7 +100,7 @@ static void take(int i, double now)
     __atomic_sub_fetch(&nh_win_pending, 1, __ATOMIC_RELAXED);
 }
 
-void nh_win_seen(const MPI_Request *h, int n)
+NH_HOT void nh_win_seen(const MPI_Request *h, int n)
 {
     double now = nh_mpi_Wtime();
     lock();

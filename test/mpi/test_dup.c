@@ -6,7 +6,8 @@
  * original (freed first).  Preloaded with graphs analyzed at creation
  * (NHOOD_WARMUP=0), the copies must run nhood's algorithm
  * (nhood_algorithm_for); run-mpi-tests.sh checks the report's
- * dup_of= lines.  Prints "N passed, N failed" on rank 0. */
+ * dup_of= lines.  Last, handles freed and handed out again (reused_handles).
+ * Prints "N passed, N failed" on rank 0. */
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -78,6 +79,39 @@ static void analyzed(MPI_Comm g, const char *what)
     CHECK(strcmp(name, "pmpi") != 0 || getenv("NHOOD_ALGO"), "%s: alltoall goes to MPI", what);
 }
 
+/* nhood remembers a thread's last answers about communicators
+ * (util/memo.h), also that one has no plan: a handle freed and made
+ * again must get the answer of the communicator it names now.  The MPI
+ * libraries hand a freed handle out again (the case counts how often);
+ * a graph on a handle remembered without a plan whose calls went to MPI
+ * would be wrong on MPICH 4 (repeated neighbors at 2 ranks). */
+static void reused_handles(int (*query)(MPI_Comm, nhood_comm_info *), int s, const int *off,
+                           const int *dims, const int *periods)
+{
+    int reused = 0;
+    for (int k = 0; k < 8; k++) {
+        MPI_Comm c, g;
+        nhood_comm_info info;
+        MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        CHECK(query(c, &info) == MPI_ERR_COMM, "round %d: a copy of MPI_COMM_WORLD has a plan", k);
+        MPI_Comm was = c;
+        MPI_Comm_free(&c);
+        tc_graph(MPI_COMM_WORLD, 3, dims, periods, s, off, MPI_INFO_NULL, 0, &g, &outdeg, &indeg);
+        reused += g == was;
+        CHECK(query(g, &info) == MPI_SUCCESS, "round %d: a graph on a handle %s has no plan", k,
+              g == was ? "remembered without one" : "new");
+        blocking(g, "a graph on a freed handle", 20 + k);
+        was = g;
+        MPI_Comm_free(&g);
+        MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        reused += c == was;
+        CHECK(query(c, &info) == MPI_ERR_COMM, "round %d: a copy of MPI_COMM_WORLD on %s has a plan",
+              k, c == was ? "a freed graph's handle" : "a new handle");
+        MPI_Comm_free(&c);
+    }
+    CHECK(reused > 0, "no handle was handed out again: the case tested nothing");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -123,6 +157,10 @@ int main(int argc, char **argv)
     MPI_Comm_free(&d2);
     MPI_Comm_free(&d3);
     MPI_Comm_free(&d4);
+    int (*query)(MPI_Comm, nhood_comm_info *) =
+        (int (*)(MPI_Comm, nhood_comm_info *))dlsym(RTLD_DEFAULT, "nhood_comm_query");
+    if (query && !getenv("NHOOD_DISABLE") && !getenv("NHOOD_EXCLUDE")) /* (nhood on) */
+        reused_handles(query, s, off, dims, periods);
     /* Every plan and private communicator is gone: copies release the
      * original's analysis, and nhood's own duplicates carry no plan. */
     if (counts) {
