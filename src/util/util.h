@@ -42,7 +42,8 @@
  * together (.text.hot), so that such a call touches a few pages of
  * nhood's code rather than one per file.  Where ranks outnumber cores, or
  * the program works between calls, each page is a TLB miss and each line
- * a cache miss per call. */
+ * a cache miss per call (docs/benchmarks.md).  Mark no function off that
+ * path: each pushes the others apart. */
 #define NH_HOT __attribute__((hot))
 
 extern int nh_world_rank; /* set at start-up (api/lifecycle.c); Sessions: the rank in the
