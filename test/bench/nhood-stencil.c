@@ -20,9 +20,10 @@
  * Benchmark: native = PMPI_Neighbor_alltoallw on the first graph, nhood =
  * MPI_Neighbor_alltoallw on it (nhood's when preloaded or linked) and
  * Iso_neighbor_alltoallw, alternating call by call in one run, each
- * round in another order (series_at, stats.h); barrier before each call, time of a call = maximum
- * over ranks, Tukey's fences, median (as nhood-bench).  Every variant's halo is checked once
- * against the global field before timing.  CSV on stdout:
+ * round in another order (series_at, stats.h); barrier before each call,
+ * time of a call = maximum over ranks, Tukey's fences, median (as
+ * nhood-bench).  Every variant's halo is checked once against the global
+ * field before timing.  CSV on stdout:
  *   op,nbhd,dims,radius,procs,bytes,algorithm,native_us,nhood_us,ratio
  * op = stencil, radius = halo depth k, bytes = doubles sent per process per
  * exchange x 8, algorithm = alltoallw or iso_alltoallw (the nhood side).
@@ -384,10 +385,8 @@ static int run(int d, int n, int k, int moore, int reps)
             MPI_Barrier(cart);
             exchange(series_at(w, i, nv, nv), &f, &e, graph, iso, fg);
         }
-    /* the variants in turns (series_at, stats.h): with MPI's own always
-     * first after the barrier and nhood's second, MPI's own exchange
-     * passed through nhood read 1.018 to 1.033 of itself (Open MPI 4.1,
-     * 8 ranks on 2 cores) */
+    /* the variants in turns (series_at, stats.h), so that none runs in a
+     * fixed place after the barrier (MPI's own always ran first) */
     for (int r = 0; r < reps; r++)
         for (int i = 0; i < nv; i++) {
             int v = series_at(r, i, nv, nv);

@@ -106,8 +106,9 @@ static void reused_handles(int (*query)(MPI_Comm, nhood_comm_info *), int s, con
         MPI_Comm_free(&g);
         MPI_Comm_dup(MPI_COMM_WORLD, &c);
         reused += c == was;
-        CHECK(query(c, &info) == MPI_ERR_COMM, "round %d: a copy of MPI_COMM_WORLD on %s has a plan",
-              k, c == was ? "a freed graph's handle" : "a new handle");
+        CHECK(query(c, &info) == MPI_ERR_COMM,
+              "round %d: a copy of MPI_COMM_WORLD on %s has a plan", k,
+              c == was ? "a freed graph's handle" : "a new handle");
         MPI_Comm_free(&c);
     }
     /* (Open MPI 5.0.7 at 8 ranks hands none out again on some ranks; the
