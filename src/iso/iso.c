@@ -64,7 +64,7 @@ NH_HOT nh_iso *nh_iso_get(MPI_Comm comm, const char *fn)
     void *v = NULL;
     int flag = 0;
     unsigned long gen = nh_memo_gen(&iso_gen);
-    if (comm != MPI_COMM_NULL && nh_memo_find(&got, gen, comm, &v))
+    if (nh_memo_find(&got, gen, comm, &v))
         return v;
     if (comm == MPI_COMM_NULL || iso_keyval == MPI_KEYVAL_INVALID ||
         nh_mpi_Comm_get_attr(comm, iso_keyval, &v, &flag) || !flag) {

@@ -229,6 +229,16 @@ void nh_plan_fini(void)
         nh_mpi_Comm_free_keyval(&plan_keyval);
 }
 
+/* p becomes graph's plan; graph's handle may be one nh_plan_get
+ * remembered without a plan (freed and made again). */
+static int plan_attach(MPI_Comm graph, nh_plan *p)
+{
+    int rc = nh_mpi_Comm_set_attr(graph, plan_keyval, p);
+    if (!rc)
+        nh_memo_bump(&plan_gen);
+    return rc;
+}
+
 NH_HOT nh_plan *nh_plan_get(MPI_Comm comm)
 {
     void *v = NULL;
@@ -491,9 +501,8 @@ int nh_plan_create(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, const nh
     *out = NULL;
     if ((!b && (!(b = start_alloc()) || (rc = start(b, comm_old, graph, graph, h, lists, NULL)))) ||
         (rc = finish(b, graph, h)) || (rc = make_pcomm(b->p, graph)) ||
-        (rc = nh_mpi_Comm_set_attr(graph, plan_keyval, b->p)))
+        (rc = plan_attach(graph, b->p)))
         goto fail;
-    nh_memo_bump(&plan_gen); /* (the handle may be one remembered without a plan) */
     *out = b->p;
     b->p = NULL;
 fail:
@@ -531,9 +540,8 @@ int nh_plan_create_cold(MPI_Comm comm_old, MPI_Comm graph, const nh_hint *h, con
         k->order = old_rank == rank;
     }
     k->has_parent = nh_det_parent(comm_old, &k->parent);
-    if ((rc = nh_mpi_Comm_set_attr(graph, plan_keyval, p)))
+    if ((rc = plan_attach(graph, p)))
         goto fail;
-    nh_memo_bump(&plan_gen);
     *out = p;
     return MPI_SUCCESS;
 fail:

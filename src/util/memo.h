@@ -33,9 +33,12 @@ static inline void nh_memo_bump(unsigned long *gen)
     __atomic_add_fetch(gen, 1, __ATOMIC_ACQ_REL);
 }
 
-/* Whether m remembers comm under generation gen (nh_memo_gen): *val. */
+/* Whether m remembers comm under generation gen (nh_memo_gen): *val
+ * (never MPI_COMM_NULL, the mark of an empty way). */
 static inline int nh_memo_find(nh_comm_memo *m, unsigned long gen, MPI_Comm comm, void **val)
 {
+    if (comm == MPI_COMM_NULL)
+        return 0;
     if (m->gen != gen) {
         for (int w = 0; w < NH_MEMO_WAYS; w++)
             m->comm[w] = MPI_COMM_NULL;

@@ -258,9 +258,9 @@ static void parents(void)
  * them, used only by nonblocking calls.  Every result right, and the
  * living ring analyzed at one of those points, though each rebuilt graph
  * restarts the parent's count (the count backs off and the records'
- * bound makes the points reduce, api/parents.c).  Run with "rebuilt"; run-mpi-tests.sh checks
- * that the report's parent_reductions stays near STEPS / 16, not one a
- * step. */
+ * bound makes the points reduce, api/parents.c).  Run with "rebuilt";
+ * run-mpi-tests.sh checks that the report's parent_reductions stays near
+ * STEPS / 16, not one a step. */
 #define STEPS 64
 static void rebuilt(void)
 {
