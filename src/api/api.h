@@ -158,15 +158,7 @@ int nh_call_check_host(const nh_plan *p, nh_coll coll, nh_form form, const nh_ar
  * point (intercept/intercept.c) or one of its own (iso/), so that MPI
  * calls from below (an MPI library calling its own MPI_* entry points, a
  * tool under nhood) go straight to PMPI. */
-/* initial-exec: a plain %fs-relative access in every MPI call, not a
- * __tls_get_addr call (a preloaded library gets static TLS).  Not in the
- * SMPI build, where SimGrid loads one copy of the program per simulated
- * rank and static TLS would run out. */
-#ifdef NHOOD_SMPI
-#define NH_TLS_FAST
-#else
-#define NH_TLS_FAST __attribute__((tls_model("initial-exec")))
-#endif
+/* (NH_TLS_FAST: util/util.h) */
 extern __thread int nh_guard NH_TLS_FAST;
 /* The return address of the MPI entry point running (intercept.c). */
 extern __thread void *nh_caller NH_TLS_FAST;

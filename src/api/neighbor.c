@@ -134,61 +134,24 @@ int nh_neighbor_cold(nh_plan *p, nh_coll coll, nh_form form, MPI_Comm comm)
     return NH_TO_PMPI;
 }
 
-NH_HOT int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
-                       MPI_Request *req)
+/* A call's result: MPI's error handler on comm where it failed. */
+static int finish(MPI_Comm comm, int rc)
 {
-    nh_plan *p = nh_active ? nh_plan_get(comm) : NULL;
+    if (rc > 0)
+        nh_mpi_Comm_call_errhandler(comm, rc);
+    return rc;
+}
+
+/* A call whose blocks nhood describes (nh_call_init): chosen for its
+ * sizes, and run by MPI, by nhood's engine, or as a trial. */
+static int described(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
+                     MPI_Request *req)
+{
     nh_call c = {0};
     nh_choice ch;
     int rc, zcopy = 0;
-    if (!p)
-        return NH_TO_PMPI;
-    if (p->cold && (rc = nh_neighbor_cold(p, coll, form, comm)))
-        return rc == NH_TO_PMPI ? nh_cold_call(p, coll, form, a, comm, req) : rc;
-    nh_autotune_count(p);
-    /* a blocking call: where nonblocking trials of any size agree */
-    if (form == NH_FORM_BLOCKING && nh_autotune_pending(p) && (rc = nh_autotune_settle(p)))
-        goto out;
-    if (a->sbuf == MPI_IN_PLACE)
-        return NH_TO_PMPI;
-    if (p->gpu) /* buffers nhood's CPU must not touch (agreed at creation; util/gpu.h) */
-        return nh_call_gpu_passed(p, coll, form);
-    if (nh_cfg.check && (rc = nh_call_check_host(p, coll, form, a, comm)))
-        return rc;
-    /* MPI's own exchange whatever the sizes: before describing the blocks,
-     * which costs a v or w call about what MPI's exchange of small blocks
-     * does */
-    if (nh_select_passes(p, coll, form, &ch)) {
-        rc = own_again(p, &ch, coll, form, a, comm, req);
-        goto out;
-    }
-    /* A copy of an analyzed graph makes its private communicator at its
-     * first blocking call (collective); its starts go to MPI until then:
-     * as made where MPI's exchange is right on it, else in the form the
-     * cold tier's calls take, right on every library (api/cold.c,
-     * nh_right_call;
-     * before, the start made the communicator there: a start that waited
-     * for the other ranks) */
-    if (p->lazy_pcomm && form != NH_FORM_BLOCKING) {
-        nh_report_rec *r = nh_report_rec_get(p, coll, form);
-        if (r)
-            r->calls[NH_ALGO_PMPI]++;
-        if (p->native_ok || nh_coll_op(coll) == NH_OP_ALLGATHER || !nh_mpilib_dup_edges_wrong())
-            return NH_TO_PMPI;
-        rc = nh_right_call(p, coll, form, a, comm, req);
-        goto out;
-    }
-    if ((rc = nh_plan_ready(p, comm)))
-        goto out;
-    nh_stfw_count_call(p);
     size_t m;
     unsigned long sig;
-    /* the sizes of the last call, which went to MPI's own exchange: again,
-     * without describing the blocks */
-    if (nh_call_repeats(p, coll, form, a, &m, &sig) && nh_select_again(p, coll, form, m, sig, &ch)) {
-        rc = own_again(p, &ch, coll, form, a, comm, req);
-        goto out;
-    }
     if ((rc = nh_call_init(&c, coll, a, p)))
         goto out;
     /* store-and-forward set up where every rank is sure to take part */
@@ -248,9 +211,63 @@ NH_HOT int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm co
     }
 out:
     nh_call_fini(&c);
-    if (rc > 0)
-        nh_mpi_Comm_call_errhandler(comm, rc);
-    return rc;
+    return finish(comm, rc);
+}
+
+/* The calls' own path (NH_HOT): where a decision stands, MPI's own
+ * exchange without the blocks described (and without nh_call's
+ * initialization, which costs a cold call more than the checks). */
+NH_HOT int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
+                       MPI_Request *req)
+{
+    nh_plan *p = nh_active ? nh_plan_get(comm) : NULL;
+    nh_choice ch;
+    int rc;
+    if (!p)
+        return NH_TO_PMPI;
+    if (p->cold && (rc = nh_neighbor_cold(p, coll, form, comm)))
+        return rc == NH_TO_PMPI ? nh_cold_call(p, coll, form, a, comm, req) : rc;
+    nh_autotune_count(p);
+    /* a blocking call: where nonblocking trials of any size agree */
+    if (form == NH_FORM_BLOCKING && nh_autotune_pending(p) && (rc = nh_autotune_settle(p)))
+        return finish(comm, rc);
+    if (a->sbuf == MPI_IN_PLACE)
+        return NH_TO_PMPI;
+    if (p->gpu) /* buffers nhood's CPU must not touch (agreed at creation; util/gpu.h) */
+        return nh_call_gpu_passed(p, coll, form);
+    if (nh_cfg.check && (rc = nh_call_check_host(p, coll, form, a, comm)))
+        return rc;
+    /* MPI's own exchange whatever the sizes: before describing the blocks,
+     * which costs a v or w call about what MPI's exchange of small blocks
+     * does */
+    if (nh_select_passes(p, coll, form, &ch))
+        return finish(comm, own_again(p, &ch, coll, form, a, comm, req));
+    /* A copy of an analyzed graph makes its private communicator at its
+     * first blocking call (collective); its starts go to MPI until then:
+     * as made where MPI's exchange is right on it, else in the form the
+     * cold tier's calls take, right on every library (api/cold.c,
+     * nh_right_call;
+     * before, the start made the communicator there: a start that waited
+     * for the other ranks) */
+    if (p->lazy_pcomm && form != NH_FORM_BLOCKING) {
+        nh_report_rec *r = nh_report_rec_get(p, coll, form);
+        if (r)
+            r->calls[NH_ALGO_PMPI]++;
+        if (p->native_ok || nh_coll_op(coll) == NH_OP_ALLGATHER || !nh_mpilib_dup_edges_wrong())
+            return NH_TO_PMPI;
+        return finish(comm, nh_right_call(p, coll, form, a, comm, req));
+    }
+    nh_stfw_count_call(p);
+    size_t m;
+    unsigned long sig;
+    /* the sizes of the last call, which went to MPI's own exchange: again,
+     * without describing the blocks (nor nh_plan_ready: that call made the
+     * plan ready, and MPI's exchange needs none of it) */
+    if (nh_call_repeats(p, coll, form, a, &m, &sig) && nh_select_again(p, coll, form, m, sig, &ch))
+        return finish(comm, own_again(p, &ch, coll, form, a, comm, req));
+    if ((rc = nh_plan_ready(p, comm)))
+        return finish(comm, rc);
+    return described(p, coll, form, a, comm, req);
 }
 
 /* Each collective's arguments. */

@@ -129,7 +129,7 @@ int nh_parents_live;
 
 static void drop(kid *c)
 {
-    ties *t = c->p ? c->p->ext[NH_EXT_PARENT].state : NULL;
+    ties *t = c->p ? c->p->ext[NH_EXT_PARENT] : NULL;
     for (int i = 0; t && i < 2; i++)
         if (t->k[i] == c)
             t->k[i] = NULL;

@@ -51,7 +51,7 @@ NH_HOT static int applies(nh_plan *p, nh_coll coll, nh_form form)
 NH_HOT int nh_call_repeats(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, size_t *m,
                            unsigned long *sig)
 {
-    repeat_state *st = p->ext[NH_EXT_REPEAT].state;
+    repeat_state *st = p->ext[NH_EXT_REPEAT];
     if (!st || !applies(p, coll, form))
         return 0;
     const kept *k = &st->k[coll][form];

@@ -102,7 +102,7 @@ NH_HOT nh_report_rec *nh_report_rec_get(nh_plan *p, nh_coll coll, nh_form form)
 
 void nh_report_analyzed(nh_plan *p)
 {
-    report_state *st = p->ext[NH_EXT_REPORT].state;
+    report_state *st = p->ext[NH_EXT_REPORT];
     for (int c = 0; st && c < NH_COLL_COUNT; c++)
         for (int f = 0; f < NH_FORM_COUNT; f++)
             if (st->rec[c][f])

@@ -73,13 +73,13 @@ nh_exec_state *nh_exec_state_of(nh_plan *p)
 
 long nh_exec_built(nh_plan *p)
 {
-    nh_exec_state *e = p->ext[NH_EXT_EXEC].state;
+    nh_exec_state *e = p->ext[NH_EXT_EXEC];
     return e ? e->built : 0;
 }
 
 void nh_exec_forget_idle(nh_plan *p)
 {
-    nh_exec_state *e = p->ext[NH_EXT_EXEC].state; /* none made: nothing cached */
+    nh_exec_state *e = p->ext[NH_EXT_EXEC]; /* none made: nothing cached */
     nh_lock(NH_LOCK_REQ); /* (busy: nh_run_bind) */
     for (nh_bind **q = e ? &e->bcache : NULL; q && *q;) {
         nh_bind *b = *q;

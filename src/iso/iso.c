@@ -29,7 +29,7 @@ static int iso_keyval = MPI_KEYVAL_INVALID;
 /* nh_iso_get's last answers per thread (util/memo.h); iso_gen bumped
  * where the state leaves a communicator */
 static unsigned long iso_gen;
-static __thread nh_comm_memo got;
+static __thread nh_comm_memo got NH_TLS_FAST;
 
 static void iso_free(nh_iso *I)
 {

@@ -316,18 +316,21 @@ NH_HOT static int args_ok(const char *fn, call_kind user, const uargs *a, int w)
 NH_HOT static int blocking(const char *fn, MPI_Comm comm, call_kind user, int w, const uargs *a)
 {
     int g0 = nh_guard_enter(), rc;
-    call c;
-    memset(&c, 0, sizeof(c));
+    call c; /* (prepare fills it) */
     nh_iso *I = nh_iso_get(comm, fn);
-    if (!I)
+    if (!I) {
         rc = MPI_ERR_TOPOLOGY;
-    else if (!(rc = args_ok(fn, user, a, w)) && !(rc = prepare(fn, I, comm, user, a, 1, &c))) {
-        rc = call_run(&c); /* its errors went through the error handler already */
-        call_free(&c);
-        nh_guard_leave(g0);
-        return rc;
+    } else if (!(rc = args_ok(fn, user, a, w))) {
+        int ran = !(rc = prepare(fn, I, comm, user, a, 1, &c));
+        if (ran)
+            rc = call_run(&c); /* its errors went through the error handler already */
+        if (!c.borrowed)
+            call_free(&c);
+        if (ran) {
+            nh_guard_leave(g0);
+            return rc;
+        }
     }
-    call_free(&c);
     nh_guard_leave(g0);
     return nh_iso_fail(comm, rc);
 }

@@ -41,7 +41,7 @@ static int tag_ub = 32767; /* MPI_TAG_UB, read at nh_plan_init; the least MPI al
  * with no plan among them (NULL); plan_gen bumped where a plan leaves a
  * communicator or joins one. */
 static unsigned long plan_gen;
-static __thread nh_comm_memo got;
+static __thread nh_comm_memo got NH_TLS_FAST;
 
 static int plan_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
@@ -62,9 +62,9 @@ void nh_plan_unref(nh_plan *p)
     if (nh_atomic_add(&p->refs, -1) > 0) /* requests of other threads hold references */
         return;
     for (int k = 0; k < NH_EXT_COUNT; k++) { /* the engine's bindings point into the schedules */
-        if (p->ext[k].fini)
-            p->ext[k].fini(p, p->ext[k].state);
-        free(p->ext[k].state);
+        if (p->ext_fini[k])
+            p->ext_fini[k](p, p->ext[k]);
+        free(p->ext[k]);
     }
     if (p->pcomm != MPI_COMM_NULL)
         nh_comm_free(&p->pcomm);
@@ -98,10 +98,10 @@ void nh_plan_unref(nh_plan *p)
 
 void *nh_plan_ext_new(nh_plan *p, nh_ext_id id, size_t size, nh_ext_fini fini)
 {
-    if (!(p->ext[id].state = nh_zalloc(size)))
+    if (!(p->ext[id] = nh_zalloc(size)))
         return NULL;
-    p->ext[id].fini = fini;
-    return p->ext[id].state;
+    p->ext_fini[id] = fini;
+    return p->ext[id];
 }
 
 /* What makes a copy its own communicator's plan: a report id, one

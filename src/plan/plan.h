@@ -21,18 +21,44 @@ typedef enum {
 } nh_ext_id;
 
 typedef struct nh_plan {
-    int id; /* report id, in creation order */
+    /* ---- what every call reads (api/neighbor.c), in the first two cache
+     * lines: where ranks outnumber cores or the program works between
+     * calls, each line is a miss per call (docs/benchmarks.md) ---- */
+    /* The cold tier: the analysis waits for the graph's calls
+     * (nh_plan_create_cold); NULL once it ran. */
+    struct nh_plan_cold *cold;
+    struct nh_stfw *stfw; /* store-and-forward state (plan/stfw_setup.c), NULL if none */
+    /* A duplicate's plan (plan/detect.c) shares the analysis of root: nb,
+     * schedules, node map and store-and-forward schedules are root's. */
+    struct nh_plan *root;
+    int *pend_srcs; /* the sources, while nb.recv_slot waits for them (detect.c) */
+    /* What the layers above keep per plan (nh_plan_ext; ext_fini below) */
+    void *ext[NH_EXT_COUNT];
     int isomorphic;
-    const char *source; /* cart | hint | inferred */
-    int coupled;        /* block sizes provably uniform (size-dependent choice is safe); -1: not yet
-                         * known (nh_plan_coupled) */
+    int hinted; /* created with isomorphic=true: uniform block sizes promised */
+    /* Some rank had a GPU runtime loaded at creation and did not promise
+     * host buffers (agreed; util/gpu.h): the calls go to MPI. */
+    int gpu;
+    int lazy_pcomm; /* pcomm still to be made (nh_plan_ready) */
+    /* Store-and-forward set up at this communicator's first blocking call
+     * (nh_stfw_lazy): stfw_wait on the plan and its copies alike until
+     * then; the agreed decision and the neighbor lists in the original's
+     * stfw_pend.  stfw_when: where it was set up (nh_stfw_when). */
+    int stfw_wait;
+    int called; /* a neighborhood call was made on it (nh_stfw_count_call) */
     /* MPI's own exchange may stand in for nhood's (auto, autotune): no rank
      * lists a source twice, where MPICH 4.0.2 orders the blocks wrongly */
     int native_ok;
-    nh_nbhd nb;
+    int outdeg, indeg;              /* user's degrees (also for non-isomorphic graphs) */
+    nh_algo algo_info[NH_OP_COUNT]; /* nhood_algorithm info key; AUTO = unset */
+    nh_nbhd nb;                     /* (its grid: nh_full_template, per call) */
+    /* ---- the rest ---- */
+    int id;             /* report id, in creation order */
+    const char *source; /* cart | hint | inferred */
+    int coupled;        /* block sizes provably uniform (size-dependent choice is safe); -1: not yet
+                         * known (nh_plan_coupled) */
     MPI_Comm pcomm; /* private duplicate for internal traffic */
     int tag_ub;
-    nh_algo algo_info[NH_OP_COUNT]; /* nhood_algorithm info key; AUTO = unset */
     int warned;
     nh_sched *sched[NH_OP_COUNT][NH_ALGO_COUNT];
     /* bruck with k ports (nh_plan_sched_ports); ports: the nhood_ports
@@ -40,24 +66,12 @@ typedef struct nh_plan {
     nh_sched *bruck[NH_OP_COUNT][NH_MAX_PORTS];
     nh_sched *split[NH_ALGO_COUNT]; /* alltoall split schedules (nh_plan_sched_split) */
     int ports;
-    /* What the layers above keep per plan (nh_plan_ext) */
-    struct {
-        void *state;
-        void (*fini)(struct nh_plan *p, void *state);
-    } ext[NH_EXT_COUNT];
-    int outdeg, indeg; /* user's degrees (also for non-isomorphic graphs) */
+    void (*ext_fini[NH_EXT_COUNT])(struct nh_plan *p, void *state);
     /* the lists grouped by peer (nh_plan_cold_lists, plan/cold.c), or NULL */
     struct nh_cold_lists *lists;
     int refs;             /* the communicator's attribute + live requests */
     int released;         /* the communicator was freed (its attribute deleted) */
-    int hinted;           /* created with isomorphic=true: uniform block sizes promised */
-    struct nh_stfw *stfw; /* store-and-forward state (plan/stfw_setup.c), NULL if none */
-    /* Store-and-forward set up at this communicator's first blocking call
-     * (nh_stfw_lazy): stfw_wait on the plan and its copies alike until
-     * then; the agreed decision and the neighbor lists in the original's
-     * stfw_pend.  stfw_when: where it was set up (nh_stfw_when). */
-    int stfw_wait, stfw_when;
-    int called; /* a neighborhood call was made on it (nh_stfw_count_call) */
+    int stfw_when;        /* (stfw_wait, at the top) */
     struct nh_stfw_pend *stfw_pend;
     /* the original's: schedules a copy's first blocking call built, which
      * the original adopts at its own (until then it must not use them) */
@@ -70,25 +84,14 @@ typedef struct nh_plan {
     int nnodes;
     int node_ranks;                  /* the most ranks on one node (0 without node_of) */
     double create_us, create_mpi_us; /* the graph creation, and MPI's part of it */
-    /* A duplicate's plan (plan/detect.c) shares the analysis of root: nb,
-     * schedules, node map and store-and-forward schedules are root's. */
-    struct nh_plan *root;
     int dup_of;     /* report id of the communicator it was copied from, or -1 */
-    int lazy_pcomm; /* pcomm still to be made (nh_plan_ready) */
-    int *pend_srcs; /* the sources, while nb.recv_slot waits for them (detect.c) */
     /* The compute window of nonblocking calls, agreed at creation: the
      * largest bucket any rank contributed (nh_window_mine; util/window.h) */
     int window;
     /* Sessions only: some rank of the graph has no progress backend
      * (agreed at its creation), so nonblocking calls do not forward */
     int no_forward;
-    /* Some rank had a GPU runtime loaded at creation and did not promise
-     * host buffers (agreed; util/gpu.h): the calls go to MPI. */
-    int gpu;
     int host_promised; /* NH_HOST_*: this rank promised host buffers (NHOOD_CHECK verifies it) */
-    /* The cold tier: the analysis waits for the graph's calls
-     * (nh_plan_create_cold); NULL once it ran. */
-    struct nh_plan_cold *cold;
 } nh_plan;
 /* Where a plan's promise of host buffers came from. */
 enum { NH_HOST_ENV = 1, NH_HOST_INFO };
@@ -214,7 +217,7 @@ typedef void (*nh_ext_fini)(nh_plan *p, void *state);
 void *nh_plan_ext_new(nh_plan *p, nh_ext_id id, size_t size, nh_ext_fini fini);
 static inline void *nh_plan_ext(nh_plan *p, nh_ext_id id, size_t size, nh_ext_fini fini)
 {
-    return p->ext[id].state ? p->ext[id].state : nh_plan_ext_new(p, id, size, fini);
+    return p->ext[id] ? p->ext[id] : nh_plan_ext_new(p, id, size, fini);
 }
 
 /* The algorithm asked for op on p: info key, then NHOOD_ALGO_<OP>, then

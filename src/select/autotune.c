@@ -363,11 +363,13 @@ void nh_autotune_started(nh_plan *p, const nh_learn_key *k)
     }
 }
 
-NH_HOT int nh_autotune_tick(nh_plan *p, const nh_learn_key *k)
+NH_HOT int nh_autotune_tick(nh_plan *p, const nh_learn_key *k, struct nh_learn **memo)
 {
     int nsizes;
-    nh_sel_state *st = nh_sel_state_of(p);
-    struct nh_learn *t = st ? find(st, k->coll, k->form, key_value(p, k), &nsizes) : NULL;
+    nh_sel_state *st;
+    struct nh_learn *t = *memo;
+    if (!t && (st = nh_sel_state_of(p)))
+        t = *memo = find(st, k->coll, k->form, key_value(p, k), &nsizes);
     if (t && t->done)
         tick(t);
     return t && !t->done;

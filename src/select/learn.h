@@ -63,6 +63,12 @@ struct nh_learn {
     nh_coll coll;
     nh_op op;
     nh_form form; /* blocking, or nonblocking (trials timed as the caller pays them) */
+    /* (what a decided call reads, near the top: nh_autotune_tick, nh_autotune_pending) */
+    int done;
+    int from_file;  /* decided by the tuning file, no trials */
+    int own;        /* cand index of nhood's fastest candidate at the decision (-1: none) */
+    int awaiting;   /* nonblocking: every trial started, the agreement waits (settle) */
+    long left, gap; /* decided calls until the next re-check, and the interval */
     size_t m;     /* the (mean) block size: pricing, the report */
     /* v and w calls: the sizes known alike on every rank (keyed by their
      * signature), or not (one state per collective and form: the trials
@@ -103,18 +109,13 @@ struct nh_learn {
      * before the set's own (NH_TUNE_UNTIMED_ONEMSG) */
     int extra, nnew, newidx[NH_TUNE_MAXCAND];
     int ran_off;  /* the decision's times are a run-off's (the report) */
-    int awaiting; /* nonblocking: every trial started, the agreement waits (settle) */
     /* agreed at a point on the parent (nh_autotune_settle_at), applied at
      * the plan's call defer_at: the agreed times, this rank's, unstable */
     int deferred, dunstable;
     long defer_at;
     double dmine[NH_LEARN_NSTAT], dall[NH_LEARN_NSTAT];
-    int done;
-    int from_file;   /* decided by the tuning file, no trials */
-    int own;         /* cand index of nhood's fastest candidate at the decision (-1: none) */
     double spent;    /* seconds of this rank's trial calls since the last agreement */
     double cost_us;  /* what learning cost this rank over the best choice, microseconds */
-    long left, gap;  /* decided calls until the next re-check, and the interval */
     int rechecks;    /* re-checks run */
     nh_tune_dec dec; /* once done: the choice, with the agreed times */
 };

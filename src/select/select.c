@@ -281,6 +281,7 @@ static void remember(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned 
     st->last[coll][form].o = c->o;
     st->last[coll][form].why = c->why;
     st->last[coll][form].tuned = c->tuned;
+    st->last[coll][form].learn = NULL; /* (found at its first tick) */
 }
 
 /* May a call skip describing its blocks (nh_select_passes,
@@ -301,7 +302,8 @@ NH_HOT static int last_stands(nh_plan *p, nh_sel_state *st, const nh_learn_key *
         st->last[lk->coll][lk->form].sig != lk->sig)
         return 0;
     return !(lk->form != NH_FORM_PERSISTENT &&
-             st->last[lk->coll][lk->form].tuned == NH_TUNED_MEASURED && nh_autotune_tick(p, lk));
+             st->last[lk->coll][lk->form].tuned == NH_TUNED_MEASURED &&
+             nh_autotune_tick(p, lk, &st->last[lk->coll][lk->form].learn));
 }
 
 static void take_last(const nh_sel_state *st, nh_coll coll, nh_form form, nh_choice *out)

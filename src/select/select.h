@@ -32,6 +32,11 @@ const char *nh_why_name(nh_why w);
 struct nh_learn;
 void nh_learn_free(struct nh_learn **l);
 typedef struct nh_sel_state {
+    /* the plan's calls (nh_autotune_count), and the first call a decision
+     * deferred from a parent's point applies at (0: none); first, as read
+     * by every call */
+    long calls, defer_min;
+    struct nh_learn *learn;
     struct {
         size_t m;
         int valid;
@@ -41,12 +46,9 @@ typedef struct nh_sel_state {
         int why;           /* nh_why */
         int tuned;         /* nh_tuned */
         unsigned long sig; /* v and w calls */
+        struct nh_learn *learn; /* its learning state (nh_autotune_tick), or NULL */
     } last[NH_COLL_COUNT][NH_FORM_COUNT];
-    struct nh_learn *learn;
     int warned_progress;
-    /* the plan's calls (nh_autotune_count), and the first call a decision
-     * deferred from a parent's point applies at (0: none) */
-    long calls, defer_min;
 } nh_sel_state;
 static inline void nh_sel_state_fini(nh_plan *p, void *state)
 {
@@ -242,8 +244,10 @@ int nh_autotune_record(nh_plan *p, const nh_learn_key *k, double seconds);
 void nh_autotune_started(nh_plan *p, const nh_learn_key *k);
 /* Selection remembered the learned choice for a call (a decided call):
  * counts it toward the re-check; 1 where trials are due or running (the
- * call chooses through nh_autotune_algo). */
-int nh_autotune_tick(nh_plan *p, const nh_learn_key *k);
+ * call chooses through nh_autotune_algo).  *memo: k's learning state,
+ * found once and kept by the caller (NULL: not yet; states live as long
+ * as the plan's selection state). */
+int nh_autotune_tick(nh_plan *p, const nh_learn_key *k, struct nh_learn **memo);
 /* May the learning run MPI's own exchange on p?  Where no rank lists a
  * source twice, and where one does on MPI libraries that order such
  * blocks as the standard says (not MPICH before 5.0: platforms.md): the

@@ -7,11 +7,13 @@
  * may change (an attribute deleted, or set on a handle that may be one
  * remembered before).  Several answers: a program alternates a graph's
  * calls with collectives on the communicator it was made from, or
- * exchanges on several graphs. */
+ * exchanges on several graphs.  Declare a memo NH_TLS_FAST (util.h). */
 #ifndef NH_UTIL_MEMO_H
 #define NH_UTIL_MEMO_H
 
 #include <mpi.h>
+
+#include "util/util.h"
 
 #define NH_MEMO_WAYS 3
 

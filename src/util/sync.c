@@ -5,11 +5,7 @@
 #include "util/sync.h"
 
 int nh_mt;
-#ifdef NHOOD_SMPI
-__thread int nh_req_depth;
-#else
-__thread int nh_req_depth __attribute__((tls_model("initial-exec")));
-#endif
+__thread int nh_req_depth NH_TLS_FAST;
 pthread_mutex_t nh_mutex[NH_LOCK_COUNT] = {PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP,
                                            PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP};
 

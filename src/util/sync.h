@@ -16,19 +16,16 @@
 
 #include <pthread.h>
 
+#include "util/util.h"
+
 typedef enum { NH_LOCK_REQ = 0, NH_LOCK_MISC, NH_LOCK_COUNT } nh_lock_id;
 
 extern int nh_mt; /* set once at start-up: MPI_THREAD_MULTIPLE provided */
 extern pthread_mutex_t nh_mutex[NH_LOCK_COUNT];
 /* How deep this thread is inside NH_LOCK_REQ (counted with or without
  * locking): the MPI library's progress hook (exec/progress.c) must not
- * step nhood's requests from inside nhood's own request code.  Static TLS
- * as api/api.h's nh_guard (not in the SMPI build, see there). */
-#ifdef NHOOD_SMPI
-extern __thread int nh_req_depth;
-#else
-extern __thread int nh_req_depth __attribute__((tls_model("initial-exec")));
-#endif
+ * step nhood's requests from inside nhood's own request code. */
+extern __thread int nh_req_depth NH_TLS_FAST;
 
 static inline void nh_lock(nh_lock_id k)
 {

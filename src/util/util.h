@@ -46,6 +46,17 @@
  * path: each pushes the others apart. */
 #define NH_HOT __attribute__((hot))
 
+/* Thread-local state every call reads (the reentry guard, the memos of
+ * util/memo.h): initial-exec, a plain %fs-relative access, not a
+ * __tls_get_addr call (a preloaded library gets static TLS).  Not in the
+ * SMPI build, where SimGrid loads one copy of the program per simulated
+ * rank and static TLS would run out. */
+#ifdef NHOOD_SMPI
+#define NH_TLS_FAST
+#else
+#define NH_TLS_FAST __attribute__((tls_model("initial-exec")))
+#endif
+
 extern int nh_world_rank; /* set at start-up (api/lifecycle.c); Sessions: the rank in the
                             * communicator nhood started on */
 /* nhood started in a program that uses only MPI-4 Sessions (no MPI_Init):
