@@ -137,9 +137,12 @@ unsigned long nh_call_sig(const nh_call *c, const nh_plan *p);
 int nh_call_repeats(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, size_t *m,
                     unsigned long *sig);
 /* Keeps a's counts and types with the block size and signature
- * nh_call_block and nh_call_sig found for them. */
+ * nh_call_block and nh_call_sig found for them (and has their derived
+ * types count their frees). */
 void nh_call_keep(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, size_t m,
                   unsigned long sig);
+/* At shut-down: the types' attribute goes (a later free counts still). */
+void nh_call_keep_fini(void);
 /* Bytes this rank sends in the call. */
 double nh_call_bytes(const nh_call *c, const nh_plan *p);
 /* NHOOD_CHECK: the isomorphic=true promise holds for this call (collective;

@@ -157,6 +157,7 @@ static void shut_down(void)
     nh_req_fini(); /* operations the program never freed */
     nh_cold_fini();
     nh_parents_fini();
+    nh_call_keep_fini();
     nh_prog_fini();
     nh_plan_fini();
     nh_inplace_fini();

@@ -4,13 +4,79 @@
  * same block size and signature, so where MPI's own exchange stands for
  * them it goes there without nh_call_init's allocations and a type query
  * per block, which cost about what MPI's exchange of small blocks does.
- * A type freed and another made under its handle can only send a call to
- * MPI's own exchange, always right, that nhood might have sped up. */
+ *
+ * A type's handle compared is not its size: a type freed and another
+ * made may get the old handle on one rank and not on another, and the
+ * first would go on to MPI's own exchange with the old sizes while the
+ * others choose for the new ones (a nhood schedule or a trial against
+ * MPI's exchange: a hang).  So every derived type a kept call names
+ * carries an attribute whose delete callback counts the frees, and a
+ * free since a call was kept ends its repeats (on every rank: the
+ * program frees the type everywhere before it makes the other). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/api.h"
 #include "select/select.h"
+#include "util/sync.h"
+
+/* The attribute, made at the first call kept, and the frees it counted. */
+static int type_keyval = MPI_KEYVAL_INVALID;
+static unsigned long types_freed;
+
+static int type_freed(MPI_Datatype type, int keyval, void *attr, void *extra)
+{
+    (void)type;
+    (void)keyval;
+    (void)attr;
+    (void)extra;
+    __atomic_add_fetch(&types_freed, 1, __ATOMIC_RELAXED);
+    return MPI_SUCCESS;
+}
+
+/* Whether a free of t will be counted: a predefined type is never
+ * freed; a derived one gets the attribute, once. */
+static int watched(MPI_Datatype t)
+{
+    int ni, na, nt, comb, flag = 0;
+    void *v;
+    if (t == MPI_DATATYPE_NULL)
+        return 1;
+    if (nh_mpi_Type_get_envelope(t, &ni, &na, &nt, &comb) != MPI_SUCCESS)
+        return 0;
+    if (comb == MPI_COMBINER_NAMED)
+        return 1;
+    if (nh_mpi_Type_get_attr(t, type_keyval, &v, &flag) != MPI_SUCCESS)
+        return 0;
+    return flag || nh_mpi_Type_set_attr(t, type_keyval, NULL) == MPI_SUCCESS;
+}
+
+/* Every type of the kept call watched (n of them in types, and stype and
+ * rtype); 0 where one could not be. */
+static int all_watched(const MPI_Datatype *types, int n, MPI_Datatype stype, MPI_Datatype rtype)
+{
+    if (__atomic_load_n(&type_keyval, __ATOMIC_ACQUIRE) == MPI_KEYVAL_INVALID) {
+        int rc = MPI_SUCCESS, kv;
+        nh_lock(NH_LOCK_MISC);
+        if (type_keyval == MPI_KEYVAL_INVALID &&
+            (rc = nh_mpi_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, type_freed, &kv, NULL)) ==
+                MPI_SUCCESS)
+            __atomic_store_n(&type_keyval, kv, __ATOMIC_RELEASE);
+        nh_unlock(NH_LOCK_MISC);
+        if (rc != MPI_SUCCESS)
+            return 0;
+    }
+    for (int i = 0; i < n; i++)
+        if ((i == 0 || types[i] != types[i - 1]) && !watched(types[i]))
+            return 0;
+    return watched(stype) && watched(rtype);
+}
+
+void nh_call_keep_fini(void)
+{
+    if (type_keyval != MPI_KEYVAL_INVALID)
+        nh_mpi_Type_free_keyval(&type_keyval);
+}
 
 typedef struct kept {
     int valid;
@@ -20,6 +86,7 @@ typedef struct kept {
     MPI_Datatype *types;       /* w: the send types, then the receive types */
     size_t m;
     unsigned long sig;
+    unsigned long freed; /* types_freed when kept */
 } kept;
 
 typedef struct repeat_state {
@@ -56,7 +123,7 @@ NH_HOT int nh_call_repeats(nh_plan *p, nh_coll coll, nh_form form, const nh_args
         return 0;
     const kept *k = &st->k[coll][form];
     int ns = sends(p, coll), nr = p->indeg;
-    if (!k->valid)
+    if (!k->valid || k->freed != __atomic_load_n(&types_freed, __ATOMIC_RELAXED))
         return 0;
     if (coll == NH_COLL_ALLTOALLW) {
         if ((ns && memcmp(k->types, a->stypes, sizeof(MPI_Datatype) * (size_t)ns)) ||
@@ -84,6 +151,13 @@ void nh_call_keep(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, size
         return;
     kept *k = &st->k[coll][form];
     int ns = sends(p, coll), nr = p->indeg, w = coll == NH_COLL_ALLTOALLW;
+    unsigned long freed = __atomic_load_n(&types_freed, __ATOMIC_RELAXED);
+    /* the types of the call kept last, none freed since: watched already */
+    int known =
+        k->valid && k->freed == freed &&
+        (w ? (!ns || !memcmp(k->types, a->stypes, sizeof(MPI_Datatype) * (size_t)ns)) &&
+                 (!nr || !memcmp(k->types + ns, a->rtypes, sizeof(MPI_Datatype) * (size_t)nr))
+           : k->stype == a->stype && k->rtype == a->rtype);
     k->valid = 0;
     if (!k->counts && !(k->counts = malloc(sizeof(int) * ((size_t)ns + nr + 1))))
         return;
@@ -99,10 +173,14 @@ void nh_call_keep(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, size
         if (nr)
             memcpy(k->types + ns, a->rtypes, sizeof(MPI_Datatype) * (size_t)nr);
     }
+    if (!known && !(w ? all_watched(k->types, ns + nr, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL)
+                      : all_watched(NULL, 0, a->stype, a->rtype)))
+        return;
     k->scount = a->scount;
     k->stype = a->stype;
     k->rtype = a->rtype;
     k->m = m;
     k->sig = sig;
+    k->freed = freed;
     k->valid = 1;
 }

@@ -28,8 +28,8 @@ static int nbonly, nopoint;
  * signature of their sizes); "vw-vary": their sizes change from call to
  * call on one rank (nothing learned: the model's choice). */
 static int vw, vary;
-/* argv[1] "vw-repeat": run_repeat. */
-static int repeat;
+/* argv[1] "vw-repeat": run_repeat; "vw-reuse": run_reuse. */
+static int repeat, reuse;
 /* argv[1] "slow": the last rank spins before some blocking calls, so the
  * others wait inside them and every rank times the candidates
  * differently; the decisions must still be identical everywhere. */
@@ -243,46 +243,37 @@ static void run_vw(MPI_Comm g, int outdeg, int indeg, int m, int calls,
     free(rt);
 }
 
-/* w calls on a graph with the isomorphic=true promise (see repeat): 128
- * of blocks of m MPI_BYTEs, 128 with the same counts of a 2-byte type,
- * 32 of the first again, every result checked.  Once MPI's own exchange
- * is decided for a size, a call with the last one's counts and types
- * goes there without describing its blocks (api/repeat.c): the second
- * size has the first's counts, and must still be learned as a size of
- * its own (run-mpi-tests.sh reads the report). */
-static void run_repeat(MPI_Comm g, int outdeg, int indeg, int m)
+/* One w call on g: outdeg and indeg blocks of m elements of type t
+ * (tsize bytes each), its result checked against the reference. */
+static void check_w(MPI_Comm g, int outdeg, int indeg, int m, MPI_Datatype t, int tsize,
+                    int call_no)
 {
-    size_t sb = (size_t)2 * m * outdeg + 1, rb = (size_t)2 * m * indeg + 1;
+    int mm = m * tsize;
+    size_t sb = (size_t)mm * outdeg + 1, rb = (size_t)mm * indeg + 1;
     char *sbuf = malloc(sb), *rbuf = malloc(rb), *ref = malloc(rb);
     int *sc = malloc(sizeof(int) * (outdeg + 1)), *rc = malloc(sizeof(int) * (indeg + 1));
     MPI_Aint *sd = malloc(sizeof(MPI_Aint) * (outdeg + 1)),
              *rd = malloc(sizeof(MPI_Aint) * (indeg + 1));
-    MPI_Datatype pair, *st = malloc(sizeof(MPI_Datatype) * (outdeg + 1)),
-                       *rt = malloc(sizeof(MPI_Datatype) * (indeg + 1));
-    MPI_Type_contiguous(2, MPI_BYTE, &pair);
-    MPI_Type_commit(&pair);
-    for (int call_no = 0; call_no < 288; call_no++) {
-        int two = call_no >= 128 && call_no < 256, mm = two ? 2 * m : m;
-        for (int k = 0; k < outdeg; k++) {
-            sc[k] = m;
-            sd[k] = (MPI_Aint)k * mm;
-            st[k] = two ? pair : MPI_BYTE;
-        }
-        for (int k = 0; k < indeg; k++) {
-            rc[k] = m;
-            rd[k] = (MPI_Aint)k * mm;
-            rt[k] = two ? pair : MPI_BYTE;
-        }
-        for (size_t i = 0; i < sb; i++)
-            sbuf[i] = (char)(rank * 13 + i * 7 + call_no);
-        memset(ref, 0x11, rb);
-        memset(rbuf, 0x77, rb);
-        reference(1, g, sbuf, ref, mm);
-        MPI_Neighbor_alltoallw(sbuf, sc, sd, st, rbuf, rc, rd, rt, g);
-        CHECK(memcmp(rbuf, ref, (size_t)mm * indeg) == 0,
-              "alltoallw %d B call %d differs from the reference", mm, call_no);
+    MPI_Datatype *st = malloc(sizeof(MPI_Datatype) * (outdeg + 1)),
+                 *rt = malloc(sizeof(MPI_Datatype) * (indeg + 1));
+    for (int k = 0; k < outdeg; k++) {
+        sc[k] = m;
+        sd[k] = (MPI_Aint)k * mm;
+        st[k] = t;
     }
-    MPI_Type_free(&pair);
+    for (int k = 0; k < indeg; k++) {
+        rc[k] = m;
+        rd[k] = (MPI_Aint)k * mm;
+        rt[k] = t;
+    }
+    for (size_t i = 0; i < sb; i++)
+        sbuf[i] = (char)(rank * 13 + i * 7 + call_no);
+    memset(ref, 0x11, rb);
+    memset(rbuf, 0x77, rb);
+    reference(1, g, sbuf, ref, mm);
+    MPI_Neighbor_alltoallw(sbuf, sc, sd, st, rbuf, rc, rd, rt, g);
+    CHECK(memcmp(rbuf, ref, (size_t)mm * indeg) == 0,
+          "alltoallw %d B call %d differs from the reference", mm, call_no);
     free(sbuf);
     free(rbuf);
     free(ref);
@@ -292,6 +283,58 @@ static void run_repeat(MPI_Comm g, int outdeg, int indeg, int m)
     free(rd);
     free(st);
     free(rt);
+}
+
+/* w calls on a graph with the isomorphic=true promise (see repeat): 128
+ * of blocks of m MPI_BYTEs, 128 with the same counts of a 2-byte type,
+ * 32 of the first again, every result checked.  Once MPI's own exchange
+ * is decided for a size, a call with the last one's counts and types
+ * goes there without describing its blocks (api/repeat.c): the second
+ * size has the first's counts, and must still be learned as a size of
+ * its own (run-mpi-tests.sh reads the report). */
+static void run_repeat(MPI_Comm g, int outdeg, int indeg, int m)
+{
+    MPI_Datatype pair;
+    MPI_Type_contiguous(2, MPI_BYTE, &pair);
+    MPI_Type_commit(&pair);
+    for (int call_no = 0; call_no < 288; call_no++) {
+        int two = call_no >= 128 && call_no < 256;
+        check_w(g, outdeg, indeg, m, two ? pair : MPI_BYTE, two ? 2 : 1, call_no);
+    }
+    MPI_Type_free(&pair);
+}
+
+/* The same with a 2-byte derived type, freed after 128 calls of one each,
+ * and a 64 KiB one made (see reuse), so that rank 0 gets the freed
+ * handle back and the others another (a type made in between takes
+ * theirs): 128 calls of one each again.  Where MPI's own exchange was
+ * decided for the first, the kept sizes must not send rank 0's calls
+ * there while the others learn the new size (api/repeat.c).  Every
+ * result is checked; a mismatch hangs, which fails the test. */
+static void run_reuse(MPI_Comm g, int outdeg, int indeg)
+{
+    MPI_Datatype t, old, spare = MPI_DATATYPE_NULL;
+    MPI_Type_contiguous(2, MPI_BYTE, &t);
+    MPI_Type_commit(&t);
+    for (int call_no = 0; call_no < 128; call_no++)
+        check_w(g, outdeg, indeg, 1, t, 2, call_no);
+    old = t;
+    MPI_Type_free(&t);
+    if (rank) {
+        MPI_Type_contiguous(8, MPI_BYTE, &spare);
+        MPI_Type_commit(&spare);
+    }
+    MPI_Type_contiguous(65536, MPI_BYTE, &t);
+    MPI_Type_commit(&t);
+    int planned = (t == old) == (rank == 0), all;
+    if (rank)
+        MPI_Type_free(&spare);
+    MPI_Allreduce(&planned, &all, 1, MPI_INT, MPI_LAND, g);
+    if (!all && rank == 0) /* (another allocator: the calls are checked all the same) */
+        fprintf(stderr, "test_autotune: the freed type's handle did not come back as planned\n");
+    for (int call_no = 128; call_no < 256; call_no++)
+        check_w(g, outdeg, indeg, 1, t, 65536, call_no);
+    MPI_Type_free(&t);
 }
 
 /* Nonblocking calls only (see nbonly): calls of blocks of m bytes, in
@@ -460,6 +503,7 @@ int main(int argc, char **argv)
     brief = argc > 1 && strcmp(argv[1], "short") == 0;
     noise = argc > 1 && strcmp(argv[1], "recheck-noise") == 0;
     repeat = argc > 1 && strcmp(argv[1], "vw-repeat") == 0;
+    reuse = argc > 1 && strcmp(argv[1], "vw-reuse") == 0;
     ask_one = argc > 1 && strcmp(argv[1], "ask-one") == 0;
     disturb = argc > 1 && strcmp(argv[1], "disturb") == 0;
     int (*algo_for)(MPI_Comm, const char *, int, char *, int) =
@@ -481,7 +525,7 @@ int main(int argc, char **argv)
      * lists ranks twice: MPI's own exchange is a candidate as the program
      * made it only where the library orders such blocks right, and in the
      * grouped form (pmpi/pack) on MPICH before 5.0. */
-    if (repeat) { /* a ring of all ranks, promised isomorphic */
+    if (repeat || reuse) { /* a ring of all ranks, promised isomorphic */
         int ring[2] = {1, -1}, rdims[1] = {p}, rper[1] = {1};
         MPI_Info info;
         MPI_Info_create(&info);
@@ -489,7 +533,10 @@ int main(int argc, char **argv)
         MPI_Comm r;
         tc_graph(MPI_COMM_WORLD, 1, rdims, rper, 2, ring, info, 0, &r, &outdeg, &indeg);
         MPI_Info_free(&info);
-        run_repeat(r, outdeg, indeg, 16);
+        if (reuse)
+            run_reuse(r, outdeg, indeg);
+        else
+            run_repeat(r, outdeg, indeg, 16);
         MPI_Comm_free(&r);
         MPI_Comm_free(&g);
         free(off);
