@@ -12,9 +12,7 @@ int nh_inplace_try(const void *sendbuf, MPI_Comm comm, const nh_inplace_args *a)
     int rc = nh_start_with(comm);
     if (!rc)
         rc = nh_inplace(comm, a);
-    if (rc > 0)
-        nh_mpi_Comm_call_errhandler(comm, rc);
-    return rc;
+    return nh_call_result(comm, rc);
 }
 
 int nh_impl_MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

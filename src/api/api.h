@@ -173,6 +173,15 @@ extern __thread void *nh_caller NH_TLS_FAST;
 extern int nh_ov_live;
 extern void (*nh_ov_fence_hook)(const char *what);
 
+/* A call's result for the program: MPI's error handler on comm where it
+ * failed (rc > 0; NH_TO_PMPI and MPI_SUCCESS pass as they are). */
+static inline int nh_call_result(MPI_Comm comm, int rc)
+{
+    if (rc > 0)
+        nh_mpi_Comm_call_errhandler(comm, rc);
+    return rc;
+}
+
 /* Entering nhood from the program's code (prev == 0) is a fence. */
 static inline int nh_guard_enter(void)
 {

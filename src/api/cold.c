@@ -615,10 +615,7 @@ int nh_cold_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_C
     /* (NHOOD_ALGO=pmpi asks for MPI's own exchange, as it is, at every call) */
     if (!nh_mpilib_dup_edges_wrong() || nh_forced_algo(p, NH_OP_ALLTOALL) == NH_ALGO_PMPI)
         return NH_TO_PMPI;
-    int rc = nh_right_call(p, coll, form, a, comm, req);
-    if (rc > 0)
-        nh_mpi_Comm_call_errhandler(comm, rc);
-    return rc;
+    return nh_call_result(comm, nh_right_call(p, coll, form, a, comm, req));
 }
 
 #else

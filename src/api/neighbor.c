@@ -134,14 +134,6 @@ int nh_neighbor_cold(nh_plan *p, nh_coll coll, nh_form form, MPI_Comm comm)
     return NH_TO_PMPI;
 }
 
-/* A call's result: MPI's error handler on comm where it failed. */
-static int finish(MPI_Comm comm, int rc)
-{
-    if (rc > 0)
-        nh_mpi_Comm_call_errhandler(comm, rc);
-    return rc;
-}
-
 /* A call whose blocks nhood describes (nh_call_init): chosen for its
  * sizes, and run by MPI, by nhood's engine, or as a trial. */
 static int described(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
@@ -211,7 +203,7 @@ static int described(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, M
     }
 out:
     nh_call_fini(&c);
-    return finish(comm, rc);
+    return nh_call_result(comm, rc);
 }
 
 /* The calls' own path (NH_HOT): where a decision stands, MPI's own
@@ -230,7 +222,7 @@ NH_HOT int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm co
     nh_autotune_count(p);
     /* a blocking call: where nonblocking trials of any size agree */
     if (form == NH_FORM_BLOCKING && nh_autotune_pending(p) && (rc = nh_autotune_settle(p)))
-        return finish(comm, rc);
+        return nh_call_result(comm, rc);
     if (a->sbuf == MPI_IN_PLACE)
         return NH_TO_PMPI;
     if (p->gpu) /* buffers nhood's CPU must not touch (agreed at creation; util/gpu.h) */
@@ -241,7 +233,7 @@ NH_HOT int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm co
      * which costs a v or w call about what MPI's exchange of small blocks
      * does */
     if (nh_select_passes(p, coll, form, &ch))
-        return finish(comm, own_again(p, &ch, coll, form, a, comm, req));
+        return nh_call_result(comm, own_again(p, &ch, coll, form, a, comm, req));
     /* A copy of an analyzed graph makes its private communicator at its
      * first blocking call (collective); its starts go to MPI until then:
      * as made where MPI's exchange is right on it, else in the form the
@@ -255,7 +247,7 @@ NH_HOT int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm co
             r->calls[NH_ALGO_PMPI]++;
         if (p->native_ok || nh_coll_op(coll) == NH_OP_ALLGATHER || !nh_mpilib_dup_edges_wrong())
             return NH_TO_PMPI;
-        return finish(comm, nh_right_call(p, coll, form, a, comm, req));
+        return nh_call_result(comm, nh_right_call(p, coll, form, a, comm, req));
     }
     nh_stfw_count_call(p);
     size_t m;
@@ -264,9 +256,9 @@ NH_HOT int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm co
      * without describing the blocks (nor nh_plan_ready: that call made the
      * plan ready, and MPI's exchange needs none of it) */
     if (nh_call_repeats(p, coll, form, a, &m, &sig) && nh_select_again(p, coll, form, m, sig, &ch))
-        return finish(comm, own_again(p, &ch, coll, form, a, comm, req));
+        return nh_call_result(comm, own_again(p, &ch, coll, form, a, comm, req));
     if ((rc = nh_plan_ready(p, comm)))
-        return finish(comm, rc);
+        return nh_call_result(comm, rc);
     return described(p, coll, form, a, comm, req);
 }
 

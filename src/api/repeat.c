@@ -51,9 +51,20 @@ static int watched(MPI_Datatype t)
     return flag || nh_mpi_Type_set_attr(t, type_keyval, NULL) == MPI_SUCCESS;
 }
 
-/* Every type of the kept call watched (n of them in types, and stype and
- * rtype); 0 where one could not be. */
-static int all_watched(const MPI_Datatype *types, int n, MPI_Datatype stype, MPI_Datatype rtype)
+typedef struct kept {
+    int valid;
+    int scount;                /* allgatherv's */
+    MPI_Datatype stype, rtype; /* v: the type of each side */
+    int *counts;               /* the send counts, then the receive counts */
+    MPI_Datatype *types;       /* w: the send types, then the receive types */
+    size_t m;
+    unsigned long sig;
+    unsigned long freed; /* types_freed when kept */
+} kept;
+
+/* Every type of k watched (w: the n of k->types, else k->stype and
+ * k->rtype); 0 where one could not be. */
+static int all_watched(const kept *k, int w, int n)
 {
     if (__atomic_load_n(&type_keyval, __ATOMIC_ACQUIRE) == MPI_KEYVAL_INVALID) {
         int rc = MPI_SUCCESS, kv;
@@ -66,10 +77,22 @@ static int all_watched(const MPI_Datatype *types, int n, MPI_Datatype stype, MPI
         if (rc != MPI_SUCCESS)
             return 0;
     }
+    if (!w)
+        return watched(k->stype) && watched(k->rtype);
     for (int i = 0; i < n; i++)
-        if ((i == 0 || types[i] != types[i - 1]) && !watched(types[i]))
+        if ((i == 0 || k->types[i] != k->types[i - 1]) && !watched(k->types[i]))
             return 0;
-    return watched(stype) && watched(rtype);
+    return 1;
+}
+
+/* Whether a's types are k's, handle by handle (w: ns send and nr receive
+ * types, else the one of each side). */
+NH_HOT static int same_types(const kept *k, int w, const nh_args *a, int ns, int nr)
+{
+    if (!w)
+        return k->stype == a->stype && k->rtype == a->rtype;
+    return (!ns || !memcmp(k->types, a->stypes, sizeof(MPI_Datatype) * (size_t)ns)) &&
+           (!nr || !memcmp(k->types + ns, a->rtypes, sizeof(MPI_Datatype) * (size_t)nr));
 }
 
 void nh_call_keep_fini(void)
@@ -77,17 +100,6 @@ void nh_call_keep_fini(void)
     if (type_keyval != MPI_KEYVAL_INVALID)
         nh_mpi_Type_free_keyval(&type_keyval);
 }
-
-typedef struct kept {
-    int valid;
-    int scount;                /* allgatherv's */
-    MPI_Datatype stype, rtype; /* v: the type of each side */
-    int *counts;               /* the send counts, then the receive counts */
-    MPI_Datatype *types;       /* w: the send types, then the receive types */
-    size_t m;
-    unsigned long sig;
-    unsigned long freed; /* types_freed when kept */
-} kept;
 
 typedef struct repeat_state {
     kept k[NH_COLL_COUNT][NH_FORM_COUNT];
@@ -125,14 +137,9 @@ NH_HOT int nh_call_repeats(nh_plan *p, nh_coll coll, nh_form form, const nh_args
     int ns = sends(p, coll), nr = p->indeg;
     if (!k->valid || k->freed != __atomic_load_n(&types_freed, __ATOMIC_RELAXED))
         return 0;
-    if (coll == NH_COLL_ALLTOALLW) {
-        if ((ns && memcmp(k->types, a->stypes, sizeof(MPI_Datatype) * (size_t)ns)) ||
-            (nr && memcmp(k->types + ns, a->rtypes, sizeof(MPI_Datatype) * (size_t)nr)))
-            return 0;
-    } else if (k->stype != a->stype || k->rtype != a->rtype ||
-               (coll == NH_COLL_ALLGATHERV && k->scount != a->scount)) {
+    if (!same_types(k, coll == NH_COLL_ALLTOALLW, a, ns, nr) ||
+        (coll == NH_COLL_ALLGATHERV && k->scount != a->scount))
         return 0;
-    }
     if ((ns && memcmp(k->counts, a->scounts, sizeof(int) * (size_t)ns)) ||
         (nr && memcmp(k->counts + ns, a->rcounts, sizeof(int) * (size_t)nr)))
         return 0;
@@ -153,11 +160,7 @@ void nh_call_keep(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, size
     int ns = sends(p, coll), nr = p->indeg, w = coll == NH_COLL_ALLTOALLW;
     unsigned long freed = __atomic_load_n(&types_freed, __ATOMIC_RELAXED);
     /* the types of the call kept last, none freed since: watched already */
-    int known =
-        k->valid && k->freed == freed &&
-        (w ? (!ns || !memcmp(k->types, a->stypes, sizeof(MPI_Datatype) * (size_t)ns)) &&
-                 (!nr || !memcmp(k->types + ns, a->rtypes, sizeof(MPI_Datatype) * (size_t)nr))
-           : k->stype == a->stype && k->rtype == a->rtype);
+    int known = k->valid && k->freed == freed && same_types(k, w, a, ns, nr);
     k->valid = 0;
     if (!k->counts && !(k->counts = malloc(sizeof(int) * ((size_t)ns + nr + 1))))
         return;
@@ -173,12 +176,11 @@ void nh_call_keep(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, size
         if (nr)
             memcpy(k->types + ns, a->rtypes, sizeof(MPI_Datatype) * (size_t)nr);
     }
-    if (!known && !(w ? all_watched(k->types, ns + nr, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL)
-                      : all_watched(NULL, 0, a->stype, a->rtype)))
-        return;
     k->scount = a->scount;
     k->stype = a->stype;
     k->rtype = a->rtype;
+    if (!known && !all_watched(k, w, ns + nr))
+        return;
     k->m = m;
     k->sig = sig;
     k->freed = freed;
