@@ -254,8 +254,10 @@ NH_HOT int nh_neighbor(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm co
     unsigned long sig;
     /* the sizes of the last call, which went to MPI's own exchange: again,
      * without describing the blocks (nor nh_plan_ready: that call made the
-     * plan ready, and MPI's exchange needs none of it) */
-    if (nh_call_repeats(p, coll, form, a, &m, &sig) && nh_select_again(p, coll, form, m, sig, &ch))
+     * plan ready, and MPI's exchange needs none of it); the sizes compared
+     * only where that call went there */
+    if (nh_select_own_last(p, coll, form) && nh_call_repeats(p, coll, form, a, &m, &sig) &&
+        nh_select_again(p, coll, form, m, sig, &ch))
         return nh_call_result(comm, own_again(p, &ch, coll, form, a, comm, req));
     if ((rc = nh_plan_ready(p, comm)))
         return nh_call_result(comm, rc);

@@ -30,16 +30,11 @@ typedef struct call {
     int *scounts, *rcounts, *sdispls, *rdispls; /* v: in extents */
     MPI_Aint *sdisplsa, *rdisplsa;              /* w: in bytes */
     MPI_Datatype *stypes, *rtypes;
-    int borrowed; /* the arrays are the caller's (a blocking w call without absent neighbors) */
     int indeg, outdeg; /* the graph's (nh_iso) */
 } call;
 
-NH_HOT static void call_free(call *c)
+static void call_free(call *c)
 {
-    if (c->borrowed) {
-        memset(c, 0, sizeof(*c));
-        return;
-    }
     free(c->scounts);
     free(c->rcounts);
     free(c->sdispls);
@@ -212,12 +207,9 @@ typedef struct uargs {
     const MPI_Datatype *stypes, *rtypes;
 } uargs;
 
-/* c: the graph call for the user's (Iso) call.  borrow: c may point at
- * the user's arrays where they are the graph call's (a w call, every
- * neighbor present: block k is offset k), for the length of a blocking
- * call. */
-NH_HOT static int prepare(const char *fn, nh_iso *I, MPI_Comm comm, call_kind user, const uargs *a,
-                          int borrow, call *c)
+/* c: the graph call for the user's (Iso) call, its arrays its own. */
+static int prepare(const char *fn, nh_iso *I, MPI_Comm comm, call_kind user, const uargs *a,
+                   call *c)
 {
     int rc = MPI_SUCCESS;
     memset(c, 0, sizeof(*c));
@@ -236,17 +228,6 @@ NH_HOT static int prepare(const char *fn, nh_iso *I, MPI_Comm comm, call_kind us
     }
     if ((user == C_ALLTOALL || user == C_ALLGATHER) && !I->nulls) {
         c->kind = user;
-        return MPI_SUCCESS;
-    }
-    if (borrow && user == C_ALLTOALLW && !I->nulls) {
-        c->kind = C_ALLTOALLW;
-        c->borrowed = 1;
-        c->scounts = (int *)a->scounts;
-        c->rcounts = (int *)a->rcounts;
-        c->sdisplsa = (MPI_Aint *)a->sdispls;
-        c->rdisplsa = (MPI_Aint *)a->rdispls;
-        c->stypes = (MPI_Datatype *)a->stypes;
-        c->rtypes = (MPI_Datatype *)a->rtypes;
         return MPI_SUCCESS;
     }
     int no = I->outdeg, ni = I->indeg;
@@ -313,6 +294,40 @@ NH_HOT static int args_ok(const char *fn, call_kind user, const uargs *a, int w)
     return MPI_SUCCESS;
 }
 
+/* A blocking call whose graph call takes the user's own arguments: every
+ * neighbor present (block k is offset k), in the regular forms and w
+ * (whose displacements are bytes on both).  nhood's, else MPI's. */
+NH_HOT static int as_given(MPI_Comm comm, call_kind user, const uargs *a)
+{
+    nh_args x = {.sbuf = a->sbuf,
+                 .rbuf = a->rbuf,
+                 .scount = a->scount,
+                 .rcount = a->rcount,
+                 .stype = a->stype,
+                 .rtype = a->rtype,
+                 .scounts = a->scounts,
+                 .rcounts = a->rcounts,
+                 .sdisplsw = a->sdispls,
+                 .rdisplsw = a->rdispls,
+                 .stypes = a->stypes,
+                 .rtypes = a->rtypes};
+    nh_coll coll = user == C_ALLTOALL    ? NH_COLL_ALLTOALL
+                   : user == C_ALLGATHER ? NH_COLL_ALLGATHER
+                                         : NH_COLL_ALLTOALLW;
+    int rc = nh_neighbor(coll, NH_FORM_BLOCKING, &x, comm, NULL);
+    if (rc != NH_TO_PMPI)
+        return rc;
+    if (user == C_ALLTOALL)
+        return nh_mpi_Neighbor_alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype,
+                                        comm);
+    if (user == C_ALLGATHER)
+        return nh_mpi_Neighbor_allgather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype,
+                                         comm);
+    /* (in- and out-degree equal: alltoallw_packed would pass it as is) */
+    return nh_mpi_Neighbor_alltoallw(a->sbuf, a->scounts, a->sdispls, a->stypes, a->rbuf,
+                                     a->rcounts, a->rdispls, a->rtypes, comm);
+}
+
 NH_HOT static int blocking(const char *fn, MPI_Comm comm, call_kind user, int w, const uargs *a)
 {
     int g0 = nh_guard_enter(), rc;
@@ -321,11 +336,15 @@ NH_HOT static int blocking(const char *fn, MPI_Comm comm, call_kind user, int w,
     if (!I) {
         rc = MPI_ERR_TOPOLOGY;
     } else if (!(rc = args_ok(fn, user, a, w))) {
-        int ran = !(rc = prepare(fn, I, comm, user, a, 1, &c));
-        if (ran)
-            rc = call_run(&c); /* its errors went through the error handler already */
-        if (!c.borrowed)
+        int ran;
+        if (!I->nulls && a->sbuf != MPI_IN_PLACE &&
+            (user == C_ALLTOALL || user == C_ALLGATHER || user == C_ALLTOALLW)) {
+            ran = 1; /* (the errors of both went through the error handler already) */
+            rc = as_given(comm, user, a);
+        } else if ((ran = !(rc = prepare(fn, I, comm, user, a, &c)))) {
+            rc = call_run(&c);
             call_free(&c);
+        }
         if (ran) {
             nh_guard_leave(g0);
             return rc;
@@ -454,7 +473,7 @@ static int persistent(const char *fn, MPI_Comm comm, call_kind user, int w, cons
         rc = MPI_ERR_NO_MEM;
         goto out;
     }
-    if ((rc = prepare(fn, I, comm, user, a, 0, &r->c)))
+    if ((rc = prepare(fn, I, comm, user, a, &r->c)))
         goto out;
     /* Every form binds once: nhood's persistent request (schedule, struct
      * datatypes or pack buffers, persistent point-to-point requests),

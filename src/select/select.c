@@ -315,15 +315,22 @@ static void take_last(const nh_sel_state *st, nh_coll coll, nh_form form, nh_cho
     out->tuned = (nh_tuned)st->last[coll][form].tuned;
 }
 
+NH_HOT int nh_select_own_last(nh_plan *p, nh_coll coll, nh_form form)
+{
+    nh_sel_state *st = nh_sel_state_of(p);
+    return shortcut_ok(p, st) && st->last[coll][form].valid &&
+           st->last[coll][form].algo == NH_ALGO_PMPI &&
+           nh_forced_algo(p, nh_coll_op(coll)) == NH_ALGO_AUTO;
+}
+
 NH_HOT int nh_select_again(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned long sig,
                            nh_choice *out)
 {
     nh_sel_state *st = nh_sel_state_of(p);
     nh_learn_key lk = {coll, form, m, sig};
-    /* (MPI's own checked before last_stands counts the call: a call that
-     * goes on to nh_select must not count twice) */
-    if (!shortcut_ok(p, st) || nh_forced_algo(p, nh_coll_op(coll)) != NH_ALGO_AUTO ||
-        st->last[coll][form].algo != NH_ALGO_PMPI || !last_stands(p, st, &lk))
+    /* (MPI's own, nh_select_own_last, checked before last_stands counts
+     * the call: a call that goes on to nh_select must not count twice) */
+    if (!last_stands(p, st, &lk))
         return 0;
     memset(out, 0, sizeof(*out));
     take_last(st, coll, form, out);

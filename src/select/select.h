@@ -117,11 +117,16 @@ int nh_irregular_direct(nh_plan *p, nh_op op, nh_choice *out);
  * describe its blocks first; *out says so.  Not with store-and-forward
  * (it re-checks with the call's sizes) or under NHOOD_CHECK. */
 int nh_select_passes(nh_plan *p, nh_coll coll, nh_form form, nh_choice *out);
-/* Whether the call of coll in form with blocks of m bytes and signature
- * sig, the last call's (api/repeat.c), goes to MPI's own exchange as that
- * call did (*out set, 1), without nh_select: MPI's own stands for them and
- * no trial or re-check is due (the call counts toward the re-check).  As
- * nh_select_passes, not with store-and-forward or under NHOOD_CHECK. */
+/* Whether the last call of coll in form went to MPI's own exchange as
+ * auto's choice for its sizes, which the next call of the same sizes may
+ * take again (nh_select_again).  As nh_select_passes, not with
+ * store-and-forward or under NHOOD_CHECK.  Asked first, before the sizes
+ * are compared (api/repeat.c). */
+int nh_select_own_last(nh_plan *p, nh_coll coll, nh_form form);
+/* Where nh_select_own_last said so: whether the call of coll in form with
+ * blocks of m bytes and signature sig, the last call's, goes to MPI's own
+ * exchange as that call did (*out set, 1), without nh_select: no trial or
+ * re-check is due (the call counts toward the re-check). */
 int nh_select_again(nh_plan *p, nh_coll coll, nh_form form, size_t m, unsigned long sig,
                     nh_choice *out);
 /* Does every rank hold every template entry (each dimension that offsets
