@@ -343,7 +343,7 @@ static int keep(op *o, MPI_Datatype t, MPI_Datatype *out)
 {
     int ni, na, nd, comb, rc;
     *out = t;
-    if (nh_cold_predefined(t))
+    if (nh_cold_common_type(t))
         return MPI_SUCCESS;
     if ((rc = nh_mpi_Type_get_envelope(t, &ni, &na, &nd, &comb)) || comb == MPI_COMBINER_NAMED)
         return rc;

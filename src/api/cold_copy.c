@@ -72,7 +72,7 @@ static MPI_Datatype known_type[NH_KNOWN_TYPES];
 static nh_cold_layout known_layout[NH_KNOWN_TYPES];
 static int nknown;
 
-int nh_cold_predefined(MPI_Datatype t)
+int nh_cold_common_type(MPI_Datatype t)
 {
     return t == MPI_DOUBLE || t == MPI_BYTE || t == MPI_INT || t == MPI_FLOAT || t == MPI_CHAR ||
            t == MPI_LONG || t == MPI_LONG_LONG || t == MPI_UNSIGNED || t == MPI_INT64_T ||
@@ -105,7 +105,7 @@ int nh_cold_layout_of(MPI_Datatype t, nh_cold_layout *l)
         (rc = nh_mpi_Type_get_true_extent(t, &l->tlb, &l->text)))
         return rc;
     l->contig = (MPI_Aint)l->size == l->text && l->text == l->ext;
-    if (n < NH_KNOWN_TYPES && nh_cold_predefined(t))
+    if (n < NH_KNOWN_TYPES && nh_cold_common_type(t))
         remember_known(t, l);
     return MPI_SUCCESS;
 }
