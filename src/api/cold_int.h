@@ -63,7 +63,6 @@ int nh_cold_layout_of(MPI_Datatype t, nh_cold_layout *l);
 /* Is t one of the predefined types programs use most (MPI_DOUBLE,
  * MPI_INT, ...)?  0 says nothing about the others. */
 int nh_cold_common_type(MPI_Datatype t);
-
 /* count elements of ft (layout fl) from one place to another, as the
  * elements of tt (layout tl) that hold the same data. */
 int nh_cold_copy(const char *from, int count, MPI_Datatype ft, const nh_cold_layout *fl, char *to,
