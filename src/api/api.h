@@ -74,10 +74,8 @@ int nh_right_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_
  * (api/cold_plain.c; MPI_SUCCESS or an MPI error). */
 int nh_cold_regular(nh_form form, const nh_args *a, MPI_Comm comm, int outdeg, int indeg,
                     MPI_Request *req);
-/* Frees what the cold calls keep until MPI_Finalize (api/cold_plain.c;
- * nh_cold_op_fini: the grouped form's block, api/cold.c). */
+/* Frees what the cold calls keep until MPI_Finalize (api/cold_plain.c). */
 void nh_cold_fini(void);
-void nh_cold_op_fini(void);
 /* A call of form on comm started with result rc: a nonblocking one's
  * window is sampled (util/window.h), except on a cold graph (the cold
  * tier pays nothing of nhood's).  Returns rc. */

@@ -80,17 +80,6 @@ typedef struct op {
     size_t bytes; /* o's block, which MPI's arrays (and small v regions) share */
 } op;
 
-/* The last call's block, kept for the next (a graph used once makes and
- * frees one at its call: malloc and free of its few KiB were a tenth of
- * nhood's part of such a call, MPICH 4.2.1, 2 ranks, 3-D Moore); taken
- * and given back with atomic exchanges. */
-static op *spare_op;
-
-void nh_cold_op_fini(void)
-{
-    free(__atomic_exchange_n(&spare_op, NULL, __ATOMIC_ACQ_REL));
-}
-
 /* The bytes a region of n elements of layout l spans; *lo: the offset
  * of its first byte from the region's base (MPI's buffer argument). */
 static size_t span(long n, const nh_cold_layout *l, MPI_Aint *lo)
@@ -332,7 +321,7 @@ static void op_free(void *ctx)
         nh_type_free(&o->kept[i]);
     if (o->mem)
         nh_spare_give(o->mem, o->mem_bytes);
-    free(__atomic_exchange_n(&spare_op, o, __ATOMIC_ACQ_REL));
+    nh_spare_give((char *)o, o->bytes);
 }
 
 static const nh_wrap_ops op_ops = {op_in, op_out, op_free};
@@ -419,7 +408,7 @@ static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
         rr = span(total_v(&r, er, l->snull, l->sfirst, l->snext, rself), &lr, &lor);
     }
     /* The regions: v's up to NH_SPARE_MIN bytes in the same block, above
-     * it (and w's) from the process's kept block (util/spare.h: a fresh
+     * it (and w's) from the process's kept blocks (util/spare.h: a fresh
      * calloc of megabytes at every call, MPICH 4.0.2, 2 ranks, 3-D Moore
      * ialltoall of 1 MiB blocks, cost 7.3 times MPI's own, most of it in
      * page faults).  Not zeroed: every byte MPI or nhood reads is written
@@ -430,22 +419,17 @@ static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
      * where 26 places each list one peer: every byte of the rest is
      * written before it is read) */
     size_t need = head + (inline_v ? regb : 0);
-    op *o = __atomic_exchange_n(&spare_op, NULL, __ATOMIC_ACQ_REL);
-    if (o && o->bytes < need) {
-        free(o);
-        o = NULL;
-    }
-    size_t bytes = o ? o->bytes : need;
-    char *at = o ? (char *)o : malloc(need);
+    size_t bytes;
+    char *at = nh_spare_take(need, &bytes); /* (a graph used once: the last call's) */
     *out = NULL;
     if (!at)
         return MPI_ERR_NO_MEM;
-    o = (op *)at;
+    op *o = (op *)at;
     memset(o, 0, sizeof(*o));
     o->bytes = bytes;
     take(&at, sizeof(op));
     if (!w && !inline_v && !(o->mem = nh_spare_take(regb, &o->mem_bytes))) {
-        free(o);
+        nh_spare_give((char *)o, o->bytes);
         return MPI_ERR_NO_MEM;
     }
     o->comm = comm;
@@ -646,10 +630,6 @@ int nh_cold_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_C
 }
 
 #else
-
-void nh_cold_op_fini(void)
-{
-}
 
 int nh_grouped_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
                     MPI_Request *req)

@@ -79,13 +79,20 @@ int nh_cold_common_type(MPI_Datatype t)
            t == MPI_INT32_T || t == MPI_C_DOUBLE_COMPLEX;
 }
 
+/* t's place among the first n known types; n where it is not one. */
+static int known_at(MPI_Datatype t, int n)
+{
+    int i = 0;
+    while (i < n && known_type[i] != t)
+        i++;
+    return i;
+}
+
 static void remember_known(MPI_Datatype t, const nh_cold_layout *l)
 {
     nh_lock(NH_LOCK_MISC);
-    int n = nknown, i = 0;
-    while (i < n && known_type[i] != t)
-        i++;
-    if (i == n && n < NH_KNOWN_TYPES) {
+    int n = nknown;
+    if (known_at(t, n) == n && n < NH_KNOWN_TYPES) {
         known_type[n] = t;
         known_layout[n] = *l;
         __atomic_store_n(&nknown, n + 1, __ATOMIC_RELEASE);
@@ -95,12 +102,11 @@ static void remember_known(MPI_Datatype t, const nh_cold_layout *l)
 
 int nh_cold_layout_of(MPI_Datatype t, nh_cold_layout *l)
 {
-    int rc, n = __atomic_load_n(&nknown, __ATOMIC_ACQUIRE);
-    for (int i = 0; i < n; i++)
-        if (known_type[i] == t) {
-            *l = known_layout[i];
-            return MPI_SUCCESS;
-        }
+    int rc, n = __atomic_load_n(&nknown, __ATOMIC_ACQUIRE), i = known_at(t, n);
+    if (i < n) {
+        *l = known_layout[i];
+        return MPI_SUCCESS;
+    }
     if ((rc = nh_mpi_Type_size(t, &l->size)) || (rc = nh_mpi_Type_get_extent(t, &l->lb, &l->ext)) ||
         (rc = nh_mpi_Type_get_true_extent(t, &l->tlb, &l->text)))
         return rc;

@@ -156,7 +156,6 @@ static void shut_down(void)
     nh_inplace_report_free();
     nh_req_fini(); /* operations the program never freed */
     nh_cold_fini();
-    nh_cold_op_fini();
     nh_parents_fini();
     nh_call_keep_fini();
     nh_prog_fini();

@@ -1,62 +1,60 @@
-/* One block of memory kept for the process (util/spare.h): taken and
- * given back with atomic exchanges, so that threads need no lock. */
+/* Blocks of memory kept for the process (util/spare.h), one for each
+ * size class: taken and given back with atomic exchanges, so that
+ * threads need no lock.  A block's size is written in a header in front
+ * of it, so keeping one allocates nothing. */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "util/spare.h"
 
-static struct spare {
-    char *mem;
-    size_t bytes;
-} * spare;
+typedef union head {
+    size_t bytes;   /* what the caller may use, after the header */
+    max_align_t al; /* (the block after it aligned as malloc's) */
+} head;
+
+static head *slot[2]; /* blocks of at most NH_SPARE_MIN bytes, and above */
+
+static head **slot_of(size_t bytes)
+{
+    return &slot[bytes > NH_SPARE_MIN];
+}
 
 char *nh_spare_take(size_t bytes, size_t *got)
 {
-    struct spare *s =
-        bytes > NH_SPARE_MIN ? __atomic_exchange_n(&spare, NULL, __ATOMIC_ACQ_REL) : NULL;
-    char *mem;
-    if (s && s->bytes >= bytes) {
-        mem = s->mem;
-        *got = s->bytes;
-    } else {
-        if (s)
-            free(s->mem);
-        mem = malloc(bytes + 1);
-        *got = bytes;
+    head *h = __atomic_exchange_n(slot_of(bytes), NULL, __ATOMIC_ACQ_REL);
+    if (h && h->bytes < bytes) {
+        free(h);
+        h = NULL;
     }
-    free(s);
-    return mem;
+    if (!h) {
+        if (!(h = malloc(sizeof(head) + bytes + 1)))
+            return NULL;
+        h->bytes = bytes;
+    }
+    *got = h->bytes;
+    return (char *)(h + 1);
 }
 
 void nh_spare_give(char *mem, size_t bytes)
 {
-    struct spare *s = bytes > NH_SPARE_MIN ? malloc(sizeof(*s)) : NULL, *none = NULL;
-    if (!s) {
-        free(mem);
+    if (!mem)
         return;
-    }
-    s->mem = mem;
-    s->bytes = bytes;
-    while (!__atomic_compare_exchange_n(&spare, &none, s, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    head *h = (head *)mem - 1, *none = NULL, **s = slot_of(bytes);
+    while (!__atomic_compare_exchange_n(s, &none, h, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         /* another block came back first: keep the larger */
-        struct spare *o = __atomic_exchange_n(&spare, NULL, __ATOMIC_ACQ_REL);
-        if (o && o->bytes > s->bytes) {
-            struct spare *x = s;
-            s = o;
+        head *o = __atomic_exchange_n(s, NULL, __ATOMIC_ACQ_REL);
+        if (o && o->bytes > h->bytes) {
+            head *x = h;
+            h = o;
             o = x;
         }
-        if (o) {
-            free(o->mem);
-            free(o);
-        }
+        free(o);
         none = NULL;
     }
 }
 
 void nh_spare_fini(void)
 {
-    struct spare *s = __atomic_exchange_n(&spare, NULL, __ATOMIC_ACQ_REL);
-    if (s) {
-        free(s->mem);
-        free(s);
-    }
+    for (int c = 0; c < 2; c++)
+        free(__atomic_exchange_n(&slot[c], NULL, __ATOMIC_ACQ_REL));
 }

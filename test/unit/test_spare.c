@@ -1,0 +1,101 @@
+/* nh_spare_take and nh_spare_give (src/util/spare.h): a block given back
+ * is the next one taken of its class where it is as large, each class
+ * keeps its own, the larger of two given back is kept, every block is
+ * aligned as malloc's and as large as asked; threads taking and giving at
+ * once never share a block. */
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/spare.h"
+
+static int failed, tried;
+
+static void expect(int ok, const char *what)
+{
+    tried++;
+    if (!ok) {
+        failed++;
+        fprintf(stderr, "test_spare: %s\n", what);
+    }
+}
+
+static char *take(size_t bytes, size_t *got)
+{
+    char *m = nh_spare_take(bytes, got);
+    expect(m && *got >= bytes, "a block as large as asked");
+    expect(!m || (uintptr_t)m % _Alignof(max_align_t) == 0, "aligned as malloc's");
+    if (m)
+        memset(m, 0x5A, bytes);
+    return m;
+}
+
+enum { THREADS = 4, ROUNDS = 20000 };
+
+static void *hammer(void *arg)
+{
+    unsigned char me = (unsigned char)(uintptr_t)arg;
+    size_t sizes[] = {24, 3000, 70000, NH_SPARE_MIN, NH_SPARE_MIN + 1};
+    for (int i = 0; i < ROUNDS; i++) {
+        size_t got, n = sizes[(i + me) % 5];
+        unsigned char *m = (unsigned char *)nh_spare_take(n, &got);
+        if (!m)
+            return (void *)1;
+        memset(m, me, n);
+        for (size_t k = 0; k < n; k += 97)
+            if (m[k] != me) /* another thread wrote into it */
+                return (void *)1;
+        nh_spare_give((char *)m, got);
+    }
+    return NULL;
+}
+
+int main(void)
+{
+    size_t got, got2, got3;
+    char *a = take(4000, &got), *b;
+    nh_spare_give(a, got);
+    b = take(3000, &got2);
+    expect(b == a && got2 == got, "the block given back is taken again");
+    nh_spare_give(b, got2);
+    b = take(5000, &got2);
+    expect(got2 == 5000, "a kept block too small is not handed out");
+    nh_spare_give(b, got2);
+
+    /* each class keeps its own */
+    char *big = take(NH_SPARE_MIN + 1, &got3);
+    nh_spare_give(big, got3);
+    a = take(100, &got);
+    expect(a == b, "a small block from the small class");
+    char *big2 = take(NH_SPARE_MIN + 1, &got3);
+    expect(big2 == big, "a large block from the large class");
+    nh_spare_give(big2, got3);
+
+    /* of two given back, the larger is kept */
+    char *c = take(8000, &got2);
+    nh_spare_give(a, got);
+    nh_spare_give(c, got2);
+    a = take(10, &got);
+    expect(a == c && got == 8000, "the larger of two kept");
+    nh_spare_give(a, got);
+    nh_spare_give(NULL, 0);
+
+    nh_spare_fini();
+    a = take(10, &got);
+    expect(got == 10, "nothing kept after nh_spare_fini");
+    nh_spare_give(a, got);
+
+    pthread_t t[THREADS];
+    for (int i = 0; i < THREADS; i++)
+        expect(!pthread_create(&t[i], NULL, hammer, (void *)(uintptr_t)(i + 1)), "a thread");
+    for (int i = 0; i < THREADS; i++) {
+        void *r = (void *)1;
+        pthread_join(t[i], &r);
+        expect(!r, "threads never share a block");
+    }
+    nh_spare_fini();
+    printf("test_spare: %d of %d checks passed\n", tried - failed, tried);
+    return failed != 0;
+}
