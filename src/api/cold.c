@@ -69,15 +69,13 @@ typedef struct op {
     MPI_Aint *bs, *br;                    /* ... (w: absolute) */
     MPI_Datatype *ts, *tr;                /* w: MPI's types */
     char *regs, *regr;                    /* the regions: v typed, w packed */
-    char *mem;        /* their memory, mem_bytes (nh_spare_take; NULL: in o's block) */
-    int sself, rself; /* v: the first place of this rank itself among the
-                       * destinations, the sources (-1: none); its blocks
-                       * are copied here, MPI moves none of them */
-    size_t mem_bytes;
+    char *mem;                            /* their memory (nh_spare_take; NULL: in o's block) */
+    int sself, rself;                     /* v: the first place of this rank itself among the
+                                           * destinations, the sources (-1: none); its blocks
+                                           * are copied here, MPI moves none of them */
     nh_cold_layout ls, lr; /* v: the types' */
     MPI_Datatype *kept;    /* types nhood uses after the call returns (duplicated), nkept */
     int nkept;
-    size_t bytes; /* o's block, which MPI's arrays (and small v regions) share */
 } op;
 
 /* The bytes a region of n elements of layout l spans; *lo: the offset
@@ -320,8 +318,8 @@ static void op_free(void *ctx)
     for (int i = 0; i < o->nkept; i++)
         nh_type_free(&o->kept[i]);
     if (o->mem)
-        nh_spare_give(o->mem, o->mem_bytes);
-    nh_spare_give((char *)o, o->bytes);
+        nh_spare_give(o->mem);
+    nh_spare_give((char *)o); /* (the block MPI's arrays and small v regions share) */
 }
 
 static const nh_wrap_ops op_ops = {op_in, op_out, op_free};
@@ -419,17 +417,15 @@ static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
      * where 26 places each list one peer: every byte of the rest is
      * written before it is read) */
     size_t need = head + (inline_v ? regb : 0);
-    size_t bytes;
-    char *at = nh_spare_take(need, &bytes); /* (a graph used once: the last call's) */
+    char *at = nh_spare_take(need); /* (a graph used once: the last call's) */
     *out = NULL;
     if (!at)
         return MPI_ERR_NO_MEM;
     op *o = (op *)at;
     memset(o, 0, sizeof(*o));
-    o->bytes = bytes;
     take(&at, sizeof(op));
-    if (!w && !inline_v && !(o->mem = nh_spare_take(regb, &o->mem_bytes))) {
-        nh_spare_give((char *)o, o->bytes);
+    if (!w && !inline_v && !(o->mem = nh_spare_take(regb))) {
+        nh_spare_give((char *)o);
         return MPI_ERR_NO_MEM;
     }
     o->comm = comm;
@@ -472,7 +468,7 @@ static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
         if ((rc = groups_w(o, &o->s, o->sfirst, o->snext, 0, inplace, o->cs, o->bs, o->ts, &bs)) ||
             (rc = groups_w(o, &o->r, o->rfirst, o->rnext, 1, inplace, o->cr, o->br, o->tr, &br)))
             goto fail;
-        if (!(o->mem = nh_spare_take((size_t)bs + (size_t)br + 32, &o->mem_bytes))) {
+        if (!(o->mem = nh_spare_take((size_t)bs + (size_t)br + 32))) {
             rc = MPI_ERR_NO_MEM;
             goto fail;
         }

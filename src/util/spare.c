@@ -19,7 +19,7 @@ static head **slot_of(size_t bytes)
     return &slot[bytes > NH_SPARE_MIN];
 }
 
-char *nh_spare_take(size_t bytes, size_t *got)
+char *nh_spare_take(size_t bytes)
 {
     head *h = __atomic_exchange_n(slot_of(bytes), NULL, __ATOMIC_ACQ_REL);
     if (h && h->bytes < bytes) {
@@ -31,15 +31,14 @@ char *nh_spare_take(size_t bytes, size_t *got)
             return NULL;
         h->bytes = bytes;
     }
-    *got = h->bytes;
     return (char *)(h + 1);
 }
 
-void nh_spare_give(char *mem, size_t bytes)
+void nh_spare_give(char *mem)
 {
     if (!mem)
         return;
-    head *h = (head *)mem - 1, *none = NULL, **s = slot_of(bytes);
+    head *h = (head *)mem - 1, *none = NULL, **s = slot_of(h->bytes);
     while (!__atomic_compare_exchange_n(s, &none, h, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         /* another block came back first: keep the larger */
         head *o = __atomic_exchange_n(s, NULL, __ATOMIC_ACQ_REL);

@@ -9,14 +9,13 @@
 
 #include <stddef.h>
 
-/* bytes of memory, uninitialized: the kept block of bytes' class where it
- * is as large (taken: another caller gets its own meanwhile), else a
- * fresh one; *got: its size (at least bytes), to give back.  NULL without
- * memory. */
-char *nh_spare_take(size_t bytes, size_t *got);
-/* Gives back what nh_spare_take gave (mem NULL: nothing), bytes its *got:
- * kept where no block of its class is, or it is the larger, else freed. */
-void nh_spare_give(char *mem, size_t bytes);
+/* bytes of memory (or more), uninitialized: the kept block of bytes'
+ * class where it is as large (taken: another caller gets its own
+ * meanwhile), else a fresh one.  NULL without memory. */
+char *nh_spare_take(size_t bytes);
+/* Gives back what nh_spare_take gave (NULL: nothing): kept where no block
+ * of its class is, or it is the larger, else freed. */
+void nh_spare_give(char *mem);
 /* Frees the kept blocks (MPI_Finalize). */
 void nh_spare_fini(void);
 
