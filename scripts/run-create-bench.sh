@@ -12,6 +12,10 @@
 # says "first" and its times are the medians over those runs.
 # Writes docs/create-mpich-<NP>ranks.csv unless OUT is given.
 # Usage: run-create-bench.sh [NP [REPS [OUT [FIRST]]]], from the build tree.
+# YIELD=1: MPICH's idle polling gives up the core (test/bench/
+# yield_progress.c, preloaded in every rank in front of nhood), for more
+# ranks than cores, where MPICH's synchronizations otherwise take the
+# scheduler's quantum each.
 set -e
 np=${1:-4}
 reps=${2:-20}
@@ -20,6 +24,11 @@ first=${4:-11}
 : "${MPIEXEC:=mpiexec.mpich}"
 lib=${NHOOD_LIB:-.libs/libnhood.so}
 [ -x ./nhood-create ] || make nhood-create >/dev/null
+if [ -n "${YIELD:-}" ]; then
+    y=test/bench/.libs/libyield_progress.so
+    [ -f "$y" ] || make test/bench/libyield_progress.la >/dev/null
+    lib="$PWD/$y:$lib"
+fi
 pre=$(sh "$(dirname "$0")/nhood-run" --env-flags "LD_PRELOAD=$lib") || exit 2
 median() { sort -n | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nhood-create.XXXXXX")
