@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <sched.h>
+#include <string.h>
 
 typedef struct ucp_worker *ucp_worker_h;
 typedef unsigned (*progress_fn)(ucp_worker_h);
@@ -22,10 +23,10 @@ unsigned ucp_worker_progress(ucp_worker_h worker)
     static progress_fn real;
     progress_fn f = __atomic_load_n(&real, __ATOMIC_RELAXED);
     if (!f) {
-        /* (the function pointer from dlsym's object pointer: POSIX's way) */
-        *(void **)&f = dlsym(RTLD_NEXT, "ucp_worker_progress");
-        if (!f)
+        void *sym = dlsym(RTLD_NEXT, "ucp_worker_progress");
+        if (!sym)
             return 0;
+        memcpy(&f, &sym, sizeof(f)); /* (an object pointer into a function pointer) */
         __atomic_store_n(&real, f, __ATOMIC_RELAXED);
     }
     unsigned n = f(worker);
