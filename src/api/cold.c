@@ -78,6 +78,10 @@ typedef struct op {
     int nkept;
 } op;
 
+/* v regions up to this many bytes share their call's state block (one
+ * allocation); larger ones, and w's, come from the block kept for data. */
+#define NH_COLD_INLINE 65536
+
 /* The bytes a region of n elements of layout l spans; *lo: the offset
  * of its first byte from the region's base (MPI's buffer argument). */
 static size_t span(long n, const nh_cold_layout *l, MPI_Aint *lo)
@@ -405,26 +409,26 @@ static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
         rs = span(total_v(&s, es, l->dnull, l->dfirst, l->dnext, sself), &ls, &los);
         rr = span(total_v(&r, er, l->snull, l->sfirst, l->snext, rself), &lr, &lor);
     }
-    /* The regions: v's up to NH_SPARE_MIN bytes in the same block, above
-     * it (and w's) from the process's kept blocks (util/spare.h: a fresh
+    /* The regions: v's up to NH_COLD_INLINE bytes in the same block, above
+     * it (and w's) from the block kept for data (util/spare.h: a fresh
      * calloc of megabytes at every call, MPICH 4.0.2, 2 ranks, 3-D Moore
      * ialltoall of 1 MiB blocks, cost 7.3 times MPI's own, most of it in
      * page faults).  Not zeroed: every byte MPI or nhood reads is written
      * first. */
     size_t regb = rs + rr + 32, head = sizeof(op) + (size_t)(ns + nr + 2) * per + 64 * 16;
-    int inline_v = !w && regb <= NH_SPARE_MIN;
+    int inline_v = !w && regb <= NH_COLD_INLINE;
     /* (only the op and MPI's arrays zeroed, not the whole block, 5 KB
      * where 26 places each list one peer: every byte of the rest is
      * written before it is read) */
     size_t need = head + (inline_v ? regb : 0);
-    char *at = nh_spare_take(need); /* (a graph used once: the last call's) */
+    char *at = nh_spare_take(NH_SPARE_STATE, need); /* (a graph used once: the last call's) */
     *out = NULL;
     if (!at)
         return MPI_ERR_NO_MEM;
     op *o = (op *)at;
     memset(o, 0, sizeof(*o));
     take(&at, sizeof(op));
-    if (!w && !inline_v && !(o->mem = nh_spare_take(regb))) {
+    if (!w && !inline_v && !(o->mem = nh_spare_take(NH_SPARE_DATA, regb))) {
         nh_spare_give((char *)o);
         return MPI_ERR_NO_MEM;
     }
@@ -468,7 +472,7 @@ static int op_make(nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
         if ((rc = groups_w(o, &o->s, o->sfirst, o->snext, 0, inplace, o->cs, o->bs, o->ts, &bs)) ||
             (rc = groups_w(o, &o->r, o->rfirst, o->rnext, 1, inplace, o->cr, o->br, o->tr, &br)))
             goto fail;
-        if (!(o->mem = nh_spare_take((size_t)bs + (size_t)br + 32))) {
+        if (!(o->mem = nh_spare_take(NH_SPARE_DATA, (size_t)bs + (size_t)br + 32))) {
             rc = MPI_ERR_NO_MEM;
             goto fail;
         }

@@ -1,8 +1,8 @@
 /* nh_spare_take and nh_spare_give (src/util/spare.h): a block given back
- * is the next one taken of its class where it is as large, each class
- * keeps its own, the larger of two given back is kept, every block is
- * aligned as malloc's and as large as asked; threads taking and giving at
- * once never share a block. */
+ * is the next one taken for its use where it is as large, each use keeps
+ * its own whatever the sizes, the larger of two given back is kept, every
+ * block is aligned as malloc's and as large as asked; threads taking and
+ * giving at once never share a block. */
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,10 +24,10 @@ static void expect(int ok, const char *what)
 }
 
 /* A block of bytes; *got: its size, as its header says. */
-static char *take(size_t bytes, size_t *got)
+static char *take_for(nh_spare_use use, size_t bytes, size_t *got)
 {
-    char *m = nh_spare_take(bytes);
-    *got = m ? ((head *)m - 1)->bytes : 0;
+    char *m = nh_spare_take(use, bytes);
+    *got = m ? ((head *)m - 1)->b.bytes : 0;
     expect(m && *got >= bytes, "a block as large as asked");
     expect(!m || (uintptr_t)m % _Alignof(max_align_t) == 0, "aligned as malloc's");
     if (m)
@@ -35,15 +35,20 @@ static char *take(size_t bytes, size_t *got)
     return m;
 }
 
+static char *take(size_t bytes, size_t *got)
+{
+    return take_for(NH_SPARE_STATE, bytes, got);
+}
+
 enum { THREADS = 4, ROUNDS = 20000 };
 
 static void *hammer(void *arg)
 {
     unsigned char me = (unsigned char)(uintptr_t)arg;
-    size_t sizes[] = {24, 3000, 70000, NH_SPARE_MIN, NH_SPARE_MIN + 1};
+    size_t sizes[] = {24, 3000, 70000, 65536, 65537};
     for (int i = 0; i < ROUNDS; i++) {
         size_t n = sizes[(i + me) % 5];
-        unsigned char *m = (unsigned char *)nh_spare_take(n);
+        unsigned char *m = (unsigned char *)nh_spare_take((nh_spare_use)(i % NH_SPARE_USES), n);
         if (!m)
             return (void *)1;
         memset(m, me, n);
@@ -67,21 +72,25 @@ int main(void)
     expect(got2 == 5000, "a kept block too small is not handed out");
     nh_spare_give(b);
 
-    /* each class keeps its own */
-    char *big = take(NH_SPARE_MIN + 1, &got3);
+    /* each use keeps its own: a small state block never takes the large
+     * block kept for data */
+    char *big = take_for(NH_SPARE_DATA, 1 << 20, &got3);
     nh_spare_give(big);
     a = take(100, &got);
-    expect(a == b, "a small block from the small class");
-    char *big2 = take(NH_SPARE_MIN + 1, &got3);
-    expect(big2 == big, "a large block from the large class");
+    expect(a == b, "the state's block, not the data's");
+    char *large = take(100000, &got2); /* (a state above 64 KiB: many places) */
+    expect(large != big, "a large state block is not the data's");
+    nh_spare_give(large);
+    char *big2 = take_for(NH_SPARE_DATA, 1 << 19, &got3);
+    expect(big2 == big && got3 == (size_t)1 << 20, "the data's block kept for data");
     nh_spare_give(big2);
 
     /* of two given back, the larger is kept */
-    char *c = take(8000, &got2);
+    char *c = take(8000, &got2); /* (at least 8000: the kept one) */
     nh_spare_give(a);
     nh_spare_give(c);
     a = take(10, &got);
-    expect(a == c && got == 8000, "the larger of two kept");
+    expect(a == c && got == got2, "the larger of two kept");
     nh_spare_give(a);
     nh_spare_give(NULL);
 
