@@ -1,6 +1,7 @@
-/* nh_copy (src/util/copy.h): every relative offset that takes the piecewise
- * path and its neighbours, lengths around the piece size, against a byte
- * by byte copy; the bytes around the destination stay untouched. */
+/* nh_copy (src/util/copy.h): every relative offset that takes the backward
+ * path and its neighbours, lengths around the short limit and the step
+ * (with and without a remainder), against a byte by byte copy; the bytes
+ * around the destination stay untouched. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -8,13 +9,21 @@
 
 int main(void)
 {
-    enum { PAGE = 4096, LEN = 3 * NH_COPY_PIECE + 3 * PAGE };
+    enum { PAGE = 4096, LEN = 3 * NH_COPY_SHORT + 4 * PAGE };
     int tried = 0;
     /* (aligned_alloc's size a multiple of the alignment: C11, and ASan checks it) */
     size_t room = (LEN + PAGE - 1) / PAGE * PAGE;
     unsigned char *src = aligned_alloc(PAGE, room), *dst = aligned_alloc(PAGE, room);
-    size_t lens[] = {0, 1, 63, NH_COPY_PIECE - 1, NH_COPY_PIECE, NH_COPY_PIECE + 1,
-                     2 * NH_COPY_PIECE + 7, 3 * NH_COPY_PIECE};
+    size_t lens[] = {0,
+                     1,
+                     NH_COPY_STEP - 1,
+                     NH_COPY_SHORT - 1,
+                     NH_COPY_SHORT,
+                     NH_COPY_SHORT + 1,
+                     NH_COPY_SHORT + NH_COPY_STEP - 1,
+                     NH_COPY_SHORT + NH_COPY_STEP,
+                     2 * NH_COPY_SHORT + 7,
+                     3 * NH_COPY_SHORT + PAGE - 3};
     if (!src || !dst)
         return 1;
     for (size_t i = 0; i < LEN; i++)
