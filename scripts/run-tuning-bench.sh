@@ -37,9 +37,9 @@ fi
 for f in $sets; do
     case $f in
     wrong) echo "== sweep under the first wrong constants (dear phases): $wrong"
-        env $wrong FORCED=1 OUT="$out/$f" sh "$here/run-sweep.sh" "$np" "$reps" "$tries" | tail -n 2 ;;
+        env $wrong FORCED=1 OUT="$out/$f" sh "$here/run-sweep.sh" "$np" "$reps" "$tries" | tail -n 3 ;;
     wrong2) echo "== sweep under the second wrong constants (dear messages): $wrong2"
-        env $wrong2 FORCED=1 OUT="$out/$f" sh "$here/run-sweep.sh" "$np" "$reps" "$tries" | tail -n 2 ;;
+        env $wrong2 FORCED=1 OUT="$out/$f" sh "$here/run-sweep.sh" "$np" "$reps" "$tries" | tail -n 3 ;;
     calibrated) echo "== sweep under $out/site.cost"
         NHOOD_COST_FILE="$out/site.cost" OUT="$out/$f" sh "$here/run-sweep.sh" "$np" "$reps" "$tries" |
             tail -n 1 ;;
@@ -49,7 +49,9 @@ done
 for f in $sets; do
     awk -F, -v f="$f" 'NR > 1 && $10 > w { w = $10; r = $1 " " $6 " B" }
         NR > 1 && NF >= 13 && $13 > x { x = $13; q = $1 " " $6 " B, " $11 }
+        NR > 1 && NF >= 17 && $17 > y { y = $17; u = $1 " " $6 " B, " $15 }
         END { printf "%s: worst ratio %.3f (%s)", f, w, r
               if (x) printf "; against the fastest forced choice %.3f (%s)", x, q
+              if (y) printf "; alike forced graphs as one %.3f (%s)", y, u
               printf "\n" }' "$out/sweep-$f.csv"
 done
