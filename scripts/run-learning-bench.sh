@@ -11,7 +11,9 @@
 # choice's in each, and the worst held out (held_ratio: the fastest fixed
 # choice taken by the even tries' medians, it and the default timed by
 # the odd tries'; the least of several noisy medians favors the fixed
-# side).  Column wrong lists the variants whose
+# side), and both paired (paired_ratio, held_paired_ratio: the median of
+# each try's ratio, whose two sides ran back to back; the host's speed
+# changes for seconds at a time).  Column wrong lists the variants whose
 # results differ from the standard's (MPI's own all-to-all on MPICH 4.0:
 # a source listed twice); the fastest fixed choice is the fastest of the
 # others.  The run fails where nhood's default (auto) is among them.
@@ -29,7 +31,7 @@ bench=${BENCH:-./nhood-bench}
 out=${OUT:-results/learning}
 mkdir -p "$out"
 csv="$out/learning.csv"
-echo "op,nbhd,dims,radius,procs,bytes,calls,native_us,auto_us,best_fixed,best_fixed_us,ratio,wrong,held_best,held_ratio" >"$csv"
+echo "op,nbhd,dims,radius,procs,bytes,calls,native_us,auto_us,best_fixed,best_fixed_us,ratio,wrong,held_best,held_ratio,paired_ratio,held_paired_ratio" >"$csv"
 for op in alltoall allgather; do
     for form in blocking nonblocking; do
         "$here/nhood-run" -np "$np" "$bench" --op "$op" --form "$form" --nbhd moore --dims 3 \
@@ -51,7 +53,9 @@ done
 cat "$csv"
 worst() {
     awk -F, 'NR > 1 && $12 > w { w = $12; r = $0 } NR > 1 && $15 != "-" && $15 > h { h = $15; q = $0 }
-        END { print "worst: " r; if (q) print "worst held out: " q }' "$1"
+        NR > 1 && $16 > pw { pw = $16; pr = $0 } NR > 1 && $17 != "-" && $17 > ph { ph = $17; pq = $0 }
+        END { print "worst: " r; if (q) print "worst held out: " q
+              print "worst paired: " pr; if (pq) print "worst paired held out: " pq }' "$1"
 }
 worst "$csv"
 echo "with an MPI_Allreduce on MPI_COMM_WORLD every 10 calls ($pcsv):"

@@ -44,8 +44,12 @@
  * best_fixed the fastest fixed choice (MPI's own or forced), ratio auto
  * over it; held_best the fastest by the even tries' medians and
  * held_ratio auto over it by the odd tries' (a choice not made on the
- * tries that time it; REPS of 2 and more).  Each try runs the variants
- * in turn, starting one later than the try before.
+ * tries that time it; REPS of 2 and more); then paired_ratio and
+ * held_paired_ratio, the same two as the median of each try's ratio
+ * (the default's total over that choice's in the same try: a host whose
+ * speed changes for seconds at a time moves both sides of a try alike).
+ * Each try runs the variants in turn, starting one later than the try
+ * before.
  * --allreduce-every K: every variant makes an MPI_Allreduce on
  * MPI_COMM_WORLD after every K-th call, as a program checking a residual
  * does (a point where nhood may analyze a graph that only nonblocking
@@ -350,6 +354,18 @@ static double alternate_median(const double *v, int n, int first)
     return robust_median(col, k);
 }
 
+/* The median over tries first, first + step, ... of the default's total
+ * (variant 1) over variant v's in the same try (m: the totals, variant
+ * by variant, tries each). */
+static double paired_ratio(const double *m, int tries, int v, int first, int step)
+{
+    double r[64];
+    int n = 0;
+    for (int k = first; k < tries && n < 64; k += step)
+        r[n++] = m[tries + k] / m[(size_t)v * tries + k];
+    return n ? robust_median(r, n) : 0;
+}
+
 /* --learning: one row per block size (see the top of the file). */
 static void learning_row(side *sides[2], enum form f, int calls, int tries, const graph_args *ga,
                          const char *cols, int bytes, const char *sbuf, const char *ref,
@@ -381,6 +397,8 @@ static void learning_row(side *sides[2], enum form f, int calls, int tries, cons
     MPI_Reduce(t, m, tries * NVARIANTS, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(bad, anybad, NVARIANTS, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
     if (rank == 0) {
+        /* t: the totals as reduced, m sorted by the medians below */
+        memcpy(t, m, sizeof(double) * (size_t)tries * NVARIANTS);
         /* held out: the fastest fixed choice by the even tries' medians,
          * then it and the default by the odd tries' (the least of several
          * noisy medians lies below the fastest choice's true time: the
@@ -405,9 +423,19 @@ static void learning_row(side *sides[2], enum form f, int calls, int tries, cons
         printf("%s,%d,%.1f,%.1f,%s,%.1f,%.3f,%s", cols, calls, med[0], med[1], variants[best],
                med[best], med[1] / med[best], wrong);
         if (held >= 0)
-            printf(",%s,%.3f\n", variants[held], odd[1] / odd[held]);
+            printf(",%s,%.3f", variants[held], odd[1] / odd[held]);
         else
-            printf(",-,-\n");
+            printf(",-,-");
+        /* paired: each try's ratio of the default's total to the same
+         * choice's in that try, the median over the tries (the host may
+         * run every call two or three times slower for seconds at a
+         * time, and a try's variants run back to back); held out, over
+         * the odd tries */
+        printf(",%.3f", paired_ratio(t, tries, best, 0, 1));
+        if (held >= 0)
+            printf(",%.3f\n", paired_ratio(t, tries, held, 1, 2));
+        else
+            printf(",-\n");
         fflush(stdout);
     }
     free(t);
@@ -642,7 +670,7 @@ int main(int argc, char **argv)
         printf("op,nbhd,dims,radius,procs,bytes,call,native_us,auto_us\n");
     else if (rank == 0 && header && learning)
         printf("op,nbhd,dims,radius,procs,bytes,calls,native_us,auto_us,best_fixed,best_fixed_us,"
-               "ratio,wrong,held_best,held_ratio\n");
+               "ratio,wrong,held_best,held_ratio,paired_ratio,held_paired_ratio\n");
     else if (rank == 0 && header)
         printf("op,nbhd,dims,radius,procs,bytes,algorithm,native_us,nhood_us,ratio%s\n",
                compute > 0
