@@ -20,7 +20,7 @@ bench=${BENCH:-./nhood-bench}
 out=${OUT:-results/learning-compare}
 mkdir -p "$out"
 runs="$out/runs.csv"
-echo "lib,try,op,nbhd,dims,radius,procs,bytes,calls,native_us,auto_us,best_fixed,best_fixed_us,ratio,wrong,held_best,held_ratio" >"$runs"
+echo "lib,try,op,nbhd,dims,radius,procs,bytes,calls,native_us,auto_us,best_fixed,best_fixed_us,ratio,wrong,held_best,held_ratio,paired_ratio,held_paired_ratio" >"$runs"
 t=1
 while [ "$t" -le "$tries" ]; do
     for lib in a b; do

@@ -1009,14 +1009,16 @@ fi
 # What learning costs, and its trace: nhood-bench --learning's row (its
 # 13th column the variants whose results differ from the standard's:
 # never nhood's default; then the fastest fixed choice held out, a right
-# one, and the default over it), and --trace's row per call (0 the
+# one, and the default over it, and the two ratios paired by try), and
+# --trace's row per call (0 the
 # creation), the graphs learning as they go.
 name="autotune np=2 nhood-bench --learning 120 and --trace: a total row, then 121 call rows"
 if run "$name" 2 "NHOOD_AUTOTUNE=1 NHOOD_WARMUP=2 NHOOD_REPORT=1" "$TOP_BUILDDIR/nhood-bench" --op alltoall --nbhd moore --dims 3 \
     --radius 1 --bytes 4096 --reps 2 --learning 120 --no-header &&
-    awk -F, 'NF == 15 && $7 == 120 && $8 > 0 && $9 > 0 && $12 > 0 && $13 ~ /^(-|[a-z_]+(;[a-z_]+)*)$/ &&
+    awk -F, 'NF == 17 && $7 == 120 && $8 > 0 && $9 > 0 && $12 > 0 && $13 ~ /^(-|[a-z_]+(;[a-z_]+)*)$/ &&
              $13 !~ /auto/ && $14 ~ /^(native|pmpi|direct|torus|torus_direct|bruck)$/ &&
-             ("" $13 ";") !~ ("(^|;)" $14 ";") && $15 > 0 { n++ } END { exit n != 1 }' "$log.out" &&
+             ("" $13 ";") !~ ("(^|;)" $14 ";") && $15 > 0 && $16 > 0 && $17 > 0 { n++ }
+             END { exit n != 1 }' "$log.out" &&
     run "$name" 2 "NHOOD_AUTOTUNE=1 NHOOD_WARMUP=2 NHOOD_REPORT=1" "$TOP_BUILDDIR/nhood-bench" --op alltoall --nbhd moore --dims 3 \
         --radius 1 --bytes 4096 --reps 1 --learning 120 --trace &&
     awk -F, 'NR == 1 { ok = $7 == "call" && $9 == "auto_us"; next }
