@@ -9,6 +9,7 @@
  * copy (ahead 0), on stderr. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "util/copy.h"
@@ -33,20 +34,29 @@ static void pieces(char *t, const char *f, size_t n)
 int main(int argc, char **argv)
 {
     size_t dflt[] = {4096, 65536, 262144}, nsizes = argc > 1 ? (size_t)argc - 1 : 3;
-    size_t most = 0;
-    for (size_t k = 0; k < nsizes; k++) {
-        size_t n = argc > 1 ? strtoul(argv[k + 1], NULL, 10) : dflt[k];
-        most = n > most ? n : most;
+    size_t *sizes = argc > 1 ? calloc(nsizes, sizeof(size_t)) : dflt, most = 0;
+    for (size_t k = 0; sizes && k < nsizes; k++) {
+        char *end = NULL;
+        if (argc > 1)
+            sizes[k] = strtoul(argv[k + 1], &end, 10);
+        if ((end && *end) || sizes[k] == 0 || sizes[k] > ((size_t)1 << 30)) {
+            fprintf(stderr,
+                    "nhood-copy: a size is a byte count from 1 to 2^30, not '%s'\n"
+                    "usage: nhood-copy [BYTES...]\n",
+                    argv[k + 1]);
+            return 2;
+        }
+        most = sizes[k] > most ? sizes[k] : most;
     }
     size_t room = (most + 3 * 4096) / 4096 * 4096;
     char *src = aligned_alloc(4096, room), *dst = aligned_alloc(4096, room);
-    if (!src || !dst || most == 0)
+    if (!sizes || !src || !dst)
         return 1;
     memset(src, 1, room);
     memset(dst, 2, room);
     printf("bytes,ahead,memcpy_us,pieces_us,nh_copy_us\n");
     for (size_t k = 0; k < nsizes; k++) {
-        size_t n = argc > 1 ? strtoul(argv[k + 1], NULL, 10) : dflt[k];
+        size_t n = sizes[k];
         double worst[3] = {0, 0, 0}, at0[3] = {0, 0, 0};
         for (int ahead = 0; ahead < 64; ahead++) {
             char *d = dst + 4096 + ahead;
@@ -77,6 +87,8 @@ int main(int argc, char **argv)
                 "nh_copy %.2f\n",
                 n, worst[0] / at0[0], worst[1] / at0[1], worst[2] / at0[2]);
     }
+    if (sizes != dflt)
+        free(sizes);
     free(src);
     free(dst);
     return 0;

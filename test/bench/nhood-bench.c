@@ -280,15 +280,14 @@ static void wrong_list(const int *bad, int n, char *out, size_t len)
  * choice" it would favor the forced side: such graphs count as one
  * choice, timed by the median of their medians.  group[v] is the first
  * forced variant alike variant v (v itself where none is; pmpi, MPI's
- * own, always itself; each itself without nhood or for v and w calls). */
+ * own, always itself; each itself without nhood (fn NULL: the library's
+ * nhood_cost_phases) or for v and w calls). */
 #define BENCH_PHASES 64
-static void alike_forced(const MPI_Comm *fg, int nforced, const char *op, int bytes, int *group)
+typedef int (*phases_fn)(MPI_Comm, const char *, const char *, int, double (*)[NHOOD_COST_TERMS],
+                         int, int *, char *, int);
+static void alike_forced(phases_fn fn, const MPI_Comm *fg, int nforced, const char *op, int bytes,
+                         int *group)
 {
-    typedef int (*phases_fn)(MPI_Comm, const char *, const char *, int, double(*)[NHOOD_COST_TERMS],
-                             int, int *, char *, int);
-    phases_fn fn = NULL;
-    void *sym = dlsym(RTLD_DEFAULT, "nhood_cost_phases");
-    memcpy(&fn, &sym, sizeof(fn)); /* (an object pointer to a function pointer) */
     static double ph[NVARIANTS][BENCH_PHASES][NHOOD_COST_TERMS];
     int np[NVARIANTS];
     char bind[NVARIANTS][16];
@@ -327,8 +326,7 @@ static int pooled_forced(const double *fv, const int *bad, const int *group, int
                 m[n++] = fv[e];
         if (!n)
             continue;
-        qsort(m, (size_t)n, sizeof(double), cmp_double);
-        double t = n % 2 ? m[n / 2] : (m[n / 2 - 1] + m[n / 2]) / 2;
+        double t = robust_median(m, n);
         if (best < 0 || t < bt) {
             best = v;
             bt = t;
@@ -662,6 +660,7 @@ int main(int argc, char **argv)
     int (*algo_for)(MPI_Comm, const char *, int, char *, int) =
         (int (*)(MPI_Comm, const char *, int, char *, int))dlsym(RTLD_DEFAULT,
                                                                  "nhood_algorithm_for");
+    phases_fn phases_for = (phases_fn)dlsym(RTLD_DEFAULT, "nhood_cost_phases");
     char opname[32];
     snprintf(opname, sizeof(opname), "%s%s%s", f == NONBLOCKING ? "i" : "", op,
              f == PERSISTENT ? "_init" : "");
@@ -839,10 +838,7 @@ int main(int argc, char **argv)
                 int group[NVARIANTS];
                 double pus;
                 char pname[96];
-                for (int v = 0; v < nforced; v++)
-                    group[v] = v;
-                if (vc.op == VOP_NONE)
-                    alike_forced(fg, nforced, op, bytes, group);
+                alike_forced(vc.op == VOP_NONE ? phases_for : NULL, fg, nforced, op, bytes, group);
                 if (pooled_forced(fv, anybad + 2, group, nforced, &pus, pname, sizeof(pname)) >= 0)
                     printf(",%s,%.2f,%.3f", pname, pus, b / pus);
                 else
