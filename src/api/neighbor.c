@@ -94,7 +94,8 @@ NH_HOT static void count_call(nh_report_rec *rec, const nh_plan *p, nh_form form
         rec->calls[ch->algo]++; /* nhood's persistent requests count their starts */
     if (ch->tuning)
         rec->trials[ch->algo]++;
-    rec->measuring = ch->tuning;
+    /* a trial, or another form's interim choice: nothing decided yet */
+    rec->measuring = ch->tuning || ch->tuned == NH_TUNED_FIRST_ROUND;
     if (form != NH_FORM_BLOCKING) {
         rec->window = p->window;
         rec->why = ch->why;

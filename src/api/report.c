@@ -202,7 +202,7 @@ void nh_report_print(void)
             snprintf(why, sizeof(why), " why=%s",
                      r->asked == NH_ALGO_PMPI        ? "requested"
                      : r->cold == calls              ? "cold"
-                     : !decided                      ? "measuring"
+                     : !decided || r->measuring      ? "measuring"
                      : waiting                       ? "stfw_waiting"
                      : r->isomorphic || r->stfw_dims ? "native_cheaper"
                                                      : "irregular");
@@ -229,11 +229,11 @@ void nh_report_print(void)
         /* NHOOD_AUTOTUNE=1: where the choices came from (this run's
          * trials, the tuning file, the cost model), in that order */
         char tuned[64] = "";
-        static const char *const tuned_names[] = {"", "measured", "file", "model"};
+        static const char *const tuned_names[] = {"", "measured", "file", "model", "first_round"};
         if (trials) /* learning's trials, and whether it had decided by the end */
             snprintf(tuned, sizeof(tuned), " trials=%ld%s", trials,
                      r->measuring ? " decided=no" : "");
-        for (int k = NH_TUNED_MEASURED, n = 0; k <= NH_TUNED_MODEL; k++)
+        for (int k = NH_TUNED_MEASURED, n = 0; k <= NH_TUNED_FIRST_ROUND; k++)
             if (r->tuned & (1 << k)) {
                 size_t at = strlen(tuned);
                 snprintf(tuned + at, sizeof(tuned) - at, "%s%s",

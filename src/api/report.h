@@ -20,7 +20,7 @@ typedef struct nh_report_rec {
     long binds; /* bindings the engine made for them (exec/engine.h: a cached one serves
                  * the same call again) */
     /* of the calls, learning's trials, per algorithm; whether the last
-     * call was one (no decision yet) */
+     * call was one, or took another form's interim choice (no decision yet) */
     long trials[NH_ALGO_COUNT];
     int measuring;
     int rounds[NH_ALGO_COUNT];

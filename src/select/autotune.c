@@ -397,7 +397,9 @@ int nh_autotune_decided(nh_plan *p, nh_op op, nh_form form, size_t m, nh_tune_de
         t = NULL;
     if (t && (t->done || t->dec.ncand)) { /* decided (a re-check keeps the last decision) */
         timed_only(&t->dec, d);
-        *tuned = t->from_file ? NH_TUNED_FILE : NH_TUNED_MEASURED;
+        *tuned = t->from_file            ? NH_TUNED_FILE
+                 : t->runoff && !t->done ? NH_TUNED_FIRST_ROUND
+                                         : NH_TUNED_MEASURED;
         rc = 0;
     }
     /* the file's blocking decision, before the first blocking call */

@@ -302,7 +302,8 @@ NH_HOT static int last_stands(nh_plan *p, nh_sel_state *st, const nh_learn_key *
         st->last[lk->coll][lk->form].sig != lk->sig)
         return 0;
     return !(lk->form != NH_FORM_PERSISTENT &&
-             st->last[lk->coll][lk->form].tuned == NH_TUNED_MEASURED &&
+             (st->last[lk->coll][lk->form].tuned == NH_TUNED_MEASURED ||
+              st->last[lk->coll][lk->form].tuned == NH_TUNED_FIRST_ROUND) &&
              nh_autotune_tick(p, lk, &st->last[lk->coll][lk->form].learn));
 }
 

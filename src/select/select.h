@@ -77,10 +77,18 @@ static inline int nh_may_forward(const nh_plan *p, nh_form form, int forced)
 nh_why nh_why_single_phase(const nh_plan *p);
 
 /* Where a choice under NHOOD_AUTOTUNE=1 came from (the report's tuned=):
- * this run's trials (measured), the tuning file (file), or the cost model
- * where the tuner has no decision that may run (model); NONE where
- * autotune does not apply. */
-typedef enum { NH_TUNED_NONE = 0, NH_TUNED_MEASURED, NH_TUNED_FILE, NH_TUNED_MODEL } nh_tuned;
+ * this run's trials (measured), the tuning file (file), the cost model
+ * where the tuner has no decision that may run (model), or the first
+ * round's agreed times while the run-off goes on (first_round: another
+ * form's interim choice, not yet a decision); NONE where autotune does
+ * not apply. */
+typedef enum {
+    NH_TUNED_NONE = 0,
+    NH_TUNED_MEASURED,
+    NH_TUNED_FILE,
+    NH_TUNED_MODEL,
+    NH_TUNED_FIRST_ROUND
+} nh_tuned;
 
 typedef struct nh_choice {
     /* NH_ALGO_PMPI: MPI's own exchange (the caller hands the call to MPI:
