@@ -37,12 +37,12 @@ fi
 for f in $sets; do
     case $f in
     wrong) echo "== sweep under the first wrong constants (dear phases): $wrong"
-        env $wrong FORCED=1 OUT="$out/$f" sh "$here/run-sweep.sh" "$np" "$reps" "$tries" | tail -n 3 ;;
+        env $wrong FORCED=1 OUT="$out/$f" sh "$here/run-sweep.sh" "$np" "$reps" "$tries" | grep -E '^(worst|plot:)' ;;
     wrong2) echo "== sweep under the second wrong constants (dear messages): $wrong2"
-        env $wrong2 FORCED=1 OUT="$out/$f" sh "$here/run-sweep.sh" "$np" "$reps" "$tries" | tail -n 3 ;;
+        env $wrong2 FORCED=1 OUT="$out/$f" sh "$here/run-sweep.sh" "$np" "$reps" "$tries" | grep -E '^(worst|plot:)' ;;
     calibrated) echo "== sweep under $out/site.cost"
         NHOOD_COST_FILE="$out/site.cost" OUT="$out/$f" sh "$here/run-sweep.sh" "$np" "$reps" "$tries" |
-            tail -n 1 ;;
+            grep -E '^(worst|plot:)' ;;
     esac
     cp "$out/$f/sweep.csv" "$out/sweep-$f.csv"
 done
