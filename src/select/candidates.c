@@ -62,8 +62,9 @@ int nh_learn_candidates(nh_plan *p, struct nh_learn *t)
             /* one message per peer and round where the eager limit splits
              * them (MPICH 4.0.2, 2 ranks, 3-D Moore alltoall of 16 KiB:
              * torus_direct's 288 KiB to the other rank as one struct took
-             * 21.5 us, as 18 messages 56 us) */
-            if (split)
+             * 21.5 us, as 18 messages 56 us), where the messages it saves
+             * may pay for its trials */
+            if (split && nh_learn_whole_pays(s, t->m))
                 kinds[nk++] = NH_BIND_WHOLE;
             if (each)
                 kinds[nk++] = NH_BIND_EACH;

@@ -54,6 +54,20 @@
  * blocks went from 0.97 to 1.05 of the fastest fixed choice, in trials of
  * struct datatypes that lost) */
 #define NH_LEARN_BIG 65536
+/* NH_BIND_WHOLE is a candidate only where the messages it merges away
+ * cost, as the model prices them (their posting, receipt and handshake:
+ * the model's message terms, not its datatype ones), at least this share
+ * of the packed schedule's price: under the default constants, 2 ranks,
+ * 3-D Moore alltoall (18 blocks to the other rank), 0.55 at 16 KiB blocks
+ * (where whole won, above), 0.39 at 32 KiB, 0.25 at 64 KiB, 0.14 at 128
+ * KiB.  Larger blocks gain little from fewer messages, and a struct
+ * message of many large blocks can take several times the packed
+ * schedule's time, which its trials pay: MPICH 4.0.2 on that graph,
+ * direct/whole took 167 to 961 us a call at 64 KiB against 147 to 157
+ * packed (its 14 trial calls cost 0.3 to 11 ms, up to a fifth of a
+ * 300-call run), 1.0 to 4.3 ms at 256 KiB against 0.6 to 0.7, 14.5 to
+ * 18.1 ms at 1 MiB against 3.7. */
+#define NH_LEARN_WHOLE_GAIN 0.3
 #define NH_LEARN_EARLY 64 /* decided calls before the first re-check, at most */
 /* values a rank gives an agreement per set of trials (nh_learn_stats) */
 #define NH_LEARN_NSTAT (2 * NH_TUNE_MAXCAND)
@@ -140,6 +154,9 @@ int nh_learn_multi_block(const nh_sched *s);
  * into several messages (only then is NH_BIND_WHOLE another message)?
  * *big: the most bytes a round sends to one peer (price.c). */
 int nh_learn_splits(const nh_sched *s, size_t m, size_t *big);
+/* Would one struct message per peer and round (NH_BIND_WHOLE) save s's
+ * calls of blocks of m bytes enough to try it (NH_LEARN_WHOLE_GAIN)? */
+int nh_learn_whole_pays(const nh_sched *s, size_t m);
 
 /* Timed calls per candidate in t's trials. */
 static inline int nh_learn_timed(const struct nh_learn *t)

@@ -1046,6 +1046,20 @@ if run "$name" 2 "NHOOD_AUTOTUNE=1 NHOOD_COST_EAGER=1000000000 NHOOD_WARMUP=2 NH
 else
     bad "$name"
 fi
+# Whole messages (X/whole: a round's blocks to a peer as one struct
+# message where the eager limit splits them) are tried where the messages
+# they merge away are a good share of the packed schedule's price: at 16
+# KiB blocks, not at 256 KiB (select/learn.h, NH_LEARN_WHOLE_GAIN).
+name="autotune np=2 alltoall 16 and 256 KiB: whole messages tried at 16 KiB only"
+if run "$name" 2 "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=0 NHOOD_WARMUP=2 NHOOD_REPORT=1" "$TOP_BUILDDIR/nhood-bench" \
+    --op alltoall --nbhd moore --dims 3 --radius 1 --bytes 16384,262144 --reps 1 --learning 150 --no-header &&
+    [ "$(grep -Ec '^nhood: autotune comm=[0-9]+ op=alltoall bytes=16384 algorithm=[a-z_/]+ times_us=.*[a-z_]+/whole:[0-9.]+' "$log.err")" -ge 1 ] &&
+    [ "$(grep -Ec '^nhood: autotune comm=[0-9]+ op=alltoall bytes=262144 algorithm=' "$log.err")" -ge 1 ] &&
+    ! grep -Eq '^nhood: autotune comm=[0-9]+ op=alltoall bytes=262144 .*/whole' "$log.err"; then
+    ok "$name"
+else
+    bad "$name"
+fi
 name="autotune report np=3: MPI's own exchange is a candidate"
 if run "$name" 3 "NHOOD_AUTOTUNE=1 NHOOD_LEARN_RECHECK=0 NHOOD_REPORT=1" "$t/test_autotune" &&
     [ "$(grep -Ec "^nhood: autotune comm=[0-9]+ op=alltoall bytes=16 algorithm=(pmpi|$cand) times_us=pmpi:[0-9.]+,direct(/pack|/zcopy)?:" "$log.err")" -eq 1 ]; then
