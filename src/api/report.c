@@ -227,7 +227,8 @@ void nh_report_print(void)
             snprintf(prog, sizeof(prog), " window_us=%.3g progress=%s", nh_win_us(r->window),
                      nh_prog_name());
         /* NHOOD_AUTOTUNE=1: where the choices came from (this run's
-         * trials, the tuning file, the cost model), in that order */
+         * trials, the tuning file, the cost model, another form's first
+         * round), in that order */
         char tuned[64] = "";
         static const char *const tuned_names[] = {"", "measured", "file", "model", "first_round"};
         if (trials) /* learning's trials, and whether it had decided by the end */
