@@ -13,6 +13,7 @@ typedef struct phase_acc {
     double total, first;     /* the time, and its first phase's */
     double *lin;             /* where not NULL: the branches taken, summed */
     double (*ph)[NH_NTERMS]; /* where not NULL: each phase's counts, up to max */
+    double *sum;             /* where not NULL: every phase's counts, summed */
     int n, max;              /* phases seen */
 } phase_acc;
 
@@ -31,34 +32,19 @@ static void acc_phase(void *ctx, const double n[NH_NTERMS])
     a->total += x;
     if (a->ph && a->n < a->max)
         memcpy(a->ph[a->n], n, sizeof(double) * NH_NTERMS);
+    for (int i = 0; a->sum && i < NH_NTERMS; i++)
+        a->sum[i] += n[i];
     a->n++;
 }
 
-/* s's phases for blocks of m bytes under binding b (core/model.h), each
- * one's counts handed to fn. */
-static void walk(const nh_sched *s, nh_binding b, size_t m,
-                 void (*fn)(void *, const double[NH_NTERMS]), void *ctx)
+/* s's phases for blocks of m bytes under binding b (core/model.h). */
+static void walk_phases(const nh_sched *s, nh_binding b, size_t m, phase_acc *a)
 {
     /* each block alone: an eager limit of one byte, one block per message;
      * a round's blocks to a peer whole: no limit */
     nh_sched_phases(s, m, b == NH_BIND_PACK,
-                    b == NH_BIND_EACH    ? 1
-                    : b == NH_BIND_WHOLE ? 0
-                                         : nh_cfg.cost.eager,
-                    nh_cost_excess(nh_node_ranks, nh_node_cpus), fn, ctx);
-}
-
-static void walk_phases(const nh_sched *s, nh_binding b, size_t m, phase_acc *a)
-{
-    walk(s, b, m, acc_phase, a);
-}
-
-/* The counts of every phase, summed. */
-static void sum_counts(void *ctx, const double n[NH_NTERMS])
-{
-    double *sum = ctx;
-    for (int i = 0; i < NH_NTERMS; i++)
-        sum[i] += n[i];
+                    b == NH_BIND_EACH ? 1 : b == NH_BIND_WHOLE ? 0 : nh_cfg.cost.eager,
+                    nh_cost_excess(nh_node_ranks, nh_node_cpus), acc_phase, a);
 }
 
 void nh_cost_terms(const nh_sched *s, nh_binding b, size_t m, double t[NH_NTERMS])
@@ -154,13 +140,17 @@ nh_binding nh_pick_binding(const nh_sched *s, size_t m)
 int nh_learn_whole_pays(const nh_sched *s, size_t m)
 {
     static const int msg_terms[] = {NH_TERM_O, NH_TERM_O_RECV, NH_TERM_RNDV};
-    double split[NH_NTERMS] = {0}, whole[NH_NTERMS] = {0}, par[NH_NTERMS], saved = 0;
-    walk(s, NH_BIND_PACK, m, sum_counts, split);
-    walk(s, NH_BIND_WHOLE, m, sum_counts, whole);
-    nh_cost_vec(&nh_cfg.cost, par);
+    double split[NH_NTERMS] = {0}, whole[NH_NTERMS] = {0}, saved = 0;
+    phase_acc packed, one;
+    acc_init(&packed);
+    acc_init(&one);
+    packed.sum = split;
+    one.sum = whole;
+    walk_phases(s, NH_BIND_PACK, m, &packed);
+    walk_phases(s, NH_BIND_WHOLE, m, &one);
     for (size_t i = 0; i < sizeof(msg_terms) / sizeof(msg_terms[0]); i++)
-        saved += par[msg_terms[i]] * (split[msg_terms[i]] - whole[msg_terms[i]]);
-    return saved >= NH_LEARN_WHOLE_GAIN * nh_cost_of(s, NH_BIND_PACK, m);
+        saved += packed.par[msg_terms[i]] * (split[msg_terms[i]] - whole[msg_terms[i]]);
+    return saved >= NH_LEARN_WHOLE_GAIN * packed.total;
 }
 
 int nh_learn_multi_block(const nh_sched *s)
