@@ -5,47 +5,31 @@
 #include "nh_impl.h"
 
 /* Info is a local argument: every rank parses its own, then all agree,
- * so that a malformed value on any rank fails the creation on all of them
+ * so that a malformed value on any rank fails the graph on all of them
  * instead of leaving the others in the collective, and the first such
- * rank says why.  The agreement rides on the analysis' first reduction
- * (plan/detect.c) where there is one: in the cold tier that is the
- * graph's first analyzed call, which then fails on every rank (cold);
- * elsewhere (isomorphic=false) it is a reduction of its own before the
- * creation.  Where nhood is off (NHOOD_DISABLE, NHOOD_EXCLUDE) the graph
- * and its info are MPI's alone: no parse, no reduction (the defaults). */
+ * rank says why; so do values that must be alike and differ (F_HINT,
+ * plan/agree.c).  The agreement rides on the analysis' first reduction
+ * (plan/detect.c): in the cold tier that is the graph's first analyzed
+ * call, which then fails on every rank (cold), else the creation's.
+ * Where nhood is off (NHOOD_DISABLE, NHOOD_EXCLUDE) the graph and its
+ * info are MPI's alone: no parse, no reduction (the defaults). */
 static int hint_parse(MPI_Comm comm_old, MPI_Info info, nh_hint *h)
 {
     int size = 0, rc;
     long prod = 1;
     h->bad = nh_hint_parse(nh_active ? info : MPI_INFO_NULL, h, h->msg, sizeof(h->msg)) != 0;
-    if (!nh_active)
+    if (!nh_active || h->bad || h->ndims <= 0)
         return MPI_SUCCESS;
-    if ((h->ndims > 0 || h->iso == 0) && (rc = nh_mpi_Comm_size(comm_old, &size)))
+    if ((rc = nh_mpi_Comm_size(comm_old, &size)))
         return rc;
-    if (!h->bad && h->ndims > 0) {
-        for (int j = 0; j < h->ndims; j++)
-            prod *= h->dims[j];
-        if (prod != size) {
-            snprintf(h->msg, sizeof(h->msg),
-                     "info nhood_dims describes %ld processes, the communicator has %d", prod,
-                     size);
-            h->bad = 1;
-        }
+    for (int j = 0; j < h->ndims; j++)
+        prod *= h->dims[j];
+    if (prod != size) {
+        snprintf(h->msg, sizeof(h->msg),
+                 "info nhood_dims describes %ld processes, the communicator has %d", prod, size);
+        h->bad = 1;
     }
-    if (h->iso != 0)
-        return MPI_SUCCESS;
-    int rank, first, mine;
-    if ((rc = nh_mpi_Comm_rank(comm_old, &rank)))
-        return rc;
-    mine = h->bad ? rank : size;
-    if ((rc = nh_mpi_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm_old)))
-        return rc;
-    if (first == size)
-        return MPI_SUCCESS;
-    if (rank == first)
-        nh_error("%s", h->msg);
-    nh_mpi_Comm_call_errhandler(comm_old, MPI_ERR_INFO_VALUE);
-    return MPI_ERR_INFO_VALUE;
+    return MPI_SUCCESS;
 }
 
 /* Lists MPI_Dist_graph_create_adjacent accepts, on an intracommunicator:

@@ -93,14 +93,14 @@ enum {
     F_CANDS,           /* the candidate list's hash */
     F_NATIVE,          /* no rank's sources repeat (the sources themselves) */
     F_TOP,             /* the largest out-degree, then the smallest rank: TOP below */
+    F_HINT,            /* the info keys every rank must give alike, hashed (hint_hash) */
     F_COUNT
 };
 static const nh_fact facts[F_COUNT] = {
-    [F_KEY] = {NH_FACT_SAME, 62},   [F_NATIVE_FIT] = {NH_FACT_MIN, 1},
-    [F_NOSTFW] = {NH_FACT_MIN, 1},  [F_HOST] = {NH_FACT_MIN, 1},
-    [F_WIN] = {NH_FACT_MAX, 6},     [F_BAD] = {NH_FACT_MIN, 0},
-    [F_ORDER] = {NH_FACT_MIN, 0},   [F_CANDS] = {NH_FACT_SAME, 0},
-    [F_NATIVE] = {NH_FACT_MIN, 0},  [F_TOP] = {NH_FACT_MAX, 0},
+    [F_KEY] = {NH_FACT_SAME, 62}, [F_NATIVE_FIT] = {NH_FACT_MIN, 1}, [F_NOSTFW] = {NH_FACT_MIN, 1},
+    [F_HOST] = {NH_FACT_MIN, 1},  [F_WIN] = {NH_FACT_MAX, 6},        [F_BAD] = {NH_FACT_MIN, 0},
+    [F_ORDER] = {NH_FACT_MIN, 0}, [F_CANDS] = {NH_FACT_SAME, 0},     [F_NATIVE] = {NH_FACT_MIN, 0},
+    [F_TOP] = {NH_FACT_MAX, 0},   [F_HINT] = {NH_FACT_SAME, 0},
 };
 _Static_assert(F_COUNT == NH_DET_FACTS, "detect_int.h counts the facts");
 _Static_assert(NH_WIN_BUCKETS < 64, "F_WIN is 6 bits wide");
@@ -149,6 +149,18 @@ static void drop_fits(det *d)
         }
 }
 
+/* The info keys whose values every rank must give alike, hashed: where
+ * they differ the ranks would run different schedules (a forced
+ * algorithm or port count on some ranks only, the isomorphic=false of
+ * some, whose ranks offer no candidate).  Folded into the fast
+ * agreement's key (F_KEY), so that ranks that differ fall to the general
+ * agreement, whose F_HINT then fails the analysis on every rank. */
+static uint64_t hint_hash(const nh_hint *h)
+{
+    int v[3] = {h->iso, (int)h->algo, h->ports};
+    return fnv64(0x84222325cbf29ce4ull, v, 3) & M62;
+}
+
 /* The general agreement, where the fast one did not settle it (meshes,
  * graphs whose ranks see different offsets, malformed hints): its facts
  * (one MIN reduction, or the allgather) name the rank with the largest
@@ -158,6 +170,7 @@ static void drop_fits(det *d)
  * (sorting the sources waits until it is needed). */
 static void general_facts(const det *d, const nh_hint *h, int order, unsigned hash, long long *f)
 {
+    f[F_HINT] = (long long)hint_hash(h);
     f[F_BAD] = h->bad ? d->rank : d->size;
     f[F_ORDER] = order;
     f[F_CANDS] = hash;
@@ -184,6 +197,12 @@ static int general_finish(det *d, const nh_hint *h, const long long *f, const in
     if (f[F_BAD] < d->size) { /* a malformed hint (api/create.c): the first such rank says why */
         if (d->rank == f[F_BAD])
             nh_error("%s", h->msg);
+        return MPI_ERR_INFO_VALUE;
+    }
+    if (f[F_HINT] == NH_FACT_DIFFER) { /* (they would take different schedules) */
+        if (d->rank == 0)
+            nh_error("the info keys isomorphic, nhood_algorithm and nhood_ports differ across a "
+                     "graph's ranks; each must be the same on every rank");
         return MPI_ERR_INFO_VALUE;
     }
     *native = (int)f[F_NATIVE];
@@ -390,6 +409,8 @@ static int agree_all(det *d, const nh_hint *h, int *native, int *no_stfw, int *c
         }
     }
     d->stfw_agreed = 1;
+    if (f[F_HINT] == NH_FACT_DIFFER) /* (general_finish fails it on every rank) */
+        return general_finish(d, h, f, NULL, -1, native, chosen, s);
     if (fast_settled(d, f, native, no_stfw, chosen, s))
         return MPI_SUCCESS;
     if (tori_settled(d, chosen, s)) {
@@ -489,7 +510,8 @@ int nh_det_agree_start(det *d, const nh_hint *h, int order, int *native, int no_
                        MPI_Comm comm)
 {
     int kf = -1;
-    unsigned hash = nh_det_cand_hash(d->c, d->ncand) ^ (h->iso == 1 ? 0x2545f491u : 0);
+    unsigned hash =
+        nh_det_cand_hash(d->c, d->ncand) ^ (h->iso == 1 ? 0x2545f491u : 0) ^ (unsigned)hint_hash(h);
     uint64_t x = 0;
     d->req = MPI_REQUEST_NULL;
     /* Inferred candidates are all tried (the cheapest fit wins), others
@@ -519,6 +541,10 @@ int nh_det_agree_start(det *d, const nh_hint *h, int order, int *native, int no_
         int head[3] = {(int)hash, d->outdeg, kf};
         x = hash62(fnv64(fnv64(0xcbf29ce484222325ull, head, 3), d->nbs[kf].off,
                          (size_t)d->outdeg * d->c[kf].g.ndims));
+    } else if (h->iso == 0 && !h->bad && order) {
+        /* isomorphic=false: no candidate (start, detect.c), settled as
+         * such where every rank says so alike */
+        x = hash62(0x9e3779b97f4a7c15ull ^ hash);
     }
     long long *f = d->fact;
     f[F_KEY] = (long long)x;

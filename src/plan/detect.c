@@ -407,22 +407,27 @@ static int start(nh_plan_start *b, MPI_Comm comm_old, MPI_Comm comm, MPI_Comm to
      * CPU must keep off this graph's buffers; agreed below (any rank). */
     d->gpu = p->gpu = nh_active && nh_gpu_probe() && nh_gpu_in_use() && !p->host_promised;
     nh_stfw_pre(p, d->indeg, d->srcs, d->outdeg, d->dsts, h, d->stfw);
-    /* Everyone takes the same branch: the hint and MPI_THREAD_MULTIPLE are
-     * global properties (a hint that differs across ranks fails the
-     * candidate hash). */
+    /* Everyone takes the same branch: MPI_THREAD_MULTIPLE is a global
+     * property, and nothing here branches on the hint (one that differs
+     * across ranks fails the agreement: F_HINT, agree.c). */
     int forces = 0;
     for (int o = 0; o < NH_OP_COUNT; o++)
         forces |= nh_requested_algo(p, (nh_op)o) == NH_ALGO_STFW;
     b->no_stfw = !forces;
-    if (!(b->detect = nh_active && h->iso != 0))
+    /* isomorphic=false: no candidate, but the agreement all the same (a
+     * rank that gave it takes the other ranks' collectives, and the hint
+     * is agreed there: F_HINT, agree.c) */
+    if (!(b->detect = nh_active))
         return MPI_SUCCESS;
     nh_grid parent;
     int order = k ? k->order : old_rank == d->rank && old_size == d->size;
     int has_parent = k ? k->has_parent : nh_det_parent(comm_old, &parent);
     if (k)
         parent = k->parent;
-    d->ncand =
-        nh_det_candidates(has_parent && parent.size == d->size ? &parent : NULL, d->size, h, d->c);
+    d->ncand = h->iso == 0
+                   ? 0
+                   : nh_det_candidates(has_parent && parent.size == d->size ? &parent : NULL,
+                                       d->size, h, d->c);
     return nh_det_agree_start(d, h, order, &b->native, b->no_stfw, comm);
 }
 

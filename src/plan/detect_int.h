@@ -26,7 +26,7 @@ typedef struct cand {
  * left to the general agreement, which decides alike). */
 #define NH_DET_SUMMED 8
 /* The agreed facts (agree.c's table), and the fast ones' AND words. */
-#define NH_DET_FACTS 10
+#define NH_DET_FACTS 11
 #define NH_DET_AND 3
 #define NH_DET_WORDS (NH_DET_FACTS + NH_STFW_PRE + 2 * NH_DET_SUMMED)
 

@@ -19,13 +19,16 @@
  *     points, with the ranks' calls one apart at each.
  *   - A malformed nhood_dims info value: the creation succeeds (nhood
  *     adds no communication to it), the call that analyzes the graph fails
- *     on every rank with MPI_ERR_INFO_VALUE.
+ *     on every rank with MPI_ERR_INFO_VALUE; so do isomorphic=false,
+ *     nhood_algorithm=torus and nhood_ports=2 given on rank 0 alone.
  * With "eager" (run under NHOOD_WARMUP=0) the graph is analyzed at its
- * creation instead, and the malformed value fails the creation.  With
+ * creation instead, and the malformed or differing values fail the
+ * creation.  With
  * "off" (run under NHOOD_DISABLE=1) nhood neither reads its info keys nor
  * communicates at creation: the malformed value is MPI's to ignore, and
  * the creation and its calls succeed.  "rebuilt": only a graph made and
- * freed at every step (rebuilt(), below).
+ * freed at every step (rebuilt(), below); "forced": only a forced graph
+ * asked about while cold (forced_cold(), below).
  * Prints "N passed, N failed" on rank 0. */
 #include <dlfcn.h>
 #include <mpi.h>
@@ -347,14 +350,22 @@ static void parents_learning(void)
     MPI_Comm_free(&g);
 }
 
-/* The ring made with a malformed nhood_dims, errors returned; undone by
- * malformed_end. */
-static void malformed_ring(MPI_Info *info, MPI_Comm *g, int *outdeg, int *indeg, int *rc)
+/* The ring made with key=value in its info (on rank 0 alone where
+ * only0), errors returned; undone by malformed_end. */
+static void ring_with(const char *key, const char *value, int only0, MPI_Info *info, MPI_Comm *g,
+                      int *outdeg, int *indeg, int *rc)
 {
     MPI_Info_create(info);
-    MPI_Info_set(*info, "nhood_dims", "4,x");
+    if (!only0 || rank == 0)
+        MPI_Info_set(*info, key, value);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     ring(*info, g, outdeg, indeg, rc);
+}
+
+/* The ring made with a malformed nhood_dims. */
+static void malformed_ring(MPI_Info *info, MPI_Comm *g, int *outdeg, int *indeg, int *rc)
+{
+    ring_with("nhood_dims", "4,x", 0, info, g, outdeg, indeg, rc);
 }
 
 static void malformed_end(MPI_Info *info)
@@ -363,15 +374,15 @@ static void malformed_end(MPI_Info *info)
     MPI_Info_free(info);
 }
 
-/* A malformed value fails where the analysis runs, on every rank. */
-static void malformed(void)
+static void malformed_one(const char *key, const char *value, int only0)
 {
     MPI_Info info;
     MPI_Comm g;
     int outdeg, indeg, rc;
-    malformed_ring(&info, &g, &outdeg, &indeg, &rc);
+    ring_with(key, value, only0, &info, &g, &outdeg, &indeg, &rc);
     if (eager || !query) {
-        CHECK(!query || rc != MPI_SUCCESS, "eager: malformed nhood_dims accepted");
+        CHECK(!query || rc != MPI_SUCCESS, "eager: %s=%s%s accepted", key, value,
+              only0 ? " on rank 0 alone" : "");
     } else {
         CHECK(rc == MPI_SUCCESS, "the cold creation failed (%d)", rc);
         MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN);
@@ -379,14 +390,73 @@ static void malformed(void)
             rc = call(g, outdeg, indeg, 0, k, "malformed hint's calls");
         int cls = MPI_SUCCESS;
         MPI_Error_class(rc, &cls);
-        CHECK(cls == MPI_ERR_INFO_VALUE, "the analyzing call returned class %d, expected %d", cls,
-              MPI_ERR_INFO_VALUE);
+        CHECK(cls == MPI_ERR_INFO_VALUE, "%s=%s: the analyzing call returned class %d, expected %d",
+              key, value, cls, MPI_ERR_INFO_VALUE);
         rc = call(g, outdeg, indeg, 0, 4, "after the failed analysis (MPI's exchange)");
         CHECK(rc == MPI_SUCCESS, "the call after the failed analysis failed (%d)", rc);
     }
     if (rc == MPI_SUCCESS || !eager)
         MPI_Comm_free(&g);
     malformed_end(&info);
+}
+
+/* A malformed value fails where the analysis runs, on every rank; so
+ * does a key that must be alike on every rank given on rank 0 alone
+ * (before, such a rank took other collectives than the rest, and the
+ * program hung or MPI failed: isomorphic=false at creation, a forced
+ * algorithm or port count at the first calls after the analysis). */
+static void malformed(void)
+{
+    static const char *const differ[][2] = {{"nhood_dims", "4,x"},
+                                            {"isomorphic", "false"},
+                                            {"nhood_algorithm", "torus"},
+                                            {"nhood_ports", "2"}};
+    for (int i = 0; i < 4; i++)
+        malformed_one(differ[i][0], differ[i][1], i > 0);
+}
+
+/* "forced" (run under NHOOD_FALLBACK=error): a ring made with the info
+ * key nhood_algorithm=torus, asked about while it is cold.  The answer
+ * is the cold tier's, MPI's own exchange ("pmpi", or a form of it), with
+ * no error and no warning: the graph is not analyzed yet, which says
+ * nothing of whether torus will apply (a question asked of the selection
+ * there answered that the graph was not isomorphic, failed under
+ * NHOOD_FALLBACK=error and warned otherwise).  Once analyzed, "torus". */
+static void forced_cold(void)
+{
+    int (*algo_for)(MPI_Comm, const char *, int, char *, int) =
+        (int (*)(MPI_Comm, const char *, int, char *, int))dlsym(RTLD_DEFAULT,
+                                                                 "nhood_algorithm_for");
+    MPI_Info info;
+    MPI_Comm g;
+    int outdeg, indeg, rc;
+    char name[32] = "";
+    CHECK(algo_for != NULL, "nhood_algorithm_for is not there");
+    if (!algo_for)
+        return;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "nhood_algorithm", "torus");
+    ring(info, &g, &outdeg, &indeg, &rc);
+    MPI_Info_free(&info);
+    CHECK(rc == MPI_SUCCESS, "forced: the creation failed (%d)", rc);
+    if (rc != MPI_SUCCESS)
+        return;
+    expect(g, "cold", "forced: after creation");
+    const char *ops[] = {"alltoall", "ialltoall", "allgather", "alltoallv"};
+    for (int k = 0; k < 4; k++) {
+        rc = algo_for(g, ops[k], 8, name, sizeof(name));
+        CHECK(rc == MPI_SUCCESS, "forced: asking about %s while cold failed (%d)", ops[k], rc);
+        CHECK(strncmp(name, "pmpi", 4) == 0, "forced: %s while cold answered %s, not MPI's own",
+              ops[k], name);
+    }
+    for (int k = 0; k < 3; k++)
+        CHECK(call(g, outdeg, indeg, 0, 30 + k, "forced: a blocking call") == MPI_SUCCESS,
+              "forced: call %d failed", k);
+    expect(g, "inferred", "forced: after three blocking calls");
+    rc = algo_for(g, "alltoall", 8, name, sizeof(name));
+    CHECK(rc == MPI_SUCCESS && strcmp(name, "torus") == 0,
+          "forced: analyzed, alltoall answered %s (%d), expected torus", name, rc);
+    MPI_Comm_free(&g);
 }
 
 /* nhood off: a malformed nhood_dims changes nothing. */
@@ -418,6 +488,10 @@ int main(int argc, char **argv)
     CHECK(query != NULL, "nhood is not loaded");
     if (argc > 1 && strcmp(argv[1], "off") == 0) {
         malformed_off();
+        return check_finish_mpi();
+    }
+    if (argc > 1 && strcmp(argv[1], "forced") == 0) {
+        forced_cold();
         return check_finish_mpi();
     }
     if (argc > 1 && strcmp(argv[1], "rebuilt") == 0) {
