@@ -47,7 +47,10 @@ int nhood_comm_query(MPI_Comm comm, nhood_comm_info *info);
  * intracommunicator: the order ("lsa", "hsa" or "pmpi") its in-place calls
  * take, known once one has been made (MPI_ERR_COMM before), block_bytes
  * unused.  Under learning (NHOOD_AUTOTUNE) the answer is what the next
- * such call runs, a trial's candidate included.  A question is not a
+ * such call runs, a trial's candidate included.  On a graph not analyzed
+ * yet (the cold tier: nhood_comm_query's source "cold") it is MPI's own
+ * exchange in the form the cold tier's calls take, forced algorithm or
+ * not (one applies only once the graph is analyzed).  A question is not a
  * call: it moves no trial and counts toward no re-check, so one rank may
  * ask where the others do not (a local call, as MPI's queries are). */
 int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes, char *name, int len);

@@ -49,6 +49,12 @@ extern int nh_parents_live;
  * the communicator's error handler called). */
 int nh_cold_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
                  MPI_Request *req);
+/* The form of MPI's exchange a cold graph's call of coll takes on this
+ * rank (nh_cold_call, out of place): NH_BIND_AUTO as the program made it,
+ * NH_BIND_EACH as MPI's v call of the same blocks, NH_BIND_PACK grouped
+ * (the names of select/mpi_own.c).  Local; nhood_algorithm_for's answer
+ * for a graph not analyzed yet. */
+nh_binding nh_cold_form(nh_plan *p, nh_coll coll, MPI_Comm comm);
 /* MPI's exchange in the grouped form that the cold tier's calls take
  * there, on any graph, cold or analyzed: every rank makes the same MPI
  * call, a rank that lists a peer twice sending that peer's blocks in one

@@ -629,7 +629,24 @@ int nh_cold_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_C
     return nh_call_result(comm, nh_right_call(p, coll, form, a, comm, req));
 }
 
+nh_binding nh_cold_form(nh_plan *p, nh_coll coll, MPI_Comm comm)
+{
+    /* as nh_cold_call, nh_right_call and nh_grouped_call choose */
+    if (!nh_mpilib_dup_edges_wrong() || nh_forced_algo(p, NH_OP_ALLTOALL) == NH_ALGO_PMPI ||
+        nh_coll_op(coll) == NH_OP_ALLGATHER)
+        return NH_BIND_AUTO;
+    if (nh_mpilib_dup_edges_wrong_vw() && nh_plan_cold_repeats(p, comm) > 0)
+        return NH_BIND_PACK;
+    return coll == NH_COLL_ALLTOALL ? NH_BIND_EACH : NH_BIND_AUTO;
+}
+
 #else
+
+nh_binding nh_cold_form(nh_plan *p, nh_coll coll, MPI_Comm comm)
+{
+    (void)p, (void)coll, (void)comm;
+    return NH_BIND_AUTO;
+}
 
 int nh_grouped_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
                     MPI_Request *req)

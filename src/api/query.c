@@ -61,7 +61,12 @@ NH_EXPORT int nhood_algorithm_for(MPI_Comm comm, const char *op, int block_bytes
     nh_algo algo = NH_ALGO_PMPI;
     int rc = MPI_SUCCESS;
     nh_binding form_of_own = NH_BIND_AUTO; /* MPI's own: as made, grouped or as its v call */
-    if (p && nh_active) {
+    if (p && nh_active && p->cold) {
+        /* not analyzed yet: the next call goes to MPI as the cold tier's
+         * calls do (a forced algorithm applies only once it is analyzed;
+         * asking before says nothing of whether it will) */
+        form_of_own = nh_cold_form(p, coll, comm);
+    } else if (p && nh_active) {
         /* Store-and-forward comes first where set up (as a blocking call of
          * uniform blocks of block_bytes would find it, or as requests do
          * under NHOOD_PROGRESS=poll, or forced with a progress backend). */

@@ -283,6 +283,19 @@ if run "$name" 4 "NHOOD_WARMUP=2 NHOOD_REPORT=1 NHOOD_AUTOTUNE=0" "$t/test_tiers
 else
     bad "$name"
 fi
+# a graph forced through the info key, asked about while cold: MPI's own
+# exchange, no error under NHOOD_FALLBACK=error and no warning (the
+# selection took the graph for one that is not isomorphic); torus once
+# analyzed
+for np in 2 4; do
+    name="tiers np=$np NHOOD_FALLBACK=error: a forced graph asked about while cold"
+    if run "$name" $np "NHOOD_WARMUP=2 NHOOD_FALLBACK=error" "$t/test_tiers" forced && all_passed &&
+        ! grep -q 'was forced' "$log.err"; then
+        ok "$name"
+    else
+        bad "$name"
+    fi
+done
 # nhood off: no parse of its info keys, no reduction at creation (a
 # malformed nhood_dims is MPI's to ignore)
 name="tiers np=2 NHOOD_DISABLE=1: a malformed nhood_dims changes nothing"
