@@ -15,6 +15,9 @@
 #include "util/window.h"
 
 static nh_report_rec *head, **tail = &head;
+/* a record of starts alone, this many or more, every one cold: counted in
+ * the report's cold_starts line */
+#define NH_REPORT_COLD_HINT 64
 /* Graph creations so far (this rank's): count, time under nhood, MPI's own
  * part; under NH_LOCK_MISC. */
 static long ngraphs;
@@ -143,6 +146,7 @@ void nh_report_print(void)
                     "parent_reductions=%ld\n",
                     ngraphs, graphs_us, graphs_mpi_us,
                     graphs_mpi_us > 0 ? graphs_us / graphs_mpi_us : 0, parent_reductions);
+    long stayed = 0, stayed_calls = 0; /* records of starts alone, all cold (below) */
     for (nh_report_rec *r = head; r; r = r->next) {
         /* algorithm=: the one used most by the calls that were neither
          * cold nor learning's trials, where some were */
@@ -252,7 +256,20 @@ void nh_report_print(void)
             best == NH_ALGO_PMPI || best == NH_ALGO_STFW ? "-" : nh_binding_name(r->last_binding),
             calls, r->rounds[best], r->msgs[best], r->create_us, r->create_mpi_us,
             used > 1 ? " mix=" : "", used > 1 ? mix : "", stfw, why, prog, tuned);
+        if (r->form != NH_FORM_BLOCKING && calls >= NH_REPORT_COLD_HINT && r->cold == calls &&
+            r->asked != NH_ALGO_PMPI) {
+            stayed++;
+            stayed_calls += calls;
+        }
     }
+    /* Graphs whose many starts all went to MPI: no blocking collective on
+     * them or their parents analyzed them (a start must not wait for the
+     * other ranks; docs/algorithms.md, "Tiers").  What would. */
+    if (stayed)
+        nh_log_line("nhood: cold_starts=%ld cold_graphs=%ld: nonblocking or persistent calls "
+                    "that went to MPI, no blocking collective on their graphs or parents having "
+                    "analyzed them; NHOOD_WARMUP=0 analyzes graphs at creation\n",
+                    stayed_calls, stayed);
 }
 
 void nh_report_free(void)
