@@ -38,7 +38,12 @@
  * (slowest rank's).  Variants: MPI's own calls (PMPI_*), nhood's default
  * (the cold tier, the analysis and the learning's trials included), and
  * each fixed choice forced through the info key nhood_algorithm (pmpi,
- * direct, torus, torus_direct, bruck: analyzed at creation).  CSV:
+ * direct, torus, torus_direct, bruck; analyzed where the cold tier
+ * analyzes any graph, docs/algorithms.md "Tiers").  Forced graphs still
+ * cold at the end of every try (nonblocking calls alone, no point on the
+ * parent) ran the cold tier's MPI calls, as the default did: they count
+ * as one choice, cold:NAME=NAME..., each try's total the median of
+ * theirs (pool_cold).  CSV:
  * op,nbhd,dims,radius,procs,bytes,calls,native_us,auto_us,best_fixed,
  * best_fixed_us,ratio,wrong,held_best,held_ratio: medians of the totals;
  * best_fixed the fastest fixed choice (MPI's own or forced), ratio auto
@@ -283,6 +288,8 @@ static void wrong_list(const int *bad, int n, char *out, size_t len)
  * own, always itself; each itself without nhood (fn NULL: the library's
  * nhood_cost_phases) or for v and w calls). */
 #define BENCH_PHASES 64
+typedef int (*algo_fn)(MPI_Comm, const char *, int, char *, int); /* nhood_algorithm_for */
+typedef int (*query_fn)(MPI_Comm, nhood_comm_info *);             /* nhood_comm_query */
 typedef int (*phases_fn)(MPI_Comm, const char *, const char *, int, double (*)[NHOOD_COST_TERMS],
                          int, int *, char *, int);
 static void alike_forced(phases_fn fn, const MPI_Comm *fg, int nforced, const char *op, int bytes,
@@ -364,15 +371,69 @@ static double paired_ratio(const double *m, int tries, int v, int first, int ste
     return n ? robust_median(r, n) : 0;
 }
 
+/* --learning: is g still in the cold tier, not analyzed (nhood_comm_query's
+ * source "cold"), so that every call of the run went to MPI as the cold
+ * tier's calls go?  A graph forced through the info key is analyzed only
+ * where the cold tier analyzes any graph, at a blocking call on it or on
+ * its parent (docs/algorithms.md, "Tiers"): in a run of nonblocking calls
+ * alone that never comes, and such a graph never runs its forced
+ * schedule.  No where nhood is not loaded (query NULL). */
+static int still_cold(query_fn query, MPI_Comm g)
+{
+    nhood_comm_info info;
+    return query && query(g, &info) == MPI_SUCCESS && strcmp(info.source, "cold") == 0;
+}
+
+/* --learning: forced graphs that stayed cold in every try (cold) ran one
+ * exchange, the cold tier's MPI call, as nhood's default did (the same
+ * calls: the least of several graphs' medians of it would favor the
+ * fixed side, as alike_forced says): they count as one choice, the first
+ * of them (its totals per try m[v * tries + k] become the median of
+ * theirs with right results), named cold:NAME=NAME..., the others merged.
+ * name: every variant's name in the CSV. */
+static void pool_cold(double *m, int tries, const int *bad, const int *cold, int *merged,
+                      char (*name)[64])
+{
+    int first = -1;
+    for (int v = 0; v < NVARIANTS; v++)
+        snprintf(name[v], sizeof(name[v]), "%s", variants[v]);
+    for (int v = 0; v < NVARIANTS; v++)
+        if (cold[v] && !bad[v]) {
+            if (first < 0)
+                first = v;
+            else
+                merged[v] = 1;
+        }
+    if (first < 0)
+        return;
+    size_t k = (size_t)snprintf(name[first], sizeof(name[first]), "cold:");
+    for (int v = first; v < NVARIANTS; v++)
+        if (cold[v] && !bad[v])
+            k += (size_t)snprintf(name[first] + k,
+                                  k < sizeof(name[first]) ? sizeof(name[first]) - k : 0, "%s%s",
+                                  v == first ? "" : "=", variants[v]);
+    for (int k2 = 0; k2 < tries; k2++) {
+        double col[NVARIANTS];
+        int c = 0;
+        for (int v = first; v < NVARIANTS; v++)
+            if (cold[v] && !bad[v])
+                col[c++] = m[(size_t)v * tries + k2];
+        m[(size_t)first * tries + k2] = robust_median(col, c);
+    }
+}
+
 /* --learning: one row per block size (see the top of the file). */
 static void learning_row(side *sides[2], enum form f, int calls, int tries, const graph_args *ga,
                          const char *cols, int bytes, const char *sbuf, const char *ref,
-                         size_t rblk, int rank)
+                         size_t rblk, int rank, query_fn query)
 {
     double *t = calloc((size_t)tries * NVARIANTS, sizeof(double)),
            *m = calloc((size_t)tries * NVARIANTS, sizeof(double)), med[NVARIANTS];
-    int bad[NVARIANTS] = {0}, anybad[NVARIANTS];
-    char *rbuf = calloc(rblk + 1, 1), wrong[160];
+    int bad[NVARIANTS] = {0}, anybad[NVARIANTS], cold[NVARIANTS], allcold[NVARIANTS],
+        merged[NVARIANTS] = {0};
+    char *rbuf = calloc(rblk + 1, 1), wrong[160], name[NVARIANTS][64];
+    for (int v = 0; v < NVARIANTS; v++)
+        cold[v] = query && v >= 3; /* nhood's forced schedules: until a try runs one */
     for (int k = 0; k < tries; k++)
         for (int i = 0; i < NVARIANTS; i++) {
             int v = series_at(k, i, NVARIANTS, 1); /* a stride of its own per try */
@@ -388,13 +449,18 @@ static void learning_row(side *sides[2], enum form f, int calls, int tries, cons
                     MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
                 }
             }
+            double t1 = MPI_Wtime(); /* (the question below untimed) */
+            cold[v] &= still_cold(query, g);
+            double t2 = MPI_Wtime();
             MPI_Comm_free(&g);
-            t[v * tries + k] = (MPI_Wtime() - t0) * 1e6;
+            t[v * tries + k] = (MPI_Wtime() - t2 + t1 - t0) * 1e6;
             bad[v] |= memcmp(rbuf, ref, rblk) != 0;
         }
     MPI_Reduce(t, m, tries * NVARIANTS, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(bad, anybad, NVARIANTS, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(cold, allcold, NVARIANTS, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD);
     if (rank == 0) {
+        pool_cold(m, tries, anybad, allcold, merged, name);
         /* t: the totals as reduced, m sorted by the medians below */
         memcpy(t, m, sizeof(double) * (size_t)tries * NVARIANTS);
         /* held out: the fastest fixed choice by the even tries' medians,
@@ -407,21 +473,21 @@ static void learning_row(side *sides[2], enum form f, int calls, int tries, cons
         for (int v = 0; tries >= 2 && tries <= 64 && v < NVARIANTS; v++) {
             even[v] = alternate_median(m + (size_t)v * tries, tries, 0);
             odd[v] = alternate_median(m + (size_t)v * tries, tries, 1);
-            if (v != 1 && !anybad[v] && (held < 0 || even[v] < even[held]))
+            if (v != 1 && !anybad[v] && !merged[v] && (held < 0 || even[v] < even[held]))
                 held = v;
         }
         int best = -1; /* the fastest fixed choice with right results: MPI's own or one forced */
         for (int v = 0; v < NVARIANTS; v++) {
             med[v] = robust_median(m + (size_t)v * tries, tries);
-            if (v != 1 && !anybad[v] && (best < 0 || med[v] < med[best]))
+            if (v != 1 && !anybad[v] && !merged[v] && (best < 0 || med[v] < med[best]))
                 best = v;
         }
         best = best < 0 ? 0 : best;
         wrong_list(anybad, NVARIANTS, wrong, sizeof(wrong));
-        printf("%s,%d,%.1f,%.1f,%s,%.1f,%.3f,%s", cols, calls, med[0], med[1], variants[best],
+        printf("%s,%d,%.1f,%.1f,%s,%.1f,%.3f,%s", cols, calls, med[0], med[1], name[best],
                med[best], med[1] / med[best], wrong);
         if (held >= 0)
-            printf(",%s,%.3f", variants[held], odd[1] / odd[held]);
+            printf(",%s,%.3f", name[held], odd[1] / odd[held]);
         else
             printf(",-,-");
         /* paired: each try's ratio of the default's total to the same
@@ -657,9 +723,7 @@ int main(int argc, char **argv)
     nhood.pwcoll = MPI_Neighbor_alltoallw_init;
     nhood.pgvcoll = MPI_Neighbor_allgatherv_init;
 #endif
-    int (*algo_for)(MPI_Comm, const char *, int, char *, int) =
-        (int (*)(MPI_Comm, const char *, int, char *, int))dlsym(RTLD_DEFAULT,
-                                                                 "nhood_algorithm_for");
+    algo_fn algo_for = (algo_fn)dlsym(RTLD_DEFAULT, "nhood_algorithm_for");
     phases_fn phases_for = (phases_fn)dlsym(RTLD_DEFAULT, "nhood_cost_phases");
     char opname[32];
     snprintf(opname, sizeof(opname), "%s%s%s", f == NONBLOCKING ? "i" : "", op,
@@ -746,7 +810,8 @@ int main(int argc, char **argv)
             if (trace)
                 trace_rows(sides, f, learning, reps, &ga, cols, bytes, sbuf, rbuf, rank);
             else
-                learning_row(sides, f, learning, reps, &ga, cols, bytes, sbuf, ref, rblk, rank);
+                learning_row(sides, f, learning, reps, &ga, cols, bytes, sbuf, ref, rblk, rank,
+                             (query_fn)dlsym(RTLD_DEFAULT, "nhood_comm_query"));
             free(sbuf);
             free(rbuf);
             free(ref);
