@@ -66,7 +66,8 @@ static const char *const fixes_names[] = {"auto", "all", "none", NULL};
 
 const nh_setting nh_settings[] = {
     {"NHOOD_ALGO", "nhood_algorithm", LIB, K_ALGO, CFG(algo), HINT(algo),
-     "algorithm for every neighborhood collective (docs/algorithms.md)"},
+     "algorithm for every neighborhood collective (docs/algorithms.md); the info key alike on "
+     "every rank"},
     {"NHOOD_ALGO_ALLTOALL", NULL, LIB, K_ALGO, CFG(algo_op[NH_OP_ALLTOALL]), 0,
      "override for the all-to-all family (alltoall[v|w]); auto: NHOOD_ALGO's"},
     {"NHOOD_ALGO_ALLGATHER", NULL, LIB, K_ALGO, CFG(algo_op[NH_OP_ALLGATHER]), 0,
@@ -157,7 +158,8 @@ const nh_setting nh_settings[] = {
      "when store-and-forward is set up: auto (where earlier graphs' calls or one call pay it "
      "back, else at the first blocking call), creation, call (the first blocking call)"},
     {"NHOOD_PORTS", "nhood_ports", LIB, K_PORTS, CFG(ports), HINT(ports),
-     "messages per phase in bruck's schedules (auto: the cost model's choice per call)"},
+     "messages per phase in bruck's schedules (auto: the cost model's choice per call); the "
+     "info key alike on every rank"},
     {"NHOOD_ISO_REDUCE", NULL, LIB, K_ISO_REDUCE, CFG(iso_reduce), 0,
      "schedule of Iso_neighbor_[scatter_]reduce, taken at Iso_neighborhood_create"},
     {"NHOOD_OVERLAP", NULL, LIB, K_OVERLAP, CFG(overlap), 0,
@@ -166,8 +168,8 @@ const nh_setting nh_settings[] = {
     {"NHOOD_OVERLAP_CSV", NULL, LIB, K_PATH, CFG(overlap_csv), 0,
      "also write the overlap advisor's table there (CSV, rank 0's figures)"},
     {NULL, "isomorphic", NH_SET_INFO, K_BOOL, 0, HINT(iso),
-     "true: a promise of equal block sizes per neighbor to the v/w calls (all ranks or none); "
-     "false: skip the isomorphism analysis"},
+     "true: a promise of equal block sizes per neighbor to the v/w calls; false: no grid is "
+     "looked for; alike on every rank (docs/detection.md)"},
     {NULL, "nhood_dims", NH_SET_INFO, K_DIMS, 0, HINT(ndims),
      "the grid of the graph's ranks, row-major, e.g. 4,4,2; the product must equal the size"},
     {NULL, "nhood_periods", NH_SET_INFO, K_PERIODS, 0, HINT(has_periods),
