@@ -421,7 +421,8 @@ static void malformed(void)
  * no error and no warning: the graph is not analyzed yet, which says
  * nothing of whether torus will apply (a question asked of the selection
  * there answered that the graph was not isomorphic, failed under
- * NHOOD_FALLBACK=error and warned otherwise).  Once analyzed, "torus". */
+ * NHOOD_FALLBACK=error and warned otherwise).  Once analyzed, "torus".
+ * Then a ring of starts alone, cold throughout. */
 static void forced_cold(void)
 {
     int (*algo_for)(MPI_Comm, const char *, int, char *, int) =
@@ -457,6 +458,15 @@ static void forced_cold(void)
     CHECK(rc == MPI_SUCCESS && strcmp(name, "torus") == 0,
           "forced: analyzed, alltoall answered %s (%d), expected torus", name, rc);
     MPI_Comm_free(&g);
+    /* a ring of 70 starts and no collective: cold throughout (the
+     * report's cold_starts line, run-mpi-tests.sh) */
+    ring(MPI_INFO_NULL, &g, &outdeg, &indeg, &rc);
+    for (int k = 0; rc == MPI_SUCCESS && k < 70; k++)
+        CHECK(call(g, outdeg, indeg, 1, 40 + k, "starts alone") == MPI_SUCCESS,
+              "starts alone: call %d failed", k);
+    expect(g, "cold", "after 70 starts and no collective");
+    if (rc == MPI_SUCCESS)
+        MPI_Comm_free(&g);
 }
 
 /* nhood off: a malformed nhood_dims changes nothing. */
