@@ -51,17 +51,19 @@
  * at most): a graph never used costs its parent log2(points) reductions.
  * A child made restarts the count, its first reduction at the parent's
  * point `first' after it: 1, doubled (up to NH_PARENT_FIRST_MAX) by every
- * reduction that finds nothing to do (no child to analyze, no trials),
- * back to 1 at one that analyzes a child or finds trials.  A program
- * that rebuilds its graph every step (made, used a few times, freed, a
- * few collectives on the parent) thus soon stops paying a reduction a
- * step; a graph made after such a phase waits at most
- * NH_PARENT_FIRST_MAX points for its analysis, its calls MPI's own
- * meanwhile.  A freed child's record stays until a reduction drops it,
- * which one rank cannot do alone (the ranks may free it on either side
- * of a point); so the parent reduces too once its records outnumber
- * twice those the last reduction kept, plus NH_PARENT_SLACK: a graph
- * made and freed costs its parent about 1/16 of a reduction, and the
+ * reduction that finds nothing to do (no child to analyze, no trials)
+ * though a child was made since the last one, back to 1 at one that
+ * analyzes a child or finds trials.  A program that rebuilds its graph
+ * every step (made, used a few times, freed, a few collectives on the
+ * parent) thus soon stops paying a reduction a step; a graph made after
+ * such a phase waits at most NH_PARENT_FIRST_MAX points for its analysis,
+ * its calls MPI's own meanwhile.  The reductions that a long-lived graph's
+ * points make (1, 2, 4, ... since it was analyzed or decided) leave
+ * `first' as it is, whatever they find: a graph made after it is freed is
+ * analyzed at the next point past its warm-up.  A freed child's record stays until a reduction
+ * drops it, which one rank cannot do alone (the ranks may free it on either side of a point); so
+ * the parent reduces too once its records outnumber twice those the last reduction kept, plus
+ * NH_PARENT_SLACK: a graph made and freed costs its parent about 1/16 of a reduction, and the
  * records stay bounded.  Under MPI_THREAD_MULTIPLE another thread
  * may start calls on a graph while a point analyzes it, so there are no
  * parent points there. */
@@ -108,6 +110,7 @@ typedef struct kids {
     int waited;        /* reductions at consecutive points for waiting trials */
     int bound;         /* records that make a point reduce, whatever its count */
     int first;         /* a new child's first reduction, at the point after it */
+    int fresh;         /* a child made since the last reduction */
     struct kids *prev, *nxt; /* every record (nh_parents_fini) */
 } kids;
 
@@ -219,6 +222,7 @@ static int adopt(MPI_Comm parent, nh_plan *p, MPI_Comm graph)
     if (!r->n)
         nh_parents_live++;
     r->k[r->n++] = c;
+    r->fresh = 1;
     if (!r->soon) { /* the child's first reduction */
         r->points = 0;
         r->next = r->first;
@@ -327,8 +331,14 @@ static int reduce(kids *r)
         r->next = r->points + 1; /* trials running or incomplete: the next point too */
         r->soon = 1;
     }
-    /* nothing to do: the next child's first reduction later */
-    r->first = settled || waits ? 1 : r->first < NH_PARENT_FIRST_MAX ? 2 * r->first : r->first;
+    /* nothing to do though a child was made: the next child's first
+     * reduction later (the creations are ordered with the points, so
+     * `fresh' is alike on every rank) */
+    if (settled || waits)
+        r->first = 1;
+    else if (r->fresh && r->first < NH_PARENT_FIRST_MAX)
+        r->first *= 2;
+    r->fresh = 0;
     if ((r->n = j) == 0)
         nh_parents_live--;
     r->bound = 2 * j + NH_PARENT_SLACK;

@@ -273,8 +273,9 @@ fi
 # collective: right results, a living graph still analyzed at a parent's
 # point, and the parent's reductions about one per 16 rebuilt graphs
 # once the count has backed off, not one a step (65 where every new graph
-# restarted the count at 1, api/parents.c; 7 now; without learning, whose
-# trials reduce at points of their own)
+# restarted the count at 1, api/parents.c; 10 now, 7 while the living
+# graph's own spaced-out reductions also pushed the next graph's first
+# one back; without learning, whose trials reduce at points of their own)
 name="tiers np=4 NHOOD_REPORT=1 NHOOD_AUTOTUNE=0: a graph rebuilt every step costs its parent few reductions"
 if run "$name" 4 "NHOOD_WARMUP=2 NHOOD_REPORT=1 NHOOD_AUTOTUNE=0" "$t/test_tiers" rebuilt && all_passed &&
     n=$(sed -n 's/^nhood: graphs=65 .* parent_reductions=\([0-9][0-9]*\)$/\1/p' "$log.err") &&
@@ -283,6 +284,16 @@ if run "$name" 4 "NHOOD_WARMUP=2 NHOOD_REPORT=1 NHOOD_AUTOTUNE=0" "$t/test_tiers
 else
     bad "$name"
 fi
+# a graph made after a long-lived one whose spaced-out reductions found
+# nothing to do: analyzed at its fourth point, not put off by up to 64
+for np in 2 4; do
+    name="tiers np=$np NHOOD_WARMUP=2: a graph made after a long-lived one is analyzed soon"
+    if run "$name" $np "NHOOD_WARMUP=2" "$t/test_tiers" later && all_passed; then
+        ok "$name"
+    else
+        bad "$name"
+    fi
+done
 # a graph forced through the info key, asked about while cold: MPI's own
 # exchange, no error under NHOOD_FALLBACK=error and no warning (the
 # selection took the graph for one that is not isomorphic); torus once
