@@ -55,6 +55,13 @@ int nh_cold_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_C
  * (the names of select/mpi_own.c).  Local; nhood_algorithm_for's answer
  * for a graph not analyzed yet. */
 nh_binding nh_cold_form(nh_plan *p, nh_coll coll, MPI_Comm comm);
+/* MPI's own exchange in form form_of_own (nh_cold_form's names): the
+ * regular call as MPI's v call of the same blocks (NH_BIND_EACH,
+ * nh_cold_regular), the grouped form (NH_BIND_PACK, nh_grouped_call), or
+ * NH_TO_PMPI (NH_BIND_AUTO).  MPI_SUCCESS or an MPI error: the caller
+ * calls the error handler. */
+int nh_own_call(nh_plan *p, nh_binding form_of_own, nh_coll coll, nh_form form, const nh_args *a,
+                MPI_Comm comm, MPI_Request *req);
 /* MPI's exchange in the grouped form that the cold tier's calls take
  * there, on any graph, cold or analyzed: every rank makes the same MPI
  * call, a rank that lists a peer twice sending that peer's blocks in one

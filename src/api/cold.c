@@ -602,42 +602,57 @@ int nh_grouped_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MP
     return rc;
 }
 
+/* The form of MPI's exchange that is right on this library whatever the
+ * lists repeat (nh_right_call):
+ * - the program's own call where MPI orders a repeated peer's blocks
+ *   right, and for allgather and in-place calls;
+ * - MPICH 4.0 orders them right in the v and w forms: every rank makes
+ *   the regular call as the v call of the same blocks, copying nothing
+ *   (MPICH 4.0.2, 2 ranks, a 3-D Moore graph made, used once by an
+ *   MPI_Ineighbor_alltoallv of 8-byte blocks and freed: 1.22 times MPI's
+ *   own in the grouped form, 1.06 so), and v and w calls as made;
+ * - before 5.0 otherwise the grouped form where this rank lists a peer
+ *   twice (or its lists could not be grouped: nh_grouped_call says so),
+ *   else as on MPICH 4.0. */
+static nh_binding right_form(nh_plan *p, nh_coll coll, int in_place, MPI_Comm comm)
+{
+    if (!nh_mpilib_dup_edges_wrong() || nh_coll_op(coll) == NH_OP_ALLGATHER || in_place)
+        return NH_BIND_AUTO;
+    if (nh_mpilib_dup_edges_wrong_vw() && nh_plan_cold_repeats(p, comm) != 0)
+        return NH_BIND_PACK;
+    return coll == NH_COLL_ALLTOALL ? NH_BIND_EACH : NH_BIND_AUTO;
+}
+
+NH_HOT int nh_own_call(nh_plan *p, nh_binding form_of_own, nh_coll coll, nh_form form,
+                       const nh_args *a, MPI_Comm comm, MPI_Request *req)
+{
+    if (form_of_own == NH_BIND_EACH)
+        return nh_cold_regular(form, a, comm, p->outdeg, p->indeg, req);
+    return form_of_own == NH_BIND_PACK ? nh_grouped_call(p, coll, form, a, comm, req) : NH_TO_PMPI;
+}
+
 int nh_right_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
                   MPI_Request *req)
 {
-    if (!nh_mpilib_dup_edges_wrong())
-        return NH_TO_PMPI;
-    /* MPICH 4.0 orders a repeated source's blocks right in the v and w
-     * forms: every rank makes the regular call as the v call of the same
-     * blocks (copying nothing), and v and w calls as the program made
-     * them (MPICH 4.0.2, 2 ranks, a 3-D Moore graph made, used once by an
-     * MPI_Ineighbor_alltoallv of 8-byte blocks and freed: 1.22 times MPI's
-     * own in the grouped form, 1.06 now) */
-    if (!nh_mpilib_dup_edges_wrong_vw())
-        return coll == NH_COLL_ALLTOALL && a->sbuf != MPI_IN_PLACE
-                   ? nh_cold_regular(form, a, comm, p->outdeg, p->indeg, req)
-                   : NH_TO_PMPI;
-    return nh_grouped_call(p, coll, form, a, comm, req);
+    return nh_own_call(p, right_form(p, coll, a->sbuf == MPI_IN_PLACE, comm), coll, form, a, comm,
+                       req);
+}
+
+nh_binding nh_cold_form(nh_plan *p, nh_coll coll, MPI_Comm comm)
+{
+    /* (NHOOD_ALGO=pmpi asks for MPI's own exchange, as it is, at every call) */
+    if (nh_forced_algo(p, NH_OP_ALLTOALL) == NH_ALGO_PMPI)
+        return NH_BIND_AUTO;
+    return right_form(p, coll, 0, comm);
 }
 
 int nh_cold_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,
                  MPI_Request *req)
 {
-    /* (NHOOD_ALGO=pmpi asks for MPI's own exchange, as it is, at every call) */
-    if (!nh_mpilib_dup_edges_wrong() || nh_forced_algo(p, NH_OP_ALLTOALL) == NH_ALGO_PMPI)
+    if (!nh_mpilib_dup_edges_wrong()) /* (the common case, without the plan's lists) */
         return NH_TO_PMPI;
-    return nh_call_result(comm, nh_right_call(p, coll, form, a, comm, req));
-}
-
-nh_binding nh_cold_form(nh_plan *p, nh_coll coll, MPI_Comm comm)
-{
-    /* as nh_cold_call, nh_right_call and nh_grouped_call choose */
-    if (!nh_mpilib_dup_edges_wrong() || nh_forced_algo(p, NH_OP_ALLTOALL) == NH_ALGO_PMPI ||
-        nh_coll_op(coll) == NH_OP_ALLGATHER)
-        return NH_BIND_AUTO;
-    if (nh_mpilib_dup_edges_wrong_vw() && nh_plan_cold_repeats(p, comm) > 0)
-        return NH_BIND_PACK;
-    return coll == NH_COLL_ALLTOALL ? NH_BIND_EACH : NH_BIND_AUTO;
+    nh_binding f = a->sbuf == MPI_IN_PLACE ? NH_BIND_AUTO : nh_cold_form(p, coll, comm);
+    return nh_call_result(comm, nh_own_call(p, f, coll, form, a, comm, req));
 }
 
 #else
@@ -653,6 +668,13 @@ int nh_grouped_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MP
 {
     (void)p, (void)coll, (void)form, (void)a, (void)comm, (void)req;
     return NH_TO_PMPI;
+}
+
+int nh_own_call(nh_plan *p, nh_binding form_of_own, nh_coll coll, nh_form form, const nh_args *a,
+                MPI_Comm comm, MPI_Request *req)
+{
+    (void)form_of_own;
+    return nh_grouped_call(p, coll, form, a, comm, req);
 }
 
 int nh_right_call(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, MPI_Comm comm,

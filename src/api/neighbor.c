@@ -62,16 +62,14 @@ static int pmpi_trial(nh_plan *p, nh_coll coll, nh_form form, const nh_args *a, 
     return rc || !r ? rc : nh_req_wrap(p, inner, req);
 }
 
-/* MPI's own exchange as choice ch says: in the grouped form
- * (nh_grouped_call, select/mpi_own.c) where its binding is NH_BIND_PACK,
- * else NH_TO_PMPI, as also where this rank's grouped call is the
- * program's own (the caller makes it). */
+/* MPI's own exchange as choice ch says (nh_own_call): in the grouped
+ * form where its binding is NH_BIND_PACK, a regular call as MPI's v call
+ * where NH_BIND_EACH (MPICH 4.0), else NH_TO_PMPI, as also where this
+ * rank's grouped call is the program's own (the caller makes it). */
 NH_HOT static int mpi_own(nh_plan *p, const nh_choice *ch, nh_coll coll, nh_form form,
                           const nh_args *a, MPI_Comm comm, MPI_Request *req)
 {
-    if (ch->o.kind == NH_BIND_EACH) /* a regular call as MPI's v call (MPICH 4.0) */
-        return nh_cold_regular(form, a, comm, p->outdeg, p->indeg, req);
-    return ch->o.kind == NH_BIND_PACK ? nh_grouped_call(p, coll, form, a, comm, req) : NH_TO_PMPI;
+    return nh_own_call(p, ch->o.kind, coll, form, a, comm, req);
 }
 
 /* A trial of MPI's own exchange (mpi_own), made here where it is the
