@@ -21,11 +21,12 @@
  * runs three untimed calls (the first builds the schedule and the
  * binding; MPI's first messages of a new shape cost more; one above
  * 64 KiB blocks), then NH_TUNE_TRIALS timed ones, and is judged by their
- * median.  Up to 64 KiB blocks the candidates take turns call by call,
- * so that a passing disturbance falls on them alike (in_turns); above,
- * each runs its calls in a block: a call costs milliseconds there, and
- * taking turns needs every candidate's binding cached at once (hundreds
- * of MiB at 1 MiB blocks).
+ * median.  Up to 64 KiB blocks a blocking call's candidates take turns
+ * call by call, so that a passing disturbance falls on them alike;
+ * above, and for a nonblocking call's regular blocks (in_turns), each runs
+ * its calls in a block: a call costs milliseconds there, and taking
+ * turns needs every candidate's binding cached at once (hundreds of MiB
+ * at 1 MiB blocks).
  * After the last trial, one MPI_Allreduce (MAX) over the plan's
  * private communicator gives every candidate's time as the slowest rank's
  * median call; every rank takes the same minimum (ties to the earlier
@@ -36,8 +37,8 @@
  * the choice, nhood's best candidate), with the same
  * trials and one reduction; the choice stays unless the other is 5 %
  * faster, in that re-check and in a second one right after it (a passing
- * disturbance falls on one), and each confirmation doubles the interval.  A machine that changes under the program (a
- * neighbor job on the network) moves the choice back.
+ * disturbance falls on one), and each confirmation doubles the interval.  A machine that changes
+ * under the program (a neighbor job on the network) moves the choice back.
  *
  * Every rank makes the same calls in the same order (MPI's collective
  * rule) and counts them the same way, so all ranks run the same candidate
@@ -155,9 +156,20 @@ static int untimed(const struct nh_learn *t)
  * came after such a stretch timed 0.5 and the others 2.0 to 2.3, so the
  * stretch chose.  Larger blocks: in blocks (a call costs
  * milliseconds, which such stretches do not move, and caching every
- * candidate's binding at once would cost hundreds of MiB at 1 MiB). */
+ * candidate's binding at once would cost hundreds of MiB at 1 MiB).
+ * A nonblocking call's regular blocks up to NH_TUNE_WARM_MAX run in
+ * blocks too, run-offs included: in turns, each call
+ * started right after another candidate's, they misjudged the fastest
+ * (MPICH 4.0.2 at 2 ranks, 3-D Moore MPI_Ineighbor_alltoall of 4 KiB
+ * with an MPI_Allreduce every 10 calls: MPI's v call over direct/pack
+ * 0.96 to 1.12 in turns, 1.14 to 1.40 in blocks, six tries each, and
+ * 1.24 over 1000 calls of each; in turns the learning took MPI's call
+ * in two tries of six, and the row read 1.195 and 1.161 of the fastest
+ * fixed choice in two runs of six tries). */
 static int in_turns(const struct nh_learn *t)
 {
+    if (t->form != NH_FORM_BLOCKING && !t->vec && t->m <= NH_TUNE_WARM_MAX)
+        return 0;
     return t->runoff || t->vec || t->m <= NH_TUNE_WARM_MAX;
 }
 
