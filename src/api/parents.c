@@ -57,13 +57,15 @@
  * every step (made, used a few times, freed, a few collectives on the
  * parent) thus soon stops paying a reduction a step; a graph made after
  * such a phase waits at most NH_PARENT_FIRST_MAX points for its analysis,
- * its calls MPI's own meanwhile.  The reductions that a long-lived graph's
- * points make (1, 2, 4, ... since it was analyzed or decided) leave
- * `first' as it is, whatever they find: a graph made after it is freed is
- * analyzed at the next point past its warm-up.  A freed child's record stays until a reduction
- * drops it, which one rank cannot do alone (the ranks may free it on either side of a point); so
- * the parent reduces too once its records outnumber twice those the last reduction kept, plus
- * NH_PARENT_SLACK: a graph made and freed costs its parent about 1/16 of a reduction, and the
+ * its calls MPI's own meanwhile.  The reductions that a long-lived
+ * graph's points make (1, 2, 4, ... since it was analyzed or decided)
+ * leave `first' as it is, whatever they find: a graph made after it is
+ * freed is analyzed at the first of its points 1, 2, 4, ... past its
+ * warm-up.  A freed child's record stays until a reduction drops it,
+ * which one rank cannot do alone (the ranks may free it on either side
+ * of a point); so the parent reduces too once its records outnumber
+ * twice those the last reduction kept, plus NH_PARENT_SLACK: a graph
+ * made and freed costs its parent about 1/16 of a reduction, and the
  * records stay bounded.  Under MPI_THREAD_MULTIPLE another thread
  * may start calls on a graph while a point analyzes it, so there are no
  * parent points there. */

@@ -37,8 +37,9 @@
  * the choice, nhood's best candidate), with the same
  * trials and one reduction; the choice stays unless the other is 5 %
  * faster, in that re-check and in a second one right after it (a passing
- * disturbance falls on one), and each confirmation doubles the interval.  A machine that changes
- * under the program (a neighbor job on the network) moves the choice back.
+ * disturbance falls on one), and each confirmation doubles the
+ * interval.  A machine that changes under the program (a neighbor job on
+ * the network) moves the choice back.
  *
  * Every rank makes the same calls in the same order (MPI's collective
  * rule) and counts them the same way, so all ranks run the same candidate
